@@ -1,0 +1,78 @@
+"""Alembic environment for memstore.
+
+Two callers: the runtime, which passes its own open connection (already inside the one
+transaction that applies every pending revision) in ``config.attributes["connection"]``;
+and maintainers running ``alembic [-x db=PATH] upgrade head``, for whom this opens the
+database with memstore's own connection settings (the configured database by default).
+Every applied or reverted version is mirrored in ``schema_migrations`` with its time.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Connection, text
+
+from alembic import context
+from memstore.db import make_engine
+from memstore.models import Base, format_utc
+
+FTS_PREFIXES = ("messages_fts", "memories_fts")
+
+
+def include_name(name: str | None, type_: str, parent_names: Any) -> bool:
+    """Keep the FTS5 tables, their shadow tables and content views out of autogenerate."""
+    if type_ == "table" and name is not None:
+        return not name.startswith(FTS_PREFIXES) and not name.endswith("_searchable")
+    return True
+
+
+def record_version(ctx: Any, step: Any, heads: Any, run_args: Any) -> None:
+    """Mirror each applied (or reverted) revision in schema_migrations."""
+    version = int(step.up_revision_id)
+    if step.is_upgrade:
+        ctx.connection.execute(
+            text("INSERT INTO schema_migrations (version, applied_at) VALUES (:v, :t)"),
+            {"v": version, "t": format_utc(datetime.now(UTC))},
+        )
+    elif version > 1:
+        ctx.connection.execute(
+            text("DELETE FROM schema_migrations WHERE version = :v"), {"v": version}
+        )
+
+
+def run_migrations(connection: Connection) -> None:
+    context.configure(
+        connection=connection,
+        target_metadata=Base.metadata,
+        include_name=include_name,
+        render_as_batch=True,
+        transactional_ddl=True,
+        on_version_apply=record_version,
+    )
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+def database_path() -> str:
+    """The -x db=PATH argument, else memstore's configured database."""
+    path = context.get_x_argument(as_dictionary=True).get("db")
+    if path:
+        return str(path)
+    from memstore.config import MemoryConfig
+
+    return str(MemoryConfig().database_path())
+
+
+if context.is_offline_mode():
+    raise SystemExit("memstore migrations run online only: drop --sql.")
+
+given = context.config.attributes.get("connection")
+if given is not None:
+    run_migrations(given)
+else:
+    engine = make_engine(database_path()).execution_options(memstore_begin="IMMEDIATE")
+    with engine.begin() as connection:
+        run_migrations(connection)
+    engine.dispose()

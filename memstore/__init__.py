@@ -1,0 +1,59 @@
+"""memstore: the local, private long-term memory of a personal AI assistant.
+
+Conversation history and explicit memories in one SQLite file with FTS5 search::
+
+    from memstore import MemoryService
+    service = MemoryService("memory.sqlite3")
+    service.import_markdown(["logs/"], speakers={"Diego": "user", "Morgan": "assistant"})
+    service.recall("jardín azul", mode="phrase")
+"""
+
+from memstore.config import MemoryConfig
+from memstore.errors import (
+    BackupExists,
+    Fts5Unavailable,
+    InvalidInput,
+    InvalidQuery,
+    MemstoreError,
+    NotFound,
+    SchemaError,
+    SecretRejected,
+    StoreBusy,
+    StoreError,
+)
+from memstore.schemas import (
+    FileImport,
+    HealthReport,
+    ImportReport,
+    ImportWarning,
+    Memory,
+    Message,
+    RecallConversation,
+    RecallResult,
+    Session,
+)
+from memstore.service import MemoryService
+
+__all__ = [
+    "BackupExists",
+    "FileImport",
+    "Fts5Unavailable",
+    "HealthReport",
+    "ImportReport",
+    "ImportWarning",
+    "InvalidInput",
+    "InvalidQuery",
+    "Memory",
+    "MemoryConfig",
+    "MemoryService",
+    "MemstoreError",
+    "Message",
+    "NotFound",
+    "RecallConversation",
+    "RecallResult",
+    "SchemaError",
+    "SecretRejected",
+    "Session",
+    "StoreBusy",
+    "StoreError",
+]

@@ -1,0 +1,196 @@
+"""The ``memstore`` command line: parse, one service call, print one JSON document.
+
+Errors are printed once, here, as ``{"error": {"type", "message"}}`` on stderr with exit
+status 1 (2 for usage errors).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import click
+from pydantic import BaseModel, ValidationError
+
+from memstore.config import MemoryConfig
+from memstore.errors import MemstoreError
+from memstore.importer import expand_paths
+from memstore.service import MemoryService
+
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+
+
+def emit(result: BaseModel | dict[str, Any]) -> None:
+    """Print one JSON document on stdout, non-ASCII kept as is."""
+    data = result.model_dump(mode="json") if isinstance(result, BaseModel) else result
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def emit_error(kind: str, message: str) -> None:
+    """Print the JSON error document on stderr."""
+    error = {"error": {"type": kind, "message": message}}
+    click.echo(json.dumps(error, ensure_ascii=False), err=True)
+
+
+class JsonErrors(click.Group):
+    """A click group that reports every error as one JSON document on stderr."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:  # noqa: D102 - click's own signature
+        kwargs["standalone_mode"] = False
+        try:
+            code = super().main(*args, **kwargs)
+        except click.UsageError as error:
+            emit_error("UsageError", error.format_message())
+            sys.exit(EXIT_USAGE)
+        except click.ClickException as error:
+            emit_error(type(error).__name__, error.format_message())
+            sys.exit(error.exit_code)
+        except click.Abort:
+            emit_error("Aborted", "interrupted; nothing more was done.")
+            sys.exit(EXIT_FAILURE)
+        except MemstoreError as error:
+            emit_error(type(error).__name__, str(error))
+            sys.exit(EXIT_FAILURE)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+class AwareDateTime(click.ParamType):
+    """An ISO 8601 timestamp with a time zone, e.g. 2026-10-05T09:00:00+02:00."""
+
+    name = "TIMESTAMP"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, datetime):
+            return value
+        try:
+            parsed = datetime.fromisoformat(value)
+        except ValueError:
+            self.fail(f"{value!r} is not an ISO 8601 timestamp like 2026-10-05T09:00:00+02:00")
+        if parsed.tzinfo is None:
+            self.fail(f"{value!r} has no time zone; add one, e.g. +02:00 or Z")
+        return parsed
+
+
+def load_config(path: Path | None) -> MemoryConfig:
+    """The ``memory`` section of a JSON configuration file, or the defaults."""
+    if path is None:
+        return MemoryConfig()
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+        return MemoryConfig.model_validate(document.get("memory", {}))
+    except (OSError, ValueError, AttributeError, ValidationError) as error:
+        raise click.BadParameter(f"cannot use {path}: {error}", param_hint="--config") from error
+
+
+def service_from(ctx: click.Context) -> MemoryService:
+    """The service of this invocation (opened lazily by the group)."""
+    service: MemoryService = ctx.find_root().obj
+    return service
+
+
+@click.group(cls=JsonErrors)
+@click.option("--database", type=click.Path(dir_okay=False, path_type=Path), help="Database file.")
+@click.option("--config", "config_file", type=click.Path(path_type=Path), help="JSON config file.")
+@click.option("-v", "--verbose", is_flag=True, help="Log to stderr.")
+@click.version_option(package_name="memstore")
+@click.pass_context
+def cli(ctx: click.Context, database: Path | None, config_file: Path | None, verbose: bool) -> None:
+    """Local long-term memory for an AI assistant: history and memories in SQLite.
+
+    Example: memstore --database memory.sqlite3 recall "jardín azul" --mode phrase
+    """
+    if verbose:
+        logging.basicConfig(stream=sys.stderr, level=logging.INFO)
+    config = load_config(config_file)
+    ctx.obj = MemoryService(database or config.database_path(), config=config)
+
+
+def parse_speakers(ctx: click.Context, param: click.Parameter, values: Sequence[str]) -> dict[str, str]:
+    """``NAME=ROLE`` options as a name -> role dict."""
+    speakers = {}
+    for value in values:
+        name, sep, role = value.rpartition("=")
+        if not sep or not name.strip() or not role.strip():
+            raise click.BadParameter(f"{value!r} is not NAME=ROLE, e.g. \"Diego=user\"")
+        speakers[name.strip()] = role.strip().lower()
+    return speakers
+
+
+@cli.command("import")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--speaker", "speakers", multiple=True, required=True, callback=parse_speakers,
+              help="NAME=ROLE (user, assistant or system); repeat for each speaker.")
+@click.option("--include-tail", is_flag=True, help="Accept each file's final record too.")
+@click.pass_context
+def import_command(
+    ctx: click.Context, paths: tuple[Path, ...], speakers: dict[str, str], include_tail: bool
+) -> None:
+    """Import daily Markdown logs (files, or folders of YYYY-MM-DD.md files).
+
+    Example: memstore import ~/logs --speaker "Diego=user" --speaker "Morgan=assistant"
+    """
+    service = service_from(ctx)
+    files = expand_paths(paths)
+    show = sys.stderr.isatty() and len(files) > 1
+    with click.progressbar(length=len(files), label="importing", file=sys.stderr,
+                           hidden=not show) as bar:
+        report = service.import_markdown(
+            files, speakers=speakers, include_tail=include_tail, progress=lambda _: bar.update(1)
+        )
+    emit(report)
+    ctx.exit(EXIT_FAILURE if report.errors else 0)
+
+
+@cli.command()
+@click.argument("query")
+@click.option("--mode", type=click.Choice(["any", "all", "phrase"]), default="any",
+              show_default=True, help="Any word, all words, or the exact phrase.")
+@click.option("--session-id", help="Only hits in this session.")
+@click.option("--role", type=click.Choice(["user", "assistant"]), help="Only hits by this role.")
+@click.option("--since", type=AwareDateTime(), help="Hits created at or after (inclusive).")
+@click.option("--until", type=AwareDateTime(), help="Hits created before (exclusive).")
+@click.option("--limit", type=click.IntRange(min=1), help="Most conversations (<= max_results).")
+@click.option("--no-history", is_flag=True, help="Search memories only.")
+@click.pass_context
+def recall(ctx: click.Context, query: str, no_history: bool, **filters: Any) -> None:
+    """Search past conversations and memories for QUERY (literal text, never syntax).
+
+    Example: memstore recall "jardín azul" --mode phrase --since 2026-10-01T00:00:00+02:00
+    """
+    emit(service_from(ctx).recall(query, history=not no_history, **filters))
+
+
+@cli.command("delete-message")
+@click.argument("message_id")
+@click.pass_context
+def delete_message(ctx: click.Context, message_id: str) -> None:
+    """Delete one message; its source is tombstoned so no import brings it back.
+
+    Example: memstore delete-message msg_0123456789abcdef0123456789abcdef
+    """
+    result = service_from(ctx).delete_message_result(message_id)
+    emit(result)
+    ctx.exit(0 if result.deleted else EXIT_FAILURE)
+
+
+@cli.command()
+@click.pass_context
+def check(ctx: click.Context) -> None:
+    """Check integrity, foreign keys, each FTS5 index and the schema version.
+
+    Example: memstore check
+    """
+    report = service_from(ctx).health()
+    emit(report)
+    ctx.exit(0 if report.ok else EXIT_FAILURE)
+
+
+def main() -> None:
+    """Console entry point."""
+    cli()

@@ -1,0 +1,225 @@
+"""Connections, transactions and the lazy schema upgrade.
+
+Every connection gets ``foreign_keys``, WAL, ``secure_delete`` and a 500 ms busy timeout.
+Connections are short-lived (no pool): each unit of work opens its own, so none is ever
+shared across threads. Write units begin with ``BEGIN IMMEDIATE``, taking the write lock up
+front, so a read-then-write transaction waits for the lock instead of failing midway.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib.util import find_spec
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.pool import NullPool
+
+from alembic import command
+from alembic.config import Config
+from alembic.script import ScriptDirectory
+from memstore.errors import Fts5Unavailable, SchemaError, StoreBusy, StoreError
+
+log = logging.getLogger(__name__)
+
+BUSY_TIMEOUT_MS = 500
+PRAGMAS = (
+    f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}",
+    "PRAGMA foreign_keys = ON",
+    "PRAGMA secure_delete = ON",
+    "PRAGMA journal_mode = WAL",
+)
+
+
+def make_engine(path: str | Path) -> Engine:
+    """An engine for the database file at ``path`` with memstore's connection settings.
+
+    Transactions begin DEFERRED unless the execution option ``memstore_begin`` says
+    ``"IMMEDIATE"``.
+    """
+    engine = create_engine(f"sqlite+pysqlite:///{path}", poolclass=NullPool)
+    event.listen(engine, "connect", _configure_connection)
+    event.listen(engine, "begin", _begin)
+    return engine
+
+
+def _configure_connection(dbapi_connection: sqlite3.Connection, record: Any) -> None:
+    dbapi_connection.isolation_level = None  # memstore issues BEGIN itself
+    for pragma in PRAGMAS:
+        dbapi_connection.execute(pragma)
+
+
+def _begin(connection: Connection) -> None:
+    mode = connection.get_execution_options().get("memstore_begin", "DEFERRED")
+    connection.exec_driver_sql(f"BEGIN {mode}")
+
+
+def require_fts5() -> None:
+    """Raise :class:`Fts5Unavailable` if Python's SQLite library lacks FTS5."""
+    probe = sqlite3.connect(":memory:")
+    try:
+        probe.execute("CREATE VIRTUAL TABLE probe USING fts5(x)")
+    except sqlite3.OperationalError as error:
+        raise Fts5Unavailable(
+            f"This Python's SQLite {sqlite3.sqlite_version} has no FTS5 ({error}); install a "
+            "Python whose sqlite3 module is built with FTS5 (the python.org and most Linux "
+            "builds are)."
+        ) from error
+    finally:
+        probe.close()
+
+
+def script_location() -> str:
+    """The folder holding env.py and versions/: the repository's alembic/, shipped in the
+    package as ``memstore._alembic`` so that wheel installs find it too."""
+    spec = find_spec("memstore._alembic")
+    if spec is not None and spec.submodule_search_locations:
+        return str(next(iter(spec.submodule_search_locations)))
+    return str(Path(__file__).resolve().parent.parent / "alembic")
+
+
+def alembic_config(location: str | None = None) -> Config:
+    """An Alembic configuration pointing at memstore's migrations (or ``location``)."""
+    config = Config()
+    config.set_main_option("script_location", location or script_location())
+    return config
+
+
+def code_version(config: Config) -> int:
+    """The schema version of the newest revision this code ships."""
+    head = ScriptDirectory.from_config(config).get_current_head()
+    return int(head) if head else 0
+
+
+def recorded_versions(connection: Connection) -> list[int]:
+    """The versions recorded in schema_migrations, ascending; [] for a new database."""
+    exists = connection.execute(
+        text("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
+    ).first()
+    if exists is None:
+        return []
+    rows = connection.execute(text("SELECT version FROM schema_migrations ORDER BY version"))
+    return [int(version) for (version,) in rows]
+
+
+def check_versions(recorded: list[int], code: int) -> bool:
+    """True when migrations are pending, False when up to date.
+
+    Raises:
+        SchemaError: If the recorded versions are not 1..n, or n is newer than ``code``.
+    """
+    newest = recorded[-1] if recorded else 0
+    if recorded != list(range(1, newest + 1)):
+        raise SchemaError(
+            f"Database schema versions {recorded} are not contiguous (expected 1..{newest}); "
+            f"this code is at version {code}. Restore a backup; do not edit schema_migrations.",
+            database_version=newest,
+            code_version=code,
+        )
+    if newest > code:
+        raise SchemaError(
+            f"Database schema version {newest} is newer than this code's version {code}; "
+            "upgrade memstore to open it. Nothing was written.",
+            database_version=newest,
+            code_version=code,
+        )
+    return newest < code
+
+
+class Database:
+    """One SQLite database file: lazy upgrade, then read and write units of work.
+
+    Args:
+        path: The database file; its folder is created on first use.
+        migrations: Another Alembic script folder (tests use it); memstore's by default.
+    """
+
+    def __init__(self, path: str | Path, *, migrations: str | None = None) -> None:
+        self.path = Path(path)
+        self._config = alembic_config(migrations)
+        self._engine = make_engine(self.path)
+        self._writer = sessionmaker(self._engine.execution_options(memstore_begin="IMMEDIATE"))
+        self._reader = sessionmaker(self._engine)
+        self._ready = False
+        self._lock = threading.Lock()
+
+    @contextmanager
+    def write(self) -> Iterator[Session]:
+        """A write unit of work: commits on success, rolls back on any error.
+
+        Raises:
+            StoreBusy: If the write lock stayed taken past the 500 ms wait.
+            StoreError: For any other SQLite failure.
+        """
+        self.ensure_schema()
+        with translate_errors(), self._writer.begin() as session:
+            yield session
+
+    @contextmanager
+    def read(self) -> Iterator[Session]:
+        """A read-only unit of work on one consistent snapshot."""
+        self.ensure_schema()
+        with translate_errors(), self._reader.begin() as session:
+            yield session
+
+    def ensure_schema(self) -> None:
+        """Create or upgrade the schema once, every pending revision in one transaction.
+
+        Raises:
+            Fts5Unavailable: If SQLite lacks FTS5.
+            SchemaError: If the database is newer than this code or its versions have gaps.
+        """
+        if self._ready:
+            return
+        with self._lock:
+            if not self._ready:
+                require_fts5()
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                with translate_errors():
+                    self._upgrade()
+                self._ready = True
+
+    def _upgrade(self) -> None:
+        code = code_version(self._config)
+        with self._engine.connect() as connection:
+            if not check_versions(recorded_versions(connection), code):
+                return
+        immediate = self._engine.execution_options(memstore_begin="IMMEDIATE")
+        with immediate.begin() as connection:
+            if check_versions(recorded_versions(connection), code):
+                log.info("upgrading %s to schema version %d", self.path, code)
+                self._config.attributes["connection"] = connection
+                try:
+                    command.upgrade(self._config, "head")
+                finally:
+                    del self._config.attributes["connection"]
+
+    def code_version(self) -> int:
+        """The schema version of the newest migration this code ships."""
+        return code_version(self._config)
+
+    def dispose(self) -> None:
+        """Release the engine (connections are not pooled, so this is cheap)."""
+        self._engine.dispose()
+
+
+@contextmanager
+def translate_errors() -> Iterator[None]:
+    """Turn SQLite's lock timeout into StoreBusy and other operational errors into StoreError."""
+    try:
+        yield
+    except OperationalError as error:
+        message = str(error.orig)
+        if "locked" in message or "busy" in message:
+            raise StoreBusy(
+                f"The database stayed locked by another writer for over {BUSY_TIMEOUT_MS} ms; "
+                "retry in a moment."
+            ) from error
+        raise StoreError(f"SQLite failed: {message}; run `memstore check`.") from error

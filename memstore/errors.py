@@ -1,0 +1,97 @@
+"""The exception tree of memstore.
+
+Every error memstore raises on purpose derives from :class:`MemstoreError`, so a host can catch
+one type. Each message says what went wrong and ends with what to do next::
+
+    MemstoreError
+     ├── NotFound           a session, message or memory id that does not exist
+     ├── InvalidInput       an argument outside what is allowed (which one, why, what is allowed)
+     │    └── InvalidQuery  a search query that is empty, too long or has too many tokens
+     ├── SecretRejected     a memory that looks like it holds a credential
+     ├── SchemaError        a database written by newer code, or with gaps in its recorded versions
+     ├── Fts5Unavailable    the Python SQLite build has no FTS5
+     ├── StoreBusy          the write lock was not free within the 500 ms wait
+     ├── StoreError         any other SQLite failure, with SQLite's own message
+     └── BackupExists       a backup destination that already exists
+"""
+
+from __future__ import annotations
+
+
+class MemstoreError(Exception):
+    """Base class of every error memstore raises on purpose."""
+
+
+class NotFound(MemstoreError):
+    """A session, message or memory id that does not exist.
+
+    Attributes:
+        kind: What was looked up ("session", "message", "memory").
+        item_id: The id that was not found.
+    """
+
+    def __init__(self, kind: str, item_id: str) -> None:
+        super().__init__(f"No {kind} with id {item_id!r}; list or search to find a valid id.")
+        self.kind = kind
+        self.item_id = item_id
+
+
+class InvalidInput(MemstoreError):
+    """An argument outside what is allowed.
+
+    Attributes:
+        argument: The name of the offending argument.
+    """
+
+    def __init__(self, argument: str, message: str) -> None:
+        super().__init__(f"{argument}: {message}")
+        self.argument = argument
+
+
+class InvalidQuery(InvalidInput):
+    """A search query that is empty, longer than 512 characters or has over 32 distinct tokens."""
+
+
+class SecretRejected(MemstoreError):
+    """A memory whose content looks like a credential; nothing was stored."""
+
+
+class SchemaError(MemstoreError):
+    """The database schema cannot be used by this code; nothing was written.
+
+    Attributes:
+        database_version: The highest version recorded in the database.
+        code_version: The highest version this code knows.
+    """
+
+    def __init__(self, message: str, *, database_version: int, code_version: int) -> None:
+        super().__init__(message)
+        self.database_version = database_version
+        self.code_version = code_version
+
+
+class Fts5Unavailable(MemstoreError):
+    """The SQLite library Python uses was built without FTS5."""
+
+
+class StoreBusy(MemstoreError):
+    """Another writer held the database lock for longer than the 500 ms wait."""
+
+
+class StoreError(MemstoreError):
+    """SQLite reported an error that is not one of the cases above."""
+
+
+class BackupExists(MemstoreError):
+    """The backup destination already exists; nothing was overwritten.
+
+    Attributes:
+        destination: The path that exists.
+    """
+
+    def __init__(self, destination: str) -> None:
+        super().__init__(
+            f"Backup destination {destination!r} already exists; choose a new path "
+            "or move the existing file away first."
+        )
+        self.destination = destination

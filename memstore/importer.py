@@ -1,0 +1,247 @@
+"""Importing daily Markdown logs (LOGFORMAT.md, "Import rules").
+
+A file is read and parsed outside any transaction, then stored in one write transaction of
+its own: either every new sealed record of the file lands, or none does. Each record's
+identity is its source reference ``<resolved absolute path>#byte=<offset>``; the sealed
+prefix of every path (its size and SHA-256) is remembered so that a rewritten or truncated
+file is reported for manual review instead of silently replacing history.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from memstore.logs.parse import LogFormatError, LogRecord, ParsedLog, parse_log
+from memstore.models import ImportRow, SessionRow
+from memstore.repository import history
+from memstore.schemas import FileImport, ImportWarning
+
+MAX_LOG_BYTES = 16 * 1024 * 1024
+
+
+class FileRejected(Exception):
+    """A file-level problem: nothing is imported from that file."""
+
+
+@dataclass(frozen=True)
+class LoadedLog:
+    """A daily log read and parsed, ready to store."""
+
+    path: str
+    data: bytes
+    parsed: ParsedLog
+
+
+@dataclass
+class Tally:
+    """What storing one file did, record by record."""
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    skipped: int = 0
+    deferred: int = 0
+    warnings: list[ImportWarning] = field(default_factory=list)
+
+
+def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
+    """Files to import: each file as given, each directory's ``*.md`` files sorted, not
+    recursively. Paths are made absolute but symbolic links are not followed."""
+    files: list[Path] = []
+    for given in paths:
+        path = Path(given).expanduser().absolute()
+        if path.is_dir() and not path.is_symlink():
+            files.extend(sorted(p for p in path.glob("*.md")))
+        else:
+            files.append(path)
+    return files
+
+
+def session_id_for(path: str) -> str:
+    """The stable synthetic session id of a daily log path."""
+    return "log_" + hashlib.sha256(path.encode()).hexdigest()[:24]
+
+
+def load(path: Path) -> LoadedLog:
+    """Read and parse one daily log.
+
+    Raises:
+        FileRejected: For a missing file, a symbolic link, a non-file, a file over 16 MiB,
+            or a file-level format error.
+    """
+    if path.is_symlink():
+        raise FileRejected("is a symbolic link; import the file it points to instead")
+    if not path.is_file():
+        raise FileRejected("does not exist or is not a regular file")
+    if path.stat().st_size > MAX_LOG_BYTES:
+        raise FileRejected(f"is over {MAX_LOG_BYTES // (1024 * 1024)} MiB; split it first")
+    data = path.read_bytes()
+    try:
+        parsed = parse_log(data, path.name)
+    except LogFormatError as error:
+        raise FileRejected(str(error)) from error
+    return LoadedLog(path=str(path.resolve()), data=data, parsed=parsed)
+
+
+def sealed_size(log: LoadedLog, include_tail: bool, previous: ImportRow | None) -> int:
+    """Bytes accepted after this import: up to the final record, or everything with
+    ``include_tail`` unless a fence is still open; never less than before."""
+    parsed = log.parsed
+    whole = parsed.tail_start is None or (include_tail and not parsed.open_fence)
+    size = len(log.data) if whole else int(parsed.tail_start or 0)
+    return max(size, previous.sealed_size if previous else 0)
+
+
+def check_prefix(log: LoadedLog, previous: ImportRow | None) -> None:
+    """Raise FileRejected when the bytes accepted last time are gone or changed."""
+    if previous is None:
+        return
+    if len(log.data) < previous.sealed_size:
+        raise FileRejected(
+            f"is shorter ({len(log.data)} bytes) than the {previous.sealed_size} bytes already "
+            "imported; nothing was imported, review the file manually"
+        )
+    if hashlib.sha256(log.data[: previous.sealed_size]).hexdigest() != previous.sealed_sha256:
+        raise FileRejected(
+            f"changed within the first {previous.sealed_size} bytes already imported; "
+            "nothing was imported, review the file manually"
+        )
+
+
+def classify(
+    db: Session, log: LoadedLog, speakers: Mapping[str, str], sealed: int
+) -> Tally:
+    """Sort each record into new rows, skipped, deferred or a warning."""
+    tally = Tally(warnings=[ImportWarning.model_validate(w) for w in log.parsed.warnings])
+    stored, deleted = history.refs_with_prefix(db, f"{log.path}#byte=")
+    for record in log.parsed.records:
+        ref = f"{log.path}#byte={record.byte}"
+        role = speakers.get(record.speaker.casefold())
+        if record.byte >= sealed:
+            tally.deferred += 1
+        elif role is None:
+            tally.warnings.append(unknown_speaker(record))
+        elif ref in deleted:
+            tally.skipped += 1
+        elif ref in stored:
+            if stored[ref] != record.content:
+                raise FileRejected(
+                    f"record at byte {record.byte} differs from the message already imported; "
+                    "nothing was imported, review the file manually"
+                )
+            tally.skipped += 1
+        else:
+            tally.rows.append(new_row(record, role, ref))
+    return tally
+
+
+def unknown_speaker(record: LogRecord) -> ImportWarning:
+    """The warning for a record whose speaker no --speaker option maps."""
+    return ImportWarning(
+        kind="unknown_speaker",
+        byte=record.byte,
+        message=f"speaker {record.speaker!r} has no role; add --speaker "
+        f'"{record.speaker}=user|assistant|system" to import it',
+    )
+
+
+def new_row(record: LogRecord, role: str, ref: str) -> dict[str, Any]:
+    """The messages row of a new record (session and sequence are filled in later)."""
+    return {
+        "id": "msg_" + uuid.uuid4().hex,
+        "role": role,
+        "content": record.content,
+        "created_at": record.created_at,
+        "status": "completed",
+        "source_ref": ref,
+    }
+
+
+def store(
+    db: Session, log: LoadedLog, speakers: Mapping[str, str], include_tail: bool, now: datetime
+) -> FileImport:
+    """Store the new sealed records of one loaded log in the caller's transaction.
+
+    Args:
+        speakers: Case-folded speaker name -> role.
+
+    Raises:
+        FileRejected: When the already imported prefix or an accepted record changed.
+    """
+    previous = db.get(ImportRow, log.path)
+    check_prefix(log, previous)
+    sealed = sealed_size(log, include_tail, previous)
+    tally = classify(db, log, speakers, sealed)
+    session_id = ensure_session(db, log, now)
+    sequence = history.next_sequence(db, session_id)
+    for offset, row in enumerate(tally.rows):
+        row.update(session_id=session_id, sequence=sequence + offset)
+    history.add_messages(db, tally.rows)
+    remember_prefix(db, log, previous, sealed, session_id, now)
+    return FileImport(
+        path=log.path,
+        session_id=session_id,
+        imported=len(tally.rows),
+        skipped=tally.skipped,
+        deferred=tally.deferred,
+        sealed_size=sealed,
+        warnings=tally.warnings,
+        error=None,
+    )
+
+
+def ensure_session(db: Session, log: LoadedLog, now: datetime) -> str:
+    """The synthetic session of this path, created on its first import."""
+    session_id = session_id_for(log.path)
+    if history.get_session(db, session_id) is None:
+        records = log.parsed.records
+        history.add_session(
+            db,
+            SessionRow(
+                id=session_id,
+                started_at=records[0].created_at if records else now,
+                ended_at=None,
+                session_metadata={
+                    "source": "daily_log",
+                    "path": log.path,
+                    "boundaries": "unknown",
+                },
+            ),
+        )
+    return session_id
+
+
+def remember_prefix(
+    db: Session,
+    log: LoadedLog,
+    previous: ImportRow | None,
+    sealed: int,
+    session_id: str,
+    now: datetime,
+) -> None:
+    """Record the sealed prefix's size and SHA-256 for the next import's check."""
+    digest = hashlib.sha256(log.data[:sealed]).hexdigest()
+    row = previous or ImportRow(path=log.path, session_id=session_id)
+    row.sealed_size, row.sealed_sha256, row.imported_at = sealed, digest, now
+    db.add(row)
+    db.flush()
+
+
+def rejected(path: Path | str, reason: str) -> FileImport:
+    """The report of a file that imported nothing because of a file-level problem."""
+    return FileImport(
+        path=str(path),
+        session_id=None,
+        imported=0,
+        skipped=0,
+        deferred=0,
+        sealed_size=0,
+        warnings=[],
+        error=f"{path}: {reason}",
+    )

@@ -1,0 +1,204 @@
+"""SQLAlchemy declarative models: the tables that Alembic revision 0001 creates.
+
+Every row has a stable string id (``id``) for the outside world and an integer primary key
+(``pk``) that the FTS5 external-content indexes use as their rowid, so a VACUUM never
+renumbers what the indexes point at. Times are stored as fixed-width UTC ISO 8601 text, which
+sorts chronologically, and read back as timezone-aware UTC datetimes.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    CheckConstraint,
+    Dialect,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+    text,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+ROLES = ("user", "assistant", "system")
+MESSAGE_STATUSES = ("completed", "interrupted", "error")
+CATEGORIES = ("preference", "fact", "project", "goal", "other")
+MEMORY_STATUSES = ("active", "superseded", "candidate", "expired")
+ORIGINS = ("explicit", "extracted")
+
+UTC_FORMAT = "%Y-%m-%dT%H:%M:%S.%f+00:00"
+
+
+def format_utc(value: datetime) -> str:
+    """Render an aware datetime as the fixed-width UTC text stored in the database.
+
+    Raises:
+        ValueError: If ``value`` has no time zone.
+    """
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise ValueError(f"naive datetime {value.isoformat()} has no time zone")
+    return value.astimezone(UTC).strftime(UTC_FORMAT)
+
+
+def parse_utc(value: str) -> datetime:
+    """Read stored UTC text back as an aware datetime in UTC."""
+    return datetime.fromisoformat(value).astimezone(UTC)
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """An aware datetime stored as sortable UTC text; naive datetimes are refused."""
+
+    impl = String(32)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> str | None:
+        return None if value is None else format_utc(value)
+
+    def process_result_value(self, value: str | None, dialect: Dialect) -> datetime | None:
+        return None if value is None else parse_utc(value)
+
+
+def _one_of(column: str, values: tuple[str, ...]) -> str:
+    allowed = ", ".join(f"'{value}'" for value in values)
+    return f"{column} IN ({allowed})"
+
+
+class Base(DeclarativeBase):
+    """Declarative base with the naming convention Alembic relies on."""
+
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class SessionRow(Base):
+    """A conversation session: live, or one synthetic session per imported daily log."""
+
+    __tablename__ = "sessions"
+
+    pk: Mapped[int] = mapped_column(Integer, primary_key=True)
+    id: Mapped[str] = mapped_column(String(64), unique=True)
+    started_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    session_metadata: Mapped[dict[str, Any]] = mapped_column("metadata", JSON, default=dict)
+
+
+class MessageRow(Base):
+    """One message of a session, in per-session sequence order."""
+
+    __tablename__ = "messages"
+    __table_args__ = (
+        UniqueConstraint("session_id", "sequence"),
+        CheckConstraint(_one_of("role", ROLES), name="role"),
+        CheckConstraint(_one_of("status", MESSAGE_STATUSES), name="status"),
+        CheckConstraint("sequence >= 1", name="sequence"),
+        Index("ix_messages_created_at", "created_at"),
+    )
+
+    pk: Mapped[int] = mapped_column(Integer, primary_key=True)
+    id: Mapped[str] = mapped_column(String(64), unique=True)
+    session_id: Mapped[str] = mapped_column(ForeignKey("sessions.id"))
+    sequence: Mapped[int] = mapped_column(Integer)
+    role: Mapped[str] = mapped_column(String(16))
+    content: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    status: Mapped[str] = mapped_column(String(16), default="completed")
+    source_ref: Mapped[str | None] = mapped_column(Text, unique=True)
+
+
+class MemoryRow(Base):
+    """An explicit (or extracted candidate) long-term memory."""
+
+    __tablename__ = "memories"
+    __table_args__ = (
+        CheckConstraint(_one_of("category", CATEGORIES), name="category"),
+        CheckConstraint(_one_of("status", MEMORY_STATUSES), name="status"),
+        CheckConstraint(_one_of("origin", ORIGINS), name="origin"),
+        CheckConstraint("confidence >= 0 AND confidence <= 1", name="confidence"),
+        CheckConstraint("length(trim(content)) BETWEEN 1 AND 4000", name="content_length"),
+        Index(
+            "ux_memories_active_normalized",
+            "normalized_content",
+            unique=True,
+            sqlite_where=text("status = 'active'"),
+        ),
+        Index(
+            "ux_memories_active_key",
+            "key",
+            unique=True,
+            sqlite_where=text("status = 'active' AND key IS NOT NULL"),
+        ),
+    )
+
+    pk: Mapped[int] = mapped_column(Integer, primary_key=True)
+    id: Mapped[str] = mapped_column(String(64), unique=True)
+    content: Mapped[str] = mapped_column(Text)
+    normalized_content: Mapped[str] = mapped_column(Text)
+    category: Mapped[str] = mapped_column(String(16))
+    key: Mapped[str | None] = mapped_column(String(200))
+    status: Mapped[str] = mapped_column(String(16), default="active")
+    origin: Mapped[str] = mapped_column(String(16), default="explicit")
+    confidence: Mapped[float] = mapped_column(Float, default=1.0)
+    pinned: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    modified_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    superseded_by: Mapped[str | None] = mapped_column(ForeignKey("memories.id"))
+
+
+class MemorySourceRow(Base):
+    """Links a memory to a message it came from; survives the message's deletion."""
+
+    __tablename__ = "memory_sources"
+
+    pk: Mapped[int] = mapped_column(Integer, primary_key=True)
+    memory_id: Mapped[str] = mapped_column(ForeignKey("memories.id", ondelete="CASCADE"), index=True)
+    message_id: Mapped[str | None] = mapped_column(
+        ForeignKey("messages.id", ondelete="SET NULL"), index=True
+    )
+    source_ref: Mapped[str | None] = mapped_column(Text)
+
+
+class ImportRow(Base):
+    """What an import accepted from one daily log path: the sealed prefix and its hash."""
+
+    __tablename__ = "imports"
+
+    path: Mapped[str] = mapped_column(Text, primary_key=True)
+    session_id: Mapped[str] = mapped_column(ForeignKey("sessions.id"))
+    sealed_size: Mapped[int] = mapped_column(Integer)
+    sealed_sha256: Mapped[str] = mapped_column(String(64))
+    imported_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class DeletedSourceRow(Base):
+    """A tombstone: a deleted message's source reference, never imported again."""
+
+    __tablename__ = "deleted_sources"
+
+    source_ref: Mapped[str] = mapped_column(Text, primary_key=True)
+    deleted_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class SchemaMigrationRow(Base):
+    """One applied schema version and when it was applied."""
+
+    __tablename__ = "schema_migrations"
+
+    version: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    applied_at: Mapped[datetime] = mapped_column(UTCDateTime())

@@ -1,0 +1,123 @@
+"""Sessions, messages and tombstones."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import delete, func, insert, select
+from sqlalchemy.orm import Session
+
+from memstore.models import DeletedSourceRow, MessageRow, SessionRow
+
+SEARCHABLE_ROLES = ("user", "assistant")
+
+
+def get_session(db: Session, session_id: str) -> SessionRow | None:
+    """The session row with this id, or None."""
+    return db.scalars(select(SessionRow).where(SessionRow.id == session_id)).first()
+
+
+def add_session(db: Session, row: SessionRow) -> SessionRow:
+    """Insert a session row and flush it."""
+    db.add(row)
+    db.flush()
+    return row
+
+
+def next_sequence(db: Session, session_id: str) -> int:
+    """The sequence number the next message of this session gets (1 for the first)."""
+    highest = db.scalar(select(func.max(MessageRow.sequence)).where(MessageRow.session_id == session_id))
+    return (highest or 0) + 1
+
+
+def get_message(db: Session, message_id: str) -> MessageRow | None:
+    """The message row with this id, or None."""
+    return db.scalars(select(MessageRow).where(MessageRow.id == message_id)).first()
+
+
+def message_by_source(db: Session, source_ref: str) -> MessageRow | None:
+    """The message stored under this source reference, or None."""
+    return db.scalars(select(MessageRow).where(MessageRow.source_ref == source_ref)).first()
+
+
+def add_message(db: Session, row: MessageRow) -> MessageRow:
+    """Insert one message row and flush it (the FTS trigger fires)."""
+    db.add(row)
+    db.flush()
+    return row
+
+
+def add_messages(db: Session, rows: Sequence[dict[str, Any]]) -> None:
+    """Insert many messages in one executemany; each dict holds every MessageRow column."""
+    if rows:
+        db.execute(insert(MessageRow), rows)
+
+
+def list_messages(db: Session, session_id: str, after: int, limit: int) -> list[MessageRow]:
+    """Messages of a session with sequence > ``after``, in sequence order, at most ``limit``."""
+    query = (
+        select(MessageRow)
+        .where(MessageRow.session_id == session_id, MessageRow.sequence > after)
+        .order_by(MessageRow.sequence)
+        .limit(limit)
+    )
+    return list(db.scalars(query))
+
+
+def neighbour(db: Session, message: MessageRow, *, before: bool) -> MessageRow | None:
+    """The closest completed user or assistant message before (or after) ``message``."""
+    order = MessageRow.sequence.desc() if before else MessageRow.sequence
+    side = MessageRow.sequence < message.sequence if before else MessageRow.sequence > message.sequence
+    query = (
+        select(MessageRow)
+        .where(
+            MessageRow.session_id == message.session_id,
+            side,
+            MessageRow.role.in_(SEARCHABLE_ROLES),
+            MessageRow.status == "completed",
+        )
+        .order_by(order)
+        .limit(1)
+    )
+    return db.scalars(query).first()
+
+
+def delete_message(db: Session, message: MessageRow, deleted_at: datetime) -> None:
+    """Delete a message (its FTS entry goes with it) and tombstone its source reference."""
+    if message.source_ref is not None:
+        tombstone(db, [message.source_ref], deleted_at)
+    db.execute(delete(MessageRow).where(MessageRow.pk == message.pk))
+
+
+def tombstone(db: Session, source_refs: Iterable[str], deleted_at: datetime) -> None:
+    """Record source references that must never be imported again."""
+    for ref in source_refs:
+        if db.get(DeletedSourceRow, ref) is None:
+            db.add(DeletedSourceRow(source_ref=ref, deleted_at=deleted_at))
+    db.flush()
+
+
+def is_tombstoned(db: Session, source_ref: str) -> bool:
+    """True when this source reference belongs to a deleted message."""
+    return db.get(DeletedSourceRow, source_ref) is not None
+
+
+def refs_with_prefix(db: Session, prefix: str) -> tuple[dict[str, str], set[str]]:
+    """Stored contents by source reference, and tombstoned references, starting with ``prefix``.
+
+    Uses the unique indexes on source references as a range scan.
+    """
+    end = prefix[:-1] + chr(ord(prefix[-1]) + 1)
+    stored = db.execute(
+        select(MessageRow.source_ref, MessageRow.content).where(
+            MessageRow.source_ref >= prefix, MessageRow.source_ref < end
+        )
+    )
+    deleted = db.scalars(
+        select(DeletedSourceRow.source_ref).where(
+            DeletedSourceRow.source_ref >= prefix, DeletedSourceRow.source_ref < end
+        )
+    )
+    return {ref: content for ref, content in stored if ref is not None}, set(deleted)

@@ -1,0 +1,88 @@
+"""Recall over history: ranked hits, user/assistant pairing, bounded results.
+
+An assistant hit is shown with the user request before it, and left out when there is none
+(an orphan reply). A user hit is shown with the completed reply after it when there is one.
+A hit already shown as part of an earlier conversation is not repeated. Conversations are
+taken best first until ``limit`` of them are in, or the next one no longer fits the
+character budget even clipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from sqlalchemy.orm import Session
+
+from memstore.budget import fit_conversation, json_size
+from memstore.models import MessageRow
+from memstore.repository import history
+from memstore.repository.search import MessageHit
+from memstore.schemas import Message, RecallConversation
+
+
+@dataclass(frozen=True)
+class Page:
+    """Conversations that fit, and whether anything was clipped or left out."""
+
+    conversations: list[RecallConversation]
+    truncated: bool
+
+
+def paired(db: Session, hit: MessageHit) -> list[Message] | None:
+    """The hit with its paired message in sequence order, or None for an orphan reply."""
+    hit_row = MessageRow(session_id=hit.session_id, sequence=hit.sequence)
+    if hit.role == "assistant":
+        request = history.neighbour(db, hit_row, before=True)
+        if request is None or request.role != "user":
+            return None
+        return [Message.model_validate(request), Message.model_validate(hit)]
+    reply = history.neighbour(db, hit_row, before=False)
+    if reply is None or reply.role != "assistant":
+        return [Message.model_validate(hit)]
+    return [Message.model_validate(hit), Message.model_validate(reply)]
+
+
+def conversations(db: Session, hits: Iterable[MessageHit]) -> Iterable[RecallConversation]:
+    """Each hit as a conversation, orphans and already-shown messages skipped."""
+    shown: set[str] = set()
+    for hit in hits:
+        if hit.id in shown:
+            continue
+        messages = paired(db, hit)
+        if messages is None:
+            continue
+        shown.update(message.id for message in messages)
+        yield RecallConversation(
+            session_id=hit.session_id,
+            matched_id=hit.id,
+            timestamp=hit.created_at,
+            messages=messages,
+        )
+
+
+def fill_page(
+    candidates: Iterable[RecallConversation],
+    *,
+    limit: int,
+    room: int,
+    folded_terms: frozenset[str],
+) -> Page:
+    """Take conversations best first while they fit ``limit`` items and ``room`` characters.
+
+    ``truncated`` reports the character budget only: a clipped message, or a conversation
+    that no longer fit. Reaching ``limit`` is not truncation.
+    """
+    taken: list[RecallConversation] = []
+    truncated = False
+    for candidate in candidates:
+        if len(taken) == limit:
+            break
+        separator = 1 if taken else 0
+        fitted = fit_conversation(candidate, room - separator, folded_terms)
+        if fitted is None:
+            return Page(taken, True)
+        truncated = truncated or fitted is not candidate
+        taken.append(fitted)
+        room -= json_size(fitted) + separator
+    return Page(taken, truncated)
