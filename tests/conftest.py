@@ -1,0 +1,76 @@
+"""Shared fixtures: an isolated environment, a fresh migrated database per test, the CLI runner."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from memstore import MemoryService
+from memstore.db import Database
+from tests import factories
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+
+
+@pytest.fixture(autouse=True)
+def isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep every test's data directory inside its own tmp_path."""
+    monkeypatch.setenv("MEMSTORE_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("MEMSTORE_DATABASE", raising=False)
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "memory.sqlite3"
+
+
+@pytest.fixture
+def service(db_path: Path) -> MemoryService:
+    """A service over a fresh database file (migrated on first use, as in real use)."""
+    return MemoryService(db_path)
+
+
+@pytest.fixture
+def seeded(db_path: Path) -> Callable[[], AbstractContextManager[None]]:
+    """Open a write transaction that the factories write into; it commits on exit."""
+    database = Database(db_path)
+
+    @contextmanager
+    def transaction() -> Iterator[None]:
+        with database.write() as session:
+            factories.bind(session)
+            yield
+
+    return transaction
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    return CliRunner()
+
+
+@pytest.fixture(scope="session")
+def shared() -> Path:
+    """../shared beside the repository (as in CI); tests needing it skip without it."""
+    if not (SHARED / "tools" / "corpus2logs.py").is_file():
+        pytest.skip("../shared is not present beside the repository")
+    return SHARED
+
+
+@pytest.fixture(scope="session")
+def corpus_logs(shared: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The daily logs and manifests that ../shared/tools/corpus2logs.py writes (once per run)."""
+    out = tmp_path_factory.mktemp("corpus-logs")
+    subprocess.run(
+        [sys.executable, str(shared / "tools" / "corpus2logs.py"), str(out)],
+        check=True,
+        capture_output=True,
+    )
+    return out
