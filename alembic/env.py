@@ -15,18 +15,8 @@ from typing import Any
 from sqlalchemy import Connection, text
 
 from alembic import context
-from memstore.db import make_engine
+from memstore.db import autogenerate_filter, make_engine
 from memstore.models import Base, format_utc
-
-FTS_PREFIXES = ("messages_fts", "memories_fts")
-
-
-def include_name(name: str | None, type_: str, parent_names: Any) -> bool:
-    """Keep the FTS5 tables, their shadow tables and content views out of autogenerate."""
-    if type_ == "table" and name is not None:
-        return not name.startswith(FTS_PREFIXES) and not name.endswith("_searchable")
-    return True
-
 
 def record_version(ctx: Any, step: Any, heads: Any, run_args: Any) -> None:
     """Mirror each applied (or reverted) revision in schema_migrations."""
@@ -46,7 +36,7 @@ def run_migrations(connection: Connection) -> None:
     context.configure(
         connection=connection,
         target_metadata=Base.metadata,
-        include_name=include_name,
+        include_name=autogenerate_filter,
         render_as_batch=True,
         transactional_ddl=True,
         on_version_apply=record_version,

@@ -30,6 +30,7 @@ from memstore.errors import Fts5Unavailable, SchemaError, StoreBusy, StoreError
 log = logging.getLogger(__name__)
 
 BUSY_TIMEOUT_MS = 500
+FTS_TABLE_PREFIXES = ("messages_fts", "memories_fts")
 PRAGMAS = (
     f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}",
     "PRAGMA foreign_keys = ON",
@@ -96,6 +97,14 @@ def code_version(config: Config) -> int:
     """The schema version of the newest revision this code ships."""
     head = ScriptDirectory.from_config(config).get_current_head()
     return int(head) if head else 0
+
+
+def autogenerate_filter(name: str | None, type_: str, parent_names: Any) -> bool:
+    """Alembic ``include_name``: keep the FTS5 tables, their shadow tables and their content
+    views (raw DDL of revision 0002, not ORM models) out of autogenerate comparisons."""
+    if type_ == "table" and name is not None:
+        return not name.startswith(FTS_TABLE_PREFIXES) and not name.endswith("_searchable")
+    return True
 
 
 def recorded_versions(connection: Connection) -> list[int]:

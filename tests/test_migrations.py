@@ -1,0 +1,235 @@
+"""Alembic migrations: one head, upgrade from empty, the stairway, no autogenerate drift,
+the exact FTS objects, and the runtime's refusal of newer or gapped schemas."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import text
+
+from alembic import command
+from memstore import MemoryService, SchemaError, StoreError
+from memstore.db import (
+    Database,
+    alembic_config,
+    autogenerate_filter,
+    make_engine,
+    script_location,
+)
+from memstore.models import Base
+from tests.conftest import REPO
+
+EXPECTED_TRIGGERS = {
+    "messages_fts_ai",
+    "messages_fts_ad",
+    "messages_fts_au",
+    "memories_fts_ai",
+    "memories_fts_ad",
+    "memories_fts_au",
+}
+EXPECTED_INDEXES = {
+    "ix_messages_created_at",
+    "ux_memories_active_normalized",
+    "ux_memories_active_key",
+    "ix_memory_sources_memory_id",
+    "ix_memory_sources_message_id",
+}
+
+
+def names(path: Path, kind: str) -> set[str]:
+    with sqlite3.connect(path) as connection:
+        rows = connection.execute("SELECT name FROM sqlite_master WHERE type = ?", (kind,))
+        return {name for (name,) in rows}
+
+
+def upgrade(path: Path, revision: str) -> None:
+    """Run `alembic upgrade` to ``revision`` the way a maintainer does, on any path."""
+    config = alembic_config()
+    config.cmd_opts = None
+    engine = make_engine(path).execution_options(memstore_begin="IMMEDIATE")
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, revision)
+    engine.dispose()
+
+
+def test_single_head_and_contiguous_readable_revision_ids() -> None:
+    script = ScriptDirectory.from_config(alembic_config())
+    assert script.get_heads() == ["0002"]
+    revisions = [rev.revision for rev in script.walk_revisions()]
+    assert sorted(revisions) == ["0001", "0002"]
+
+
+def test_upgrade_from_empty_creates_tables_fts_objects_and_records_versions(
+    service: MemoryService, db_path: Path
+) -> None:
+    report = service.health()
+    assert report.ok and report.schema_version == 2
+    assert {"sessions", "messages", "memories", "memory_sources", "imports"} <= names(
+        db_path, "table"
+    )
+    assert {"messages_fts", "memories_fts", "deleted_sources", "schema_migrations"} <= names(
+        db_path, "table"
+    )
+    assert names(db_path, "trigger") == EXPECTED_TRIGGERS
+    assert EXPECTED_INDEXES <= names(db_path, "index")
+    with sqlite3.connect(db_path) as connection:
+        versions = connection.execute("SELECT version, applied_at FROM schema_migrations").fetchall()
+    assert [version for version, _ in versions] == [1, 2]
+    assert all(applied.endswith("+00:00") for _, applied in versions)
+
+
+def test_stairway_keeps_rows_written_between_revisions(db_path: Path) -> None:
+    # Data written under revision 0001 must become searchable when 0002 builds the index.
+    upgrade(db_path, "0001")
+    with sqlite3.connect(db_path) as connection:
+        connection.execute(
+            "INSERT INTO sessions (id, started_at, metadata) VALUES ('s', "
+            "'2026-10-05T09:00:00.000000+00:00', '{}')"
+        )
+        connection.execute(
+            "INSERT INTO messages (id, session_id, sequence, role, content, created_at, status) "
+            "VALUES ('m', 's', 1, 'user', 'lavanda azul', '2026-10-05T09:00:00.000000+00:00', "
+            "'completed')"
+        )
+    upgrade(db_path, "0002")
+    result = MemoryService(db_path).recall("lavanda")
+    assert [c.matched_id for c in result.conversations] == ["m"]
+
+
+def test_downgrade_and_upgrade_again(db_path: Path) -> None:
+    upgrade(db_path, "head")
+    config = alembic_config()
+    engine = make_engine(db_path).execution_options(memstore_begin="IMMEDIATE")
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0001")
+    engine.dispose()
+    assert not names(db_path, "trigger")
+    upgrade(db_path, "head")
+    assert names(db_path, "trigger") == EXPECTED_TRIGGERS
+    assert MemoryService(db_path).health().ok
+
+
+def test_autogenerate_finds_no_difference(service: MemoryService, db_path: Path) -> None:
+    service.health()
+    engine = make_engine(db_path)
+    with engine.connect() as connection:
+        context = MigrationContext.configure(
+            connection, opts={"include_name": autogenerate_filter, "render_as_batch": True}
+        )
+        assert compare_metadata(context, Base.metadata) == []
+    engine.dispose()
+
+
+def test_database_from_the_future_is_refused_with_nothing_written(db_path: Path) -> None:
+    MemoryService(db_path).health()
+    with sqlite3.connect(db_path) as connection:
+        connection.execute("INSERT INTO schema_migrations VALUES (3, '2030-01-01T00:00:00+00:00')")
+    before = db_path.read_bytes()
+    with pytest.raises(SchemaError) as caught:
+        MemoryService(db_path).recall("anything")
+    assert caught.value.database_version == 3 and caught.value.code_version == 2
+    assert "3" in str(caught.value) and "2" in str(caught.value)
+    assert db_path.read_bytes() == before
+
+
+def test_non_contiguous_versions_are_refused(db_path: Path) -> None:
+    MemoryService(db_path).health()
+    with sqlite3.connect(db_path) as connection:
+        connection.execute("DELETE FROM schema_migrations WHERE version = 1")
+    with pytest.raises(SchemaError, match="not contiguous"):
+        MemoryService(db_path).health()
+
+
+def test_failing_revision_leaves_the_file_as_it_was(tmp_path: Path, db_path: Path) -> None:
+    # Every pending revision runs in one transaction: a failure in the last one undoes all.
+    scripts = tmp_path / "scripts"
+    shutil.copytree(script_location(), scripts, ignore=shutil.ignore_patterns("__pycache__"))
+    (scripts / "versions" / "0003_broken.py").write_text(
+        '"""Broken on purpose."""\n'
+        "from alembic import op\n\n"
+        'revision = "0003"\ndown_revision = "0002"\nbranch_labels = None\ndepends_on = None\n\n\n'
+        "def upgrade() -> None:\n"
+        '    op.execute("CREATE TABLE half_done (x INTEGER)")\n'
+        '    op.execute("THIS IS NOT SQL")\n\n\n'
+        "def downgrade() -> None:\n    pass\n"
+    )
+    with pytest.raises(StoreError, match="syntax error"):
+        MemoryService(db_path, migrations=str(scripts)).health()
+    with sqlite3.connect(db_path) as connection:
+        tables = connection.execute("SELECT name FROM sqlite_master").fetchall()
+    assert tables == []
+
+
+def test_runtime_upgrades_a_version_1_database_lazily(db_path: Path) -> None:
+    upgrade(db_path, "0001")
+    service = MemoryService(db_path)
+    assert "messages_fts" not in names(db_path, "table")  # nothing happens until first use
+    assert service.health().schema_version == 2
+
+
+def test_alembic_command_line_upgrades_any_database_path(tmp_path: Path) -> None:
+    target = tmp_path / "elsewhere" / "maintained.sqlite3"
+    target.parent.mkdir()
+    alembic = Path(sys.executable).with_name("alembic")
+    completed = subprocess.run(
+        [str(alembic), "-c", str(REPO / "alembic.ini"), "-x", f"db={target}", "upgrade", "head"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert completed.returncode == 0, completed.stderr
+    with sqlite3.connect(target) as connection:
+        assert connection.execute("SELECT max(version) FROM schema_migrations").fetchone() == (2,)
+
+
+def test_two_services_on_one_new_file_migrate_once(db_path: Path) -> None:
+    first, second = Database(db_path), Database(db_path)
+    first.ensure_schema()
+    second.ensure_schema()
+    with first.read() as session:
+        assert session.execute(text("SELECT count(*) FROM schema_migrations")).scalar() == 2
+
+
+def test_a_wheel_install_finds_its_migrations(tmp_path: Path) -> None:
+    # The top-level alembic/ folder ships inside the wheel as memstore._alembic.
+    dist = tmp_path / "dist"
+    subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(dist)],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = dist.glob("memstore-*.whl")
+    unpacked = tmp_path / "unpacked"
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(unpacked)
+    assert (unpacked / "memstore" / "_alembic" / "versions" / "0002_fts5.py").is_file()
+    probe = (
+        "import memstore, memstore.db as db;"
+        "from memstore import MemoryService;"
+        "print(memstore.__file__); print(db.script_location());"
+        f"print(MemoryService({str(tmp_path / 'w.sqlite3')!r}).health().schema_version)"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(unpacked)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    module_file, location, version = completed.stdout.split()
+    assert module_file.startswith(str(unpacked)) and location.startswith(str(unpacked))
+    assert version == "2"
