@@ -18,6 +18,7 @@ from alembic import context
 from memstore.db import autogenerate_filter, make_engine
 from memstore.models import Base, format_utc
 
+
 def record_version(ctx: Any, step: Any, heads: Any, run_args: Any) -> None:
     """Mirror each applied (or reverted) revision in schema_migrations."""
     version = int(step.up_revision_id)

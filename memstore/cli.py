@@ -41,7 +41,7 @@ def emit_error(kind: str, message: str) -> None:
 class JsonErrors(click.Group):
     """A click group that reports every error as one JSON document on stderr."""
 
-    def main(self, *args: Any, **kwargs: Any) -> Any:  # noqa: D102 - click's own signature
+    def main(self, *args: Any, **kwargs: Any) -> Any:
         kwargs["standalone_mode"] = False
         try:
             code = super().main(*args, **kwargs)
@@ -60,7 +60,7 @@ class JsonErrors(click.Group):
         sys.exit(code if isinstance(code, int) else 0)
 
 
-class AwareDateTime(click.ParamType):
+class AwareDateTime(click.ParamType):  # type: ignore[type-arg]  # generic only in new click
     """An ISO 8601 timestamp with a time zone, e.g. 2026-10-05T09:00:00+02:00."""
 
     name = "TIMESTAMP"
@@ -111,21 +111,29 @@ def cli(ctx: click.Context, database: Path | None, config_file: Path | None, ver
     ctx.obj = MemoryService(database or config.database_path(), config=config)
 
 
-def parse_speakers(ctx: click.Context, param: click.Parameter, values: Sequence[str]) -> dict[str, str]:
+def parse_speakers(
+    ctx: click.Context, param: click.Parameter, values: Sequence[str]
+) -> dict[str, str]:
     """``NAME=ROLE`` options as a name -> role dict."""
     speakers = {}
     for value in values:
         name, sep, role = value.rpartition("=")
         if not sep or not name.strip() or not role.strip():
-            raise click.BadParameter(f"{value!r} is not NAME=ROLE, e.g. \"Diego=user\"")
+            raise click.BadParameter(f'{value!r} is not NAME=ROLE, e.g. "Diego=user"')
         speakers[name.strip()] = role.strip().lower()
     return speakers
 
 
 @cli.command("import")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--speaker", "speakers", multiple=True, required=True, callback=parse_speakers,
-              help="NAME=ROLE (user, assistant or system); repeat for each speaker.")
+@click.option(
+    "--speaker",
+    "speakers",
+    multiple=True,
+    required=True,
+    callback=parse_speakers,
+    help="NAME=ROLE (user, assistant or system); repeat for each speaker.",
+)
 @click.option("--include-tail", is_flag=True, help="Accept each file's final record too.")
 @click.pass_context
 def import_command(
@@ -138,8 +146,9 @@ def import_command(
     service = service_from(ctx)
     files = expand_paths(paths)
     show = sys.stderr.isatty() and len(files) > 1
-    with click.progressbar(length=len(files), label="importing", file=sys.stderr,
-                           hidden=not show) as bar:
+    with click.progressbar(
+        length=len(files), label="importing", file=sys.stderr, hidden=not show
+    ) as bar:
         report = service.import_markdown(
             files, speakers=speakers, include_tail=include_tail, progress=lambda _: bar.update(1)
         )
@@ -149,8 +158,13 @@ def import_command(
 
 @cli.command()
 @click.argument("query")
-@click.option("--mode", type=click.Choice(["any", "all", "phrase"]), default="any",
-              show_default=True, help="Any word, all words, or the exact phrase.")
+@click.option(
+    "--mode",
+    type=click.Choice(["any", "all", "phrase"]),
+    default="any",
+    show_default=True,
+    help="Any word, all words, or the exact phrase.",
+)
 @click.option("--session-id", help="Only hits in this session.")
 @click.option("--role", type=click.Choice(["user", "assistant"]), help="Only hits by this role.")
 @click.option("--since", type=AwareDateTime(), help="Hits created at or after (inclusive).")
@@ -158,7 +172,7 @@ def import_command(
 @click.option("--limit", type=click.IntRange(min=1), help="Most conversations (<= max_results).")
 @click.option("--no-history", is_flag=True, help="Search memories only.")
 @click.pass_context
-def recall(ctx: click.Context, query: str, no_history: bool, **filters: Any) -> None:
+def recall(ctx: click.Context, /, query: str, no_history: bool, **filters: Any) -> None:
     """Search past conversations and memories for QUERY (literal text, never syntax).
 
     Example: memstore recall "jardín azul" --mode phrase --since 2026-10-01T00:00:00+02:00

@@ -17,20 +17,21 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
+from alembic.config import Config
+from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import NullPool
 
 from alembic import command
-from alembic.config import Config
-from alembic.script import ScriptDirectory
 from memstore.errors import Fts5Unavailable, SchemaError, StoreBusy, StoreError
 
 log = logging.getLogger(__name__)
 
 BUSY_TIMEOUT_MS = 500
 FTS_TABLE_PREFIXES = ("messages_fts", "memories_fts")
+FTS5_PROBE = "CREATE VIRTUAL TABLE probe USING fts5(x)"
 PRAGMAS = (
     f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}",
     "PRAGMA foreign_keys = ON",
@@ -66,7 +67,7 @@ def require_fts5() -> None:
     """Raise :class:`Fts5Unavailable` if Python's SQLite library lacks FTS5."""
     probe = sqlite3.connect(":memory:")
     try:
-        probe.execute("CREATE VIRTUAL TABLE probe USING fts5(x)")
+        probe.execute(FTS5_PROBE)
     except sqlite3.OperationalError as error:
         raise Fts5Unavailable(
             f"This Python's SQLite {sqlite3.sqlite_version} has no FTS5 ({error}); install a "

@@ -56,11 +56,20 @@ def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
     files: list[Path] = []
     for given in paths:
         path = Path(given).expanduser().absolute()
-        if path.is_dir() and not path.is_symlink():
+        if is_real_directory(path):
             files.extend(sorted(p for p in path.glob("*.md")))
         else:
             files.append(path)
     return files
+
+
+def is_real_directory(path: Path) -> bool:
+    """Whether ``path`` is a directory and not a symbolic link; False when it cannot be
+    inspected (a name too long, no permission): :func:`load` then reports why."""
+    try:
+        return path.is_dir() and not path.is_symlink()
+    except OSError:
+        return False
 
 
 def session_id_for(path: str) -> str:
@@ -72,29 +81,65 @@ def load(path: Path) -> LoadedLog:
     """Read and parse one daily log.
 
     Raises:
-        FileRejected: For a missing file, a symbolic link, a non-file, a file over 16 MiB,
-            or a file-level format error.
+        FileRejected: For a missing or unreadable file, a symbolic link, a non-file, a file
+            over 16 MiB, a path that is not valid UTF-8, or a file-level format error.
+    """
+    try:
+        resolved, data = read(path)
+    except OSError as error:
+        raise FileRejected(f"cannot be read ({error.strerror or error}); check the path") from error
+    try:
+        parsed = parse_log(data, path.name)
+    except LogFormatError as error:
+        raise FileRejected(str(error)) from error
+    return LoadedLog(path=resolved, data=data, parsed=parsed)
+
+
+def read(path: Path) -> tuple[str, bytes]:
+    """The resolved path (the base of source references) and the bytes of one log file.
+
+    Raises:
+        FileRejected: For a symbolic link, a non-file, a file over 16 MiB or a path that is
+            not valid UTF-8 (source references are UTF-8 text).
+        OSError: When the file system refuses to inspect or read the file.
     """
     if path.is_symlink():
         raise FileRejected("is a symbolic link; import the file it points to instead")
     if not path.is_file():
         raise FileRejected("does not exist or is not a regular file")
-    if path.stat().st_size > MAX_LOG_BYTES:
+    resolved = str(path.resolve())
+    if not utf8(resolved):
+        raise FileRejected("has a path that is not valid UTF-8; rename it or its folder")
+    with path.open("rb") as file:
+        data = file.read(MAX_LOG_BYTES + 1)  # a file growing past the limit is caught too
+    if len(data) > MAX_LOG_BYTES:
         raise FileRejected(f"is over {MAX_LOG_BYTES // (1024 * 1024)} MiB; split it first")
-    data = path.read_bytes()
+    return resolved, data
+
+
+def utf8(text: str) -> bool:
+    """Whether ``text`` encodes as UTF-8 (file names that are not decode to lone surrogates)."""
     try:
-        parsed = parse_log(data, path.name)
-    except LogFormatError as error:
-        raise FileRejected(str(error)) from error
-    return LoadedLog(path=str(path.resolve()), data=data, parsed=parsed)
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def sealed_size(log: LoadedLog, include_tail: bool, previous: ImportRow | None) -> int:
     """Bytes accepted after this import: up to the final record, or everything with
-    ``include_tail`` unless a fence is still open; never less than before."""
+    ``include_tail`` unless a fence is still open; never less than before.
+
+    A file without any record boundary yet is accepted only up to its last line ending: its
+    unfinished last line (``[0`` say) may still become the ``[`` of the first record.
+    """
     parsed = log.parsed
-    whole = parsed.tail_start is None or (include_tail and not parsed.open_fence)
-    size = len(log.data) if whole else int(parsed.tail_start or 0)
+    if include_tail and not parsed.open_fence:
+        size = len(log.data)
+    elif parsed.tail_start is not None:
+        size = parsed.tail_start
+    else:
+        size = log.data.rfind(b"\n") + 1
     return max(size, previous.sealed_size if previous else 0)
 
 
@@ -114,9 +159,7 @@ def check_prefix(log: LoadedLog, previous: ImportRow | None) -> None:
         )
 
 
-def classify(
-    db: Session, log: LoadedLog, speakers: Mapping[str, str], sealed: int
-) -> Tally:
+def classify(db: Session, log: LoadedLog, speakers: Mapping[str, str], sealed: int) -> Tally:
     """Sort each record into new rows, skipped, deferred or a warning."""
     tally = Tally(warnings=[ImportWarning.model_validate(w) for w in log.parsed.warnings])
     stored, deleted = history.refs_with_prefix(db, f"{log.path}#byte=")
@@ -235,13 +278,19 @@ def remember_prefix(
 
 def rejected(path: Path | str, reason: str) -> FileImport:
     """The report of a file that imported nothing because of a file-level problem."""
+    shown = printable(str(path))
     return FileImport(
-        path=str(path),
+        path=shown,
         session_id=None,
         imported=0,
         skipped=0,
         deferred=0,
         sealed_size=0,
         warnings=[],
-        error=f"{path}: {reason}",
+        error=f"{shown}: {reason}",
     )
+
+
+def printable(path: str) -> str:
+    """A path as UTF-8 text: bytes of a name that is not UTF-8 become ``\\xNN`` escapes."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")

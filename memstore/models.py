@@ -167,7 +167,9 @@ class MemorySourceRow(Base):
     __tablename__ = "memory_sources"
 
     pk: Mapped[int] = mapped_column(Integer, primary_key=True)
-    memory_id: Mapped[str] = mapped_column(ForeignKey("memories.id", ondelete="CASCADE"), index=True)
+    memory_id: Mapped[str] = mapped_column(
+        ForeignKey("memories.id", ondelete="CASCADE"), index=True
+    )
     message_id: Mapped[str | None] = mapped_column(
         ForeignKey("messages.id", ondelete="SET NULL"), index=True
     )

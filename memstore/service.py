@@ -49,9 +49,7 @@ def aware(value: datetime | None, argument: str) -> datetime | None:
     if value is None:
         return None
     if value.tzinfo is None or value.utcoffset() is None:
-        raise InvalidInput(
-            argument, f"{value.isoformat()} has no time zone; add one, e.g. +00:00."
-        )
+        raise InvalidInput(argument, f"{value.isoformat()} has no time zone; add one, e.g. +00:00.")
     return value.astimezone(UTC)
 
 

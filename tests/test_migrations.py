@@ -82,9 +82,11 @@ def test_upgrade_from_empty_creates_tables_fts_objects_and_records_versions(
         db_path, "table"
     )
     assert names(db_path, "trigger") == EXPECTED_TRIGGERS
-    assert EXPECTED_INDEXES <= names(db_path, "index")
+    assert names(db_path, "index") >= EXPECTED_INDEXES
     with sqlite3.connect(db_path) as connection:
-        versions = connection.execute("SELECT version, applied_at FROM schema_migrations").fetchall()
+        versions = connection.execute(
+            "SELECT version, applied_at FROM schema_migrations"
+        ).fetchall()
     assert [version for version, _ in versions] == [1, 2]
     assert all(applied.endswith("+00:00") for _, applied in versions)
 

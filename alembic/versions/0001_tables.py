@@ -1,4 +1,5 @@
-"""Tables: sessions, messages, memories, memory_sources, imports, deleted_sources, schema_migrations.
+"""Tables: sessions, messages, memories, memory_sources, imports, deleted_sources and
+schema_migrations.
 
 Revision ID: 0001
 Revises:
@@ -10,6 +11,7 @@ Frozen once released: write its DDL here, never import it from live code.
 from collections.abc import Sequence
 
 import sqlalchemy as sa
+
 from alembic import op
 
 revision: str = "0001"

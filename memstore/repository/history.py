@@ -28,7 +28,9 @@ def add_session(db: Session, row: SessionRow) -> SessionRow:
 
 def next_sequence(db: Session, session_id: str) -> int:
     """The sequence number the next message of this session gets (1 for the first)."""
-    highest = db.scalar(select(func.max(MessageRow.sequence)).where(MessageRow.session_id == session_id))
+    highest = db.scalar(
+        select(func.max(MessageRow.sequence)).where(MessageRow.session_id == session_id)
+    )
     return (highest or 0) + 1
 
 
@@ -69,7 +71,9 @@ def list_messages(db: Session, session_id: str, after: int, limit: int) -> list[
 def neighbour(db: Session, message: MessageRow, *, before: bool) -> MessageRow | None:
     """The closest completed user or assistant message before (or after) ``message``."""
     order = MessageRow.sequence.desc() if before else MessageRow.sequence
-    side = MessageRow.sequence < message.sequence if before else MessageRow.sequence > message.sequence
+    side = (
+        MessageRow.sequence < message.sequence if before else MessageRow.sequence > message.sequence
+    )
     query = (
         select(MessageRow)
         .where(

@@ -1,0 +1,203 @@
+"""The memstore CLI through click's CliRunner, plus one real subprocess run."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from memstore.cli import cli
+from tests.conftest import REPO
+
+EXAMPLES = REPO / "examples" / "logs"
+SPEAKERS = [
+    "--speaker",
+    "Diego=user",
+    "--speaker",
+    "morgan=assistant",
+    "--speaker",
+    "System=system",
+]
+
+
+def run(runner: CliRunner, db_path: Path, *args: str) -> tuple[int, dict, str]:
+    result = runner.invoke(cli, ["--database", str(db_path), *args])
+    stdout = json.loads(result.stdout) if result.stdout.strip() else {}
+    return result.exit_code, stdout, result.stderr
+
+
+@pytest.fixture
+def imported(runner: CliRunner, db_path: Path) -> Path:
+    code, report, _ = run(runner, db_path, "import", str(EXAMPLES), *SPEAKERS, "--include-tail")
+    assert code == 0 and report["errors"] == 0
+    return db_path
+
+
+def test_import_prints_the_report(runner: CliRunner, db_path: Path) -> None:
+    code, report, _ = run(runner, db_path, "import", str(EXAMPLES), *SPEAKERS)
+    assert code == 0
+    assert set(report) == {"files", "imported", "errors"}
+    first = report["files"][0]
+    assert set(first) >= {"path", "session_id", "imported", "skipped", "deferred"}
+    assert set(first) >= {"sealed_size", "warnings", "error"}
+    assert [f["deferred"] for f in report["files"]] == [1, 1, 1]
+    assert report["imported"] == 10 and report["errors"] == 0
+
+
+def test_import_exits_1_when_a_file_has_an_error(
+    runner: CliRunner, db_path: Path, tmp_path: Path
+) -> None:
+    bad = tmp_path / "notes.md"
+    bad.write_text("not a log")
+    code, report, _ = run(
+        runner, db_path, "import", str(bad), str(EXAMPLES / "2026-10-05.md"), *SPEAKERS
+    )
+    assert code == 1
+    assert report["errors"] == 1 and report["files"][0]["error"]
+    assert report["files"][1]["imported"] == 4
+
+
+def test_import_requires_speakers_and_well_formed_ones(runner: CliRunner, db_path: Path) -> None:
+    result = runner.invoke(cli, ["--database", str(db_path), "import", str(EXAMPLES)])
+    assert result.exit_code == 2
+    assert json.loads(result.stderr)["error"]["type"] == "UsageError"
+    result = runner.invoke(
+        cli, ["--database", str(db_path), "import", str(EXAMPLES), "--speaker", "Diego"]
+    )
+    assert result.exit_code == 2 and "NAME=ROLE" in result.stderr
+    result = runner.invoke(
+        cli, ["--database", str(db_path), "import", str(EXAMPLES), "--speaker", "Diego=boss"]
+    )
+    assert result.exit_code == 1
+    assert json.loads(result.stderr)["error"]["type"] == "InvalidInput"
+
+
+def test_recall_prints_conversations_with_the_contract_keys(
+    runner: CliRunner, imported: Path
+) -> None:
+    code, result, _ = run(runner, imported, "recall", "jardín azul", "--mode", "phrase")
+    assert code == 0
+    assert set(result) == {"warning", "memories", "conversations", "truncated"}
+    conversation = result["conversations"][0]
+    assert set(conversation) == {"session_id", "matched_id", "timestamp", "messages"}
+    message = conversation["messages"][0]
+    assert set(message) >= {"id", "session_id", "sequence", "role", "content", "created_at"}
+    assert set(message) >= {"status", "source_ref"}
+    assert "jardín azul" in message["content"]  # non-ASCII printed as is
+
+
+def test_recall_filters_and_modes_from_the_command_line(runner: CliRunner, imported: Path) -> None:
+    code, result, _ = run(
+        runner,
+        imported,
+        "recall",
+        "café",
+        "--role",
+        "assistant",
+        "--since",
+        "2026-10-08T00:00:00-05:00",
+        "--until",
+        "2026-10-09T00:00:00-05:00",
+    )
+    assert code == 0
+    matched = [c["matched_id"] for c in result["conversations"]]
+    contents = [
+        m["content"] for c in result["conversations"] for m in c["messages"] if m["id"] in matched
+    ]
+    assert contents == ["Hay varias cafeterías en la zona; pide un café de olla si lo encuentras."]
+
+
+def test_recall_rejects_naive_timestamps_as_usage_errors(runner: CliRunner, imported: Path) -> None:
+    result = runner.invoke(
+        cli, ["--database", str(imported), "recall", "café", "--since", "2026-10-08T00:00:00"]
+    )
+    assert result.exit_code == 2 and "time zone" in result.stderr
+
+
+def test_recall_errors_are_json_on_stderr_with_exit_1(runner: CliRunner, imported: Path) -> None:
+    result = runner.invoke(cli, ["--database", str(imported), "recall", "x" * 513])
+    assert result.exit_code == 1 and result.stdout == ""
+    error = json.loads(result.stderr)["error"]
+    assert error["type"] == "InvalidQuery" and "512" in error["message"]
+
+
+def test_delete_message_then_reimport_does_not_resurrect(runner: CliRunner, imported: Path) -> None:
+    _, result, _ = run(runner, imported, "recall", "agapantos")
+    target = result["conversations"][0]["matched_id"]
+    code, deleted, _ = run(runner, imported, "delete-message", target)
+    assert code == 0 and deleted == {"deleted": True, "id": target}
+    code, again, _ = run(runner, imported, "delete-message", target)
+    assert code == 1 and again["deleted"] is False
+    _, report, _ = run(runner, imported, "import", str(EXAMPLES), *SPEAKERS, "--include-tail")
+    assert report["imported"] == 0
+    _, result, _ = run(runner, imported, "recall", "agapantos")
+    assert target not in [m["id"] for c in result["conversations"] for m in c["messages"]]
+
+
+def test_check_reports_ok_and_fails_on_a_broken_index(runner: CliRunner, imported: Path) -> None:
+    code, report, _ = run(runner, imported, "check")
+    assert code == 0 and report["ok"] is True
+    assert set(report) >= {"ok", "integrity", "foreign_key_errors", "fts", "schema_version"}
+    import sqlite3
+
+    with sqlite3.connect(imported) as connection:  # an index entry with no content row
+        connection.execute("INSERT INTO messages_fts(rowid, content) VALUES (999999, 'fantasma')")
+    code, report, _ = run(runner, imported, "check")
+    assert code == 1 and report["ok"] is False
+    assert [check["ok"] for check in report["fts"]] == [False, True]
+
+
+def test_default_database_lives_in_the_data_directory(runner: CliRunner, tmp_path: Path) -> None:
+    result = runner.invoke(cli, ["check"])
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["database"] == str(
+        tmp_path / "home" / "memory" / "memory.sqlite3"
+    )
+
+
+def test_config_file_selects_the_database(runner: CliRunner, tmp_path: Path) -> None:
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"memory": {"database": "other/db.sqlite3", "max_results": 3}}))
+    result = runner.invoke(cli, ["--config", str(config), "check"])
+    assert json.loads(result.stdout)["database"] == str(tmp_path / "home" / "other" / "db.sqlite3")
+    config.write_text(json.dumps({"memory": {"database": "../escape.sqlite3"}}))
+    result = runner.invoke(cli, ["--config", str(config), "check"])
+    assert result.exit_code == 2 and "'..'" in result.stderr
+
+
+def test_every_command_has_help_with_an_example_and_is_in_the_readme(runner: CliRunner) -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    for name in cli.commands:
+        result = runner.invoke(cli, [name, "--help"])
+        assert result.exit_code == 0 and "Example: memstore" in result.stdout, name
+        assert f"memstore {name} " in readme, f"README does not show `memstore {name}`"
+
+
+def test_python_dash_m_runs_the_cli_in_a_real_process(tmp_path: Path) -> None:
+    database = tmp_path / "sub.sqlite3"
+    base = [sys.executable, "-m", "memstore", "--database", str(database)]
+    imported = subprocess.run(
+        [*base, "import", str(EXAMPLES), *SPEAKERS, "--include-tail"],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=True,
+    )
+    assert json.loads(imported.stdout)["imported"] == 13
+    assert imported.stderr == ""  # no progress bar when stderr is not a terminal
+    recalled = subprocess.run(
+        [*base, "recall", "jardín azul", "--mode", "phrase"],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=True,
+    )
+    assert len(json.loads(recalled.stdout)["conversations"]) == 2
+    failed = subprocess.run(
+        [*base, "recall", "((("], capture_output=True, text=True, encoding="utf-8"
+    )
+    assert failed.returncode == 1 and json.loads(failed.stderr)["error"]["type"] == "InvalidQuery"

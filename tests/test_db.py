@@ -1,0 +1,91 @@
+"""Connections: pragmas on every connection, write locks taken at BEGIN, bounded waits."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from memstore import Fts5Unavailable, MemoryService, StoreBusy
+from memstore import db as db_module
+from memstore.db import Database
+
+
+def test_every_connection_gets_the_pragmas(db_path: Path) -> None:
+    database = Database(db_path)
+    for unit in (database.read, database.write):
+        with unit() as session:
+            pragma = {
+                name: session.execute(text(f"PRAGMA {name}")).scalar()
+                for name in ("foreign_keys", "journal_mode", "secure_delete", "busy_timeout")
+            }
+        assert pragma == {
+            "foreign_keys": 1,
+            "journal_mode": "wal",
+            "secure_delete": 1,
+            "busy_timeout": 500,
+        }
+
+
+def test_concurrent_read_then_write_transactions_land_or_fail_only_with_store_busy(
+    service: MemoryService,
+) -> None:
+    # record_message reads the next sequence and then inserts; BEGIN IMMEDIATE makes each
+    # writer wait for the lock instead of failing at once with "database is locked". Under a
+    # loaded machine a wait may pass 500 ms: then, and only then, StoreBusy is allowed.
+    session = service.start_session()
+    acknowledged: list[str] = []
+    errors: list[BaseException] = []
+
+    def writer(worker: int) -> None:
+        own = MemoryService(service.path)
+        for n in range(15):
+            try:
+                message = own.record_message(session.id, "user", f"worker {worker} message {n}")
+            except BaseException as error:  # noqa: BLE001 - collected and asserted below
+                errors.append(error)
+            else:
+                acknowledged.append(message.id if message else "")
+
+    threads = [threading.Thread(target=writer, args=(w,)) for w in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert all(isinstance(error, StoreBusy) for error in errors), errors
+    stored = service.messages(session.id, limit=100)
+    assert sorted(m.id for m in stored) == sorted(acknowledged)
+    assert [m.sequence for m in stored] == list(range(1, len(acknowledged) + 1))
+    assert len(acknowledged) + len(errors) == 60
+
+
+def test_a_held_write_lock_gives_store_busy_after_the_bounded_wait(
+    service: MemoryService,
+) -> None:
+    session = service.start_session()
+    blocker = sqlite3.connect(service.path, isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")
+    try:
+        started = time.monotonic()
+        with pytest.raises(StoreBusy, match="500 ms"):
+            service.record_message(session.id, "user", "blocked")
+        waited = time.monotonic() - started
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
+    assert 0.4 < waited < 5  # it waited for the lock, about 500 ms, and did not hang
+    assert service.record_message(session.id, "user", "now free") is not None
+
+
+def test_sqlite_without_fts5_gets_a_clear_error(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Simulate a build without FTS5 by probing for a module that no SQLite has.
+    monkeypatch.setattr(db_module, "FTS5_PROBE", "CREATE VIRTUAL TABLE p USING fts_absent(x)")
+    with pytest.raises(Fts5Unavailable, match="has no FTS5.*install a Python"):
+        MemoryService(db_path).health()
+    assert not db_path.exists()

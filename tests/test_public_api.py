@@ -1,0 +1,34 @@
+"""The public names memstore exports, and the README's promises."""
+
+from __future__ import annotations
+
+import memstore
+from tests.conftest import REPO
+
+
+def test_all_lists_exactly_the_public_names() -> None:
+    assert sorted(memstore.__all__) == memstore.__all__
+    for name in memstore.__all__:
+        assert getattr(memstore, name) is not None
+    assert {"MemoryService", "MemoryConfig", "MemstoreError", "SchemaError"} <= set(
+        memstore.__all__
+    )
+
+
+def test_every_error_derives_from_memstore_error() -> None:
+    errors = [getattr(memstore, n) for n in memstore.__all__ if n.endswith(("Error", "Found"))]
+    errors += [memstore.InvalidInput, memstore.InvalidQuery, memstore.StoreBusy]
+    errors += [memstore.SecretRejected, memstore.Fts5Unavailable, memstore.BackupExists]
+    assert all(issubclass(error, memstore.MemstoreError) for error in errors)
+
+
+def test_readme_opens_with_the_two_commands() -> None:
+    head = (REPO / "README.md").read_text(encoding="utf-8").splitlines()[:8]
+    assert any(line.startswith("make demo") for line in head)
+    assert any(line.startswith("make test") for line in head)
+
+
+def test_public_service_methods_have_docstrings() -> None:
+    for name in dir(memstore.MemoryService):
+        if not name.startswith("_"):
+            assert getattr(memstore.MemoryService, name).__doc__, name

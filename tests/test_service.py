@@ -1,0 +1,135 @@
+"""MemoryService sessions and messages: the public API over a real database file."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+
+import pytest
+
+from memstore import InvalidInput, MemoryService, NotFound
+
+MADRID = timezone(timedelta(hours=2))
+
+
+def test_start_get_and_end_a_session(service: MemoryService) -> None:
+    started = datetime(2026, 10, 5, 9, 0, tzinfo=MADRID)
+    session = service.start_session(session_id="s1", started_at=started, metadata={"app": "t"})
+    assert session.started_at == started and session.started_at.tzinfo == UTC
+    assert session.ended_at is None and session.metadata == {"app": "t"}
+    ended = service.end_session("s1", ended_at=started + timedelta(hours=1))
+    assert ended.ended_at == datetime(2026, 10, 5, 8, 0, tzinfo=UTC)
+    assert service.get_session("s1") == ended
+    assert service.get_session("missing") is None
+
+
+def test_session_ids_are_generated_and_unique(service: MemoryService) -> None:
+    first, second = service.start_session(), service.start_session()
+    assert first.id != second.id and first.id.startswith("ses_")
+    with pytest.raises(InvalidInput, match="already exists"):
+        service.start_session(session_id=first.id)
+
+
+def test_naive_times_are_rejected_with_the_argument_named(service: MemoryService) -> None:
+    with pytest.raises(InvalidInput, match="started_at.*no time zone"):
+        service.start_session(started_at=datetime(2026, 10, 5, 9, 0))
+
+
+def test_record_message_appends_in_sequence_with_utc_times(service: MemoryService) -> None:
+    session = service.start_session()
+    when = datetime(2026, 10, 5, 9, 15, 2, tzinfo=MADRID)
+    first = service.record_message(session.id, "user", "Hola", created_at=when)
+    second = service.record_message(session.id, "assistant", "¡Hola, Diego!")
+    assert first is not None and second is not None
+    assert (first.sequence, second.sequence) == (1, 2)
+    assert first.created_at == datetime(2026, 10, 5, 7, 15, 2, tzinfo=UTC)
+    assert [m.content for m in service.messages(session.id)] == ["Hola", "¡Hola, Diego!"]
+
+
+def test_record_message_validates_its_arguments(service: MemoryService) -> None:
+    session = service.start_session()
+    with pytest.raises(InvalidInput, match="role"):
+        service.record_message(session.id, "robot", "hi")
+    with pytest.raises(InvalidInput, match="status"):
+        service.record_message(session.id, "user", "hi", status="half")
+    with pytest.raises(InvalidInput, match="content"):
+        service.record_message(session.id, "user", "  \n ")
+    with pytest.raises(NotFound):
+        service.record_message("no-such-session", "user", "hi")
+    assert service.messages(session.id) == []
+
+
+def test_record_message_is_idempotent_by_source_ref(service: MemoryService) -> None:
+    session = service.start_session()
+    first = service.record_message(session.id, "user", "uno", source_ref="/l/a.md#byte=29")
+    again = service.record_message(session.id, "user", "uno", source_ref="/l/a.md#byte=29")
+    assert again == first
+    assert len(service.messages(session.id)) == 1
+
+
+def test_deleted_source_ref_is_never_recorded_again(service: MemoryService) -> None:
+    session = service.start_session()
+    message = service.record_message(session.id, "user", "secreto", source_ref="/l/a.md#byte=29")
+    assert message is not None
+    assert service.delete_message(message.id) is True
+    assert (
+        service.record_message(session.id, "user", "secreto", source_ref="/l/a.md#byte=29") is None
+    )
+    assert service.messages(session.id) == []
+    assert service.recall("secreto").conversations == []
+
+
+def test_delete_message_removes_search_visibility(service: MemoryService) -> None:
+    session = service.start_session()
+    question = service.record_message(session.id, "user", "¿dónde está la lavanda?")
+    assert question is not None and service.recall("lavanda").conversations
+    assert service.delete_message(question.id) is True
+    assert service.recall("lavanda").conversations == []
+    assert service.delete_message(question.id) is False
+    assert service.health().ok
+
+
+def test_messages_pages_every_role_and_status(service: MemoryService) -> None:
+    session = service.start_session()
+    service.record_message(session.id, "system", "Session opened.")
+    service.record_message(session.id, "user", "Hola")
+    service.record_message(session.id, "assistant", "Hol", status="interrupted")
+    page = service.messages(session.id, after=1, limit=1)
+    assert [(m.sequence, m.role) for m in page] == [(2, "user")]
+    rest = service.messages(session.id, after=2)
+    assert [(m.role, m.status) for m in rest] == [("assistant", "interrupted")]
+    with pytest.raises(InvalidInput):
+        service.messages(session.id, after=-1)
+
+
+def test_only_completed_user_and_assistant_messages_are_indexed(
+    service: MemoryService,
+) -> None:
+    session = service.start_session()
+    service.record_message(session.id, "system", "lavanda del sistema")
+    service.record_message(session.id, "user", "lavanda rota", status="error")
+    service.record_message(session.id, "assistant", "lavanda cortada", status="interrupted")
+    assert service.recall("lavanda").conversations == []
+    assert service.health().ok  # the FTS index agrees with its content view
+
+
+def test_health_reports_counts_and_schema(service: MemoryService) -> None:
+    session = service.start_session()
+    service.record_message(session.id, "user", "Hola")
+    report = service.health()
+    assert report.ok and report.integrity == "ok" and report.foreign_key_errors == []
+    assert [(check.index, check.ok) for check in report.fts] == [
+        ("messages_fts", True),
+        ("memories_fts", True),
+    ]
+    assert report.counts["sessions"] == 1 and report.counts["messages"] == 1
+    assert report.schema_version == report.code_version == 2
+
+
+def test_from_config_resolves_relative_paths_under_the_data_directory(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memstore import MemoryConfig
+
+    monkeypatch.chdir(tmp_path)
+    service = MemoryService.from_config(MemoryConfig(database="db/m.sqlite3"))
+    assert service.path == tmp_path / "home" / "db" / "m.sqlite3"
