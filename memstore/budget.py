@@ -1,8 +1,11 @@
 """Fitting results into character budgets.
 
-Sizes are characters of compact JSON (``model_dump_json()``), the text a host hands to a
-model. Clipped text is marked: it ends with "…" (and starts with one when its beginning was
-cut), and the message carries ``truncated: true``.
+Recall sizes are characters of compact JSON (``model_dump_json()``), the text a host hands
+to a model, so a message's content is clipped in characters of JSON (:func:`clip_json`): a
+character JSON escapes (a quote, a backslash, a newline, a control character) costs what its
+escape costs. Plain text, such as the context block, is clipped in characters (:func:`clip`).
+Clipped text is marked: it ends with "…" (and starts with one when its beginning was cut),
+and a clipped message carries ``truncated: true``.
 """
 
 from __future__ import annotations
@@ -10,16 +13,29 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from memstore.repository.fts_query import fold, token_spans
-from memstore.schemas import Message, RecallConversation
+from memstore.schemas import Memory, Message, RecallConversation
 
 ELLIPSIS = "…"
 MIN_CLIP_CHARS = 40
 MAX_FIT_ATTEMPTS = 6
+SHORT_ESCAPES = frozenset('"\\\b\f\n\r\t')
 
 
 def json_size(model: BaseModel) -> int:
     """Characters of the model's compact JSON."""
     return len(model.model_dump_json())
+
+
+def char_cost(char: str) -> int:
+    """Characters ``char`` takes inside a JSON string (``\\n`` is 2, ``\\u0001`` is 6)."""
+    if char in SHORT_ESCAPES:
+        return 2
+    return 6 if char < " " else 1
+
+
+def json_length(text: str) -> int:
+    """Characters ``text`` takes inside a JSON string, without the quotes."""
+    return sum(char_cost(char) for char in text)
 
 
 def first_match(text: str, folded_terms: frozenset[str]) -> int:
@@ -30,32 +46,79 @@ def first_match(text: str, folded_terms: frozenset[str]) -> int:
     return 0
 
 
+def window(costs: list[int], focus: int, room: int) -> tuple[int, int]:
+    """The ``[start, end)`` of at most ``room`` cost around ``focus``: about a quarter of the
+    room before it, the rest after, and any room left at the end of the text used before."""
+    start, end, used = focus, focus, 0
+    while start > 0 and used + costs[start - 1] <= room // 4:
+        start -= 1
+        used += costs[start]
+    while end < len(costs) and used + costs[end] <= room:
+        used += costs[end]
+        end += 1
+    while start > 0 and used + costs[start - 1] <= room:
+        start -= 1
+        used += costs[start]
+    return start, end
+
+
+def clip_costed(text: str, costs: list[int], limit: int, focus: int) -> str:
+    """``text`` (whose characters cost ``costs``) in at most ``limit`` cost around ``focus``,
+    marked with "…" at the end, and at the start when the window does not begin the text."""
+    if sum(costs) <= limit:
+        return text
+    start, end = window(costs, focus, limit - 1)
+    if start > 0:
+        start, end = window(costs, focus, limit - 2)
+    lead = ELLIPSIS if start > 0 else ""
+    return lead + text[start:end] + ELLIPSIS
+
+
 def clip(text: str, limit: int, focus: int = 0) -> str:
     """At most ``limit`` characters of ``text``, keeping the part around ``focus``.
 
-    Returns ``text`` itself when it fits; otherwise a window marked with "…".
+    Returns ``text`` itself when it fits; otherwise a window marked with "…" (at least the
+    mark, so a ``limit`` under 2 can be exceeded).
     """
-    if len(text) <= limit:
-        return text
-    start = max(0, min(focus - limit // 4, len(text) - limit + 2))
-    lead = ELLIPSIS if start > 0 else ""
-    room = max(0, limit - 1 - len(lead))
-    return lead + text[start : start + room] + ELLIPSIS
+    return clip_costed(text, [1] * len(text), limit, focus)
+
+
+def clip_json(text: str, limit: int, focus: int = 0) -> str:
+    """:func:`clip`, with ``limit`` counted in characters of JSON (see :func:`char_cost`)."""
+    return clip_costed(text, [char_cost(char) for char in text], limit, focus)
 
 
 def clip_message(message: Message, limit: int, folded_terms: frozenset[str]) -> Message:
-    """The message with its content clipped to ``limit`` characters around the first match."""
-    if len(message.content) <= limit:
+    """The message with its content clipped to ``limit`` characters of JSON around the first
+    match."""
+    if json_length(message.content) <= limit:
         return message
-    content = clip(message.content, limit, first_match(message.content, folded_terms))
+    content = clip_json(message.content, limit, first_match(message.content, folded_terms))
     return message.model_copy(update={"content": content, "truncated": True})
 
 
+def fit_memory(memory: Memory, room: int, folded_terms: frozenset[str]) -> Memory | None:
+    """The memory clipped to at most ``room`` characters of JSON, or None if it cannot keep
+    at least a few characters of its content."""
+    if json_size(memory) <= room:
+        return memory
+    marked = memory.model_copy(update={"content": "", "truncated": True})
+    spare = room - json_size(marked)
+    if spare < MIN_CLIP_CHARS:
+        return None
+    focus = first_match(memory.content, folded_terms)
+    return marked.model_copy(update={"content": clip_json(memory.content, spare, focus)})
+
+
 def allotments(conversation: RecallConversation, spare: int) -> dict[str, int]:
-    """Characters each message may keep: the matched one first, the rest share a third."""
+    """Characters of JSON each message may keep: the others at least a third of ``spare``
+    (less if they need less) and whatever the matched one does not need; the matched one the
+    rest."""
+    matched = [m for m in conversation.messages if m.id == conversation.matched_id]
     others = [m for m in conversation.messages if m.id != conversation.matched_id]
-    others_total = sum(len(m.content) for m in others)
-    others_room = min(others_total, spare // 3) if others else 0
+    matched_need = sum(json_length(m.content) for m in matched)
+    others_need = sum(json_length(m.content) for m in others)
+    others_room = min(others_need, max(spare // 3, spare - matched_need)) if others else 0
     shares = {m.id: others_room // len(others) for m in others}
     shares[conversation.matched_id] = spare - sum(shares.values())
     return shares

@@ -194,6 +194,64 @@ def delete_message(ctx: click.Context, message_id: str) -> None:
 
 
 @cli.command()
+@click.argument("content")
+@click.option(
+    "--category",
+    type=click.Choice(["preference", "fact", "project", "goal", "other"]),
+    default="fact",
+    show_default=True,
+    help="What kind of memory it is.",
+)
+@click.option("--key", help="Semantic key; new content under it supersedes the old value.")
+@click.option("--expires", "expires_at", help="ISO 8601 expiry; local time without a zone.")
+@click.option("--supersedes", help="Id of an active memory this one replaces.")
+@click.option("--memory-id", help="Update this memory instead (its id is kept).")
+@click.pass_context
+def remember(ctx: click.Context, /, content: str, **fields: Any) -> None:
+    """Remember CONTENT (third person, naming the user), or update a memory.
+
+    Example: memstore remember "Diego prefers Spanish." --category preference --key language
+    """
+    emit(service_from(ctx).remember(content, **fields))
+
+
+@cli.command()
+@click.option(
+    "--category",
+    type=click.Choice(["preference", "fact", "project", "goal", "other"]),
+    help="Only this category.",
+)
+@click.option(
+    "--all",
+    "include_inactive",
+    is_flag=True,
+    help="Also superseded, candidate and expired memories.",
+)
+@click.option("--offset", type=click.IntRange(min=0), default=0, help="Where the page starts.")
+@click.option("--limit", type=click.IntRange(min=1), help="Page size (<= max_results).")
+@click.pass_context
+def memories(ctx: click.Context, /, **options: Any) -> None:
+    """List memories: pinned first, then newest first.
+
+    Example: memstore memories --category preference --all
+    """
+    emit(service_from(ctx).list_memories(**options))
+
+
+@cli.command("delete-memory")
+@click.argument("memory_id")
+@click.pass_context
+def delete_memory(ctx: click.Context, memory_id: str) -> None:
+    """Delete one memory and its source links (conversation history stays).
+
+    Example: memstore delete-memory mem_0123456789abcdef0123456789abcdef
+    """
+    result = service_from(ctx).delete_memory_result(memory_id)
+    emit(result)
+    ctx.exit(0 if result.deleted else EXIT_FAILURE)
+
+
+@cli.command()
 @click.pass_context
 def check(ctx: click.Context) -> None:
     """Check integrity, foreign keys, each FTS5 index and the schema version.

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -93,6 +94,32 @@ def load(path: Path) -> LoadedLog:
     except LogFormatError as error:
         raise FileRejected(str(error)) from error
     return LoadedLog(path=resolved, data=data, parsed=parsed)
+
+
+def load_outcome(path: Path) -> LoadedLog | FileRejected:
+    """:func:`load`, with a rejection returned instead of raised (for the prefetch thread)."""
+    try:
+        return load(path)
+    except FileRejected as rejection:
+        return rejection
+
+
+def prefetch(paths: Sequence[Path]) -> Iterator[tuple[Path, LoadedLog | FileRejected]]:
+    """Each path with its loaded log, or why it was rejected, in order.
+
+    The next file is read and parsed in a background thread while the caller stores the
+    current one: SQLite releases the GIL while it indexes, so on two cores parsing costs
+    almost nothing. At most two files are held in memory.
+    """
+    if not paths:
+        return
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="memstore-import") as reader:
+        pending = reader.submit(load_outcome, paths[0])
+        for index, path in enumerate(paths):
+            outcome = pending.result()
+            if index + 1 < len(paths):
+                pending = reader.submit(load_outcome, paths[index + 1])
+            yield path, outcome
 
 
 def read(path: Path) -> tuple[str, bytes]:

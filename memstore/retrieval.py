@@ -1,7 +1,9 @@
 """Recall over history: ranked hits, user/assistant pairing, bounded results.
 
-An assistant hit is shown with the user request before it, and left out when there is none
-(an orphan reply). A user hit is shown with the completed reply after it when there is one.
+An assistant hit is shown with the user request before it (the closest completed user message,
+past any further assistant messages, so the second part of a reply keeps its question), and
+left out when there is none (an orphan reply). A user hit is shown with the completed reply
+after it when there is one.
 A hit already shown as part of an earlier conversation is not repeated. Conversations are
 taken best first until ``limit`` of them are in, or the next one no longer fits the
 character budget even clipped.
@@ -14,11 +16,11 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
-from memstore.budget import fit_conversation, json_size
+from memstore.budget import fit_conversation, fit_memory, json_size
 from memstore.models import MessageRow
 from memstore.repository import history
-from memstore.repository.search import MessageHit
-from memstore.schemas import Message, RecallConversation
+from memstore.repository.search import MessageHit, request_before
+from memstore.schemas import Memory, Message, RecallConversation
 
 
 @dataclass(frozen=True)
@@ -31,12 +33,12 @@ class Page:
 
 def paired(db: Session, hit: MessageHit) -> list[Message] | None:
     """The hit with its paired message in sequence order, or None for an orphan reply."""
-    hit_row = MessageRow(session_id=hit.session_id, sequence=hit.sequence)
     if hit.role == "assistant":
-        request = history.neighbour(db, hit_row, before=True)
-        if request is None or request.role != "user":
+        request = request_before(db, hit.session_id, hit.sequence)
+        if request is None:
             return None
         return [Message.model_validate(request), Message.model_validate(hit)]
+    hit_row = MessageRow(session_id=hit.session_id, sequence=hit.sequence)
     reply = history.neighbour(db, hit_row, before=False)
     if reply is None or reply.role != "assistant":
         return [Message.model_validate(hit)]
@@ -59,6 +61,22 @@ def conversations(db: Session, hits: Iterable[MessageHit]) -> Iterable[RecallCon
             timestamp=hit.created_at,
             messages=messages,
         )
+
+
+def fill_memories(
+    memories: Iterable[Memory], *, room: int, folded_terms: frozenset[str]
+) -> tuple[list[Memory], int, bool]:
+    """Memories best first while they fit ``room`` characters of JSON: those taken, the room
+    left, and whether one was clipped or left out."""
+    taken: list[Memory] = []
+    for memory in memories:
+        separator = 1 if taken else 0
+        fitted = fit_memory(memory, room - separator, folded_terms)
+        if fitted is None:
+            return taken, room, True
+        taken.append(fitted)
+        room -= json_size(fitted) + separator
+    return taken, room, any(memory.truncated for memory in taken)
 
 
 def fill_page(

@@ -69,6 +69,15 @@ class Memory(Result):
     modified_at: datetime
     expires_at: datetime | None
     superseded_by: str | None
+    truncated: bool = False
+    """True when ``content`` was clipped to fit a budget (it then ends with …)."""
+
+
+def memory_status(status: str, expires_at: datetime | None, now: datetime) -> MemoryStatus:
+    """The status to show: an active memory whose expiry has passed shows as ``expired``."""
+    if status == "active" and expires_at is not None and expires_at <= now:
+        return "expired"
+    return status  # type: ignore[return-value]  # the CHECK constraint admits only these
 
 
 class RecallConversation(Result):
@@ -152,3 +161,33 @@ class HealthReport(Result):
     schema_version: int
     code_version: int
     counts: dict[str, int]
+
+
+class MemorySource(Result):
+    """Where a memory came from; ``message_id`` is None once that message was deleted."""
+
+    memory_id: str
+    message_id: str | None
+    source_ref: str | None
+
+
+class MemoryPage(Result):
+    """One page of memories, with the exact total and where the next page starts."""
+
+    memories: list[Memory]
+    total: int
+    next_offset: int | None
+    """Pass as ``offset`` for the next page; None on the last page."""
+
+
+class MemoryContext(Result):
+    """The per-turn memory block a host injects before the model sees the user's message."""
+
+    text: str
+    """The block to inject, labelled as untrusted data; empty when there is nothing."""
+    memory_ids: list[str]
+    """Memories included, in the order shown."""
+    omitted_ids: list[str]
+    """Memories the ``context_chars`` budget left out."""
+    truncated: bool
+    """True when a memory's content was clipped to fit."""

@@ -13,23 +13,41 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from memstore import importer, retrieval
+from memstore import context as context_block
+from memstore import importer, lifecycle, retrieval
+from memstore.budget import json_size
 from memstore.config import MemoryConfig
 from memstore.db import Database
 from memstore.errors import InvalidInput, NotFound
-from memstore.models import MESSAGE_STATUSES, ROLES, MessageRow, SessionRow
+from memstore.guard import reject_secrets
+from memstore.memory_rules import clean_content, normalize_content, normalize_key, parse_expiry
+from memstore.models import (
+    CATEGORIES,
+    MESSAGE_STATUSES,
+    ORIGINS,
+    ROLES,
+    MemoryRow,
+    MessageRow,
+    SessionRow,
+)
 from memstore.repository import health as health_checks
 from memstore.repository import history as history_rows
-from memstore.repository.fts_query import MODES, build_match, fold, query_tokens
-from memstore.repository.search import Filters, history_hits
+from memstore.repository import memories as memory_rows
+from memstore.repository.fts_query import build_match, fold, query_tokens, ranking_match
+from memstore.repository.search import Filters, history_hits, memory_hits
 from memstore.schemas import (
     DeleteResult,
     FileImport,
     HealthReport,
     ImportReport,
+    Memory,
+    MemoryContext,
+    MemoryPage,
+    MemorySource,
     Message,
     RecallResult,
     Session,
+    memory_status,
 )
 
 Progress = Callable[[FileImport], None]
@@ -70,6 +88,58 @@ def session_model(row: SessionRow) -> Session:
     )
 
 
+def memory_model(row: MemoryRow, now: datetime) -> Memory:
+    """The public model of a memory row; past its expiry an active memory shows as expired."""
+    return Memory(
+        id=row.id,
+        content=row.content,
+        category=row.category,
+        key=row.key,
+        status=memory_status(row.status, row.expires_at, now),
+        origin=row.origin,
+        confidence=row.confidence,
+        pinned=row.pinned,
+        created_at=row.created_at,
+        modified_at=row.modified_at,
+        expires_at=row.expires_at,
+        superseded_by=row.superseded_by,
+    )
+
+
+def memory_draft(
+    content: str | None,
+    *,
+    category: str | None,
+    key: str | None,
+    expires_at: str | datetime | None,
+    now: datetime,
+    origin: str = "explicit",
+    confidence: float = 1.0,
+) -> lifecycle.Draft:
+    """Validate the fields of a memory write.
+
+    Raises:
+        InvalidInput: For a bad category, origin, confidence, content, key or expiry.
+        SecretRejected: When the content looks like it holds a credential.
+    """
+    one_of(category, CATEGORIES, "category")
+    one_of(origin, ORIGINS, "origin")
+    if not 0.0 <= confidence <= 1.0:
+        raise InvalidInput("confidence", f"is {confidence}; use a number from 0 to 1.")
+    cleaned = None if content is None else clean_content(content)
+    if cleaned is not None:
+        reject_secrets(cleaned)
+    return lifecycle.Draft(
+        content=cleaned,
+        normalized=None if cleaned is None else normalize_content(cleaned),
+        category=category,
+        key=normalize_key(key),
+        expires_at=parse_expiry(expires_at, now),
+        origin=origin,
+        confidence=confidence,
+    )
+
+
 class MemoryService:
     """Conversation history and long-term memories in one SQLite file.
 
@@ -95,6 +165,16 @@ class MemoryService:
     def from_config(cls, config: MemoryConfig) -> MemoryService:
         """A service over ``config.database_path()`` with ``config``'s limits."""
         return cls(config.database_path(), config=config)
+
+    def close(self) -> None:
+        """Close pooled connections; the service opens new ones if used again."""
+        self._db.dispose()
+
+    def __enter__(self) -> MemoryService:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
     @property
     def path(self) -> Path:
@@ -267,8 +347,8 @@ class MemoryService:
         """
         roles = speaker_roles(speakers)
         reports = []
-        for path in importer.expand_paths(paths):
-            report = self._import_file(path, roles, include_tail)
+        for path, loaded in importer.prefetch(importer.expand_paths(paths)):
+            report = self._store_file(path, loaded, roles, include_tail)
             reports.append(report)
             if progress is not None:
                 progress(report)
@@ -278,13 +358,210 @@ class MemoryService:
             errors=sum(report.error is not None for report in reports),
         )
 
-    def _import_file(self, path: Path, roles: Mapping[str, str], include_tail: bool) -> FileImport:
+    def _store_file(
+        self,
+        path: Path,
+        loaded: importer.LoadedLog | importer.FileRejected,
+        roles: Mapping[str, str],
+        include_tail: bool,
+    ) -> FileImport:
         try:
-            log = importer.load(path)
+            if isinstance(loaded, importer.FileRejected):
+                raise loaded
             with self._db.write() as db:
-                return importer.store(db, log, roles, include_tail, utc_now())
+                return importer.store(db, loaded, roles, include_tail, utc_now())
         except importer.FileRejected as error:
             return importer.rejected(path, str(error))
+
+    # Memories
+
+    def remember(
+        self,
+        content: str,
+        *,
+        category: str = "fact",
+        key: str | None = None,
+        memory_id: str | None = None,
+        expires_at: str | datetime | None = None,
+        supersedes: str | None = None,
+        origin: str = "explicit",
+        confidence: float = 1.0,
+        source_message_id: str | None = None,
+        source_ref: str | None = None,
+    ) -> Memory:
+        """Create, reuse, update or supersede a memory, in one write transaction.
+
+        Normalised duplicate content (NFKC, case folded, white space collapsed, final period
+        dropped) returns the existing memory. New content under an active ``key`` supersedes
+        the memory holding it; ``supersedes`` does the same for an explicit id. With
+        ``memory_id`` this is :meth:`update_memory`.
+
+        Args:
+            content: 1-4,000 characters after trimming; written in the third person.
+            category: ``preference``, ``fact``, ``project``, ``goal`` or ``other``.
+            key: A semantic key such as ``response_language``; normalised to letters, numbers,
+                dots, hyphens and underscores; empty means none.
+            memory_id: Update this memory instead (its id is kept).
+            expires_at: ISO 8601 or datetime in the future; without a time zone it is local
+                time; empty means none. Expired memories leave recall, context and counts.
+            supersedes: Id of an active memory this one replaces.
+            origin: ``explicit``, or ``extracted`` for an unconfirmed candidate that stays out
+                of recall and context until confirmed by an update and never supersedes.
+            confidence: 0-1, for extracted candidates.
+            source_message_id, source_ref: The message the memory came from.
+
+        Raises:
+            InvalidInput: For any invalid argument (named in the message).
+            SecretRejected: When the content looks like a credential; nothing is stored.
+            NotFound: For an unknown ``memory_id``, ``supersedes`` or source message.
+        """
+        if memory_id is not None:
+            return self.update_memory(
+                memory_id, content, category=category, key=key, expires_at=expires_at
+            )
+        now = utc_now()
+        draft = memory_draft(
+            content,
+            category=category,
+            key=key,
+            expires_at=expires_at,
+            now=now,
+            origin=origin,
+            confidence=confidence,
+        )
+        source = lifecycle.Source(source_message_id, source_ref)
+        with self._db.write() as db:
+            row = lifecycle.create(db, draft, supersedes=supersedes, source=source, now=now)
+            return memory_model(row, now)
+
+    def get_memory(self, memory_id: str) -> Memory | None:
+        """The memory with this id, whatever its status, or None."""
+        with self._db.read() as db:
+            row = memory_rows.get(db, memory_id)
+            return None if row is None else memory_model(row, utc_now())
+
+    def update_memory(
+        self,
+        memory_id: str,
+        content: str | None = None,
+        *,
+        category: str | None = None,
+        key: str | None = None,
+        expires_at: str | datetime | None = None,
+    ) -> Memory:
+        """Change a memory in place, keeping its id; a candidate becomes confirmed.
+
+        Any other active memory holding the new content or key is superseded by this one.
+        Arguments left as None (or empty) keep their value.
+
+        Raises:
+            NotFound: If there is no such memory.
+            InvalidInput: For invalid fields, or a memory that was superseded.
+            SecretRejected: When the new content looks like a credential.
+        """
+        now = utc_now()
+        draft = memory_draft(content, category=category, key=key, expires_at=expires_at, now=now)
+        with self._db.write() as db:
+            row = memory_rows.get(db, memory_id)
+            if row is None:
+                raise NotFound("memory", memory_id)
+            return memory_model(lifecycle.update(db, row, draft, now), now)
+
+    def memory_sources(self, memory_id: str) -> list[MemorySource]:
+        """The messages (or source references) a memory came from, oldest link first."""
+        with self._db.read() as db:
+            return [MemorySource.model_validate(row) for row in memory_rows.sources(db, memory_id)]
+
+    def delete_memory(self, memory_id: str) -> bool:
+        """Permanently delete a memory and its source links; history is never touched.
+
+        Returns:
+            True when a memory was deleted, False when there was none with that id.
+        """
+        with self._db.write() as db:
+            row = memory_rows.get(db, memory_id)
+            if row is None:
+                return False
+            memory_rows.delete_memory(db, row)
+            return True
+
+    def delete_memory_result(self, memory_id: str) -> DeleteResult:
+        """:meth:`delete_memory` as a result model (what the CLI prints)."""
+        return DeleteResult(deleted=self.delete_memory(memory_id), id=memory_id)
+
+    def pin_memory(self, memory_id: str, pinned: bool = True) -> Memory:
+        """Pin (or unpin) a memory: pinned memories come first in the context.
+
+        Raises:
+            NotFound: If there is no such memory.
+        """
+        now = utc_now()
+        with self._db.write() as db:
+            row = memory_rows.get(db, memory_id)
+            if row is None:
+                raise NotFound("memory", memory_id)
+            row.pinned, row.modified_at = pinned, now
+            db.flush()
+            return memory_model(row, now)
+
+    def list_memories(
+        self,
+        *,
+        category: str | None = None,
+        include_inactive: bool = False,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> MemoryPage:
+        """Memories in force (or all of them), pinned first, then newest first.
+
+        Args:
+            category: Only this category.
+            include_inactive: Also superseded, candidate and expired memories.
+            limit: Page size; ``max_results`` by default.
+            offset: Where the page starts.
+
+        Raises:
+            InvalidInput: For an unknown category, limit < 1 or offset < 0.
+        """
+        one_of(category, CATEGORIES, "category")
+        if offset < 0:
+            raise InvalidInput("offset", f"is {offset}; use 0 or more.")
+        size = self._page_limit(limit)
+        now = utc_now()
+        with self._db.read() as db:
+            rows, total = memory_rows.page(
+                db,
+                category=category,
+                include_inactive=include_inactive,
+                now=now,
+                limit=size,
+                offset=offset,
+            )
+            memories = [memory_model(row, now) for row in rows]
+        following = offset + len(memories)
+        return MemoryPage(
+            memories=memories, total=total, next_offset=following if following < total else None
+        )
+
+    def context(self, query: str = "") -> MemoryContext:
+        """The memory block to inject this turn, within ``context_chars`` characters.
+
+        Every confirmed memory in force: pinned first, then those matching ``query`` (best
+        rank first), then the rest newest first; long contents are clipped fairly before any
+        memory is left out. Never includes conversation history.
+
+        Args:
+            query: The user's request; any text (it is only used to rank, never as syntax).
+        """
+        now = utc_now()
+        with self._db.read() as db:
+            rows = memory_rows.in_force(db, now)
+            match = ranking_match(query) if rows else None
+            matching = (
+                [r.id for r in memory_hits(db, match, Filters(), now, len(rows))] if match else []
+            )
+        items = [context_block.Item(r.id, r.category, r.pinned, r.content) for r in rows]
+        return context_block.build(context_block.order(items, matching), self.config.context_chars)
 
     # Recall
 
@@ -300,9 +577,11 @@ class MemoryService:
         until: datetime | None = None,
         limit: int | None = None,
     ) -> RecallResult:
-        """Search conversation history (and memories) for ``query``, best bm25 rank first.
+        """Search memories and conversation history for ``query``, best bm25 rank first.
 
         The query is literal text: FTS5 operators, quotes and punctuation are never syntax.
+        Memories are the active, unexpired, confirmed ones; session and role filters reach
+        them through their source messages, so a memory without one cannot match those.
         Each history hit comes with its pair: an assistant reply with the user request before
         it (orphan replies are left out), a user message with the completed reply after it.
         System, interrupted and error messages are never returned.
@@ -311,36 +590,42 @@ class MemoryService:
             query: At most 512 characters and 32 distinct words.
             mode: ``any`` word, ``all`` words, or ``phrase`` (consecutive, repeats kept).
             history: False searches memories only.
-            session_id, role: Filters on the matched message.
+            session_id, role: Filters on the matched message (a memory's source message).
             since, until: Aware times; the matched record was created at or after ``since``
                 and before ``until``.
-            limit: Most conversations returned; capped by ``max_results``.
+            limit: Most memories, and most conversations, returned; capped by
+                ``max_results``.
 
         Returns:
-            At most ``limit`` conversations and ``recall_chars`` characters of JSON; clipped
-            messages end with "…" and are marked ``truncated``.
+            At most ``limit`` memories and ``limit`` conversations within ``recall_chars``
+            characters of JSON (memories first); clipped texts end with "…" and are marked
+            ``truncated``.
 
         Raises:
             InvalidQuery: For an empty, too long or too wordy query, or an unknown mode.
             InvalidInput: For a bad role, naive time or limit < 1.
         """
-        one_of(mode, MODES, "mode")
         one_of(role, ("user", "assistant"), "role")
-        match = build_match(query, mode)  # type: ignore[arg-type]
+        match = build_match(query, mode)  # type: ignore[arg-type]  # checked there
         filters = Filters(session_id, role, aware(since, "since"), aware(until, "until"))
         terms = frozenset(fold(token) for token in query_tokens(query))
-        empty = RecallResult(memories=[], conversations=[], truncated=True)
-        room = self.config.recall_chars - len(empty.model_dump_json())
-        if not history:
-            return empty.model_copy(update={"truncated": False})
+        size, now = self._page_limit(limit), utc_now()
+        empty = RecallResult(memories=[], conversations=[], truncated=False)
+        room = self.config.recall_chars - json_size(empty)
         with self._db.read() as db:
-            page = retrieval.fill_page(
-                retrieval.conversations(db, history_hits(db, match, filters)),
-                limit=self._page_limit(limit),
-                room=room,
-                folded_terms=terms,
+            rows = memory_hits(db, match, filters, now, size)
+            memories, room, clipped = retrieval.fill_memories(
+                [memory_model(row, now) for row in rows], room=room, folded_terms=terms
             )
-        return RecallResult(memories=[], conversations=page.conversations, truncated=page.truncated)
+            hits = history_hits(db, match, filters) if history else iter(())
+            page = retrieval.fill_page(
+                retrieval.conversations(db, hits), limit=size, room=room, folded_terms=terms
+            )
+        return RecallResult(
+            memories=memories,
+            conversations=page.conversations,
+            truncated=clipped or page.truncated,
+        )
 
     def _page_limit(self, limit: int | None) -> int:
         if limit is not None and limit < 1:

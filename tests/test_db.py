@@ -46,7 +46,7 @@ def test_concurrent_read_then_write_transactions_land_or_fail_only_with_store_bu
         for n in range(15):
             try:
                 message = own.record_message(session.id, "user", f"worker {worker} message {n}")
-            except BaseException as error:  # noqa: BLE001 - collected and asserted below
+            except BaseException as error:
                 errors.append(error)
             else:
                 acknowledged.append(message.id if message else "")

@@ -26,8 +26,18 @@ def is_token_char(char: str) -> bool:
     return category[0] in "LNM" or category == "Co"
 
 
+def is_mark(char: str) -> bool:
+    """True for combining marks (Mn, Mc, Me)."""
+    return unicodedata.category(char)[0] == "M"
+
+
 def token_spans(text: str) -> list[tuple[int, int]]:
-    """The ``[start, end)`` character spans of the word tokens of ``text``, in order."""
+    """The ``[start, end)`` character spans of the word tokens of ``text``, in order.
+
+    A run of combining marks alone is no token: ``remove_diacritics`` folds it away or
+    unicode61 separates at it, so it can never match, and as an FTS5 string it would be an
+    empty phrase, which makes an ``all`` query match nothing.
+    """
     spans: list[tuple[int, int]] = []
     start: int | None = None
     for index, char in enumerate(text):
@@ -38,7 +48,7 @@ def token_spans(text: str) -> list[tuple[int, int]]:
             start = None
     if start is not None:
         spans.append((start, len(text)))
-    return spans
+    return [(start, end) for start, end in spans if not all(map(is_mark, text[start:end]))]
 
 
 def tokenize(text: str) -> list[str]:
@@ -96,3 +106,17 @@ def build_match(text: str, mode: Mode) -> str:
         return " + ".join(quote(token) for token in tokens)
     unique = list(dict.fromkeys(tokens))
     return (" OR " if mode == "any" else " AND ").join(quote(token) for token in unique)
+
+
+def ranking_match(text: str) -> str | None:
+    """An any-word MATCH expression that ranks by ``text`` of any length, or None.
+
+    For the per-turn context, where the user's whole message ranks memories and must never
+    fail: the first 32 distinct words are used and the rest ignored.
+    """
+    distinct: dict[str, str] = {}
+    for token in tokenize(text):
+        distinct.setdefault(fold(token), token)
+        if len(distinct) == MAX_DISTINCT_TOKENS:
+            break
+    return " OR ".join(quote(token) for token in distinct.values()) or None

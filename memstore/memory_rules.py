@@ -1,0 +1,84 @@
+"""Pure rules of the memory lifecycle: content, keys, duplicates and expiry.
+
+Where they come from: the memory paragraphs of the Morgan design notes (keys of letters,
+numbers, dots, hyphens and underscores; normalised duplicates reused; expiry read as local
+time when it has no time zone and required to be in the future).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from datetime import UTC, datetime
+
+from memstore.errors import InvalidInput
+
+MAX_CONTENT_CHARS = 4000
+MAX_KEY_CHARS = 200
+KEY_OUTSIDE = re.compile(r"[^\w.\-]+|_+")
+WHITESPACE = re.compile(r"\s+")
+
+
+def clean_content(content: str) -> str:
+    """Content trimmed of surrounding white space.
+
+    Raises:
+        InvalidInput: If it is empty or over 4,000 characters after trimming.
+    """
+    trimmed = content.strip()
+    if not trimmed:
+        raise InvalidInput("content", "is empty; write the fact to remember.")
+    if len(trimmed) > MAX_CONTENT_CHARS:
+        raise InvalidInput(
+            "content", f"is {len(trimmed)} characters; at most {MAX_CONTENT_CHARS} are allowed."
+        )
+    return trimmed
+
+
+def normalize_content(content: str) -> str:
+    """The form duplicates are compared in: NFKC, case folded, white space collapsed, one
+    final period dropped. Paraphrases stay different."""
+    folded = unicodedata.normalize("NFKC", content).casefold()
+    collapsed = WHITESPACE.sub(" ", folded).strip()
+    return collapsed[:-1].rstrip() if collapsed.endswith(".") else collapsed
+
+
+def normalize_key(key: str | None) -> str | None:
+    """A semantic key as lowercase letters, numbers, dots, hyphens and underscores, or None
+    when nothing is left ("Response Language" -> "response_language").
+
+    Raises:
+        InvalidInput: If the key is over 200 characters.
+    """
+    if key is None:
+        return None
+    folded = unicodedata.normalize("NFKC", key).casefold().strip()
+    normalized = KEY_OUTSIDE.sub("_", folded).strip("_")
+    if len(normalized) > MAX_KEY_CHARS:
+        raise InvalidInput("key", f"is over {MAX_KEY_CHARS} characters; use a short name.")
+    return normalized or None
+
+
+def parse_expiry(value: str | datetime | None, now: datetime) -> datetime | None:
+    """An expiry time in UTC, or None for no (or an empty) expiry.
+
+    Args:
+        value: ISO 8601 text or a datetime; without a time zone it is local time.
+        now: The current time, aware.
+
+    Raises:
+        InvalidInput: If it is not ISO 8601 or not in the future.
+    """
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value.strip())
+        except ValueError as error:
+            raise InvalidInput(
+                "expires_at", f"{value!r} is not ISO 8601, e.g. 2026-12-31T18:00 or 2026-12-31."
+            ) from error
+    when = value.astimezone(UTC)  # a naive datetime is taken as local time
+    if when <= now:
+        raise InvalidInput("expires_at", f"{when.isoformat()} is not in the future.")
+    return when

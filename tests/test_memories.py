@@ -1,0 +1,204 @@
+"""The memory lifecycle through MemoryService: create, reuse, supersede, update, expire,
+candidates, sources, pinning, listing and deletion."""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from memstore import InvalidInput, MemoryService, NotFound
+
+
+def test_a_key_replaced_from_spanish_to_english_leaves_one_active_and_one_superseded(
+    service: MemoryService,
+) -> None:
+    spanish = service.remember(
+        "Diego prefers responses in Spanish.", category="preference", key="Response Language"
+    )
+    english = service.remember(
+        "Diego prefers responses in English.", category="preference", key="response_language"
+    )
+    assert english.key == spanish.key == "response_language"
+    old = service.get_memory(spanish.id)
+    assert old is not None and old.status == "superseded" and old.superseded_by == english.id
+    everything = service.list_memories(include_inactive=True).memories
+    assert [(m.id, m.status) for m in everything if m.status == "active"] == [
+        (english.id, "active")
+    ]
+
+
+def test_an_update_by_id_keeps_the_id(service: MemoryService) -> None:
+    memory = service.remember("Diego lives in Madrid.", category="fact")
+    updated = service.remember("Diego lives in Valencia.", memory_id=memory.id)
+    assert updated.id == memory.id and updated.content == "Diego lives in Valencia."
+    assert updated.modified_at >= memory.modified_at
+    assert service.list_memories().total == 1
+
+
+def test_an_update_supersedes_another_memory_holding_its_new_content_or_key(
+    service: MemoryService,
+) -> None:
+    first = service.remember("Diego drinks coffee at ten.", key="coffee_time")
+    second = service.remember("Diego likes tea.")
+    updated = service.update_memory(second.id, "Diego drinks coffee at ten")
+    assert updated.id == second.id
+    old = service.get_memory(first.id)
+    assert old is not None and (old.status, old.superseded_by) == ("superseded", second.id)
+    with pytest.raises(InvalidInput, match="superseded"):
+        service.update_memory(first.id, "anything")
+
+
+def test_duplicate_content_in_another_case_and_spacing_returns_the_same_id(
+    service: MemoryService,
+) -> None:
+    memory = service.remember("Diego's dog is called Rudiger.")
+    again = service.remember("  diego's DOG   is called rudiger  ")
+    assert again.id == memory.id
+    assert service.list_memories().total == 1
+
+
+def test_paraphrases_are_not_merged(service: MemoryService) -> None:
+    service.remember("Diego's dog is called Rudiger.")
+    service.remember("Diego has a dog named Rudiger.")
+    assert service.list_memories().total == 2
+
+
+def test_supersedes_replaces_an_explicit_id(service: MemoryService) -> None:
+    old = service.remember("Diego works at Acme.")
+    new = service.remember("Diego works at Globex.", supersedes=old.id)
+    replaced = service.get_memory(old.id)
+    assert replaced is not None and replaced.superseded_by == new.id
+    with pytest.raises(NotFound):
+        service.remember("Diego works nowhere.", supersedes="mem_missing")
+
+
+def test_content_and_arguments_are_validated(service: MemoryService) -> None:
+    with pytest.raises(InvalidInput, match="content"):
+        service.remember("   ")
+    with pytest.raises(InvalidInput, match="4000"):
+        service.remember("x" * 4001)
+    assert service.remember("  " + "x" * 4000 + "  ").content == "x" * 4000
+    with pytest.raises(InvalidInput, match="category"):
+        service.remember("Diego likes jazz.", category="hobby")
+    with pytest.raises(InvalidInput, match="expires_at"):
+        service.remember("Diego likes jazz.", expires_at="next week")
+
+
+def test_empty_key_and_empty_expiry_are_ignored(service: MemoryService) -> None:
+    memory = service.remember("Diego likes jazz.", key="  !! ", expires_at="")
+    assert memory.key is None and memory.expires_at is None
+
+
+def test_a_naive_expiry_is_read_as_local_time(service: MemoryService) -> None:
+    local = (datetime.now() + timedelta(days=2)).replace(microsecond=0)
+    memory = service.remember("Diego is travelling.", expires_at=local.isoformat())
+    assert memory.expires_at == local.astimezone(UTC)
+    with pytest.raises(InvalidInput, match="future"):
+        service.remember("Diego was travelling.", expires_at="2001-01-01T00:00:00+00:00")
+
+
+def test_expired_memories_leave_listing_and_free_their_key(service: MemoryService, seeded) -> None:
+    from tests.factories import MemoryFactory
+
+    past = datetime.now(UTC) - timedelta(minutes=1)
+    with seeded():
+        expired = MemoryFactory(
+            content="Diego is in Paris.",
+            normalized_content="diego is in paris",
+            key="location",
+            expires_at=past,
+        ).id
+    assert service.list_memories().total == 0
+    shown = service.get_memory(expired)
+    assert shown is not None and shown.status == "expired"
+    fresh = service.remember("Diego is in Paris.", key="location")
+    assert fresh.id != expired and fresh.status == "active"
+    old = service.get_memory(expired)
+    assert old is not None and old.status == "expired" and old.superseded_by is None
+
+
+def test_a_candidate_is_invisible_until_confirmed_and_never_supersedes(
+    service: MemoryService,
+) -> None:
+    confirmed = service.remember("Diego prefers Spanish.", key="response_language")
+    candidate = service.remember(
+        "Diego prefers English.", key="response_language", origin="extracted", confidence=0.4
+    )
+    assert candidate.status == "candidate" and candidate.confidence == 0.4
+    assert [m.id for m in service.list_memories().memories] == [confirmed.id]
+    assert service.get_memory(confirmed.id).status == "active"  # type: ignore[union-attr]
+    confirmed_now = service.update_memory(candidate.id)
+    assert confirmed_now.status == "active" and confirmed_now.id == candidate.id
+    assert service.get_memory(confirmed.id).superseded_by == candidate.id  # type: ignore[union-attr]
+    with pytest.raises(InvalidInput, match="candidate"):
+        service.remember("Diego prefers Italian.", origin="extracted", supersedes=candidate.id)
+
+
+def test_sources_survive_the_deletion_of_their_message(service: MemoryService) -> None:
+    session = service.start_session()
+    message = service.record_message(
+        session.id, "user", "Remember that my dog is Rudiger", source_ref="/logs/a.md#byte=29"
+    )
+    assert message is not None
+    memory = service.remember("Diego has a dog called Rudiger.", source_message_id=message.id)
+    assert service.delete_message(message.id)
+    assert service.get_memory(memory.id) is not None
+    sources = service.memory_sources(memory.id)
+    assert [(s.message_id, s.source_ref) for s in sources] == [(None, "/logs/a.md#byte=29")]
+    with pytest.raises(NotFound):
+        service.remember("Diego has a cat.", source_message_id="msg_missing")
+
+
+def test_delete_memory_removes_it_and_its_links_but_not_history(service: MemoryService) -> None:
+    session = service.start_session()
+    message = service.record_message(session.id, "user", "my dog is Rudiger")
+    assert message is not None
+    old = service.remember("Diego has a dog.", key="pet")
+    memory = service.remember(
+        "Diego has a dog called Rudiger.", key="pet", source_message_id=message.id
+    )
+    assert service.delete_memory(memory.id) is True
+    assert service.get_memory(memory.id) is None
+    assert service.memory_sources(memory.id) == []
+    assert service.get_memory(old.id).superseded_by is None  # type: ignore[union-attr]
+    assert [m.id for m in service.messages(session.id)] == [message.id]
+    assert service.delete_memory(memory.id) is False
+    assert service.health().ok
+
+
+def test_pin_and_list_order(service: MemoryService) -> None:
+    first = service.remember("Diego likes jazz.")
+    second = service.remember("Diego likes chess.")
+    third = service.remember("Diego likes paella.")
+    assert service.pin_memory(first.id).pinned is True
+    page = service.list_memories(limit=2)
+    assert [m.id for m in page.memories] == [first.id, third.id]
+    assert (page.total, page.next_offset) == (3, 2)
+    rest = service.list_memories(limit=2, offset=2)
+    assert [m.id for m in rest.memories] == [second.id] and rest.next_offset is None
+    assert service.pin_memory(first.id, pinned=False).pinned is False
+    assert service.list_memories(category="goal").total == 0
+    with pytest.raises(NotFound):
+        service.pin_memory("mem_missing")
+
+
+def test_two_writers_under_one_key_end_with_exactly_one_active_memory(
+    service: MemoryService,
+) -> None:
+    service.health()  # migrate before the race
+    barrier = threading.Barrier(2)
+
+    def writer(language: str) -> None:
+        own = MemoryService(service.path)
+        barrier.wait()
+        own.remember(f"Diego prefers {language}.", key="response_language")
+
+    threads = [threading.Thread(target=writer, args=(lang,)) for lang in ("Spanish", "English")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    memories = service.list_memories(include_inactive=True).memories
+    assert sorted(m.status for m in memories) == ["active", "superseded"]

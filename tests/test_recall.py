@@ -1,0 +1,605 @@
+"""Tests of recall over history, through the real service and a real database file.
+
+Rows are written by the factories in one committed transaction (the ``seeded`` fixture); the
+FTS triggers index them as the application's own writes would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager, suppress
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memstore import MemoryConfig, MemoryService
+from memstore.errors import InvalidInput, InvalidQuery
+from memstore.repository.fts_query import MODES
+from memstore.schemas import RecallResult
+from tests.factories import BASE_TIME, MessageFactory, SessionFactory
+from tests.test_fts_query import HOSTILE
+
+Seeded = Callable[[], AbstractContextManager[None]]
+Turn = tuple[str, str] | tuple[str, str, str]
+HOSTILE_QUERIES = sorted({query for query, *_ in HOSTILE}, key=lambda q: (len(q), q))
+
+
+def chat(*turns: Turn, at: datetime = BASE_TIME, session_id: str | None = None) -> list[str]:
+    """``(role, content[, status])`` turns a minute apart after ``at``, in a new session unless
+    ``session_id`` is given; their ids."""
+    session_id = session_id or SessionFactory().id
+    ids = []
+    for sequence, (role, content, *status) in enumerate(turns, start=1):
+        row = MessageFactory(
+            session_id=session_id,
+            sequence=sequence,
+            role=role,
+            content=content,
+            status=status[0] if status else "completed",
+            created_at=at + timedelta(minutes=sequence),
+        )
+        ids.append(row.id)
+    return ids
+
+
+def contents(result: RecallResult) -> list[list[str]]:
+    """Each conversation's message contents, in order."""
+    return [[m.content for m in c.messages] for c in result.conversations]
+
+
+def message_ids(result: RecallResult) -> list[list[str]]:
+    """Each conversation's message ids, in order."""
+    return [[m.id for m in c.messages] for c in result.conversations]
+
+
+def matched(result: RecallResult) -> list[str]:
+    return [c.matched_id for c in result.conversations]
+
+
+def found(result: RecallResult) -> set[str]:
+    """The contents of the matched messages, in no order."""
+    by_id = {m.id: m.content for c in result.conversations for m in c.messages}
+    return {by_id[c.matched_id] for c in result.conversations}
+
+
+# Modes
+
+
+@pytest.fixture
+def animals(seeded: Seeded) -> None:
+    with seeded():
+        chat(("user", "The zebra sleeps."))
+        chat(("user", "A giraffe eats leaves."))
+        chat(("user", "Giraffe and zebra share the plain."))
+        chat(("user", "Nothing to see here."))
+
+
+def test_any_mode_finds_messages_with_any_word(service: MemoryService, animals: None) -> None:
+    result = service.recall("zebra giraffe")
+    assert found(result) == {
+        "The zebra sleeps.",
+        "A giraffe eats leaves.",
+        "Giraffe and zebra share the plain.",
+    }
+    assert result.truncated is False
+
+
+def test_all_mode_needs_every_word_in_any_order(service: MemoryService, animals: None) -> None:
+    result = service.recall("zebra giraffe", mode="all")
+    assert found(result) == {"Giraffe and zebra share the plain."}
+
+
+def test_any_is_the_default_mode(service: MemoryService, animals: None) -> None:
+    assert contents(service.recall("zebra giraffe")) == contents(
+        service.recall("zebra giraffe", mode="any")
+    )
+
+
+@pytest.fixture
+def phrases(seeded: Seeded) -> None:
+    with seeded():
+        chat(("user", "That was very good."))
+        chat(("user", "That was very very good."))
+        chat(("user", "Nos vemos en el Jardín Azul."))
+        chat(("user", "jardin, AZUL: la entrada"))
+        chat(("user", "Azul es el jardín."))
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        # Repeated tokens are kept: "very very" is not "very".
+        ("very very", {"That was very very good."}),
+        ("very good", {"That was very good.", "That was very very good."}),
+        ("very very very", set()),
+        # Case- and accent-insensitive, punctuation is a separator (in the query and the text).
+        (
+            "jardín azul",
+            {"Nos vemos en el Jardín Azul.", "jardin, AZUL: la entrada"},
+        ),
+        ("JARDIN-azul!", {"Nos vemos en el Jardín Azul.", "jardin, AZUL: la entrada"}),
+        # Order matters in a phrase.
+        ("azul jardín", set()),
+        ("azul es el jardin", {"Azul es el jardín."}),
+    ],
+)
+def test_phrase_mode(service: MemoryService, phrases: None, query: str, expected: set[str]) -> None:
+    assert found(service.recall(query, mode="phrase")) == expected
+
+
+def test_unknown_mode_is_rejected(service: MemoryService) -> None:
+    with pytest.raises(InvalidInput, match="mode"):
+        service.recall("zebra", mode="near")
+
+
+# Filters
+
+
+def test_session_filter(service: MemoryService, seeded: Seeded) -> None:
+    with seeded():
+        wanted = SessionFactory().id
+        chat(("user", "zebra in this session"), session_id=wanted)
+        chat(("user", "zebra in another session"))
+    result = service.recall("zebra", session_id=wanted)
+    assert found(result) == {"zebra in this session"}
+    assert [c.session_id for c in result.conversations] == [wanted]
+    assert service.recall("zebra", session_id="ses_missing").conversations == []
+
+
+@pytest.fixture
+def dialogue(seeded: Seeded) -> dict[str, str]:
+    with seeded():
+        user, assistant = chat(
+            ("user", "Which animal has stripes?"),
+            ("assistant", "The zebra has stripes."),
+        )
+        (asker,) = chat(("user", "Tell me about the zebra."))
+    return {"user": user, "assistant": assistant, "asker": asker}
+
+
+def test_role_filter_user(service: MemoryService, dialogue: dict[str, str]) -> None:
+    result = service.recall("zebra", role="user")
+    assert matched(result) == [dialogue["asker"]]
+
+
+def test_role_filter_keeps_the_pair_outside_the_filter(
+    service: MemoryService, dialogue: dict[str, str]
+) -> None:
+    # The paired question is shown although it is a user message: the answer keeps its question.
+    result = service.recall("zebra", role="assistant")
+    assert matched(result) == [dialogue["assistant"]]
+    assert contents(result) == [["Which animal has stripes?", "The zebra has stripes."]]
+
+
+@pytest.mark.parametrize("role", ["system", "User", ""])
+def test_role_filter_accepts_only_user_or_assistant(service: MemoryService, role: str) -> None:
+    with pytest.raises(InvalidInput, match="role"):
+        service.recall("zebra", role=role)
+
+
+@pytest.fixture
+def timeline(seeded: Seeded) -> dict[int, str]:
+    """Three user messages with "zebra", at BASE_TIME + 1, 2 and 3 minutes."""
+    with seeded():
+        (first,) = chat(("user", "zebra one"), at=BASE_TIME)
+        (second,) = chat(("user", "zebra two"), at=BASE_TIME + timedelta(minutes=1))
+        (third,) = chat(("user", "zebra three"), at=BASE_TIME + timedelta(minutes=2))
+    return {1: first, 2: second, 3: third}
+
+
+def minute(n: int) -> datetime:
+    return BASE_TIME + timedelta(minutes=n)
+
+
+@pytest.mark.parametrize(
+    ("since", "until", "expected"),
+    [
+        (minute(2), None, {2, 3}),  # since is inclusive at the exact timestamp
+        (minute(2) + timedelta(microseconds=1), None, {3}),
+        (None, minute(2), {1}),  # until is exclusive at the exact timestamp
+        (None, minute(2) + timedelta(microseconds=1), {1, 2}),
+        (minute(2), minute(3), {2}),
+        (minute(2), minute(2), set()),
+        (minute(3), minute(1), set()),
+        (None, None, {1, 2, 3}),
+    ],
+)
+def test_since_inclusive_until_exclusive(
+    service: MemoryService,
+    timeline: dict[int, str],
+    since: datetime | None,
+    until: datetime | None,
+    expected: set[int],
+) -> None:
+    result = service.recall("zebra", since=since, until=until)
+    assert set(matched(result)) == {timeline[n] for n in expected}
+
+
+def test_times_in_other_zones_are_converted_to_utc(
+    service: MemoryService, timeline: dict[int, str]
+) -> None:
+    plus_two = timezone(timedelta(hours=2))
+    result = service.recall(
+        "zebra", since=minute(2).astimezone(plus_two), until=minute(3).astimezone(plus_two)
+    )
+    assert matched(result) == [timeline[2]]
+
+
+@pytest.mark.parametrize("argument", ["since", "until"])
+def test_naive_times_are_rejected(service: MemoryService, argument: str) -> None:
+    naive = datetime(2026, 10, 5, 9, 0)
+    with pytest.raises(InvalidInput, match=argument) as raised:
+        service.recall("zebra", **{argument: naive})
+    assert not isinstance(raised.value, InvalidQuery)
+    assert raised.value.argument == argument
+
+
+# Pairing
+
+
+def test_assistant_hit_shows_the_preceding_user_request(
+    service: MemoryService, seeded: Seeded
+) -> None:
+    with seeded():
+        user, assistant = chat(("user", "What should I call my cat?"), ("assistant", "Zebra."))
+    result = service.recall("zebra")
+    assert message_ids(result) == [[user, assistant]]
+    assert matched(result) == [assistant]
+    conversation = result.conversations[0]
+    assert conversation.timestamp == conversation.messages[1].created_at
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        [("assistant", "Hello! I am your zebra assistant.")],
+        [("system", "Session started."), ("assistant", "A zebra greeting.")],
+        [("user", "hi", "interrupted"), ("assistant", "A zebra greeting.")],
+    ],
+    ids=["first-message", "after-system", "after-interrupted-user"],
+)
+def test_orphan_assistant_reply_is_omitted(
+    service: MemoryService, seeded: Seeded, turns: list[Turn]
+) -> None:
+    with seeded():
+        chat(*turns)
+    result = service.recall("zebra")
+    assert result.conversations == []
+    assert result.truncated is False
+
+
+def test_user_hit_shows_the_following_completed_reply(
+    service: MemoryService, seeded: Seeded
+) -> None:
+    with seeded():
+        user, assistant = chat(("user", "Zebra or horse?"), ("assistant", "Horse."))
+    result = service.recall("zebra")
+    assert message_ids(result) == [[user, assistant]]
+    assert matched(result) == [user]
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        [("user", "Zebra?")],
+        [("user", "Zebra?"), ("user", "Anyone?")],
+        # An interrupted or failed reply is not a completed one: the request stands alone.
+        [("user", "Zebra?"), ("assistant", "Partial answ", "interrupted")],
+        [("user", "Zebra?"), ("assistant", "Error: timeout", "error")],
+        [("user", "Zebra?"), ("assistant", "Partial", "interrupted"), ("user", "Hello?")],
+    ],
+    ids=["last", "next-is-user", "interrupted-reply", "error-reply", "interrupted-then-user"],
+)
+def test_user_hit_without_completed_reply_returns_itself(
+    service: MemoryService, seeded: Seeded, turns: list[Turn]
+) -> None:
+    with seeded():
+        ids = chat(*turns)
+    result = service.recall("zebra")
+    assert message_ids(result) == [[ids[0]]]
+
+
+@pytest.mark.parametrize(
+    ("turns", "shown"),
+    [
+        # A retry after an interrupted reply is the completed reply; the interrupted one never
+        # shows. System messages in between are skipped, never shown.
+        (
+            [
+                ("user", "Zebra?"),
+                ("assistant", "Partial", "interrupted"),
+                ("assistant", "Full answer."),
+            ],
+            [0, 2],
+        ),
+        ([("user", "Zebra?"), ("system", "Tool ran."), ("assistant", "Answer.")], [0, 2]),
+        ([("user", "Question?"), ("system", "Tool ran."), ("assistant", "Zebra.")], [0, 2]),
+        # The second part of a reply is no orphan: it keeps the question both parts answer.
+        (
+            [("user", "Explain stripes?"), ("assistant", "Part one."), ("assistant", "Zebra.")],
+            [0, 2],
+        ),
+        ([("user", "First?"), ("user", "Second?"), ("assistant", "Zebra.")], [1, 2]),
+    ],
+    ids=[
+        "retry-after-interrupted",
+        "system-before-reply",
+        "system-before-assistant-hit",
+        "second-part-of-a-reply",
+        "closest-request",
+    ],
+)
+def test_pair_partners_skip_system_unfinished_and_further_messages(
+    service: MemoryService, seeded: Seeded, turns: list[Turn], shown: list[int]
+) -> None:
+    with seeded():
+        ids = chat(*turns)
+    result = service.recall("zebra")
+    assert message_ids(result) == [[ids[i] for i in shown]]
+    assert all(m.status == "completed" for c in result.conversations for m in c.messages)
+
+
+def test_a_hit_shown_in_an_earlier_pair_is_not_repeated(
+    service: MemoryService, seeded: Seeded
+) -> None:
+    with seeded():
+        user, assistant = chat(("user", "zebra zebra zebra?"), ("assistant", "A zebra."))
+    result = service.recall("zebra")
+    # Both messages match; the better one brings the other along, which is not shown again.
+    assert message_ids(result) == [[user, assistant]]
+    assert matched(result) == [user]
+
+
+def test_each_pair_of_a_session_is_its_own_conversation(
+    service: MemoryService, seeded: Seeded
+) -> None:
+    with seeded():
+        ids = chat(
+            ("user", "zebra one"),
+            ("assistant", "first answer"),
+            ("user", "zebra two"),
+            ("assistant", "second answer"),
+        )
+    result = service.recall("zebra")
+    pairs = sorted([m.id for m in c.messages] for c in result.conversations)
+    assert pairs == sorted([[ids[0], ids[1]], [ids[2], ids[3]]])
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        [("system", "zebra system prompt")],
+        [("user", "zebra typed then cancelled", "interrupted")],
+        [("user", "Hi"), ("assistant", "zebra half written", "interrupted")],
+        [("user", "Hi"), ("assistant", "zebra failed", "error")],
+    ],
+    ids=["system", "interrupted-user", "interrupted-assistant", "error-assistant"],
+)
+def test_system_interrupted_and_error_messages_never_match(
+    service: MemoryService, seeded: Seeded, turns: list[Turn]
+) -> None:
+    with seeded():
+        chat(*turns)
+    assert service.recall("zebra").conversations == []
+
+
+# Ranking and limits
+
+
+def test_bm25_ranks_repeated_rare_word_first(service: MemoryService, seeded: Seeded) -> None:
+    long_text = " ".join(["the plain was wide and the grass was green"] * 20)
+    with seeded():
+        # Stored first, so an order by insertion would put it first.
+        (once,) = chat(("user", f"{long_text} and a zebra {long_text}"))
+        (repeated,) = chat(("user", "zebra zebra zebra"))
+        for n in range(5):
+            chat(("user", f"filler message number {n} about the plain"))
+    assert matched(service.recall("zebra")) == [repeated, once]
+
+
+@pytest.fixture
+def five_hits(seeded: Seeded) -> None:
+    with seeded():
+        for n in range(5):
+            chat(("user", f"zebra number {n}"))
+
+
+@pytest.mark.parametrize(("limit", "count"), [(None, 3), (10, 3), (3, 3), (2, 2), (1, 1)])
+def test_limit_is_capped_by_max_results(
+    db_path: Path, five_hits: None, limit: int | None, count: int
+) -> None:
+    service = MemoryService(db_path, config=MemoryConfig(max_results=3))
+    result = service.recall("zebra", limit=limit)
+    assert len(result.conversations) == count
+    # Reaching the limit is not truncation.
+    assert result.truncated is False
+
+
+@pytest.mark.parametrize("limit", [0, -1])
+def test_limit_below_one_is_rejected(service: MemoryService, limit: int) -> None:
+    with pytest.raises(InvalidInput, match="limit"):
+        service.recall("zebra", limit=limit)
+
+
+# The recall_chars budget
+
+BUDGET = 1024
+
+
+def budget_service(db_path: Path) -> MemoryService:
+    return MemoryService(db_path, config=MemoryConfig(recall_chars=BUDGET))
+
+
+def padding(n: int, fill: str = "lorem ipsum ") -> str:
+    return (fill * (n // len(fill) + 1))[:n]
+
+
+def assert_within_budget(result: RecallResult) -> None:
+    assert len(result.model_dump_json()) <= BUDGET
+    for conversation in result.conversations:
+        for message in conversation.messages:
+            if message.truncated:
+                assert message.content.endswith("…")
+        hit = next(m for m in conversation.messages if m.id == conversation.matched_id)
+        assert "zebra" in hit.content.casefold()
+
+
+def test_long_messages_are_clipped_to_the_budget(db_path: Path, seeded: Seeded) -> None:
+    with seeded():
+        chat(("user", padding(3000) + " where is the zebra? " + padding(3000)))
+        chat(("user", padding(200) + " zebra"), ("assistant", padding(5000)))
+        chat(("user", "question"), ("assistant", padding(4000) + " Zebra. " + padding(10)))
+    result = budget_service(db_path).recall("zebra")
+    assert_within_budget(result)
+    assert result.truncated is True
+    assert result.conversations, "the best hit fits once clipped"
+    assert any(m.truncated for c in result.conversations for m in c.messages)
+
+
+@pytest.mark.parametrize("position", [0, 1500, 2990, 6000])
+def test_the_clipped_window_keeps_the_matched_word(
+    db_path: Path, seeded: Seeded, position: int
+) -> None:
+    text = padding(6000)
+    with seeded():
+        chat(("user", f"{text[:position]} Zebra-crossing {text[position:]}"))
+    result = budget_service(db_path).recall("zebra")
+    assert_within_budget(result)
+    (conversation,) = result.conversations
+    (message,) = conversation.messages
+    assert message.truncated is True
+    assert " Zebra-crossing " in message.content
+    assert message.content.startswith("…") == (position > 0)
+
+
+@pytest.mark.parametrize("fill", ["\n", '"', "\\", "\x01", "é", "line\r\n"])
+def test_clipping_counts_json_escapes(db_path: Path, seeded: Seeded, fill: str) -> None:
+    # A newline is 2 characters of JSON and a control character 6: clipping by raw
+    # characters overshot, and the hit was dropped instead of clipped.
+    with seeded():
+        chat(
+            ("user", fill * 700 + " zebra " + fill * 700),
+            ("assistant", "ok " + fill * 2000),
+        )
+    result = budget_service(db_path).recall("zebra")
+    assert_within_budget(result)
+    assert len(result.conversations) == 1
+    assert result.truncated is True
+
+
+def test_a_short_match_leaves_its_room_to_a_long_reply(db_path: Path, seeded: Seeded) -> None:
+    with seeded():
+        chat(("user", "zebra?"), ("assistant", padding(5000)))
+    result = budget_service(db_path).recall("zebra")
+    assert_within_budget(result)
+    (conversation,) = result.conversations
+    question, reply = conversation.messages
+    assert question.content == "zebra?" and not question.truncated
+    assert reply.truncated is True
+    # The reply gets what the short question does not need: the page is (nearly) full.
+    assert len(result.model_dump_json()) >= BUDGET - 8
+
+
+def test_hits_that_do_not_fit_are_left_out_and_reported(db_path: Path, seeded: Seeded) -> None:
+    with seeded():
+        for n in range(6):
+            chat(("user", f"zebra {n} " + padding(600)))
+    result = budget_service(db_path).recall("zebra")
+    assert_within_budget(result)
+    assert 1 <= len(result.conversations) < 6
+    assert result.truncated is True
+
+
+def test_an_unclipped_page_that_exactly_fills_the_budget_stays_within_it(
+    db_path: Path, seeded: Seeded
+) -> None:
+    with seeded():
+        (probe,) = chat(("user", "probe " + padding(20)))
+    # Every message of this shape has the same JSON overhead (ids and times are fixed width).
+    sample = MemoryService(db_path).recall("probe")
+    assert sample.truncated is False and matched(sample) == [probe]
+    overhead = len(sample.model_dump_json()) - len("probe " + padding(20))
+    with seeded():
+        # One character over the budget with truncated=false, exactly on it with true.
+        chat(("user", "zebra " + padding(BUDGET - overhead + 1 - len("zebra "))))
+    result = budget_service(db_path).recall("zebra")
+    assert len(result.model_dump_json()) <= BUDGET
+
+
+# Hostile queries end to end
+
+LITERAL_TEXTS = [
+    "I do not know.",
+    "cats and dogs",
+    "cats or dogs",
+    "cats with dogs",
+    "near the river",
+    "a prefix here",
+    "many prefixes here",
+    "we start now",
+    "col term",
+    "the term ends",
+    "a.b and {a b}",
+    "say hi",
+    "very very good",
+    "café Straße 日本語 テキスト pizza",
+]
+
+
+@pytest.fixture
+def literal(seeded: Seeded) -> None:
+    with seeded():
+        for text in LITERAL_TEXTS:
+            chat(("user", text))
+
+
+@pytest.mark.parametrize("query", HOSTILE_QUERIES, ids=lambda q: repr(q)[:40])
+def test_hostile_queries_run_end_to_end(service: MemoryService, literal: None, query: str) -> None:
+    for mode in MODES:
+        try:
+            result = service.recall(query, mode=mode)
+        except InvalidQuery:
+            continue
+        assert len(result.model_dump_json()) <= service.config.recall_chars
+
+
+@pytest.mark.parametrize(
+    ("query", "mode", "expected"),
+    [
+        ("NOT", "any", {"I do not know."}),
+        ("cats AND dogs", "all", {"cats and dogs"}),
+        ("cats OR dogs", "all", {"cats or dogs"}),
+        ("cats NOT dogs", "all", set()),
+        ("NEAR(river the)", "all", {"near the river"}),
+        ("prefix*", "any", {"a prefix here"}),  # no prefix search
+        ("^start", "any", {"we start now"}),  # not anchored to the start
+        ("col:term", "phrase", {"col term"}),  # not a column filter
+        ("-term", "any", {"col term", "the term ends"}),  # not a negation
+        ('say "hi', "phrase", {"say hi"}),
+        ("{a b}", "phrase", {"a.b and {a b}"}),
+        ("(very very)", "phrase", {"very very good"}),
+        ("I \u2764 \U0001f355 pizza", "any", {"I do not know.", LITERAL_TEXTS[-1]}),
+        ("CAFE strasse", "all", set()),  # to the index "ß" is a letter of its own
+        ("CAFÉ straße 日本語", "all", {LITERAL_TEXTS[-1]}),
+    ],
+)
+def test_hostile_queries_match_literally(
+    service: MemoryService, literal: None, query: str, mode: str, expected: set[str]
+) -> None:
+    assert found(service.recall(query, mode=mode)) == expected
+
+
+def test_arbitrary_queries_raise_nothing_but_invalid_query(
+    service: MemoryService, literal: None
+) -> None:
+    # recall never writes, so the examples share one database.
+    @settings(max_examples=100, deadline=None)
+    @given(query=st.text(max_size=600), mode=st.sampled_from(MODES))
+    def recall_any(query: str, mode: str) -> None:
+        with suppress(InvalidQuery):
+            service.recall(query, mode=mode)
+
+    recall_any()
