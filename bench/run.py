@@ -478,12 +478,12 @@ class ImportTimes:
 def compare_imports(service: MemoryService, raw: sqlite3.Connection, logs: Path) -> ImportTimes:
     """Import the logs with memstore, insert the same rows raw, and check both hold the same.
 
-    The precomputed rows live only inside this call, so they are garbage by the time recall
-    is timed (a large live heap makes every full collection, and so memstore's
-    allocation-heavy recall, slower).
+    The raw side's precomputed rows are built after memstore's import and live only inside
+    this call, so neither memstore's import nor its recall runs beside that large heap
+    (a large live heap makes every full collection, and so allocation-heavy code, slower).
     """
-    plan = raw_plan(logs.parent.parent, read_manifest(logs.parent))
     imported, memstore_s = import_memstore(service, logs)
+    plan = raw_plan(logs.parent.parent, read_manifest(logs.parent))
     inserted, raw_s = import_raw(raw, plan)
     differing = differing_rows(service.path, raw)
     return ImportTimes(len(plan), imported, memstore_s, inserted, raw_s, differing)

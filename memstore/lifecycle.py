@@ -12,14 +12,13 @@ Rules (the memory paragraphs of the Morgan design notes):
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy.orm import Session
 
 from memstore.errors import InvalidInput, NotFound
-from memstore.models import MemoryRow
+from memstore.models import MemoryRow, new_id
 from memstore.repository import history as history_rows
 from memstore.repository import memories as memory_rows
 
@@ -113,7 +112,7 @@ def targets(db: Session, key: str | None, supersedes: str | None, now: datetime)
 def new_row(draft: Draft, status: str, now: datetime) -> MemoryRow:
     """A memory row for a draft with every field given."""
     return MemoryRow(
-        id="mem_" + uuid.uuid4().hex,
+        id=new_id("mem"),
         content=draft.content,
         normalized_content=draft.normalized,
         category=draft.category or "fact",

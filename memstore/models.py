@@ -8,6 +8,7 @@ sorts chronologically, and read back as timezone-aware UTC datetimes.
 
 from __future__ import annotations
 
+import secrets
 from datetime import UTC, datetime
 from typing import Any
 
@@ -43,18 +44,22 @@ CATEGORIES = ("preference", "fact", "project", "goal", "other")
 MEMORY_STATUSES = ("active", "superseded", "candidate", "expired")
 ORIGINS = ("explicit", "extracted")
 
-UTC_FORMAT = "%Y-%m-%dT%H:%M:%S.%f+00:00"
-
 
 def format_utc(value: datetime) -> str:
-    """Render an aware datetime as the fixed-width UTC text stored in the database.
+    """Render an aware datetime as the fixed-width UTC text stored in the database,
+    e.g. ``2026-10-05T07:15:02.000000+00:00``.
 
     Raises:
         ValueError: If ``value`` has no time zone.
     """
     if value.tzinfo is None or value.utcoffset() is None:
         raise ValueError(f"naive datetime {value.isoformat()} has no time zone")
-    return value.astimezone(UTC).strftime(UTC_FORMAT)
+    return value.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+def new_id(prefix: str) -> str:
+    """A new stable string id such as ``msg_`` followed by 32 random hex digits."""
+    return f"{prefix}_{secrets.token_hex(16)}"
 
 
 def parse_utc(value: str) -> datetime:

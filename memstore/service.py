@@ -7,7 +7,6 @@ returns pydantic models, never ORM rows.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,6 +28,7 @@ from memstore.models import (
     MemoryRow,
     MessageRow,
     SessionRow,
+    new_id,
 )
 from memstore.repository import health as health_checks
 from memstore.repository import history as history_rows
@@ -201,7 +201,7 @@ class MemoryService:
             InvalidInput: For a naive time or an id already in use.
         """
         row = SessionRow(
-            id=session_id or "ses_" + uuid.uuid4().hex,
+            id=session_id or new_id("ses"),
             started_at=aware(started_at, "started_at") or utc_now(),
             ended_at=None,
             session_metadata=dict(metadata or {}),
@@ -279,7 +279,7 @@ class MemoryService:
             if history_rows.get_session(db, session_id) is None:
                 raise NotFound("session", session_id)
             row = MessageRow(
-                id="msg_" + uuid.uuid4().hex,
+                id=new_id("msg"),
                 session_id=session_id,
                 sequence=history_rows.next_sequence(db, session_id),
                 role=role,
@@ -347,7 +347,7 @@ class MemoryService:
         """
         roles = speaker_roles(speakers)
         reports = []
-        for path, loaded in importer.prefetch(importer.expand_paths(paths)):
+        for path, loaded in importer.loaded(importer.expand_paths(paths)):
             report = self._store_file(path, loaded, roles, include_tail)
             reports.append(report)
             if progress is not None:

