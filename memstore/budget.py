@@ -10,6 +10,8 @@ and a clipped message carries ``truncated: true``.
 
 from __future__ import annotations
 
+import json
+
 from pydantic import BaseModel
 
 from memstore.repository.fts_query import fold, token_spans
@@ -35,7 +37,7 @@ def char_cost(char: str) -> int:
 
 def json_length(text: str) -> int:
     """Characters ``text`` takes inside a JSON string, without the quotes."""
-    return sum(char_cost(char) for char in text)
+    return len(json.dumps(text, ensure_ascii=False)) - 2  # the same escapes, at C speed
 
 
 def first_match(text: str, folded_terms: frozenset[str]) -> int:

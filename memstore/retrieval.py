@@ -14,12 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sqlalchemy.orm import Session
-
 from memstore.budget import fit_conversation, fit_memory, json_size
-from memstore.models import MessageRow
-from memstore.repository import history
-from memstore.repository.search import MessageHit, request_before
+from memstore.repository.search import MessageHit
 from memstore.schemas import Memory, Message, RecallConversation
 
 
@@ -31,27 +27,25 @@ class Page:
     truncated: bool
 
 
-def paired(db: Session, hit: MessageHit) -> list[Message] | None:
+def paired(hit: MessageHit) -> list[Message] | None:
     """The hit with its paired message in sequence order, or None for an orphan reply."""
+    partner = hit.partner
     if hit.role == "assistant":
-        request = request_before(db, hit.session_id, hit.sequence)
-        if request is None:
+        if partner is None:
             return None
-        return [Message.model_validate(request), Message.model_validate(hit)]
-    hit_row = MessageRow(session_id=hit.session_id, sequence=hit.sequence)
-    reply = history.neighbour(db, hit_row, before=False)
-    if reply is None or reply.role != "assistant":
+        return [Message.model_validate(partner), Message.model_validate(hit)]
+    if partner is None or partner.role != "assistant":
         return [Message.model_validate(hit)]
-    return [Message.model_validate(hit), Message.model_validate(reply)]
+    return [Message.model_validate(hit), Message.model_validate(partner)]
 
 
-def conversations(db: Session, hits: Iterable[MessageHit]) -> Iterable[RecallConversation]:
+def conversations(hits: Iterable[MessageHit]) -> Iterable[RecallConversation]:
     """Each hit as a conversation, orphans and already-shown messages skipped."""
     shown: set[str] = set()
     for hit in hits:
         if hit.id in shown:
             continue
-        messages = paired(db, hit)
+        messages = paired(hit)
         if messages is None:
             continue
         shown.update(message.id for message in messages)

@@ -619,7 +619,7 @@ class MemoryService:
             )
             hits = history_hits(db, match, filters) if history else iter(())
             page = retrieval.fill_page(
-                retrieval.conversations(db, hits), limit=size, room=room, folded_terms=terms
+                retrieval.conversations(hits), limit=size, room=room, folded_terms=terms
             )
         return RecallResult(
             memories=memories,

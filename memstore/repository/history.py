@@ -11,7 +11,6 @@ from sqlalchemy.orm import Session
 
 from memstore.models import DeletedSourceRow, MessageRow, SessionRow, format_utc
 
-SEARCHABLE_ROLES = ("user", "assistant")
 INSERT_MESSAGES = (
     "INSERT INTO messages (id, session_id, sequence, role, content, created_at, status, "
     "source_ref) VALUES "
@@ -93,26 +92,6 @@ def list_messages(db: Session, session_id: str, after: int, limit: int) -> list[
         .limit(limit)
     )
     return list(db.scalars(query))
-
-
-def neighbour(db: Session, message: MessageRow, *, before: bool) -> MessageRow | None:
-    """The closest completed user or assistant message before (or after) ``message``."""
-    order = MessageRow.sequence.desc() if before else MessageRow.sequence
-    side = (
-        MessageRow.sequence < message.sequence if before else MessageRow.sequence > message.sequence
-    )
-    query = (
-        select(MessageRow)
-        .where(
-            MessageRow.session_id == message.session_id,
-            side,
-            MessageRow.role.in_(SEARCHABLE_ROLES),
-            MessageRow.status == "completed",
-        )
-        .order_by(order)
-        .limit(1)
-    )
-    return db.scalars(query).first()
 
 
 def delete_message(db: Session, message: MessageRow, deleted_at: datetime) -> None:

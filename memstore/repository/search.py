@@ -9,26 +9,47 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import select, text
+from sqlalchemy import Row, bindparam, select, text
 from sqlalchemy.orm import Session
 
 from memstore.models import MemoryRow, format_utc, parse_utc
 
+# Each hit carries the pk of its pair partner: for an assistant reply the closest completed
+# user request before it, for a user message the next completed user or assistant message
+# (a reply only if it is the assistant's). The subqueries run for the page's rows only.
 HISTORY_HITS = text(
     """
     SELECT m.id, m.session_id, m.sequence, m.role, m.content, m.created_at, m.status,
-           m.source_ref, hits.rank
-    FROM (SELECT rowid AS pk, bm25(messages_fts) AS rank
-          FROM messages_fts WHERE messages_fts MATCH :query) AS hits
-    JOIN messages AS m ON m.pk = hits.pk
-    WHERE (:session_id IS NULL OR m.session_id = :session_id)
-      AND (:role IS NULL OR m.role = :role)
-      AND (:since IS NULL OR m.created_at >= :since)
-      AND (:until IS NULL OR m.created_at < :until)
-    ORDER BY hits.rank, m.pk
+           m.source_ref, ranked.rank,
+           CASE m.role
+             WHEN 'assistant' THEN
+               (SELECT p.pk FROM messages AS p
+                WHERE p.session_id = m.session_id AND p.sequence < m.sequence
+                  AND p.role = 'user' AND p.status = 'completed'
+                ORDER BY p.sequence DESC LIMIT 1)
+             ELSE
+               (SELECT p.pk FROM messages AS p
+                WHERE p.session_id = m.session_id AND p.sequence > m.sequence
+                  AND p.role IN ('user', 'assistant') AND p.status = 'completed'
+                ORDER BY p.sequence LIMIT 1)
+           END AS partner_pk
+    FROM (SELECT hits.pk, hits.rank
+          FROM (SELECT rowid AS pk, bm25(messages_fts) AS rank
+                FROM messages_fts WHERE messages_fts MATCH :query) AS hits
+          JOIN messages AS f ON f.pk = hits.pk
+          WHERE (:session_id IS NULL OR f.session_id = :session_id)
+            AND (:role IS NULL OR f.role = :role)
+            AND (:since IS NULL OR f.created_at >= :since)
+            AND (:until IS NULL OR f.created_at < :until)
+          ORDER BY hits.rank, hits.pk
+          LIMIT :limit OFFSET :offset) AS ranked
+    JOIN messages AS m ON m.pk = ranked.pk
+    ORDER BY ranked.rank, ranked.pk
     """
 )
+FIRST_BATCH = 32
 
 
 MEMORY_HITS = text(
@@ -51,16 +72,12 @@ MEMORY_HITS = text(
 )
 
 
-REQUEST_BEFORE = text(
+PARTNERS = text(
     """
-    SELECT id, session_id, sequence, role, content, created_at, status, source_ref
-    FROM messages
-    WHERE session_id = :session_id AND sequence < :sequence
-      AND role = 'user' AND status = 'completed'
-    ORDER BY sequence DESC
-    LIMIT 1
+    SELECT pk, id, session_id, sequence, role, content, created_at, status, source_ref
+    FROM messages WHERE pk IN :pks
     """
-)
+).bindparams(bindparam("pks", expanding=True))
 
 
 @dataclass(frozen=True)
@@ -79,9 +96,11 @@ class StoredMessage:
 
 @dataclass(frozen=True)
 class MessageHit(StoredMessage):
-    """A message that matched a query, with its bm25 rank (lower is better)."""
+    """A message that matched a query, with its bm25 rank (lower is better) and its pair
+    partner (see :data:`HISTORY_HITS`), if any."""
 
     rank: float
+    partner: StoredMessage | None
 
 
 @dataclass(frozen=True)
@@ -103,29 +122,8 @@ class Filters:
         }
 
 
-def history_hits(db: Session, match: str, filters: Filters) -> Iterator[MessageHit]:
-    """Matching searchable messages, best bm25 rank first, fetched lazily."""
-    rows = db.execute(HISTORY_HITS, {"query": match, **filters.params()})
-    for row in rows:
-        yield MessageHit(
-            id=row.id,
-            session_id=row.session_id,
-            sequence=row.sequence,
-            role=row.role,
-            content=row.content,
-            created_at=parse_utc(row.created_at),
-            status=row.status,
-            source_ref=row.source_ref,
-            rank=row.rank,
-        )
-
-
-def request_before(db: Session, session_id: str, sequence: int) -> StoredMessage | None:
-    """The closest completed user message before ``sequence`` in the session, past any
-    assistant, system or unfinished messages in between; None when there is none."""
-    row = db.execute(REQUEST_BEFORE, {"session_id": session_id, "sequence": sequence}).first()
-    if row is None:
-        return None
+def stored(row: Row[Any]) -> StoredMessage:
+    """A messages row as a StoredMessage."""
     return StoredMessage(
         id=row.id,
         session_id=row.session_id,
@@ -136,6 +134,33 @@ def request_before(db: Session, session_id: str, sequence: int) -> StoredMessage
         status=row.status,
         source_ref=row.source_ref,
     )
+
+
+def history_hits(db: Session, match: str, filters: Filters) -> Iterator[MessageHit]:
+    """Matching searchable messages with their pair partners, best bm25 rank first.
+
+    Fetched in batches of growing size (32, 64, ...), two queries a batch: a caller that
+    stops after a page never makes SQLite carry the text of every match through the sort.
+    """
+    offset, size = 0, FIRST_BATCH
+    while True:
+        params = {"query": match, "limit": size, "offset": offset, **filters.params()}
+        rows = db.execute(HISTORY_HITS, params).all()
+        partners = partners_by_pk(db, [row.partner_pk for row in rows if row.partner_pk])
+        for row in rows:
+            yield MessageHit(
+                **vars(stored(row)), rank=row.rank, partner=partners.get(row.partner_pk)
+            )
+        if len(rows) < size:
+            return
+        offset, size = offset + size, size * 2
+
+
+def partners_by_pk(db: Session, pks: list[int]) -> dict[int, StoredMessage]:
+    """The messages with these pks, by pk."""
+    if not pks:
+        return {}
+    return {row.pk: stored(row) for row in db.execute(PARTNERS, {"pks": pks})}
 
 
 def memory_hits(
