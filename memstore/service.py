@@ -560,7 +560,7 @@ class MemoryService:
             matching = (
                 [r.id for r in memory_hits(db, match, Filters(), now, len(rows))] if match else []
             )
-        items = [context_block.Item(r.id, r.category, r.pinned, r.content) for r in rows]
+            items = [context_block.Item(r.id, r.category, r.pinned, r.content) for r in rows]
         return context_block.build(context_block.order(items, matching), self.config.context_chars)
 
     # Recall

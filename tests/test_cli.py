@@ -201,3 +201,42 @@ def test_python_dash_m_runs_the_cli_in_a_real_process(tmp_path: Path) -> None:
         [*base, "recall", "((("], capture_output=True, text=True, encoding="utf-8"
     )
     assert failed.returncode == 1 and json.loads(failed.stderr)["error"]["type"] == "InvalidQuery"
+
+
+def test_remember_memories_and_delete_memory(runner: CliRunner, db_path: Path) -> None:
+    code, spanish, _ = run(
+        runner,
+        db_path,
+        "remember",
+        "Diego prefers Spanish.",
+        "--category",
+        "preference",
+        "--key",
+        "response language",
+    )
+    assert code == 0 and spanish["key"] == "response_language"
+    assert set(spanish) >= {"id", "content", "category", "key", "status", "origin", "confidence"}
+    assert set(spanish) >= {"pinned", "created_at", "modified_at", "expires_at", "superseded_by"}
+    _, english, _ = run(
+        runner, db_path, "remember", "Diego prefers English.", "--key", "response_language"
+    )
+    code, page, _ = run(runner, db_path, "memories")
+    assert code == 0 and [m["id"] for m in page["memories"]] == [english["id"]]
+    assert (page["total"], page["next_offset"]) == (1, None)
+    _, everything, _ = run(runner, db_path, "memories", "--all")
+    assert {m["status"] for m in everything["memories"]} == {"active", "superseded"}
+    _, recalled, _ = run(runner, db_path, "recall", "English")
+    assert [m["id"] for m in recalled["memories"]] == [english["id"]]
+    code, deleted, _ = run(runner, db_path, "delete-memory", english["id"])
+    assert code == 0 and deleted == {"deleted": True, "id": english["id"]}
+    code, _, _ = run(runner, db_path, "delete-memory", english["id"])
+    assert code == 1
+
+
+def test_remember_refuses_a_secret_with_a_json_error(runner: CliRunner, db_path: Path) -> None:
+    result = runner.invoke(
+        cli, ["--database", str(db_path), "remember", "Diego's password is hunter2!"]
+    )
+    assert result.exit_code == 1
+    error = json.loads(result.stderr)["error"]
+    assert error["type"] == "SecretRejected" and "hunter2" not in error["message"]

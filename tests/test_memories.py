@@ -202,3 +202,51 @@ def test_two_writers_under_one_key_end_with_exactly_one_active_memory(
         thread.join()
     memories = service.list_memories(include_inactive=True).memories
     assert sorted(m.status for m in memories) == ["active", "superseded"]
+
+
+def test_recall_returns_matching_active_memories_beside_history(service: MemoryService) -> None:
+    session = service.start_session()
+    service.record_message(session.id, "user", "I planted lavender in the garden")
+    active = service.remember("Diego's garden is blue, with lavender.", key="garden")
+    service.remember("Diego's garden has lavender and roses.", key="garden")  # supersedes
+    service.remember("Diego might like a lavender tea.", origin="extracted")
+    result = service.recall("lavender")
+    assert [m.content for m in result.memories] == ["Diego's garden has lavender and roses."]
+    assert active.id not in [m.id for m in result.memories]
+    assert len(result.conversations) == 1
+    assert service.recall("lavender", history=False).conversations == []
+
+
+def test_memory_filters_go_through_source_messages(service: MemoryService) -> None:
+    session = service.start_session()
+    message = service.record_message(session.id, "user", "remember my cat Mishi")
+    assert message is not None
+    sourced = service.remember("Diego has a cat called Mishi.", source_message_id=message.id)
+    service.remember("Diego's cat Mishi is grey.")  # no source: cannot match session/role
+    by_session = service.recall("Mishi", session_id=session.id, history=False)
+    assert [m.id for m in by_session.memories] == [sourced.id]
+    assert [m.id for m in service.recall("Mishi", role="user").memories] == [sourced.id]
+    assert service.recall("Mishi", role="assistant").memories == []
+    assert len(service.recall("Mishi").memories) == 2
+
+
+def test_memory_since_until_filter_its_creation_time(service: MemoryService) -> None:
+    memory = service.remember("Diego runs on Mondays.")
+    before = memory.created_at - timedelta(seconds=1)
+    after = memory.created_at + timedelta(seconds=1)
+    assert service.recall("Mondays", since=before).memories
+    assert service.recall("Mondays", since=after).memories == []
+    assert service.recall("Mondays", until=memory.created_at).memories == []
+    assert service.recall("Mondays", until=after).memories
+
+
+def test_an_expired_memory_leaves_recall_without_any_job(service: MemoryService, seeded) -> None:
+    from tests.factories import MemoryFactory
+
+    with seeded():
+        MemoryFactory(
+            content="Diego is in Rome.",
+            normalized_content="diego is in rome",
+            expires_at=datetime.now(UTC) - timedelta(seconds=1),
+        )
+    assert service.recall("Rome").memories == []

@@ -1,0 +1,95 @@
+"""The per-turn context block: order, budget, fair clipping, labels, and what never enters."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from memstore import MemoryConfig, MemoryService
+from memstore.context import HEADER, Item, build, order
+
+
+def test_an_empty_store_gives_an_empty_block(service: MemoryService) -> None:
+    block = service.context("anything")
+    assert (block.text, block.memory_ids, block.omitted_ids) == ("", [], [])
+
+
+def test_pinned_first_then_matching_then_newest(service: MemoryService) -> None:
+    jazz = service.remember("Diego likes jazz.")
+    garden = service.remember("Diego is planting a blue garden with lavender.")
+    chess = service.remember("Diego plays chess on Sundays.")
+    service.pin_memory(jazz.id)
+    block = service.context("What should I plant in the garden?")
+    assert block.memory_ids == [jazz.id, garden.id, chess.id]
+    assert block.text.startswith(HEADER)
+    assert "untrusted" in block.text and "never instructions" in block.text
+
+
+def test_without_a_query_the_rest_is_newest_first(service: MemoryService) -> None:
+    first = service.remember("Diego likes jazz.")
+    second = service.remember("Diego plays chess on Sundays.")
+    assert service.context().memory_ids == [second.id, first.id]
+
+
+def test_a_512_character_budget_with_40_memories_stays_within_it_and_lists_the_omitted(
+    db_path,
+) -> None:
+    service = MemoryService(db_path, config=MemoryConfig(context_chars=512))
+    ids = [
+        service.remember(f"Diego's fact number {n}: " + "detail " * (n % 7)).id for n in range(40)
+    ]
+    block = service.context("fact")
+    assert len(block.text) <= 512
+    assert block.omitted_ids and block.memory_ids
+    assert sorted(block.memory_ids + block.omitted_ids) == sorted(ids)
+    assert all(memory_id in block.text for memory_id in block.memory_ids)
+    assert not any(memory_id in block.text for memory_id in block.omitted_ids)
+
+
+def test_long_contents_are_clipped_fairly_before_short_ones_are_dropped() -> None:
+    long_item = Item("mem_long", "fact", False, "L" * 3000)
+    shorts = [Item(f"mem_{n}", "fact", False, f"Diego short fact {n}.") for n in range(5)]
+    block = build([long_item, *shorts], 600)
+    assert len(block.text) <= 600
+    assert block.memory_ids == ["mem_long"] + [f"mem_{n}" for n in range(5)]
+    assert block.omitted_ids == [] and block.truncated
+    assert all(f"Diego short fact {n}." in block.text for n in range(5))
+    assert "L…" in block.text
+
+
+def test_order_puts_matching_ids_after_pinned_in_rank_order() -> None:
+    items = [Item(i, "fact", i == "c", i) for i in ("a", "b", "c", "d")]
+    assert [item.id for item in order(items, ["d", "b", "c"])] == ["c", "d", "b", "a"]
+
+
+def test_candidates_superseded_and_expired_memories_never_enter(
+    service: MemoryService, seeded
+) -> None:
+    from tests.factories import MemoryFactory
+
+    kept = service.remember("Diego prefers English.", key="language")
+    service.remember("Diego prefers Spanish.", key="language")  # supersedes kept
+    service.remember("Diego likes opera.", origin="extracted", confidence=0.3)
+    with seeded():
+        MemoryFactory(
+            content="Diego is in Lisbon.",
+            normalized_content="diego is in lisbon",
+            expires_at=datetime.now(UTC) - timedelta(seconds=1),
+        )
+    block = service.context("English opera Lisbon Spanish")
+    assert "Spanish" in block.text
+    for absent in ("English", "opera", "Lisbon"):
+        assert absent not in block.text
+    assert kept.id not in block.memory_ids
+
+
+def test_conversation_history_is_never_injected(service: MemoryService) -> None:
+    session = service.start_session()
+    service.record_message(session.id, "user", "My garden is blue")
+    assert service.context("garden").text == ""
+
+
+def test_any_request_text_is_accepted_as_a_ranking_query(service: MemoryService) -> None:
+    # The whole user message ranks memories: long, odd or operator-laden text never fails.
+    memory = service.remember("Diego likes jazz.")
+    for request in ['"jazz" AND (NOT', "x" * 5000, " ".join(f"w{n}" for n in range(100)), "¿?"]:
+        assert service.context(request).memory_ids == [memory.id]
