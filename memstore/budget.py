@@ -11,11 +11,15 @@ and a clipped message carries ``truncated: true``.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from typing import TypeVar
 
 from pydantic import BaseModel
 
 from memstore.repository.fts_query import fold, token_spans
 from memstore.schemas import Memory, Message, RecallConversation
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
 
 ELLIPSIS = "…"
 MIN_CLIP_CHARS = 40
@@ -26,6 +30,50 @@ SHORT_ESCAPES = frozenset('"\\\b\f\n\r\t')
 def json_size(model: BaseModel) -> int:
     """Characters of the model's compact JSON."""
     return len(model.model_dump_json())
+
+
+def take_within(items: Sequence[ModelT], room: int, limit: int) -> list[ModelT]:
+    """The leading items, at most ``limit``, whose JSON (with separators) fits ``room``
+    characters; the first item always, so that a pager always moves on."""
+    taken: list[ModelT] = []
+    for item in items[:limit]:
+        cost = json_size(item) + (1 if taken else 0)
+        if taken and cost > room:
+            break
+        taken.append(item)
+        room -= cost
+    return taken
+
+
+def json_prefix(text: str, room: int) -> str:
+    """The longest start of ``text`` whose JSON fits ``room`` characters (at least one
+    character of a non-empty text, so that a reader always moves on)."""
+    used = 0
+    for index, char in enumerate(text):
+        used += char_cost(char)
+        if used > room:
+            return text[: max(index, 1)]
+    return text
+
+
+def fill_dialogue(messages: Sequence[Message], room: int) -> list[Message]:
+    """Messages in order while their JSON fits ``room``; the first one that does not fit is
+    clipped to the room left and ends the page (the first message always, clipped if need
+    be, so that a reader always moves on)."""
+    taken: list[Message] = []
+    for message in messages:
+        separator = 1 if taken else 0
+        cost = json_size(message) + separator
+        if cost <= room:
+            taken.append(message)
+            room -= cost
+            continue
+        marked = message.model_copy(update={"content": "", "truncated": True})
+        spare = room - separator - json_size(marked)
+        if spare >= MIN_CLIP_CHARS or not taken:
+            taken.append(clip_message(message, max(spare, 1), frozenset()))
+        break
+    return taken
 
 
 def char_cost(char: str) -> int:

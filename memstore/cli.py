@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -178,6 +178,92 @@ def recall(ctx: click.Context, /, query: str, no_history: bool, **filters: Any) 
     Example: memstore recall "jardín azul" --mode phrase --since 2026-10-01T00:00:00+02:00
     """
     emit(service_from(ctx).recall(query, history=not no_history, **filters))
+
+
+def word_filters(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The scope, paging and filter options shared by ``words`` and ``instances``."""
+    options = [
+        click.option(
+            "--scope",
+            type=click.Choice(["history", "memories", "all"]),
+            default="history",
+            show_default=True,
+            help="Which store to count.",
+        ),
+        click.option(
+            "--offset",
+            type=click.IntRange(min=0),
+            default=0,
+            help="Where the page starts (a previous next_offset).",
+        ),
+        click.option("--limit", type=click.IntRange(min=1), help="Page size (<= max_results)."),
+        click.option("--session-id", help="Only records in this session."),
+        click.option("--role", type=click.Choice(["user", "assistant"]), help="Only this role."),
+        click.option("--since", type=AwareDateTime(), help="Created at or after (inclusive)."),
+        click.option("--until", type=AwareDateTime(), help="Created before (exclusive)."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+@cli.command()
+@click.argument("prefix", default="")
+@word_filters
+@click.pass_context
+def words(ctx: click.Context, /, prefix: str, **options: Any) -> None:
+    """List indexed words starting with PREFIX, with occurrence and document counts.
+
+    Example: memstore words jard --scope all
+    """
+    emit(service_from(ctx).search_words(prefix, **options))
+
+
+@cli.command()
+@click.argument("word")
+@word_filters
+@click.pass_context
+def instances(ctx: click.Context, /, word: str, **options: Any) -> None:
+    """Show every occurrence of one WORD with its position and an excerpt.
+
+    Example: memstore instances café --role user --limit 8
+    """
+    emit(service_from(ctx).word_instances(word, **options))
+
+
+@cli.command()
+@click.argument("session_id")
+@click.option(
+    "--after",
+    type=click.IntRange(min=0),
+    default=0,
+    help="Read messages after this sequence number (a previous next_after).",
+)
+@click.option("--limit", type=click.IntRange(min=1), help="Page size (<= max_results).")
+@click.pass_context
+def conversation(ctx: click.Context, /, session_id: str, after: int, limit: int | None) -> None:
+    """Read a session's user and assistant messages in order, page by page.
+
+    Example: memstore conversation log_0123456789abcdef01234567 --after 0
+    """
+    emit(service_from(ctx).read_conversation(session_id, after=after, limit=limit))
+
+
+@cli.command()
+@click.argument("message_id")
+@click.option(
+    "--offset",
+    type=click.IntRange(min=0),
+    default=0,
+    help="Character offset to read from (a previous next_offset).",
+)
+@click.pass_context
+def message(ctx: click.Context, /, message_id: str, offset: int) -> None:
+    """Read one message whole, chunk by chunk.
+
+    Example: memstore message msg_0123456789abcdef0123456789abcdef --offset 0
+    """
+    emit(service_from(ctx).read_memory_message(message_id, offset=offset))
 
 
 @cli.command("delete-message")

@@ -12,12 +12,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy.orm import Session as DbSession
+
 from memstore import context as context_block
-from memstore import importer, lifecycle, retrieval
-from memstore.budget import json_size
+from memstore import importer, lexical, lifecycle, retrieval
+from memstore.budget import fill_dialogue, json_prefix, json_size, take_within
 from memstore.config import MemoryConfig
 from memstore.db import Database
-from memstore.errors import InvalidInput, NotFound
+from memstore.errors import InvalidInput, InvalidQuery, NotFound
 from memstore.guard import reject_secrets
 from memstore.memory_rules import clean_content, normalize_content, normalize_key, parse_expiry
 from memstore.models import (
@@ -33,24 +35,39 @@ from memstore.models import (
 from memstore.repository import health as health_checks
 from memstore.repository import history as history_rows
 from memstore.repository import memories as memory_rows
-from memstore.repository.fts_query import build_match, fold, query_tokens, ranking_match
+from memstore.repository import vocab
+from memstore.repository.fts_query import (
+    MAX_QUERY_CHARS,
+    build_match,
+    fold,
+    query_tokens,
+    ranking_match,
+)
 from memstore.repository.search import Filters, history_hits, memory_hits
 from memstore.schemas import (
+    ConversationPage,
     DeleteResult,
     FileImport,
     HealthReport,
     ImportReport,
+    Instance,
+    InstancePage,
     Memory,
     MemoryContext,
     MemoryPage,
     MemorySource,
     Message,
+    MessageChunk,
+    MessageInfo,
     RecallResult,
     Session,
+    WordEntry,
+    WordPage,
     memory_status,
 )
 
 Progress = Callable[[FileImport], None]
+SCOPES = ("history", "memories", "all")
 
 
 def utc_now() -> datetime:
@@ -563,6 +580,182 @@ class MemoryService:
             items = [context_block.Item(r.id, r.category, r.pinned, r.content) for r in rows]
         return context_block.build(context_block.order(items, matching), self.config.context_chars)
 
+    # Words and reading
+
+    def search_words(
+        self,
+        prefix: str = "",
+        *,
+        scope: str = "history",
+        offset: int = 0,
+        limit: int | None = None,
+        session_id: str | None = None,
+        role: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+    ) -> WordPage:
+        """The indexed words starting with ``prefix``, alphabetically, with occurrence and
+        document counts (from fts5vocab over the existing indexes).
+
+        Counts leave out system, interrupted and error messages, candidates, and expired or
+        superseded memories. They are lexical: a message and a memory derived from it are
+        two documents.
+
+        Args:
+            prefix: Empty for every word, else text that tokenizes as exactly one word.
+            scope: ``history``, ``memories`` or ``all``.
+            offset: Where the page starts (pass the previous ``next_offset``).
+            limit: Page size, capped by ``max_results``; a page also stays within
+                ``recall_chars`` characters of JSON, so it may hold fewer.
+            session_id, role, since, until: As in :meth:`recall`.
+
+        Raises:
+            InvalidQuery: If the prefix is not exactly one word.
+            InvalidInput: For a bad scope, role, time, offset or limit.
+        """
+        filters, size = self._word_filters(scope, offset, limit, session_id, role, since, until)
+        now = utc_now()
+        params = vocab.scope_params(scope, filters, now)
+        with self._db.read() as db:
+            vocab.prepare(db)
+            folded = self._one_word(db, prefix, "prefix") if prefix else ""
+            rows, total = vocab.words(
+                db, folded, params, vocab.unfiltered_history(scope, filters), size, offset
+            )
+        entries = [
+            WordEntry(word=r.word, occurrences=r.occurrences, documents=r.documents) for r in rows
+        ]
+        empty = WordPage(scope=scope, words=[], total=total, next_offset=total)
+        taken = take_within(entries, self.config.recall_chars - json_size(empty), size)
+        return empty.model_copy(
+            update={"words": taken, "next_offset": following(offset, len(taken), total)}
+        )
+
+    def word_instances(
+        self,
+        word: str,
+        *,
+        scope: str = "history",
+        offset: int = 0,
+        limit: int | None = None,
+        session_id: str | None = None,
+        role: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+    ) -> InstancePage:
+        """Every occurrence of one whole word, located in the original text.
+
+        Each instance gives its record, the 0-based token position (fts5vocab), Python
+        character offsets ``start``/``end`` found with SQLite's own tokenizer (highlight()),
+        the original ``matched_text`` and an excerpt. Order: newest record first, then source
+        type, id and position; repetitions inside one record are separate instances.
+
+        Args:
+            word: Text that tokenizes as exactly one word (case and accents do not matter).
+            scope, offset, limit, session_id, role, since, until: As in :meth:`search_words`.
+
+        Raises:
+            InvalidQuery: If ``word`` is not exactly one word.
+            InvalidInput: For a bad scope, role, time, offset or limit.
+        """
+        filters, size = self._word_filters(scope, offset, limit, session_id, role, since, until)
+        params = vocab.scope_params(scope, filters, utc_now())
+        with self._db.read() as db:
+            vocab.prepare(db)
+            folded = self._one_word(db, word, "word")
+            refs, total = vocab.instances(db, folded, params, size, offset)
+            instances = locate_instances(db, folded, refs)
+        empty = InstancePage(word=folded, scope=scope, instances=[], total=total, next_offset=total)
+        taken = take_within(instances, self.config.recall_chars - json_size(empty), size)
+        return empty.model_copy(
+            update={"instances": taken, "next_offset": following(offset, len(taken), total)}
+        )
+
+    def read_conversation(
+        self, session_id: str, *, after: int = 0, limit: int | None = None
+    ) -> ConversationPage:
+        """Completed user and assistant messages of a session with sequence > ``after``, in
+        order, within ``limit`` (capped by ``max_results``) and ``recall_chars``.
+
+        A message too long for the page is clipped and marked ``truncated``; read it whole
+        with :meth:`read_memory_message`. Imported daily sessions have unknown original
+        boundaries.
+
+        Raises:
+            NotFound: If there is no such session.
+            InvalidInput: If ``after`` < 0 or ``limit`` < 1.
+        """
+        if after < 0:
+            raise InvalidInput("after", f"is {after}; use 0 or a previous next_after.")
+        size = self._page_limit(limit)
+        with self._db.read() as db:
+            row = history_rows.get_session(db, session_id)
+            if row is None:
+                raise NotFound("session", session_id)
+            rows = history_rows.dialogue(db, session_id, after, size + 1)
+            messages = [Message.model_validate(r) for r in rows]
+            session = session_model(row)
+        empty = ConversationPage(session=session, messages=[], next_after=0)
+        taken = fill_dialogue(messages[:size], self.config.recall_chars - json_size(empty))
+        more = len(taken) < len(messages)
+        return empty.model_copy(
+            update={"messages": taken, "next_after": taken[-1].sequence if more else None}
+        )
+
+    def read_memory_message(self, message_id: str, *, offset: int = 0) -> MessageChunk:
+        """The characters of one message from ``offset``, as many as fit ``recall_chars``;
+        follow ``next_offset`` until None to read every character.
+
+        Raises:
+            NotFound: If there is no such message.
+            InvalidInput: If ``offset`` is outside ``0..total_chars``.
+        """
+        with self._db.read() as db:
+            row = history_rows.get_message(db, message_id)
+            if row is None:
+                raise NotFound("message", message_id)
+            info, content = MessageInfo.model_validate(row), row.content
+        if not 0 <= offset <= len(content):
+            raise InvalidInput("offset", f"is {offset}; use 0..{len(content)} (total_chars).")
+        empty = MessageChunk(
+            message=info, offset=offset, total_chars=len(content), next_offset=0, content=""
+        )
+        chunk = json_prefix(content[offset:], self.config.recall_chars - json_size(empty))
+        end = offset + len(chunk)
+        return empty.model_copy(
+            update={"content": chunk, "next_offset": end if end < len(content) else None}
+        )
+
+    def _word_filters(
+        self,
+        scope: str,
+        offset: int,
+        limit: int | None,
+        session_id: str | None,
+        role: str | None,
+        since: datetime | None,
+        until: datetime | None,
+    ) -> tuple[Filters, int]:
+        one_of(scope, SCOPES, "scope")
+        one_of(role, ("user", "assistant"), "role")
+        if offset < 0:
+            raise InvalidInput("offset", f"is {offset}; use 0 or a previous next_offset.")
+        filters = Filters(session_id, role, aware(since, "since"), aware(until, "until"))
+        return filters, self._page_limit(limit)
+
+    @staticmethod
+    def _one_word(db: DbSession, text: str, argument: str) -> str:
+        if len(text) > MAX_QUERY_CHARS:
+            raise InvalidQuery(argument, f"is over {MAX_QUERY_CHARS} characters; give one word.")
+        found = vocab.tokens(db, text)
+        if len(found) != 1:
+            raise InvalidQuery(
+                argument,
+                f"{text!r} is {len(found)} words as the index splits it; give exactly one word "
+                "(punctuation and spaces separate words).",
+            )
+        return found[0]
+
     # Recall
 
     def recall(
@@ -638,6 +831,54 @@ class MemoryService:
         """Integrity, foreign keys, each FTS5 index, schema version and row counts."""
         with self._db.read() as db:
             return health_checks.report(db, str(self.path), self._db.code_version())
+
+
+def following(offset: int, taken: int, total: int) -> int | None:
+    """The next page's offset, or None when this page reached the end."""
+    return offset + taken if offset + taken < total else None
+
+
+def locate_instances(db: DbSession, word: str, refs: list[vocab.InstanceRef]) -> list[Instance]:
+    """Each instance reference located in its record's text through highlight()."""
+    located: list[Instance] = []
+    spans: dict[tuple[str, int], tuple[vocab.Document, dict[int, tuple[int, int]]]] = {}
+    for ref in refs:
+        key = (ref.source_type, ref.pk)
+        if key not in spans:
+            spans[key] = record_spans(db, ref.source_type, ref.pk, word)
+        document, by_position = spans[key]
+        start, end = by_position[ref.position]
+        shown, shown_start = lexical.excerpt(document.content, start, end)
+        located.append(
+            Instance(
+                source_type=ref.source_type,
+                id=ref.id,
+                token_index=ref.position,
+                start=start,
+                end=end,
+                matched_text=document.content[start:end],
+                excerpt=shown,
+                excerpt_start=shown_start,
+                created_at=ref.created_at,
+                session_id=document.session_id,
+                role=document.role,
+                sequence=document.sequence,
+                source_ref=document.source_ref,
+            )
+        )
+    return located
+
+
+def record_spans(
+    db: DbSession, source_type: str, pk: int, word: str
+) -> tuple[vocab.Document, dict[int, tuple[int, int]]]:
+    """A record's text and, for each token position of ``word`` in it, its character span:
+    the k-th highlighted region is the k-th position."""
+    document = vocab.document(db, source_type, pk)
+    markers = lexical.markers_for(document.content)
+    marked = vocab.highlighted(db, source_type, pk, word, markers)
+    regions = lexical.marked_spans(marked, *markers)
+    return document, dict(zip(vocab.positions(db, source_type, pk, word), regions, strict=True))
 
 
 def speaker_roles(speakers: Mapping[str, str]) -> dict[str, str]:

@@ -94,6 +94,22 @@ def list_messages(db: Session, session_id: str, after: int, limit: int) -> list[
     return list(db.scalars(query))
 
 
+def dialogue(db: Session, session_id: str, after: int, limit: int) -> list[MessageRow]:
+    """Completed user and assistant messages with sequence > ``after``, at most ``limit``."""
+    query = (
+        select(MessageRow)
+        .where(
+            MessageRow.session_id == session_id,
+            MessageRow.sequence > after,
+            MessageRow.role.in_(("user", "assistant")),
+            MessageRow.status == "completed",
+        )
+        .order_by(MessageRow.sequence)
+        .limit(limit)
+    )
+    return list(db.scalars(query))
+
+
 def delete_message(db: Session, message: MessageRow, deleted_at: datetime) -> None:
     """Delete a message (its FTS entry goes with it) and tombstone its source reference."""
     if message.source_ref is not None:
