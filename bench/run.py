@@ -11,7 +11,14 @@ Steps, all in one run so that both sides share the machine's state:
 3. Insert the same rows with plain ``sqlite3`` ``executemany`` into a second fresh database
    migrated to the same schema, one transaction per file, through the same FTS triggers.
 4. Time recall of a rare word, a common word and a phrase on both databases.
-5. Print one table: throughput and p50 latencies, memstore against raw, with the machine.
+5. Time ``remember`` on two fresh databases: memstore against the same writes in plain
+   ``sqlite3`` (duplicate and key-holder lookups, supersession, insert through the FTS
+   trigger), one transaction per call, for distinct utterances of the manifest, every 5th
+   with a key that repeats so that supersession happens.
+6. Remember 1,000 utterances on two more fresh databases (memstore, and raw the same way),
+   then time the per-turn context for a real user utterance: memstore's ``context`` against
+   one SELECT of the memories in force, one bm25 MATCH of the query's words and a string join.
+7. Print one table: throughput and p50 latencies, memstore against raw, with the machine.
 
 Both databases are migrated before the clock starts, so the import times cover only the
 import itself. The raw side's rows are precomputed from ``manifest.jsonl`` (ids, times,
@@ -22,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import functools
 import gc
 import hashlib
 import io
@@ -45,8 +53,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from memstore.models import format_utc
-from memstore.repository.fts_query import fold, tokenize
+from memstore.context import HEADER
+from memstore.guard import secret_kind
+from memstore.memory_rules import MAX_CONTENT_CHARS, normalize_content
+from memstore.models import CATEGORIES, format_utc
+from memstore.repository.fts_query import MAX_DISTINCT_TOKENS, fold, tokenize
 from memstore.service import MemoryService
 
 REPO = Path(__file__).resolve().parent.parent
@@ -77,6 +88,37 @@ NEIGHBOUR_AFTER = (
     "SELECT * FROM messages WHERE session_id = ? AND sequence > ? "
     "AND role IN ('user', 'assistant') AND status = 'completed' ORDER BY sequence LIMIT 1"
 )
+ACTIVE_DUPLICATE = "SELECT pk, id FROM memories WHERE status = 'active' AND normalized_content = ?"
+ACTIVE_KEY = "SELECT pk, id FROM memories WHERE status = 'active' AND key = ?"
+RETIRE = "UPDATE memories SET status = 'superseded', modified_at = ? WHERE pk = ?"
+INSERT_MEMORY = (
+    "INSERT INTO memories (id, content, normalized_content, category, key, status, origin, "
+    "confidence, pinned, created_at, modified_at, expires_at, superseded_by) "
+    "VALUES (?, ?, ?, ?, ?, 'active', 'explicit', 1.0, 0, ?, ?, NULL, NULL)"
+)
+POINT = "UPDATE memories SET superseded_by = ?, modified_at = ? WHERE pk = ?"
+CONTEXT_ROWS = (
+    "SELECT id, category, pinned, content FROM memories "
+    "WHERE status = 'active' AND (expires_at IS NULL OR expires_at > ?) "
+    "ORDER BY pinned DESC, created_at DESC, pk DESC"
+)
+CONTEXT_HITS = (
+    "SELECT m.id FROM (SELECT rowid, bm25(memories_fts) r FROM memories_fts "
+    "WHERE memories_fts MATCH ?) h JOIN memories m ON m.pk = h.rowid "
+    "WHERE m.status = 'active' AND (m.expires_at IS NULL OR m.expires_at > ?) ORDER BY h.r, m.pk"
+)
+# The memories columns both sides must agree on (random ids and times aside), with the
+# content of the memory that superseded each; {db} is the schema name.
+MEMORY_COLUMNS = (
+    "m.content, m.normalized_content, m.category, m.key, m.status, m.origin, m.confidence, "
+    "m.pinned, m.expires_at, "
+    "(SELECT s.content FROM {db}.memories AS s WHERE s.id = m.superseded_by)"
+)
+KEY_EVERY = 5  # every 5th remember call holds BENCH_KEY
+BENCH_KEY = "bench_topic"
+CONTEXT_MEMORIES = 1000
+MAX_QUERY_WORDS = MAX_DISTINCT_TOKENS  # 32
+QUERY_CANDIDATES = 101
 # The columns both imports must agree on, per table (random ids, pks and times of the import
 # itself aside).
 COMPARED = {
@@ -369,6 +411,278 @@ def recall_p50s(
     return memstore_ms, raw_ms
 
 
+# Memories: remember and context
+
+
+@dataclass(frozen=True)
+class Write:
+    """One ``remember`` call: content (already trimmed), category and optional key."""
+
+    content: str
+    category: str
+    key: str | None = None
+
+
+def secret_like(content: str) -> bool:
+    """True when memstore's credential guard would refuse ``content``."""
+    return secret_kind(content) is not None
+
+
+def memory_contents(manifest: Sequence[dict[str, Any]], count: int) -> list[str]:
+    """``count`` utterances of the manifest with distinct normalised contents, in a fixed
+    pseudo-random order (by the SHA-256 of file and byte offset) so they span the corpus.
+
+    Utterances memstore would refuse (over 4,000 characters, or credential-like) are skipped.
+    """
+
+    def place(record: dict[str, Any]) -> bytes:
+        return hashlib.sha256(f"{record['file']}#{record['byte']}".encode()).digest()
+
+    seen: set[str] = set()
+    chosen: list[str] = []
+    for record in sorted(manifest, key=place):
+        content = record["content"].strip()
+        normalized = normalize_content(content)
+        if not content or len(content) > MAX_CONTENT_CHARS or normalized in seen:
+            continue
+        if secret_like(content):
+            continue
+        seen.add(normalized)
+        chosen.append(content)
+        if len(chosen) == count:
+            return chosen
+    sys.exit(f"bench: the manifest has fewer than {count} distinct usable utterances")
+
+
+def remember_writes(contents: Sequence[str]) -> list[Write]:
+    """One write per content, categories in turn; every ``KEY_EVERY``-th (after the first,
+    the warm-up) holds ``BENCH_KEY``, so each but the first of those supersedes the last."""
+    return [
+        Write(
+            content,
+            CATEGORIES[index % len(CATEGORIES)],
+            BENCH_KEY if index % KEY_EVERY == 0 and index else None,
+        )
+        for index, content in enumerate(contents)
+    ]
+
+
+def memstore_remember(service: MemoryService, write: Write) -> object:
+    """``write`` through memstore."""
+    return service.remember(write.content, category=write.category, key=write.key)
+
+
+def raw_remember(raw: sqlite3.Connection, write: Write) -> tuple[int, str]:
+    """``write`` with plain sqlite3 in one transaction, as memstore's rules require: reuse an
+    active duplicate, else supersede the active holder of the key (if any) by a new row
+    inserted through the FTS trigger. Returns the (pk, id) of the memory that holds it."""
+    normalized = normalize_content(write.content)
+    now = format_utc(datetime.now(UTC))
+    raw.execute("BEGIN IMMEDIATE")
+    try:
+        duplicate = raw.execute(ACTIVE_DUPLICATE, (normalized,)).fetchone()
+        if duplicate is not None:  # never for the benchmark's distinct contents
+            raw.execute("COMMIT")
+            return duplicate[0], duplicate[1]
+        holder = None if write.key is None else raw.execute(ACTIVE_KEY, (write.key,)).fetchone()
+        if holder is not None:
+            raw.execute(RETIRE, (now, holder[0]))
+        memory_id = "mem_" + uuid.uuid4().hex
+        row = (memory_id, write.content, normalized, write.category, write.key, now, now)
+        pk = raw.execute(INSERT_MEMORY, row).lastrowid
+        if holder is not None:
+            raw.execute(POINT, (memory_id, now, holder[0]))
+        raw.execute("COMMIT")
+    except BaseException:
+        raw.execute("ROLLBACK")
+        raise
+    assert pk is not None
+    return pk, memory_id
+
+
+def differing_memories(memstore_db: Path, raw: sqlite3.Connection) -> int:
+    """Memories present in one database but not the other, compared on every column but the
+    random ids and the times, and on the content of the memory that superseded each."""
+    raw.execute("ATTACH DATABASE ? AS other", (str(memstore_db),))
+    try:
+        count = 0
+        for left, right in (("main", "other"), ("other", "main")):
+            query = (
+                f"SELECT count(*) FROM (SELECT {MEMORY_COLUMNS.format(db=left)} "
+                f"FROM {left}.memories AS m EXCEPT SELECT {MEMORY_COLUMNS.format(db=right)} "
+                f"FROM {right}.memories AS m)"
+            )
+            count += raw.execute(query).fetchone()[0]
+        return count
+    finally:
+        raw.execute("DETACH DATABASE other")
+
+
+@dataclass(frozen=True)
+class RememberTimes:
+    """p50 milliseconds of both sides' remember calls, and what those calls did."""
+
+    calls: int
+    memstore_ms: float
+    raw_ms: float
+    keyed: int
+    superseded: int
+    differing: int
+
+
+def compare_remembers(work: Path, writes: Sequence[Write]) -> RememberTimes:
+    """Each write through memstore, then raw, into two fresh databases; the first pair is the
+    warm-up, the p50 is over the rest."""
+    service = MemoryService(migrated(work / "remember-memstore.sqlite3"))
+    raw = raw_connect(migrated(work / "remember-raw.sqlite3"))
+    try:
+        memstore_s: list[float] = []
+        raw_s: list[float] = []
+        for write in writes:
+            memstore_s.append(seconds(functools.partial(memstore_remember, service, write)))
+            raw_s.append(seconds(functools.partial(raw_remember, raw, write)))
+        status = "SELECT count(*) FROM memories WHERE status = 'superseded'"
+        return RememberTimes(
+            calls=len(writes) - 1,
+            memstore_ms=statistics.median(memstore_s[1:]) * 1000,
+            raw_ms=statistics.median(raw_s[1:]) * 1000,
+            keyed=sum(write.key is not None for write in writes[1:]),
+            superseded=raw.execute(status).fetchone()[0],
+            differing=differing_memories(service.path, raw),
+        )
+    finally:
+        raw.close()
+        service.close()
+
+
+def any_word_match(text: str) -> str:
+    """The OR of the first 32 distinct words of ``text`` as FTS5 strings."""
+    distinct: dict[str, str] = {}
+    for token in tokenize(text):
+        distinct.setdefault(fold(token), token)
+        if len(distinct) == MAX_QUERY_WORDS:
+            break
+    return " OR ".join(map(fts_string, distinct.values()))
+
+
+def raw_context(raw: sqlite3.Connection, match: str, budget: int) -> tuple[str, list[str]]:
+    """The context block the plain way, in one read transaction: the memories in force
+    (pinned, then newest first), the ids matching ``match`` by bm25, then lines in the order
+    pinned, matching, rest, joined while they fit in ``budget`` characters.
+
+    Returns the text and the ids it shows, in order.
+    """
+    now = format_utc(datetime.now(UTC))
+    raw.execute("BEGIN")
+    try:
+        rows = raw.execute(CONTEXT_ROWS, (now,)).fetchall()
+        matching = [row[0] for row in raw.execute(CONTEXT_HITS, (match, now))] if rows else []
+    finally:
+        raw.execute("COMMIT")
+    by_id = {row[0]: row for row in rows}
+    chosen = [by_id[i] for i in matching if not by_id[i][2]]
+    picked = {row[0] for row in chosen}
+    pinned = [row for row in rows if row[2]]
+    rest = [row for row in rows if not row[2] and row[0] not in picked]
+    lines = [HEADER]
+    shown: list[str] = []
+    size = len(HEADER)
+    for memory_id, category, is_pinned, content in pinned + chosen + rest:
+        label = f"pinned {category}" if is_pinned else category
+        line = f"- [{label}] {content} (id {memory_id})"
+        size += 1 + len(line)
+        if size > budget:
+            break
+        lines.append(line)
+        shown.append(memory_id)
+    return "\n".join(lines), shown
+
+
+def context_query(
+    manifest: Sequence[dict[str, Any]], raw: sqlite3.Connection, stored: Sequence[str]
+) -> tuple[str, str, int]:
+    """A user utterance of 8 to 32 words that is not a stored memory: of the first
+    ``QUERY_CANDIDATES`` in manifest order, the one matching the median number of memories.
+
+    Returns the query, its MATCH expression and its number of matching memories.
+    """
+    taken = {normalize_content(content) for content in stored}
+    candidates: list[tuple[int, int, str, str]] = []
+    sql = "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?"
+    for record in manifest:
+        text = record["content"].strip()
+        words = len({fold(token) for token in tokenize(text)})
+        if record["role"] != "user" or not 8 <= words <= MAX_QUERY_WORDS:
+            continue
+        if normalize_content(text) in taken:
+            continue
+        match = any_word_match(text)
+        candidates.append((raw.execute(sql, (match,)).fetchone()[0], len(candidates), text, match))
+        if len(candidates) == QUERY_CANDIDATES:
+            break
+    hits, _, text, match = sorted(candidates)[len(candidates) // 2]
+    return text, match, hits
+
+
+@dataclass(frozen=True)
+class ContextTimes:
+    """The context case and both sides' p50 milliseconds."""
+
+    memories: int
+    query: str
+    hits: int
+    memstore_ms: float
+    raw_ms: float
+    shown: tuple[int, int]
+    same_order: bool
+
+
+def memory_contents_by_id(path: Path) -> dict[str, str]:
+    """Memory id -> content of the database at ``path``."""
+    connection = sqlite3.connect(path)
+    try:
+        return dict(connection.execute("SELECT id, content FROM memories").fetchall())
+    finally:
+        connection.close()
+
+
+def compare_contexts(
+    work: Path, manifest: Sequence[dict[str, Any]], contents: Sequence[str], repeat: int
+) -> ContextTimes:
+    """``contents`` remembered by memstore and, the raw way, into a second database; then the
+    context of a real utterance on both, interleaved, after one warm-up.
+
+    The raw block shows whole lines only (memstore clips long contents to fit more), so the
+    check is that its memories are the first of memstore's, in the same order.
+    """
+    service = MemoryService(migrated(work / "context-memstore.sqlite3"))
+    raw = raw_connect(migrated(work / "context-raw.sqlite3"))
+    try:
+        writes = [Write(text, CATEGORIES[i % len(CATEGORIES)]) for i, text in enumerate(contents)]
+        for write in writes:
+            memstore_remember(service, write)
+            raw_remember(raw, write)
+        query, match, hits = context_query(manifest, raw, contents)
+        budget = service.config.context_chars
+        gc.collect()
+        memstore_ms, raw_ms = p50s_ms(
+            [lambda: service.context(query), lambda: raw_context(raw, match, budget)], repeat
+        )
+        memstore_ids = service.context(query).memory_ids
+        raw_ids = raw_context(raw, match, budget)[1]
+        memstore_text = memory_contents_by_id(service.path)
+        raw_text = memory_contents_by_id(work / "context-raw.sqlite3")
+        same = [memstore_text[i] for i in memstore_ids[: len(raw_ids)]] == [
+            raw_text[i] for i in raw_ids
+        ]
+        return ContextTimes(
+            len(writes), query, hits, memstore_ms, raw_ms, (len(memstore_ids), len(raw_ids)), same
+        )
+    finally:
+        raw.close()
+        service.close()
+
+
 # Report
 
 
@@ -414,8 +728,12 @@ def import_row(memstore_rate: float, raw_rate: float) -> list[str]:
 
 def recall_row(case: Query, memstore_ms: float, raw_ms: float) -> list[str]:
     """A recall latency row (ratio < 1.3 is the target)."""
+    return latency_row(f"recall {case.label} p50 ms", memstore_ms, raw_ms)
+
+
+def latency_row(label: str, memstore_ms: float, raw_ms: float) -> list[str]:
+    """A latency row (ratio < 1.3 is the target)."""
     ratio = memstore_ms / raw_ms
-    label = f"recall {case.label} p50 ms"
     return [label, f"{memstore_ms:.2f}", f"{raw_ms:.2f}", f"{ratio:.2f}", "< 1.3"]
 
 
@@ -500,6 +818,8 @@ def report(
     args: argparse.Namespace,
     times: ImportTimes,
     recalls: Sequence[tuple[Query, float, float]],
+    remembers: RememberTimes,
+    contexts: ContextTimes,
 ) -> str:
     """The printed report: machine, data, chosen queries, then the table."""
     lines = machine_lines(args.scale, times.raw_messages, times.files)
@@ -513,11 +833,24 @@ def report(
         for case, _, _ in recalls
     ]
     lines.append(
+        f"remember: {remembers.calls} interleaved calls per side on fresh databases after one "
+        f"warm-up, {remembers.keyed} with key {BENCH_KEY!r} ({remembers.superseded} superseded); "
+        f"memories differing between the two databases: {remembers.differing}"
+    )
+    lines.append(
+        f"context: {contexts.memories} memories, query {contexts.query!r} "
+        f"({contexts.hits} matching memories); block shows {contexts.shown[0]} memories "
+        f"(memstore, clipped) / {contexts.shown[1]} (raw, whole lines); "
+        f"raw's are memstore's first, same order: {'yes' if contexts.same_order else 'NO'}"
+    )
+    lines.append(
         f"recall p50 over {args.repeat} interleaved runs after one warm-up; ratio = memstore/raw "
-        "(throughput for import: > 1 means memstore faster; time for recall)"
+        "(throughput for import: > 1 means memstore faster; time for recall, remember and context)"
     )
     rows = [["", "memstore", "raw", "ratio", "target"], import_row(*times.rates())]
     rows += [recall_row(case, memstore_ms, raw_ms) for case, memstore_ms, raw_ms in recalls]
+    rows.append(latency_row("remember p50 ms", remembers.memstore_ms, remembers.raw_ms))
+    rows.append(latency_row("context p50 ms", contexts.memstore_ms, contexts.raw_ms))
     return "\n".join([*lines, "", table(rows)])
 
 
@@ -530,7 +863,13 @@ def run(args: argparse.Namespace) -> str:
     raw = raw_connect(migrated(work / "raw.sqlite3"))
     times = compare_imports(service, raw, logs)
     gc.collect()
-    text = report(args, times, compare_recalls(service, raw, args.repeat))
+    recalls = compare_recalls(service, raw, args.repeat)
+    manifest = read_manifest(logs.parent)
+    contents = memory_contents(manifest, max(args.repeat + 1, CONTEXT_MEMORIES))
+    gc.collect()
+    remembers = compare_remembers(work, remember_writes(contents[: args.repeat + 1]))
+    contexts = compare_contexts(work, manifest, contents[:CONTEXT_MEMORIES], args.repeat)
+    text = report(args, times, recalls, remembers, contexts)
     if args.profile:
         text += "\n\n" + profile_import(logs, work / "profile.sqlite3")
     return text

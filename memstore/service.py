@@ -43,7 +43,7 @@ from memstore.repository.fts_query import (
     query_tokens,
     ranking_match,
 )
-from memstore.repository.search import Filters, history_hits, memory_hits
+from memstore.repository.search import Filters, history_hits, memory_hit_ids, memory_hits
 from memstore.schemas import (
     ConversationPage,
     DeleteResult,
@@ -574,10 +574,8 @@ class MemoryService:
         with self._db.read() as db:
             rows = memory_rows.in_force(db, now)
             match = ranking_match(query) if rows else None
-            matching = (
-                [r.id for r in memory_hits(db, match, Filters(), now, len(rows))] if match else []
-            )
-            items = [context_block.Item(r.id, r.category, r.pinned, r.content) for r in rows]
+            matching = memory_hit_ids(db, match, now, len(rows)) if match else []
+        items = [context_block.Item(r.id, r.category, r.pinned, r.content) for r in rows]
         return context_block.build(context_block.order(items, matching), self.config.context_chars)
 
     # Words and reading

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, and_, delete, func, or_, select, update
+from sqlalchemy import ColumnElement, Row, and_, delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from memstore.models import MemoryRow, MemorySourceRow
@@ -98,11 +98,12 @@ def page(
     return list(db.scalars(query)), int(total)
 
 
-def in_force(db: Session, now: datetime) -> list[MemoryRow]:
-    """Every confirmed, unexpired memory: pinned first, then newest first."""
+def in_force(db: Session, now: datetime) -> list[Row[tuple[str, str, bool, str]]]:
+    """(id, category, pinned, content) of every confirmed, unexpired memory: pinned first,
+    then newest first. Plain rows: building ORM objects cost five times the query."""
     query = (
-        select(MemoryRow)
+        select(MemoryRow.id, MemoryRow.category, MemoryRow.pinned, MemoryRow.content)
         .where(current(now))
         .order_by(MemoryRow.pinned.desc(), MemoryRow.created_at.desc(), MemoryRow.pk.desc())
     )
-    return list(db.scalars(query))
+    return list(db.execute(query))

@@ -52,9 +52,8 @@ HISTORY_HITS = text(
 FIRST_BATCH = 32
 
 
-MEMORY_HITS = text(
-    """
-    SELECT mem.*
+MEMORY_MATCHES = """
+    SELECT {columns}
     FROM (SELECT rowid AS pk, bm25(memories_fts) AS rank
           FROM memories_fts WHERE memories_fts MATCH :query) AS hits
     JOIN memories AS mem ON mem.pk = hits.pk
@@ -68,8 +67,9 @@ MEMORY_HITS = text(
             AND (:role IS NULL OR m.role = :role)))
     ORDER BY hits.rank, mem.pk
     LIMIT :limit
-    """
-)
+"""
+MEMORY_HITS = text(MEMORY_MATCHES.format(columns="mem.*"))
+MEMORY_HIT_IDS = text(MEMORY_MATCHES.format(columns="mem.id"))
 
 
 PARTNERS = text(
@@ -161,6 +161,12 @@ def partners_by_pk(db: Session, pks: list[int]) -> dict[int, StoredMessage]:
     if not pks:
         return {}
     return {row.pk: stored(row) for row in db.execute(PARTNERS, {"pks": pks})}
+
+
+def memory_hit_ids(db: Session, match: str, now: datetime, limit: int) -> list[str]:
+    """The ids of :func:`memory_hits` without filters, best first (no rows are built)."""
+    params = {"query": match, "now": format_utc(now), "limit": limit, **Filters().params()}
+    return list(db.scalars(MEMORY_HIT_IDS, params))
 
 
 def memory_hits(
