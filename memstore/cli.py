@@ -10,14 +10,15 @@ import json
 import logging
 import sys
 from collections.abc import Callable, Sequence
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
 import click
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
-from memstore.config import MemoryConfig
+from memstore import diary as days
+from memstore.config import MemoryConfig, read_section
 from memstore.errors import MemstoreError
 from memstore.importer import expand_paths
 from memstore.service import MemoryService
@@ -78,13 +79,13 @@ class AwareDateTime(click.ParamType):  # type: ignore[type-arg]  # generic only 
 
 
 def load_config(path: Path | None) -> MemoryConfig:
-    """The ``memory`` section of a JSON configuration file, or the defaults."""
+    """The ``memory`` section of a JSON configuration file, or the defaults. The CLI is
+    strict: an unusable file is a usage error, never a silent fallback to defaults."""
     if path is None:
         return MemoryConfig()
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-        return MemoryConfig.model_validate(document.get("memory", {}))
-    except (OSError, ValueError, AttributeError, ValidationError) as error:
+        return read_section(path)
+    except (OSError, ValueError) as error:
         raise click.BadParameter(f"cannot use {path}: {error}", param_hint="--config") from error
 
 
@@ -264,6 +265,55 @@ def message(ctx: click.Context, /, message_id: str, offset: int) -> None:
     Example: memstore message msg_0123456789abcdef0123456789abcdef --offset 0
     """
     emit(service_from(ctx).read_memory_message(message_id, offset=offset))
+
+
+class Day(click.ParamType):  # type: ignore[type-arg]  # generic only in new click
+    """A calendar day written YYYY-MM-DD."""
+
+    name = "DAY"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            return days.parse_day(value)
+        except MemstoreError as error:
+            self.fail(str(error))
+
+
+class TimeZone(click.ParamType):  # type: ignore[type-arg]  # generic only in new click
+    """An IANA time zone name such as Europe/Madrid."""
+
+    name = "ZONE"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            return days.zone(value).key
+        except MemstoreError as error:
+            self.fail(str(error))
+
+
+@cli.command()
+@click.argument("day", type=Day(), required=False)
+@click.option("--tz", type=TimeZone(), help="IANA time zone; the machine's by default.")
+@click.option(
+    "--format",
+    "output",
+    type=click.Choice(["json", "text"]),
+    default="json",
+    show_default=True,
+    help="JSON, or readable text for a person at a terminal.",
+)
+@click.pass_context
+def diary(ctx: click.Context, /, day: date | None, tz: str | None, output: str) -> None:
+    """Show one local DAY (YYYY-MM-DD, today by default): its conversations with every
+    message, and the memories written or updated that day. Only reads.
+
+    Example: memstore diary 2026-10-05 --tz Europe/Madrid --format text
+    """
+    result = service_from(ctx).diary(day, tz=tz)
+    if output == "text":
+        click.echo(days.render(result))
+    else:
+        emit(result)
 
 
 @cli.command("delete-message")

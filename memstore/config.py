@@ -1,16 +1,22 @@
 """Configuration: the ``memory`` settings and where memstore keeps its data.
 
 The data directory is platformdirs' user data directory for "memstore", or ``MEMSTORE_HOME``
-when that is set. A relative database path resolves under it, whatever the working directory.
+when that is set. A relative database (or log) path resolves under it, whatever the working
+directory. Changing the path selects another database: nothing is moved or merged.
 """
 
 from __future__ import annotations
 
+import json
+import logging
 import os
 from pathlib import Path, PureWindowsPath
+from typing import Any
 
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+log = logging.getLogger(__name__)
 
 HOME_VARIABLE = "MEMSTORE_HOME"
 
@@ -19,6 +25,19 @@ def data_dir() -> Path:
     """The directory memstore keeps its data in: ``$MEMSTORE_HOME`` or the user data dir."""
     override = os.environ.get(HOME_VARIABLE)
     return Path(override) if override else Path(platformdirs.user_data_dir("memstore"))
+
+
+def local_path(value: str, what: str) -> str:
+    """``value`` when it is a local path without '..'.
+
+    Raises:
+        ValueError: For a UNC path or one holding '..'; ``what`` names it in the message.
+    """
+    if value.startswith(("\\\\", "//")) or PureWindowsPath(value).drive.startswith("\\\\"):
+        raise ValueError("UNC paths are not allowed; use a path on a local disk")
+    if ".." in Path(value).parts or ".." in PureWindowsPath(value).parts:
+        raise ValueError(f"'..' is not allowed in the {what}")
+    return value
 
 
 class MemoryConfig(BaseModel):
@@ -38,19 +57,77 @@ class MemoryConfig(BaseModel):
     """Budget of the per-turn context block, in characters."""
     recall_chars: int = Field(default=8000, ge=1024, le=64000)
     """Budget of one recall or word page, in characters of JSON."""
+    log_dir: str | None = None
+    """The daily Markdown logs; default ``logs/`` beside the database. Relative paths resolve
+    under the data directory; no UNC, no '..'."""
 
     @field_validator("database")
     @classmethod
     def _local_path(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("database path is empty; give a file name such as memory.sqlite3")
-        if value.startswith(("\\\\", "//")) or PureWindowsPath(value).drive.startswith("\\\\"):
-            raise ValueError("UNC paths are not allowed; use a path on a local disk")
-        if ".." in Path(value).parts or ".." in PureWindowsPath(value).parts:
-            raise ValueError("'..' is not allowed in the database path")
-        return value
+        return local_path(value, "database path")
+
+    @field_validator("log_dir")
+    @classmethod
+    def _local_log_dir(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise ValueError("log_dir is empty; give a folder such as logs, or leave it out")
+        return None if value is None else local_path(value, "log_dir")
 
     def database_path(self) -> Path:
         """The database file as an absolute path (relative ones under :func:`data_dir`)."""
         path = Path(self.database).expanduser()
         return path if path.is_absolute() else data_dir() / path
+
+    def log_path(self) -> Path:
+        """The daily Markdown log folder as an absolute path: ``log_dir`` (relative ones under
+        :func:`data_dir`), else ``logs`` beside :meth:`database_path`."""
+        if self.log_dir is None:
+            return self.database_path().parent / "logs"
+        path = Path(self.log_dir).expanduser()
+        return path if path.is_absolute() else data_dir() / path
+
+
+def read_section(path: Path) -> MemoryConfig:
+    """The ``memory`` section of a JSON configuration file, validated.
+
+    Raises:
+        OSError: When the file cannot be read.
+        ValueError: When it is not JSON, has no object ``memory`` section, or a setting is
+            invalid (pydantic's ValidationError is a ValueError, naming each setting).
+    """
+    document: Any = json.loads(path.read_text(encoding="utf-8-sig"))
+    section = document.get("memory", {}) if isinstance(document, dict) else None
+    if not isinstance(section, dict):
+        raise ValueError('the file must be a JSON object whose "memory" is an object')
+    return MemoryConfig.model_validate(section)
+
+
+class ConfigLoader:
+    """Loads the ``memory`` settings of a host's JSON configuration, again on each change.
+
+    Invalid settings keep the last valid ones (the defaults on the first load) and the
+    reason is logged under the ``memstore`` logger, as the host's own settings behave.
+
+    Args:
+        path: The configuration file.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.current = MemoryConfig()
+        """The settings in force."""
+
+    def load(self) -> MemoryConfig:
+        """Read the file again; return the new settings, or the last valid ones."""
+        try:
+            self.current = read_section(self.path)
+        except (OSError, ValueError) as error:
+            reason = error.strerror if isinstance(error, OSError) else str(error)
+            log.warning(
+                "memory settings in %s not used (%s); keeping the last valid ones",
+                self.path,
+                reason,
+            )
+        return self.current

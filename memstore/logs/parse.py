@@ -227,12 +227,17 @@ def _quote(text: str) -> str:
     return repr(text)
 
 
+def starts_record(text: str) -> bool:
+    """Tell whether a line after a blank line, outside fenced code, would start a record."""
+    return _BOUNDARY.match(text) is not None
+
+
 def _is_blank(text: str) -> bool:
     """Tell whether a line (without its ending) is empty or only spaces and tabs."""
     return not text.strip(" \t")
 
 
-class _FenceTracker:
+class FenceTracker:
     """Follows CommonMark fenced code blocks (``` or ~~~) one line at a time."""
 
     def __init__(self) -> None:
@@ -242,6 +247,11 @@ class _FenceTracker:
     def is_open(self) -> bool:
         """Whether the lines fed so far leave a fence open."""
         return self._opening is not None
+
+    @property
+    def opening(self) -> str | None:
+        """The run of backticks or tildes of the open fence, or None."""
+        return self._opening
 
     def feed(self, text: str) -> None:
         """Update the state with the next line (the part of it that counts for fences)."""
@@ -270,7 +280,7 @@ class _Segmenter:
     def __init__(self) -> None:
         self.preamble: list[_Line] = []
         self.segments: list[_Segment] = []
-        self._fence = _FenceTracker()
+        self._fence = FenceTracker()
         self._after_blank = False
 
     @property
@@ -280,7 +290,7 @@ class _Segmenter:
 
     def feed(self, line: _Line) -> None:
         """Add the next body line, starting a new segment when it is a record boundary."""
-        if self._after_blank and not self._fence.is_open and _BOUNDARY.match(line.text):
+        if self._after_blank and not self._fence.is_open and starts_record(line.text):
             self.segments.append([line])
         else:
             self._fence.feed(self._fence_text(line))

@@ -1,0 +1,126 @@
+"""The host's one persistence entry point: the daily Markdown log, then SQLite.
+
+Each accepted user message and each finished (or interrupted) reply is appended to today's
+daily log and recorded in SQLite under the same source reference, with exactly the content
+an import of that log reads back. The two are separate stores, not one transaction: when the
+database fails, the failure is logged under the ``memstore`` logger and kept in
+:attr:`Recorder.memory_error`, the Markdown log and the turn go on, and a later import of
+the log recovers the gap without duplicates. Private turns write nothing anywhere.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from datetime import datetime
+from pathlib import Path
+
+from sqlalchemy.exc import SQLAlchemyError
+
+from memstore.errors import MemstoreError
+from memstore.logs.write import LogWriter, loggable
+from memstore.schemas import Message
+from memstore.service import MemoryService
+
+log = logging.getLogger(__name__)
+
+DEFAULT_SPEAKERS = {"user": "User", "assistant": "Assistant", "system": "System"}
+
+
+class Recorder:
+    """Records a host's conversation, message by message, before or after each turn.
+
+    Args:
+        service: The memory store (its config says whether history is stored).
+        speakers: Role -> the name written in the log (``{"user": "Diego", "assistant":
+            "Morgan", "system": "System"}``); the assistant's name heads new log files.
+        log_dir: The daily log folder; the configuration's ``log_dir`` by default.
+        session_id: An existing session to append to; a new one is started when needed.
+    """
+
+    def __init__(
+        self,
+        service: MemoryService,
+        *,
+        speakers: Mapping[str, str] = DEFAULT_SPEAKERS,
+        log_dir: Path | None = None,
+        session_id: str | None = None,
+    ) -> None:
+        self.service = service
+        self.speakers = {**DEFAULT_SPEAKERS, **speakers}
+        self.writer = LogWriter(log_dir or service.config.log_path(), self.speakers["assistant"])
+        self.session_id = session_id
+        self.memory_error: str | None = None
+        """The last database failure, or None once a write succeeds again."""
+
+    @property
+    def stores_history(self) -> bool:
+        """Whether messages go to SQLite (``enabled`` and ``store_history``)."""
+        config = self.service.config
+        return config.enabled and config.store_history
+
+    def record(
+        self,
+        role: str,
+        content: str,
+        *,
+        status: str = "completed",
+        private: bool = False,
+        when: datetime | None = None,
+    ) -> Message | None:
+        """Append one whole message (never a partial one) to the log and the database.
+
+        Args:
+            role: ``user``, ``assistant`` or ``system``.
+            content: The message; blank messages are not recorded.
+            status: ``completed``, or ``interrupted`` / ``error`` for a reply cut short.
+            private: A private turn: nothing is written anywhere.
+            when: Aware time of the message; now (local time) by default. Whole seconds,
+                as the log's stamps hold.
+
+        Returns:
+            The stored message, or None when nothing was stored in SQLite (private turn,
+            blank message, history off, or a database failure: see :attr:`memory_error`).
+
+        Raises:
+            OSError: When the Markdown log cannot be written (the host's log is its own).
+            ValueError: For an unknown role.
+        """
+        if role not in self.speakers:
+            raise ValueError(f"role {role!r}: use user, assistant or system")
+        text = loggable(content)
+        if private or not text.strip():
+            return None
+        moment = (when or datetime.now().astimezone()).replace(microsecond=0)
+        written = self.writer.append(moment, self.speakers[role], text)
+        if not self.stores_history:
+            return None
+        try:
+            message = self.service.record_message(
+                self._session(moment),
+                role,
+                text,
+                status=status,
+                created_at=moment,
+                source_ref=written.source_ref,
+            )
+        except (MemstoreError, SQLAlchemyError) as error:
+            log.warning("memory database write failed, the Markdown log has it: %s", error)
+            self.memory_error = str(error)
+            return None
+        self.memory_error = None
+        return message
+
+    def close(self) -> None:
+        """End the recorder's session, if it started one and the database is reachable."""
+        if self.session_id is not None and self.stores_history:
+            try:
+                self.service.end_session(self.session_id)
+            except (MemstoreError, SQLAlchemyError) as error:
+                log.warning("could not end session %s: %s", self.session_id, error)
+                self.memory_error = str(error)
+
+    def _session(self, moment: datetime) -> str:
+        if self.session_id is None:
+            self.session_id = self.service.start_session(started_at=moment).id
+        return self.session_id

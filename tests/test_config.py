@@ -1,0 +1,101 @@
+"""MemoryConfig: ranges, path rules, the data directory, and last-valid reloads."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from memstore import MemoryConfig
+from memstore.config import ConfigLoader, data_dir
+
+EDGES = [
+    ("max_results", 1, 50),
+    ("context_chars", 512, 32000),
+    ("recall_chars", 1024, 64000),
+]
+
+
+@pytest.mark.parametrize(("field", "low", "high"), EDGES)
+def test_each_range_accepts_its_edges_and_refuses_one_beyond(
+    field: str, low: int, high: int
+) -> None:
+    assert getattr(MemoryConfig(**{field: low}), field) == low
+    assert getattr(MemoryConfig(**{field: high}), field) == high
+    for outside in (low - 1, high + 1):
+        with pytest.raises(ValidationError, match=field):
+            MemoryConfig(**{field: outside})
+
+
+@pytest.mark.parametrize(
+    "path", ["\\\\server\\share\\memory.sqlite3", "//server/share/memory.sqlite3"]
+)
+def test_unc_paths_are_refused(path: str) -> None:
+    with pytest.raises(ValidationError, match="UNC"):
+        MemoryConfig(database=path)
+    with pytest.raises(ValidationError, match="UNC"):
+        MemoryConfig(log_dir=path)
+
+
+@pytest.mark.parametrize("path", ["../memory.sqlite3", "memory/../../x.sqlite3", "..\\x.sqlite3"])
+def test_parent_traversal_is_refused(path: str) -> None:
+    with pytest.raises(ValidationError, match=r"'\.\.'"):
+        MemoryConfig(database=path)
+
+
+def test_relative_paths_resolve_under_the_data_directory_whatever_the_cwd(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    config = MemoryConfig(database="memory/memory.sqlite3")
+    assert config.database_path() == data_dir() / "memory" / "memory.sqlite3"
+    assert data_dir() == tmp_path / "home"  # MEMSTORE_HOME, set by the test fixture
+    assert config.log_path() == data_dir() / "memory" / "logs"
+
+
+def test_absolute_local_paths_are_allowed(tmp_path: Path) -> None:
+    config = MemoryConfig(database=str(tmp_path / "db.sqlite3"), log_dir=str(tmp_path / "logs"))
+    assert config.database_path() == tmp_path / "db.sqlite3"
+    assert config.log_path() == tmp_path / "logs"
+
+
+def test_unknown_settings_are_refused() -> None:
+    with pytest.raises(ValidationError, match="databse"):
+        MemoryConfig(databse="x.sqlite3")  # type: ignore[call-arg]
+
+
+def write(path: Path, memory: object) -> None:
+    path.write_text(json.dumps({"other": {"theme": "dark"}, "memory": memory}), encoding="utf-8")
+
+
+def test_invalid_then_valid_reloads_keep_the_last_valid_settings(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "config.json"
+    loader = ConfigLoader(path)
+    assert loader.load() == MemoryConfig()  # no file yet: the defaults
+    write(path, {"max_results": 0})
+    assert loader.load() == MemoryConfig()  # invalid on the first load: the defaults
+    assert "max_results" in caplog.text and "keeping the last valid" in caplog.text
+    write(path, {"max_results": 20, "database": "other.sqlite3"})
+    valid = loader.load()
+    assert (valid.max_results, valid.database) == (20, "other.sqlite3")
+    write(path, {"max_results": 20, "database": "../escape.sqlite3"})
+    assert loader.load() == valid  # invalid again: the last valid settings stay
+    path.write_text("{not json", encoding="utf-8")
+    assert loader.load() == valid
+    write(path, {"recall_chars": 2048})
+    assert loader.load().recall_chars == 2048
+
+
+def test_changing_the_database_path_selects_another_database(tmp_path: Path) -> None:
+    from memstore import MemoryService
+
+    first = MemoryService.from_config(MemoryConfig(database="a.sqlite3"))
+    first.remember("Diego likes jazz.")
+    second = MemoryService.from_config(MemoryConfig(database="b.sqlite3"))
+    assert second.list_memories().total == 0 and first.list_memories().total == 1
+    assert logging.getLogger("memstore").handlers == []  # the library adds no handlers

@@ -1,0 +1,124 @@
+"""The recorder: daily Markdown log and SQLite under one source reference, failures isolated."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from memstore import MemoryConfig, MemoryService
+from memstore.logs.write import loggable
+from memstore.recorder import Recorder
+
+SPEAKERS = {"user": "Diego", "assistant": "Morgan", "system": "System"}
+MADRID = timezone(timedelta(hours=2))
+WHEN = datetime(2026, 10, 5, 9, 15, 2, tzinfo=MADRID)
+TRICKY = [
+    "Hola Morgan, ¿me recuerdas el café?",
+    "Line one\r\nline two\r\n\r\n",
+    "Pasted log:\n\n[10:00:07 -0500] \nDiego: not a record",
+    "```python\nprint('open fence')\n\n[10:00:07 -0500]\nDiego: still code",
+    "\u2028 odd separators \x0c kept \r inside",
+]
+
+
+def recorder_for(service: MemoryService, log_dir: Path) -> Recorder:
+    return Recorder(service, speakers=SPEAKERS, log_dir=log_dir)
+
+
+def test_each_message_goes_to_the_log_and_sqlite_with_one_source_ref(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    recorder = recorder_for(service, tmp_path / "logs")
+    message = recorder.record("user", "Hola", when=WHEN)
+    assert message is not None and message.created_at == WHEN
+    log = tmp_path / "logs" / "2026-10-05.md"
+    data = log.read_bytes()
+    offset = int(message.source_ref.rsplit("=", 1)[1])  # type: ignore[union-attr]
+    assert message.source_ref == f"{log.resolve()}#byte={offset}"
+    assert data[offset:] == b"[09:15:02 +0200] \nDiego: Hola"
+    assert data.startswith("Morgan Log — 2026-10-05\n\n".encode())
+
+
+def test_the_logs_imported_into_a_fresh_database_give_back_the_same_messages(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    recorder = recorder_for(service, tmp_path / "logs")
+    roles = ["user", "assistant", "user", "assistant", "system"]
+    for n, (role, content) in enumerate(zip(roles, TRICKY, strict=True)):
+        recorder.record(role, content, when=WHEN + timedelta(seconds=n))
+    stored = service.messages(recorder.session_id or "")
+    fresh = MemoryService(tmp_path / "fresh.sqlite3")
+    report = fresh.import_markdown(
+        [tmp_path / "logs"], speakers={v: k for k, v in SPEAKERS.items()}, include_tail=True
+    )
+    assert report.errors == 0 and report.imported == len(TRICKY)
+    imported = fresh.messages(report.files[0].session_id or "")
+    assert [(m.role, m.content, m.created_at, m.source_ref) for m in imported] == [
+        (m.role, m.content, m.created_at, m.source_ref) for m in stored
+    ]
+    assert [m.content for m in stored] == [loggable(c) for c in TRICKY]
+
+
+def test_a_database_failure_keeps_the_log_and_a_later_import_fills_the_gap(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    recorder = recorder_for(service, tmp_path / "logs")
+    recorder.record("user", "antes del fallo", when=WHEN)
+    blocker = sqlite3.connect(service.path, isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")
+    try:
+        lost = recorder.record("assistant", "durante el fallo", when=WHEN + timedelta(seconds=1))
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
+    assert lost is None and recorder.memory_error is not None
+    recorder.record("user", "después del fallo", when=WHEN + timedelta(seconds=2))
+    assert recorder.memory_error is None
+    report = service.import_markdown(
+        [tmp_path / "logs"], speakers={v: k for k, v in SPEAKERS.items()}, include_tail=True
+    )
+    assert (report.imported, report.files[0].skipped) == (1, 2)
+    recovered = service.word_instances("durante")
+    assert recovered.total == 1 and recovered.instances[0].role == "assistant"
+    again = service.import_markdown(
+        [tmp_path / "logs"], speakers={v: k for k, v in SPEAKERS.items()}, include_tail=True
+    )
+    assert (again.imported, again.files[0].skipped) == (0, 3)  # no duplicates
+
+
+@pytest.mark.parametrize("config", [MemoryConfig(store_history=False), MemoryConfig(enabled=False)])
+def test_without_history_only_the_markdown_log_is_written(
+    db_path: Path, tmp_path: Path, config: MemoryConfig
+) -> None:
+    service = MemoryService(db_path, config=config)
+    recorder = recorder_for(service, tmp_path / "logs")
+    assert recorder.record("user", "solo en el log", when=WHEN) is None
+    assert "solo en el log" in (tmp_path / "logs" / "2026-10-05.md").read_text(encoding="utf-8")
+    assert MemoryService(db_path).health().counts["messages"] == 0
+
+
+def test_a_private_turn_writes_nothing_anywhere(service: MemoryService, tmp_path: Path) -> None:
+    recorder = recorder_for(service, tmp_path / "logs")
+    assert recorder.record("user", "privado", private=True, when=WHEN) is None
+    assert not (tmp_path / "logs").exists()
+    assert service.health().counts["messages"] == 0
+
+
+def test_interrupted_replies_are_marked_and_not_searchable(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    recorder = recorder_for(service, tmp_path / "logs")
+    recorder.record("user", "cuéntame del jardín", when=WHEN)
+    cut = recorder.record("assistant", "El jardín az", status="interrupted", when=WHEN)
+    assert cut is not None and cut.status == "interrupted"
+    assert [m.role for c in service.recall("jardín").conversations for m in c.messages] == ["user"]
+
+
+def test_blank_messages_and_unknown_roles(service: MemoryService, tmp_path: Path) -> None:
+    recorder = recorder_for(service, tmp_path / "logs")
+    assert recorder.record("user", " \n ", when=WHEN) is None
+    with pytest.raises(ValueError, match="role"):
+        recorder.record("robot", "hola", when=WHEN)
