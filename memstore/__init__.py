@@ -8,7 +8,7 @@ Conversation history and explicit memories in one SQLite file with FTS5 search::
     service.recall("jardín azul", mode="phrase")
 """
 
-from memstore.config import MemoryConfig
+from memstore.config import ConfigLoader, MemoryConfig
 from memstore.errors import (
     BackupExists,
     Fts5Unavailable,
@@ -32,10 +32,13 @@ from memstore.schemas import (
     RecallResult,
     Session,
 )
+from memstore.recorder import Recorder
 from memstore.service import MemoryService
+from memstore.tools import MemoryTools
 
 __all__ = [
     "BackupExists",
+    "ConfigLoader",
     "FileImport",
     "Fts5Unavailable",
     "HealthReport",
@@ -46,11 +49,13 @@ __all__ = [
     "Memory",
     "MemoryConfig",
     "MemoryService",
+    "MemoryTools",
     "MemstoreError",
     "Message",
     "NotFound",
     "RecallConversation",
     "RecallResult",
+    "Recorder",
     "SchemaError",
     "SecretRejected",
     "Session",
