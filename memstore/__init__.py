@@ -21,7 +21,9 @@ from memstore.errors import (
     StoreBusy,
     StoreError,
 )
+from memstore.recorder import Recorder
 from memstore.schemas import (
+    BackupReport,
     FileImport,
     HealthReport,
     ImportReport,
@@ -32,12 +34,12 @@ from memstore.schemas import (
     RecallResult,
     Session,
 )
-from memstore.recorder import Recorder
 from memstore.service import MemoryService
 from memstore.tools import MemoryTools
 
 __all__ = [
     "BackupExists",
+    "BackupReport",
     "ConfigLoader",
     "FileImport",
     "Fts5Unavailable",
