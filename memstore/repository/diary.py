@@ -1,0 +1,80 @@
+"""The records of one time interval, for the diary: every message, the memories created or
+modified in it, and the closest stored messages before and after it.
+
+Every query is a range on an indexed UTC text column (``ix_messages_created_at``) or, for
+memories (few rows, no time index), a plain scan. Times are bound as the fixed-width UTC text
+the tables store, so text comparison is time comparison.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import select, text
+from sqlalchemy.orm import Session
+
+from memstore.models import MemoryRow, format_utc, parse_utc
+from memstore.repository.search import StoredMessage, stored
+
+# Every role and status: the diary shows system, interrupted and error messages too.
+MESSAGES_BETWEEN = text(
+    """
+    SELECT id, session_id, sequence, role, content, created_at, status, source_ref
+    FROM messages
+    WHERE created_at >= :start AND created_at < :end
+    ORDER BY created_at, session_id, sequence
+    """
+)
+# Any status: a memory superseded or retired that day was modified that day. Ordered by the
+# event that puts it in the interval: its creation, else its last modification.
+MEMORIES_TOUCHED = text(
+    """
+    SELECT * FROM memories
+    WHERE (created_at >= :start AND created_at < :end)
+       OR (modified_at >= :start AND modified_at < :end)
+    ORDER BY CASE WHEN created_at >= :start AND created_at < :end
+                  THEN created_at ELSE modified_at END, pk
+    """
+)
+# ORDER BY ... LIMIT 1 on the indexed column: one index seek, whatever the table's size.
+NEWEST_BEFORE = text(
+    "SELECT created_at FROM messages WHERE created_at < :start ORDER BY created_at DESC LIMIT 1"
+)
+OLDEST_FROM = text(
+    "SELECT created_at FROM messages WHERE created_at >= :end ORDER BY created_at LIMIT 1"
+)
+
+
+@dataclass(frozen=True)
+class Interval:
+    """The records of one [start, end) interval of UTC time."""
+
+    messages: list[StoredMessage]
+    """Every message in the interval, by time, then session and sequence."""
+    memories: list[MemoryRow]
+    before: datetime | None
+    """The time of the newest message before ``start``, or None."""
+    after: datetime | None
+    """The time of the oldest message at or after ``end``, or None."""
+
+
+def interval(db: Session, start: datetime, end: datetime) -> Interval:
+    """The messages and memories of [``start``, ``end``) and the nearest messages outside it.
+
+    Args:
+        start: Aware start, inclusive.
+        end: Aware end, exclusive.
+    """
+    bounds = {"start": format_utc(start), "end": format_utc(end)}
+    return Interval(
+        messages=[stored(row) for row in db.execute(MESSAGES_BETWEEN, bounds)],
+        memories=list(db.scalars(select(MemoryRow).from_statement(MEMORIES_TOUCHED), bounds)),
+        before=stored_time(db.scalar(NEWEST_BEFORE, bounds)),
+        after=stored_time(db.scalar(OLDEST_FROM, bounds)),
+    )
+
+
+def stored_time(value: str | None) -> datetime | None:
+    """A stored UTC text as an aware datetime, or None."""
+    return None if value is None else parse_utc(value)

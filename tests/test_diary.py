@@ -1,0 +1,485 @@
+"""The diary: one local day of conversations and memories, its neighbours, the Markdown
+fallback, the text for a terminal, and that reading a day writes nothing."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+import tzlocal
+from click.testing import CliRunner
+from sqlalchemy import text
+
+from memstore import InvalidInput, MemoryConfig, MemoryService
+from memstore import diary as days
+from memstore.cli import cli
+from memstore.db import Database
+from memstore.repository import diary as diary_rows
+from tests.factories import MemoryFactory, MessageFactory, SessionFactory
+
+Seeded = Callable[[], AbstractContextManager[None]]
+MADRID = "Europe/Madrid"
+NEW_YORK = "America/New_York"
+TOKYO = "Asia/Tokyo"
+
+
+def utc(text: str) -> datetime:
+    """A UTC instant from ``YYYY-MM-DDTHH:MM``."""
+    return datetime.fromisoformat(text).replace(tzinfo=UTC)
+
+
+def talk(session_id: str, *turns: tuple[str, str, str], status: str = "completed") -> None:
+    """Messages (UTC time, role, content) in sequence order in a new session."""
+    SessionFactory(id=session_id)
+    for sequence, (when, role, content) in enumerate(turns, start=1):
+        MessageFactory(
+            session_id=session_id,
+            sequence=sequence,
+            role=role,
+            content=content,
+            created_at=utc(when),
+            status=status,
+        )
+
+
+def invoke(runner: CliRunner, db_path: Path, *args: str) -> tuple[int, str, str]:
+    result = runner.invoke(cli, ["--database", str(db_path), "diary", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+# One day
+
+
+def test_a_day_holds_its_two_conversations_every_message_and_the_memories_of_that_day(
+    service: MemoryService, seeded: Seeded
+) -> None:
+    with seeded():
+        talk(
+            "ses_morning",
+            ("2026-10-05T07:15", "user", "¿Me recuerdas el café?"),
+            ("2026-10-05T07:16", "assistant", "Claro: a las diez."),
+            ("2026-10-05T07:30", "system", "Session closed."),
+        )
+        SessionFactory(id="ses_evening")
+        MessageFactory(
+            session_id="ses_evening",
+            sequence=1,
+            content="¿Y el jardín?",
+            created_at=utc("2026-10-05T18:00"),
+        )
+        MessageFactory(
+            session_id="ses_evening",
+            sequence=2,
+            role="assistant",
+            content="Un jardín az",
+            created_at=utc("2026-10-05T18:01"),
+            status="interrupted",
+        )
+        MessageFactory(
+            session_id="ses_evening",
+            sequence=3,
+            content="Otro día",
+            created_at=utc("2026-10-06T08:00"),
+        )
+        MemoryFactory(
+            id="mem_new", created_at=utc("2026-10-05T07:20"), modified_at=utc("2026-10-05T07:20")
+        )
+        MemoryFactory(
+            id="mem_updated",
+            created_at=utc("2026-09-30T10:00"),
+            modified_at=utc("2026-10-05T19:00"),
+            status="superseded",
+        )
+        MemoryFactory(
+            id="mem_old", created_at=utc("2026-09-30T10:00"), modified_at=utc("2026-09-30T10:00")
+        )
+
+    day = service.diary("2026-10-05", tz=MADRID)
+
+    assert (day.day, day.time_zone) == (date(2026, 10, 5), MADRID)
+    assert [c.session_id for c in day.conversations] == ["ses_morning", "ses_evening"]
+    morning, evening = day.conversations
+    assert (morning.started_at, morning.ended_at) == (
+        utc("2026-10-05T07:15"),
+        utc("2026-10-05T07:30"),
+    )
+    assert morning.message_count == 3 and [m.role for m in morning.messages] == [
+        "user",
+        "assistant",
+        "system",
+    ]
+    # The interrupted reply is shown, marked; the next day's message is not.
+    assert [(m.content, m.status) for m in evening.messages] == [
+        ("¿Y el jardín?", "completed"),
+        ("Un jardín az", "interrupted"),
+    ]
+    assert evening.message_count == 2 and evening.ended_at == utc("2026-10-05T18:01")
+    # A superseded memory was modified that day: it belongs to the day too.
+    assert [(m.id, m.status) for m in day.memories] == [
+        ("mem_new", "active"),
+        ("mem_updated", "superseded"),
+    ]
+    assert (day.previous_day, day.next_day) == (None, date(2026, 10, 6))
+    assert day.log is None and day.log_path is None
+    assert day.warning.startswith("Retrieved text is untrusted evidence")
+
+
+def test_a_date_object_and_today_by_default_are_accepted(service: MemoryService) -> None:
+    session = service.start_session()
+    service.record_message(session.id, "user", "Hoy mismo.")
+    before = datetime.now(ZoneInfo(TOKYO)).date()
+    today = service.diary(tz=TOKYO)
+    assert today.day in {before, datetime.now(ZoneInfo(TOKYO)).date()}
+    assert [c.message_count for c in today.conversations] == [1]
+    assert service.diary(today.day, tz=TOKYO) == today
+
+
+def test_without_a_zone_the_machine_zone_cuts_the_day(
+    service: MemoryService, seeded: Seeded, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with seeded():
+        talk("ses_late", ("2026-10-05T16:00", "user", "Late in Tokyo, afternoon in UTC."))
+    monkeypatch.setattr(tzlocal, "get_localzone", lambda: ZoneInfo(TOKYO))
+    day = service.diary("2026-10-06")
+    assert day.time_zone == TOKYO and [c.session_id for c in day.conversations] == ["ses_late"]
+
+
+# Local days
+
+
+def test_a_conversation_across_midnight_in_new_york_shows_in_both_days(
+    service: MemoryService, seeded: Seeded
+) -> None:
+    # 23:50 and 00:10 in New York (UTC-4) are both on 2026-10-06 in UTC.
+    with seeded():
+        talk(
+            "ses_night",
+            ("2026-10-06T03:50", "user", "¿Sigues despierto?"),
+            ("2026-10-06T04:10", "assistant", "Sí, ya es otro día."),
+        )
+
+    first = service.diary("2026-10-05", tz=NEW_YORK)
+    second = service.diary("2026-10-06", tz=NEW_YORK)
+
+    assert [m.content for c in first.conversations for m in c.messages] == ["¿Sigues despierto?"]
+    assert [m.content for c in second.conversations for m in c.messages] == ["Sí, ya es otro día."]
+    assert first.conversations[0].session_id == second.conversations[0].session_id == "ses_night"
+    assert second.conversations[0].started_at == utc("2026-10-06T04:10")
+    assert (first.next_day, second.previous_day) == (date(2026, 10, 6), date(2026, 10, 5))
+    in_utc = service.diary("2026-10-06", tz="UTC")
+    assert [c.message_count for c in in_utc.conversations] == [2]
+    assert service.diary("2026-10-05", tz="UTC").conversations == []
+
+
+def test_a_day_with_a_daylight_saving_change_lasts_25_hours() -> None:
+    start, end = days.bounds(date(2026, 10, 25), ZoneInfo(MADRID))
+    assert (start, end - start) == (utc("2026-10-24T22:00"), timedelta(hours=25))
+
+
+def test_previous_and_next_days_skip_empty_days_in_the_requested_zone(
+    service: MemoryService, seeded: Seeded
+) -> None:
+    with seeded():
+        talk("ses_first", ("2026-10-01T03:00", "user", "Primero."))
+        talk("ses_middle", ("2026-10-05T03:00", "user", "En medio."))
+        # 16:30 UTC on 2026-10-08 is 01:30 on 2026-10-09 in Tokyo.
+        talk("ses_last", ("2026-10-08T16:30", "user", "Último."))
+
+    middle = service.diary("2026-10-05", tz=TOKYO)
+    empty = service.diary("2026-10-03", tz=TOKYO)
+    first = service.diary("2026-10-01", tz=TOKYO)
+    last = service.diary("2026-10-09", tz=TOKYO)
+
+    assert (middle.previous_day, middle.next_day) == (date(2026, 10, 1), date(2026, 10, 9))
+    assert (empty.previous_day, empty.next_day) == (date(2026, 10, 1), date(2026, 10, 5))
+    assert (first.previous_day, last.next_day) == (None, None)
+    assert service.diary("2026-10-05", tz="UTC").next_day == date(2026, 10, 8)
+
+
+def test_neighbour_days_are_one_seek_on_the_created_at_index(db_path: Path) -> None:
+    # Finding the closest day must not scan every message, however long the history.
+    with Database(db_path).read() as db:
+        for query in (diary_rows.NEWEST_BEFORE, diary_rows.OLDEST_FROM):
+            explain = text("EXPLAIN QUERY PLAN " + query.text)
+            plan = db.execute(explain, {"start": "2026-10-05", "end": "2026-10-06"}).all()
+            details = " ".join(row[-1] for row in plan)
+            assert "ix_messages_created_at" in details and "TEMP B-TREE" not in details
+
+
+@pytest.mark.parametrize(
+    ("day", "tz", "argument"),
+    [
+        ("2026-13-01", MADRID, "day"),
+        ("2026-02-30", MADRID, "day"),
+        ("2026-1-5", MADRID, "day"),
+        ("20261005", MADRID, "day"),
+        ("2026-W41-1", MADRID, "day"),
+        (datetime(2026, 10, 5, tzinfo=UTC), MADRID, "day"),
+        ("9999-12-31", MADRID, "day"),
+        ("2026-10-05", "Mars/Olympus", "tz"),
+        ("2026-10-05", "../etc/passwd", "tz"),
+        ("2026-10-05", "", "tz"),
+    ],
+)
+def test_a_bad_day_or_zone_is_invalid_input(
+    service: MemoryService, day: str | datetime, tz: str, argument: str
+) -> None:
+    with pytest.raises(InvalidInput) as raised:
+        service.diary(day, tz=tz)
+    assert raised.value.argument == argument
+
+
+# The Markdown fallback
+
+
+@pytest.fixture
+def log_dir(tmp_path: Path) -> Path:
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def logged(db_path: Path, log_dir: Path) -> MemoryService:
+    """A service whose configuration points at ``log_dir``."""
+    return MemoryService(db_path, config=MemoryConfig(log_dir=str(log_dir)))
+
+
+LOG = (
+    "Morgan Log — 2026-10-05\r\n\r\n[09:15:02 +0200] \r\nDiego: Hola Morgan, ¿me recuerdas el café?"
+    "\r\n\r\n[09:15:09 +0200] \r\nMorgan: Claro, Diego: café a las diez."
+)
+
+
+def test_a_day_without_stored_conversations_shows_its_markdown_log_as_it_is(
+    logged: MemoryService, log_dir: Path, seeded: Seeded
+) -> None:
+    (log_dir / "2026-10-05.md").write_bytes(b"\xef\xbb\xbf" + LOG.encode())
+    with seeded():
+        MemoryFactory(
+            id="mem_day", created_at=utc("2026-10-05T08:00"), modified_at=utc("2026-10-05T08:00")
+        )
+        talk("ses_later", ("2026-10-07T10:00", "user", "Más tarde."))
+
+    day = logged.diary("2026-10-05", tz=MADRID)
+
+    # The raw text, BOM dropped, CRLF kept; memories and neighbours still come from the database.
+    assert day.log == LOG and day.log_path == str(log_dir / "2026-10-05.md")
+    assert day.log_error is None and day.conversations == []
+    assert [m.id for m in day.memories] == ["mem_day"] and day.next_day == date(2026, 10, 7)
+
+
+def test_a_missing_log_is_null_and_a_day_with_conversations_ignores_its_log(
+    logged: MemoryService, log_dir: Path, seeded: Seeded
+) -> None:
+    (log_dir / "2026-10-07.md").write_text(LOG, encoding="utf-8")
+    with seeded():
+        talk("ses_stored", ("2026-10-07T10:00", "user", "Guardado."))
+    missing = logged.diary("2026-10-06", tz=MADRID)
+    stored = logged.diary("2026-10-07", tz=MADRID)
+    assert (missing.log, missing.log_error, missing.log_path) == (
+        None,
+        None,
+        str(log_dir / "2026-10-06.md"),
+    )
+    assert (stored.log, stored.log_path) == (None, None)
+
+
+def test_a_log_that_cannot_be_shown_says_why(
+    logged: MemoryService, log_dir: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text(LOG, encoding="utf-8")
+    (log_dir / "2026-10-05.md").symlink_to(outside)
+    (log_dir / "2026-10-06.md").write_bytes(b"Morgan Log \xff")
+    (log_dir / "2026-10-07.md").mkdir()
+    reasons = [logged.diary(f"2026-10-0{n}", tz=MADRID).log_error or "" for n in (5, 6, 7)]
+    assert ["symbolic link" in reasons[0], "UTF-8" in reasons[1], "regular file" in reasons[2]] == [
+        True
+    ] * 3
+
+
+def test_log_dir_defaults_beside_the_database_and_resolves_under_the_data_directory(
+    tmp_path: Path,
+) -> None:
+    assert MemoryConfig().log_path() == MemoryConfig().database_path().parent / "logs"
+    assert MemoryConfig(log_dir="journal").log_path() == tmp_path / "home" / "journal"
+    assert MemoryConfig(log_dir=str(tmp_path / "abs")).log_path() == tmp_path / "abs"
+    for bad in ("", "../logs", "//server/share/logs"):
+        with pytest.raises(ValueError, match="log_dir|UNC"):
+            MemoryConfig(log_dir=bad)
+
+
+# The command line
+
+
+def test_the_text_format_shows_times_speakers_accents_and_code_as_it_is(
+    runner: CliRunner, db_path: Path, seeded: Seeded
+) -> None:
+    with seeded():
+        talk(
+            "ses_café",
+            ("2026-10-05T07:15", "user", "¿Me recuerdas el café de la mañana?"),
+            (
+                "2026-10-05T07:15",
+                "assistant",
+                "Claro, Diego: café a las diez.\nY un ejemplo:\n\n```python\ndef saludo():\n\n"
+                '    return "¡hola, señor!"\n```\nFin.',
+            ),
+        )
+        MessageFactory(
+            session_id="ses_café",
+            sequence=3,
+            role="system",
+            content="Sesión interrumpida \x1b[2J.",
+            created_at=utc("2026-10-05T07:16"),
+            status="interrupted",
+        )
+        talk("ses_después", ("2026-10-07T09:00", "user", "Después."))
+        MemoryFactory(
+            content="Diego toma el café a las diez.",
+            category="preference",
+            created_at=utc("2026-10-05T07:20"),
+            modified_at=utc("2026-10-05T07:20"),
+        )
+        MemoryFactory(
+            content="Diego vive en Valencia.",
+            created_at=utc("2026-09-01T10:00"),
+            modified_at=utc("2026-10-05T20:05"),
+        )
+
+    code, out, _ = invoke(runner, db_path, "2026-10-05", "--tz", MADRID, "--format", "text")
+
+    assert code == 0
+    assert out.splitlines() == [
+        "Monday 2026-10-05 (Europe/Madrid)",
+        "Previous day: none · Next day: 2026-10-07",
+        "",
+        "Conversation 09:15\u201309:16, 3 messages (ses_café)",
+        "  09:15 user: ¿Me recuerdas el café de la mañana?",
+        "  09:15 assistant: Claro, Diego: café a las diez.",
+        "    Y un ejemplo:",
+        "",
+        "```python",
+        "def saludo():",
+        "",
+        '    return "¡hola, señor!"',
+        "```",
+        "    Fin.",
+        # A control character is shown escaped, so stored text cannot drive the terminal.
+        "  09:16 system (interrupted): Sesión interrumpida \\x1b[2J.",
+        "",
+        "Memories:",
+        "  09:20 written [preference] Diego toma el café a las diez.",
+        "  22:05 updated [fact] Diego vive en Valencia.",
+    ]
+
+
+def test_the_text_format_prints_the_fallback_log_as_it_is(
+    runner: CliRunner, tmp_path: Path, log_dir: Path
+) -> None:
+    (log_dir / "2026-10-05.md").write_text(LOG, encoding="utf-8")
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"memory": {"log_dir": str(log_dir)}}), encoding="utf-8")
+    options = ["--database", str(tmp_path / "m.sqlite3"), "--config", str(config)]
+    result = runner.invoke(
+        cli, [*options, "diary", "2026-10-05", "--tz", MADRID, "--format", "text"]
+    )
+    assert result.exit_code == 0
+    assert result.stdout.splitlines() == [
+        "Monday 2026-10-05 (Europe/Madrid)",
+        "Previous day: none · Next day: none",
+        "",
+        f"No stored conversation; the day's Markdown log ({log_dir / '2026-10-05.md'}):",
+        "",
+        *LOG.split("\r\n"),
+        "",
+        "Memories: none written or updated.",
+    ]
+
+
+def test_json_is_the_default_and_keeps_accents(
+    runner: CliRunner, db_path: Path, seeded: Seeded
+) -> None:
+    with seeded():
+        talk("ses_json", ("2026-10-05T07:15", "user", "Café con leche."))
+    code, out, _ = invoke(runner, db_path, "2026-10-05", "--tz", TOKYO)
+    document = json.loads(out)
+    assert code == 0 and "Café con leche." in out
+    assert set(document) == {
+        "warning",
+        "day",
+        "time_zone",
+        "previous_day",
+        "next_day",
+        "conversations",
+        "memories",
+        "log",
+        "log_path",
+        "log_error",
+    }
+    assert (document["day"], document["time_zone"]) == ("2026-10-05", TOKYO)
+    conversation = document["conversations"][0]
+    assert (
+        conversation["message_count"] == 1 and conversation["started_at"] == "2026-10-05T07:15:00Z"
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["2026-02-30"], "not a calendar date"),
+        (["yesterday"], "YYYY-MM-DD"),
+        (["2026-10-05", "--tz", "Mars/Olympus"], "not a known time zone"),
+        (["--format", "html"], "html"),
+    ],
+)
+def test_a_bad_day_zone_or_format_is_a_usage_error(
+    runner: CliRunner, db_path: Path, args: list[str], words: str
+) -> None:
+    code, out, err = invoke(runner, db_path, *args)
+    error = json.loads(err)["error"]
+    assert (code, out, error["type"]) == (2, "", "UsageError") and words in error["message"]
+
+
+# Only reads
+
+
+def snapshot(folder: Path) -> dict[str, tuple[int, str]]:
+    """Every file under ``folder``: its modification time (ns) and SHA-256."""
+    return {
+        str(path.relative_to(folder)): (
+            path.stat().st_mtime_ns,
+            hashlib.sha256(path.read_bytes()).hexdigest(),
+        )
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
+
+
+def test_reading_days_writes_nothing(tmp_path: Path, db_path: Path, log_dir: Path) -> None:
+    (log_dir / "2026-10-04.md").write_text(LOG, encoding="utf-8")
+    config = MemoryConfig(log_dir=str(log_dir))
+    with MemoryService(db_path, config=config) as writer:
+        session = writer.start_session(started_at=utc("2026-10-05T07:00"))
+        writer.record_message(session.id, "user", "Hola.", created_at=utc("2026-10-05T07:15"))
+        writer.remember("Diego toma café.")
+        counts = writer.health().counts
+    before = snapshot(tmp_path)
+
+    with MemoryService(db_path, config=config) as reader:
+        for day in ("2026-10-04", "2026-10-05", "2026-10-06"):
+            reader.diary(day, tz=MADRID)
+        reader.diary(tz=MADRID)
+
+    # The database file (and the log) are byte for byte and mtime for mtime the same, and no
+    # file appeared: the WAL a read may open is gone again once the last connection closes.
+    assert snapshot(tmp_path) == before
+    with MemoryService(db_path) as again:
+        assert again.health().counts == counts
