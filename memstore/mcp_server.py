@@ -1,0 +1,79 @@
+"""The MCP server (optional extra ``memstore[mcp]``, on the official ``mcp`` SDK, 2.x).
+
+``memstore mcp`` serves the memory tools over stdio to any Model Context Protocol client. The
+tools are the bound methods of :class:`~memstore.tools.MemoryTools`, registered as they are,
+exactly as the pydantic-ai adapter registers them: the same names, JSON schemas from the same
+signatures and docstrings, the same untrusted labels, the same instructions. With memory
+disabled (``enabled: false``) the server offers no tools.
+
+An unsuccessful tool result (``{"ok": false, "error": {...}}``) goes back as an MCP tool error
+(``isError``) whose text is the error's type and message, and the server keeps serving.
+stdout belongs to the protocol: while serving, the SDK points file descriptor 1 at stderr, so
+stray output cannot corrupt it; logs go to stderr, at INFO only with ``memstore -v``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from importlib.metadata import version
+from typing import Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, InputRequiredResult
+
+from memstore.service import MemoryService
+from memstore.tools import INSTRUCTIONS, MemoryTools
+
+log = logging.getLogger(__name__)
+
+
+class MemoryServer(MCPServer[Any]):
+    """An MCP server that reports a memory tool's unsuccessful result as a tool error."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        result = await super().call_tool(name, arguments, context)
+        message = failure(result)
+        if message is not None:
+            raise ToolError(message)  # the SDK answers with isError=True and this text
+        return result
+
+
+def failure(result: CallToolResult | InputRequiredResult) -> str | None:
+    """``"Type: message"`` of an unsuccessful memory tool result, or None when it succeeded."""
+    content = result.structured_content if isinstance(result, CallToolResult) else None
+    if not isinstance(content, dict) or content.get("ok") is not False:
+        return None
+    error = content.get("error") or {}
+    return f"{error.get('type', 'Error')}: {error.get('message', 'the memory tool failed.')}"
+
+
+def build_server(tools: MemoryTools) -> MCPServer[Any]:
+    """An MCP server offering ``tools`` (none when memory is disabled).
+
+    Args:
+        tools: The memory tools of one store.
+
+    Returns:
+        The server, not yet running; ``.run("stdio")`` serves it.
+    """
+    offered = tools.functions() if tools.available else []
+    if not offered:
+        log.info("memory is disabled (enabled=false): the MCP server offers no tools")
+    server = MemoryServer(
+        "memstore",
+        version=version("memstore"),
+        instructions=INSTRUCTIONS if offered else None,
+        log_level="WARNING",  # the SDK's default handler; `memstore -v` has configured INFO
+    )
+    for function in offered:
+        server.add_tool(function, description=inspect.getdoc(function))
+    return server
+
+
+def serve(service: MemoryService) -> None:
+    """Serve the memory tools of ``service`` over stdio until the client closes stdin."""
+    build_server(MemoryTools(service)).run("stdio")

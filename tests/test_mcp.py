@@ -1,0 +1,137 @@
+"""The MCP server, end to end: `memstore mcp` in a real process, driven by the SDK's own client."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from click.testing import CliRunner
+
+pytest.importorskip("mcp")
+
+from mcp import ClientSession, StdioServerParameters, stdio_client
+
+from memstore.cli import cli
+from memstore.tools import INSTRUCTIONS, TOOL_NAMES, MemoryTools
+
+# Starting the server imports pydantic, SQLAlchemy and the SDK: a few seconds on a loaded CI
+# machine. A hung server fails the test at this deadline instead of hanging the run.
+DEADLINE_SECONDS = 60
+
+REQUIRED = {
+    "remember": ["content"],
+    "recall": ["query"],
+    "forget": ["memory_id"],
+    "list_memories": [],
+    "search_words": [],
+    "word_instances": ["word"],
+    "read_conversation": ["session_id"],
+    "read_memory_message": ["message_id"],
+    "pin_memory": ["memory_id"],
+}
+
+
+@asynccontextmanager
+async def connected(args: list[str], errlog: Path) -> AsyncIterator[ClientSession]:
+    """A client session with `python -m memstore ARGS`; non-protocol stdout lines are failures."""
+    stray: list[Exception] = []
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, Exception):
+            stray.append(message)
+
+    server = StdioServerParameters(
+        command=sys.executable, args=["-m", "memstore", *args], env=dict(os.environ)
+    )
+    with errlog.open("w", encoding="utf-8") as stderr:
+        async with (
+            stdio_client(server, errlog=stderr) as (read, write),
+            ClientSession(read, write, message_handler=on_message) as session,
+        ):
+            yield session
+    assert stray == [], "the server wrote something other than the protocol to stdout"
+
+
+def run(scenario: Callable[[], Awaitable[None]]) -> None:
+    async def bounded() -> None:
+        with anyio.fail_after(DEADLINE_SECONDS):
+            await scenario()
+
+    anyio.run(bounded)
+
+
+def test_the_server_offers_the_memory_tools_and_survives_a_tool_error(
+    db_path: Path, tmp_path: Path
+) -> None:
+    errlog = tmp_path / "stderr.txt"
+
+    async def scenario() -> None:
+        async with connected(["--database", str(db_path), "mcp"], errlog) as session:
+            init = await session.initialize()
+            assert init.instructions == INSTRUCTIONS
+            tools = (await session.list_tools()).tools
+            assert [tool.name for tool in tools] == list(TOOL_NAMES)
+            for tool in tools:
+                # The schema and description come from the MemoryTools method itself.
+                assert tool.input_schema.get("required", []) == REQUIRED[tool.name], tool.name
+                assert tool.description == inspect.getdoc(getattr(MemoryTools, tool.name))
+
+            saved = await session.call_tool("remember", {"content": "Diego has a dog, Rudiger."})
+            assert saved.is_error is False
+            memory = saved.structured_content["result"]
+            found = await session.call_tool("recall", {"query": "Rudiger"})
+            assert found.is_error is False and "untrusted" in found.structured_content["untrusted"]
+            assert [m["id"] for m in found.structured_content["result"]["memories"]] == [
+                memory["id"]
+            ]
+            assert json.loads(found.content[0].text)["ok"] is True
+
+            failed = await session.call_tool("word_instances", {"word": "two words"})
+            assert failed.is_error is True
+            assert failed.content[0].text.startswith("InvalidQuery: ")
+            assert "exactly one word" in failed.content[0].text
+
+            # The same process keeps answering after the error.
+            listed = await session.call_tool("list_memories", {})
+            assert listed.is_error is False and listed.structured_content["result"]["total"] == 1
+
+    run(scenario)
+    assert "Traceback" not in errlog.read_text(encoding="utf-8")
+
+
+def test_disabled_memory_offers_no_tools(db_path: Path, tmp_path: Path) -> None:
+    config = tmp_path / "assistant.json"
+    config.write_text(json.dumps({"memory": {"enabled": False}}), encoding="utf-8")
+    args = ["--database", str(db_path), "--config", str(config), "mcp"]
+
+    async def scenario() -> None:
+        async with connected(args, tmp_path / "stderr.txt") as session:
+            init = await session.initialize()
+            assert init.instructions is None
+            assert (await session.list_tools()).tools == []
+            refused = await session.call_tool("remember", {"content": "Diego likes jazz."})
+            assert refused.is_error is True
+
+    run(scenario)
+    assert not db_path.exists()  # nothing was written, not even a migration
+
+
+def test_a_missing_sdk_is_a_json_error_naming_the_extra(
+    runner: CliRunner, db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Simulate an environment without the SDK: every mcp module import fails.
+    for name in [n for n in sys.modules if n == "mcp" or n.startswith(("mcp.", "mcp_types"))]:
+        monkeypatch.setitem(sys.modules, name, None)
+    monkeypatch.delitem(sys.modules, "memstore.mcp_server", raising=False)
+    result = runner.invoke(cli, ["--database", str(db_path), "mcp"])
+    assert result.exit_code == 1
+    error = json.loads(result.stderr)["error"]
+    assert error["type"] == "MissingExtra" and "pip install 'memstore[mcp]'" in error["message"]
