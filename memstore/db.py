@@ -22,11 +22,11 @@ from typing import Any
 from alembic.config import Config
 from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, create_engine, event, text
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DatabaseError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from alembic import command
-from memstore.errors import Fts5Unavailable, SchemaError, StoreBusy, StoreError
+from memstore.errors import Fts5Unavailable, SchemaError, StoreBusy, StoreDamaged, StoreError
 
 log = logging.getLogger(__name__)
 
@@ -180,6 +180,17 @@ class Database:
         with translate_errors(), self._reader.begin() as session:
             yield session
 
+    @contextmanager
+    def inspect(self) -> Iterator[Session]:
+        """A unit of work that always rolls back: for checks that probe with statements that
+        write (FTS5 integrity-check) on a file that may be damaged, where a commit can fail."""
+        self.ensure_schema()
+        with translate_errors(), self._reader() as session:
+            try:
+                yield session
+            finally:
+                session.rollback()
+
     def ensure_schema(self) -> None:
         """Create or upgrade the schema once, every pending revision in one transaction.
 
@@ -223,14 +234,29 @@ class Database:
 
 @contextmanager
 def translate_errors() -> Iterator[None]:
-    """Turn SQLite's lock timeout into StoreBusy and other operational errors into StoreError."""
+    """Turn SQLite's lock timeout into StoreBusy, other operational errors into StoreError, and
+    a file that is not a database (or is damaged) into StoreDamaged."""
     try:
         yield
     except OperationalError as error:
         message = str(error.orig)
-        if "locked" in message or "busy" in message:
+        if is_busy(error):
             raise StoreBusy(
                 f"The database stayed locked by another writer for over {BUSY_TIMEOUT_MS} ms; "
                 "retry in a moment."
             ) from error
         raise StoreError(f"SQLite failed: {message}; run `memstore check`.") from error
+    except DatabaseError as error:
+        if type(error.orig) is not sqlite3.DatabaseError:  # constraint errors, misuse: bugs
+            raise
+        raise StoreDamaged(
+            f"SQLite cannot read the database file ({error.orig}): it is not a SQLite "
+            "database or it is damaged. Keep it and its -wal/-shm files for investigation and "
+            "restore a verified backup (README, Backup and recovery)."
+        ) from error
+
+
+def is_busy(error: DatabaseError) -> bool:
+    """Whether SQLite gave up waiting for a lock ("database is locked" / "busy")."""
+    message = str(error.orig)
+    return isinstance(error, OperationalError) and ("locked" in message or "busy" in message)

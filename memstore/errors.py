@@ -12,6 +12,7 @@ one type. Each message says what went wrong and ends with what to do next::
      ├── Fts5Unavailable    the Python SQLite build has no FTS5
      ├── StoreBusy          the write lock was not free within the 500 ms wait
      ├── StoreError         any other SQLite failure, with SQLite's own message
+     │    └── StoreDamaged  the file is not a SQLite database, or SQLite found it damaged
      └── BackupExists       a backup destination that already exists
 """
 
@@ -80,6 +81,10 @@ class StoreBusy(MemstoreError):
 
 class StoreError(MemstoreError):
     """SQLite reported an error that is not one of the cases above."""
+
+
+class StoreDamaged(StoreError):
+    """The database file is not a SQLite database, or SQLite found it damaged (malformed)."""
 
 
 class BackupExists(MemstoreError):

@@ -1,0 +1,209 @@
+"""Backups: SQLite's online backup API, WAL content included, one self-contained file, never
+an overwrite; and the recovery path of the README (point at the copy, run check)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import time
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from memstore import BackupExists, InvalidInput, MemoryService
+from memstore import backup as backups
+from memstore.cli import cli
+
+
+def journal_mode(path: Path) -> str:
+    with closing(sqlite3.connect(path)) as connection:
+        return str(connection.execute("PRAGMA journal_mode").fetchone()[0])
+
+
+def count_messages(path: Path) -> int:
+    with closing(sqlite3.connect(path)) as connection:
+        return int(connection.execute("SELECT count(*) FROM messages").fetchone()[0])
+
+
+def leftovers(folder: Path) -> list[str]:
+    """Temporary files a backup may have left in ``folder``."""
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".partial"))
+
+
+@pytest.fixture
+def written(service: MemoryService) -> MemoryService:
+    """A database whose recent writes are still only in its -wal file (the pool keeps its
+    connections open, so nothing checkpoints them)."""
+    session = service.start_session()
+    for n in range(30):
+        service.record_message(session.id, "user", f"mensaje número {n} sobre el jardín")
+    service.remember("Diego prefers answers in Spanish.", key="response_language")
+    return service
+
+
+def test_backup_holds_committed_wal_content_in_one_self_contained_file(
+    written: MemoryService, tmp_path: Path
+) -> None:
+    live = written.path
+    main_only = tmp_path / "main-only.sqlite3"
+    shutil.copyfile(live, main_only)  # the main file without its -wal companion
+    assert Path(f"{live}-wal").stat().st_size > 0
+    with closing(sqlite3.connect(main_only)) as connection:
+        tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
+    assert "messages" not in tables or count_messages(main_only) < 30  # the rest is in -wal
+
+    report = written.backup(tmp_path / "backups" / "copy.sqlite3")
+
+    copy = tmp_path / "backups" / "copy.sqlite3"
+    assert report.backup == str(copy) and report.database == str(live)
+    assert report.ok is True and report.problems == []
+    assert report.bytes == copy.stat().st_size > 0
+    assert report.schema_version == 2
+    assert report.counts["messages"] == 30 and report.counts["memories"] == 1
+    # Self-contained: rollback journal mode and no companion files beside it.
+    assert journal_mode(copy) == "delete"
+    assert sorted(p.name for p in copy.parent.iterdir()) == ["copy.sqlite3"]
+
+
+def test_backup_passes_check_alone_after_the_original_is_gone(
+    written: MemoryService, tmp_path: Path
+) -> None:
+    copy = tmp_path / "copy.sqlite3"
+    written.backup(copy)
+    written.close()
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{written.path}{suffix}").unlink(missing_ok=True)
+
+    with MemoryService(copy) as restored:
+        assert restored.health().ok is True
+        assert restored.recall("jardín").conversations
+        assert restored.list_memories().memories[0].key == "response_language"
+        session = restored.start_session()  # writable again, and back in WAL mode
+        assert restored.record_message(session.id, "user", "after the restore") is not None
+    assert journal_mode(copy) == "wal"
+
+
+def test_backup_refuses_an_existing_destination_and_leaves_it_untouched(
+    written: MemoryService, tmp_path: Path
+) -> None:
+    existing = tmp_path / "precious.sqlite3"
+    existing.write_bytes(b"not to be overwritten")
+    with pytest.raises(BackupExists, match="already exists") as caught:
+        written.backup(existing)
+    assert caught.value.destination == str(existing)
+    assert existing.read_bytes() == b"not to be overwritten"
+    with pytest.raises(BackupExists):
+        written.backup(written.path)  # the live database itself
+    dangling = tmp_path / "dangling.sqlite3"
+    dangling.symlink_to(tmp_path / "nowhere")
+    with pytest.raises(BackupExists):
+        written.backup(dangling)
+    assert leftovers(tmp_path) == []
+
+
+def test_a_destination_created_during_the_backup_wins_and_nothing_is_overwritten(
+    written: MemoryService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Another program creates the file after the first existence check: the final link
+    # refuses atomically instead of replacing it.
+    destination = tmp_path / "raced.sqlite3"
+    seal = backups.seal
+
+    def seal_then_race(staged: Path) -> None:
+        seal(staged)
+        destination.write_bytes(b"the other program's file")
+
+    monkeypatch.setattr(backups, "seal", seal_then_race)
+    with pytest.raises(BackupExists):
+        written.backup(destination)
+    assert destination.read_bytes() == b"the other program's file"
+    assert leftovers(tmp_path) == []
+
+
+def test_without_hard_links_the_copy_is_created_exclusively(
+    written: MemoryService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_links(source: object, target: object) -> None:
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_links)
+    report = written.backup(tmp_path / "copied.sqlite3")
+    assert report.ok is True and journal_mode(tmp_path / "copied.sqlite3") == "delete"
+    assert count_messages(tmp_path / "copied.sqlite3") == 30
+    squatter = tmp_path / "squatter.sqlite3"
+    squatter.write_bytes(b"mine")
+    with pytest.raises(BackupExists):
+        backups.place(tmp_path / "copied.sqlite3", squatter)
+    assert squatter.read_bytes() == b"mine"
+
+
+def test_an_uncommitted_write_is_not_copied_and_does_not_block_the_backup(
+    written: MemoryService, tmp_path: Path
+) -> None:
+    # WAL readers never wait for writers: the backup reads the last committed state.
+    writer = sqlite3.connect(written.path, isolation_level=None)
+    try:
+        writer.execute("BEGIN IMMEDIATE")
+        writer.execute("DELETE FROM messages")
+        started = time.monotonic()
+        report = written.backup(tmp_path / "copy.sqlite3")
+        elapsed = time.monotonic() - started
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    assert report.counts["messages"] == 30
+    assert elapsed < 5  # it did not wait for the writer to finish
+
+
+def test_a_damaged_database_is_still_copied_but_the_report_says_what_is_wrong(
+    written: MemoryService, tmp_path: Path
+) -> None:
+    with closing(sqlite3.connect(written.path)) as connection, connection:
+        connection.execute("INSERT INTO messages_fts(rowid, content) VALUES (999999, 'fantasma')")
+    report = written.backup(tmp_path / "copy.sqlite3")
+    assert report.ok is False
+    assert any("messages_fts" in problem for problem in report.problems)
+    assert (tmp_path / "copy.sqlite3").is_file()  # kept for investigation
+
+
+def test_an_unwritable_destination_folder_is_invalid_input(
+    written: MemoryService, tmp_path: Path
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("a file where a folder should be")
+    with pytest.raises(InvalidInput, match="destination"):
+        written.backup(blocker / "copy.sqlite3")
+
+
+def test_cli_backup_prints_the_report_and_exits_1_when_the_destination_exists(
+    runner: CliRunner, written: MemoryService, tmp_path: Path
+) -> None:
+    destination = tmp_path / "cli-copy.sqlite3"
+    base = ["--database", str(written.path), "backup", str(destination)]
+    result = runner.invoke(cli, base)
+    assert result.exit_code == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["backup"] == str(destination)
+    assert set(report) >= {"backup", "bytes", "ok", "schema_version", "counts"}
+
+    again = runner.invoke(cli, base)
+    assert again.exit_code == 1 and again.stdout == ""
+    assert json.loads(again.stderr)["error"]["type"] == "BackupExists"
+
+
+def test_recovery_points_the_configuration_at_a_verified_backup(
+    runner: CliRunner, written: MemoryService, tmp_path: Path
+) -> None:
+    # README, Backup and recovery: select the copy through the config's `database`, check it.
+    copy = tmp_path / "home" / "restored" / "memory.sqlite3"
+    written.backup(copy)
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"memory": {"database": "restored/memory.sqlite3"}}))
+    result = runner.invoke(cli, ["--config", str(config), "check"])
+    assert result.exit_code == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["database"] == str(copy) and report["counts"]["messages"] == 30

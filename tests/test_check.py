@@ -1,0 +1,161 @@
+"""`check` / health(): every finding says what is wrong and where; damaged files and files
+that are not databases give a JSON report, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from memstore import MemoryService, StoreBusy
+from memstore.cli import cli
+
+
+def check(runner: CliRunner, path: Path) -> tuple[int, dict, str]:
+    result = runner.invoke(cli, ["--database", str(path), "check"])
+    return result.exit_code, json.loads(result.stdout), result.stderr
+
+
+def execute(path: Path, *statements: str) -> None:
+    """Statements on a plain connection, as a damaging program or a person would run them."""
+    with closing(sqlite3.connect(path)) as connection, connection:
+        for statement in statements:
+            connection.execute(statement)
+
+
+@pytest.fixture
+def filled(service: MemoryService) -> MemoryService:
+    session = service.start_session(session_id="ses_check")
+    for n in range(20):
+        service.record_message(session.id, "user", f"la lavanda número {n} necesita sol")
+    service.remember("Diego grows lavender.")
+    service.close()
+    return service
+
+
+def test_a_sound_database_is_ok_with_no_problems(runner: CliRunner, filled: MemoryService) -> None:
+    code, report, stderr = check(runner, filled.path)
+    assert code == 0 and stderr == ""
+    assert report["ok"] is True and report["problems"] == []
+    assert report["integrity"] == "ok" and report["foreign_key_errors"] == []
+    assert [(f["index"], f["ok"]) for f in report["fts"]] == [
+        ("messages_fts", True),
+        ("memories_fts", True),
+    ]
+    assert report["schema_version"] == report["code_version"] == 2
+    assert report["counts"]["messages"] == 20 and report["counts"]["memories"] == 1
+
+
+def test_a_broken_fts_index_is_named_and_its_rebuild_repairs_it(
+    runner: CliRunner, filled: MemoryService
+) -> None:
+    # An index entry whose row does not exist: search would return a ghost.
+    execute(filled.path, "INSERT INTO memories_fts(rowid, content) VALUES (424242, 'fantasma')")
+    code, report, _ = check(runner, filled.path)
+    assert code == 1 and report["ok"] is False
+    assert [(f["index"], f["ok"]) for f in report["fts"]] == [
+        ("messages_fts", True),
+        ("memories_fts", False),
+    ]
+    assert report["integrity"] == "ok"  # the file itself is sound
+    (problem,) = report["problems"]
+    assert problem.startswith("FTS5 index memories_fts failed its integrity-check")
+    rebuild = problem.split("rebuild it with ", 1)[1]
+    execute(filled.path, rebuild)  # the advice given works
+    code, report, _ = check(runner, filled.path)
+    assert code == 0 and report["ok"] is True
+
+
+def test_a_foreign_key_violation_names_table_row_column_and_parent(
+    runner: CliRunner, filled: MemoryService
+) -> None:
+    # Written with foreign keys off (the SQLite default of other programs).
+    execute(filled.path, "UPDATE messages SET session_id = 'ses_gone' WHERE sequence = 7")
+    with closing(sqlite3.connect(filled.path)) as connection:
+        (rowid,) = connection.execute("SELECT rowid FROM messages WHERE sequence = 7").fetchone()
+    code, report, _ = check(runner, filled.path)
+    assert code == 1 and report["ok"] is False
+    (found,) = report["foreign_key_errors"]
+    assert found == {
+        "table": "messages",
+        "rowid": rowid,
+        "parent": "sessions",
+        "fkid": 0,
+        "column": "session_id",
+    }
+    assert report["problems"] == [
+        f"foreign key: messages row {rowid} has a session_id that matches no sessions row"
+    ]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"", b"just some notes, not a database\n", bytes(range(256)) * 40],
+    ids=["empty", "text", "binary"],
+)
+def test_a_file_that_is_not_a_database_is_a_report_and_is_left_untouched(
+    runner: CliRunner, tmp_path: Path, content: bytes
+) -> None:
+    path = tmp_path / "notes.sqlite3"
+    path.write_bytes(content)
+    code, report, stderr = check(runner, path)
+    if not content:  # an empty file is an empty database: check creates the schema
+        assert code == 0 and report["ok"] is True
+        return
+    assert code == 1 and stderr == ""
+    assert report["ok"] is False and report["counts"] == {}
+    (problem,) = report["problems"]
+    assert problem.startswith(f"{path}: ") and "file is not a database" in problem
+    assert "restore a verified backup" in problem
+    assert path.read_bytes() == content  # the check wrote nothing into it
+
+
+def test_other_commands_on_a_file_that_is_not_a_database_give_a_json_error(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    path = tmp_path / "notes.sqlite3"
+    path.write_bytes(b"just some notes, not a database\n")
+    result = runner.invoke(cli, ["--database", str(path), "recall", "lavanda"])
+    assert result.exit_code == 1 and result.stdout == ""
+    error = json.loads(result.stderr)["error"]
+    assert error["type"] == "StoreDamaged" and "file is not a database" in error["message"]
+
+
+def test_damaged_pages_are_reported_with_where_and_what_to_do(
+    runner: CliRunner, filled: MemoryService
+) -> None:
+    # Overwrite the root page of the sessions table with garbage.
+    with closing(sqlite3.connect(filled.path)) as connection:
+        (root,) = connection.execute(
+            "SELECT rootpage FROM sqlite_master WHERE name = 'sessions'"
+        ).fetchone()
+        (page_size,) = connection.execute("PRAGMA page_size").fetchone()
+    with filled.path.open("r+b") as file:
+        file.seek((root - 1) * page_size)
+        file.write(b"\x13" * page_size)
+    code, report, stderr = check(runner, filled.path)
+    assert code == 1 and stderr == ""
+    assert report["ok"] is False and report["integrity"] != "ok"
+    problems = report["problems"]
+    # SQLite gives up on the whole file; checked table by table, the damage has a name.
+    assert "integrity_check: table sessions: database disk image is malformed" in problems
+    assert problems[-1].startswith("the file is damaged") and "backup" in problems[-1]
+
+
+def test_a_busy_database_is_store_busy_never_a_broken_index(filled: MemoryService) -> None:
+    # The FTS5 integrity-check needs the write lock: a writer holding it past the 500 ms wait
+    # makes the check fail as busy, instead of reporting the indexes as broken.
+    filled.health()  # migrated and warm
+    blocker = sqlite3.connect(filled.path, isolation_level=None)
+    try:
+        blocker.execute("BEGIN IMMEDIATE")
+        with pytest.raises(StoreBusy):
+            filled.health()
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
+    assert filled.health().ok is True
