@@ -45,6 +45,21 @@ def take_within(items: Sequence[ModelT], room: int, limit: int) -> list[ModelT]:
     return taken
 
 
+def fair_share(sizes: Sequence[int], room: int) -> int:
+    """The largest share such that items of these sizes, each cut to at most the share, fit
+    ``room`` together: small items keep their size and leave the rest to the large ones.
+
+    Returns the largest size when everything fits; 0 for no items.
+    """
+    left = room
+    for index, size in enumerate(sorted(sizes)):
+        sharing = len(sizes) - index
+        if size * sharing > left:
+            return left // sharing
+        left -= size
+    return max(sizes, default=0)
+
+
 def json_prefix(text: str, room: int) -> str:
     """The longest start of ``text`` whose JSON fits ``room`` characters (at least one
     character of a non-empty text, so that a reader always moves on)."""
@@ -174,6 +189,18 @@ def allotments(conversation: RecallConversation, spare: int) -> dict[str, int]:
     return shares
 
 
+def emptied(conversation: RecallConversation) -> RecallConversation:
+    """The conversation with every message's content clipped away (marked truncated)."""
+    empty = [m.model_copy(update={"content": "", "truncated": True}) for m in conversation.messages]
+    return conversation.model_copy(update={"messages": empty})
+
+
+def least_size(conversation: RecallConversation) -> int:
+    """The fewest characters of JSON :func:`fit_conversation` can clip the conversation to:
+    its JSON with empty messages, plus a few characters of content."""
+    return json_size(emptied(conversation)) + MIN_CLIP_CHARS
+
+
 def fit_conversation(
     conversation: RecallConversation, room: int, folded_terms: frozenset[str]
 ) -> RecallConversation | None:
@@ -181,8 +208,7 @@ def fit_conversation(
     keep at least a few characters of its matched message."""
     if json_size(conversation) <= room:
         return conversation
-    empty = [m.model_copy(update={"content": "", "truncated": True}) for m in conversation.messages]
-    spare = room - json_size(conversation.model_copy(update={"messages": empty}))
+    spare = room - json_size(emptied(conversation))
     for _ in range(MAX_FIT_ATTEMPTS):
         if spare < MIN_CLIP_CHARS:
             return None

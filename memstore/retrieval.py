@@ -4,17 +4,19 @@ An assistant hit is shown with the user request before it (the closest completed
 past any further assistant messages, so the second part of a reply keeps its question), and
 left out when there is none (an orphan reply). A user hit is shown with the completed reply
 after it when there is one.
-A hit already shown as part of an earlier conversation is not repeated. Conversations are
-taken best first until ``limit`` of them are in, or the next one no longer fits the
-character budget even clipped.
+A hit already shown as part of an earlier conversation is not repeated. The best ``limit``
+conversations share the character budget: whole when they fit, else each clipped to a fair
+share, so that one long message does not crowd out the rest of the page; the worst ones are
+left out only when the budget cannot keep a few characters of each.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from memstore.budget import fit_conversation, fit_memory, json_size
+from memstore.budget import fair_share, fit_conversation, fit_memory, json_size, least_size
 from memstore.repository.search import MessageHit
 from memstore.schemas import Memory, Message, RecallConversation
 
@@ -80,21 +82,54 @@ def fill_page(
     room: int,
     folded_terms: frozenset[str],
 ) -> Page:
-    """Take conversations best first while they fit ``limit`` items and ``room`` characters.
+    """The best ``limit`` conversations within ``room`` characters, each clipped no more
+    than it must be.
 
-    ``truncated`` reports the character budget only: a clipped message, or a conversation
-    that no longer fit. Reaching ``limit`` is not truncation.
+    Conversations that fit together are taken whole. Otherwise every one gets an even share
+    of the room, a short one giving what it does not need to the longer ones (see
+    :func:`fair_share`), so one long message cannot crowd the others out; when even that
+    cannot keep a few characters of every matched message, the worst conversations are left
+    out. ``truncated`` reports the character budget only: a clipped message, or a
+    conversation left out. Reaching ``limit`` is not truncation.
     """
-    taken: list[RecallConversation] = []
-    truncated = False
-    for candidate in candidates:
-        if len(taken) == limit:
-            break
-        separator = 1 if taken else 0
-        fitted = fit_conversation(candidate, room - separator, folded_terms)
-        if fitted is None:
-            return Page(taken, True)
-        truncated = truncated or fitted is not candidate
-        taken.append(fitted)
-        room -= json_size(fitted) + separator
-    return Page(taken, truncated)
+    chosen = list(itertools.islice(candidates, limit))
+    sizes = [json_size(conversation) for conversation in chosen]
+    for count in range(fitting_count(chosen, sizes, room), 0, -1):
+        fitted = fit_shares(chosen[:count], sizes[:count], room, folded_terms)
+        if fitted is not None:
+            clipped = any(new is not old for new, old in zip(fitted, chosen, strict=False))
+            return Page(fitted, clipped or count < len(chosen))
+    return Page([], bool(chosen))
+
+
+def fitting_count(chosen: list[RecallConversation], sizes: list[int], room: int) -> int:
+    """How many of the leading conversations can share ``room`` characters, each clipped
+    to its fair share no further than :func:`least_size` allows."""
+    if sum(sizes) + len(sizes) - 1 <= room:
+        return len(chosen)
+    least = [least_size(conversation) for conversation in chosen]
+    for count in range(len(chosen), 0, -1):
+        share = fair_share(sizes[:count], room - count + 1)
+        if all(min(pair) <= share for pair in zip(sizes[:count], least[:count], strict=True)):
+            return count
+    return 0
+
+
+def fit_shares(
+    conversations: list[RecallConversation],
+    sizes: list[int],
+    room: int,
+    folded_terms: frozenset[str],
+) -> list[RecallConversation] | None:
+    """Every conversation clipped to its fair share of ``room`` characters (separators
+    counted), or None if one cannot keep a few characters of its matched message."""
+    share = fair_share(sizes, room - len(conversations) + 1)
+    fitted = []
+    for conversation, size in zip(conversations, sizes, strict=True):
+        clipped = (
+            conversation if size <= share else fit_conversation(conversation, share, folded_terms)
+        )
+        if clipped is None:
+            return None
+        fitted.append(clipped)
+    return fitted

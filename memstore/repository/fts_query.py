@@ -5,19 +5,33 @@ User text never reaches FTS5 as syntax: it is split into word tokens the way SQL
 characters; everything else separates), and each token is written as a double-quoted FTS5
 string. Quotes, AND/OR/NOT/NEAR, ``*``, ``^``, ``:``, ``-``, ``.`` and parentheses are
 therefore either separators or plain text inside a string, never operators.
+
+Ranking splits a query into parts (:func:`ranking_tiers`): each word, each pair of adjacent
+content words as a two-word phrase, and each content word's stem as a prefix query, every one
+a literal FTS5 query of its own (the ``*`` of a stem is the one operator written, by this
+module, after a quoted string), so that each can be weighted (see
+:mod:`memstore.repository.ranking`).
 """
 
 from __future__ import annotations
 
+import itertools
 import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Literal
 
 from memstore.errors import InvalidQuery
+from memstore.repository import stopwords
 
 Mode = Literal["any", "all", "phrase"]
 MODES: tuple[Mode, ...] = ("any", "all", "phrase")
 MAX_QUERY_CHARS = 512
 MAX_DISTINCT_TOKENS = 32
+STEM_MIN_CHARS = 4
+STEM_CUT_CHARS = 3
+PartKind = Literal["word", "pair", "stem", "phrase", "filter"]
+PartRole = Literal["gate", "rank", "veto"]
 
 
 def is_token_char(char: str) -> bool:
@@ -120,3 +134,87 @@ def ranking_match(text: str) -> str | None:
         if len(distinct) == MAX_DISTINCT_TOKENS:
             break
     return " OR ".join(quote(token) for token in distinct.values()) or None
+
+
+@dataclass(frozen=True)
+class QueryPart:
+    """One literal FTS5 query of a recall's ranking.
+
+    ``kind`` says how its bm25 is weighted (see :mod:`memstore.repository.ranking`): a
+    ``word``, a ``pair`` of adjacent content words, a word's ``stem``, the ``phrase`` of
+    phrase mode, or a ``filter`` that only selects. ``role`` says how it selects: a hit
+    matches at least one ``gate`` part and no ``veto`` part; a ``rank`` part only ranks.
+    """
+
+    match: str
+    kind: PartKind
+    role: PartRole
+
+
+STOPWORDS = frozenset(fold(word) for word in stopwords.WORDS)
+
+
+def is_stopword(token: str) -> bool:
+    """Whether ``token`` (as written) folds to a very frequent function word."""
+    return fold(token) in STOPWORDS
+
+
+def word_parts(tokens: Iterable[str], kind: PartKind, role: PartRole) -> list[QueryPart]:
+    """One part per distinct token as written (the disjuncts of the ``any`` query)."""
+    return [QueryPart(quote(token), kind, role) for token in dict.fromkeys(tokens)]
+
+
+def pair_parts(tokens: list[str]) -> list[QueryPart]:
+    """A two-word phrase per pair of adjacent, different content words of the query."""
+    pairs = {
+        f"{quote(first)} + {quote(second)}": None
+        for first, second in itertools.pairwise(tokens)
+        if fold(first) != fold(second) and not (is_stopword(first) or is_stopword(second))
+    }
+    return [QueryPart(match, "pair", "rank") for match in pairs]
+
+
+def stem_parts(tokens: Iterable[str]) -> list[QueryPart]:
+    """A prefix query per content word of at least :data:`STEM_MIN_CHARS` characters, its
+    last :data:`STEM_CUT_CHARS` cut (keeping at least the minimum), so that the word's other
+    forms ("paint", "painted", "painting") add to the rank."""
+    stems = {
+        quote(token[: max(STEM_MIN_CHARS, len(token) - STEM_CUT_CHARS)]) + "*": None
+        for token in tokens
+        if len(token) >= STEM_MIN_CHARS
+    }
+    return [QueryPart(match, "stem", "rank") for match in stems]
+
+
+def ranking_tiers(text: str, mode: Mode) -> list[list[QueryPart]]:
+    """The parts that select and rank the hits of ``text`` in ``mode``, tier by tier: every
+    hit of a tier ranks above every hit of the next, and no hit is in two tiers.
+
+    ``any``: first the hits holding a content word, ranked by the content words, their
+    adjacent pairs and their stems; then the hits holding only stopwords, ranked by those. A
+    query of stopwords alone is ranked by them in one tier. Together the tiers hold exactly
+    the hits of :func:`build_match`'s query: pairs and stems only rank, never select.
+    ``all``: its query selects; the content words (or the stopwords, when there is no
+    content word), pairs and stems rank. ``phrase``: the phrase alone.
+
+    Raises:
+        InvalidQuery: For a bad query (see :func:`query_tokens`) or an unknown mode.
+    """
+    selection = build_match(text, mode)
+    if mode == "phrase":
+        return [[QueryPart(selection, "phrase", "gate")]]
+    tokens = query_tokens(text)
+    content = [token for token in tokens if not is_stopword(token)]
+    ranked = content or tokens
+    if mode == "all":
+        words = word_parts(ranked, "word", "rank")
+        if [part.match for part in words] == [selection]:  # one word: it is the query
+            words = word_parts(ranked, "word", "gate")
+        else:
+            words.append(QueryPart(selection, "filter", "gate"))
+        return [[*words, *pair_parts(tokens), *stem_parts(content)]]
+    tiers = [[*word_parts(ranked, "word", "gate"), *pair_parts(tokens), *stem_parts(content)]]
+    stopped = [token for token in tokens if is_stopword(token)]
+    if content and stopped:
+        tiers.append([*word_parts(stopped, "word", "gate"), *word_parts(content, "filter", "veto")])
+    return tiers

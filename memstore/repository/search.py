@@ -1,12 +1,14 @@
 """Recall queries over the FTS5 indexes.
 
-One shape everywhere: MATCH and bm25() run in a subquery whose FROM is the FTS table alone;
+One shape everywhere: MATCH and bm25() run in a subquery whose FROM is the FTS table alone
+(for history, one per weighted query part, which ``json_each`` hands in as bound text);
 the base table's filters go outside, joined by rowid (the ``pk`` column).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import json
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -15,12 +17,26 @@ from sqlalchemy import Row, bindparam, select, text
 from sqlalchemy.orm import Session
 
 from memstore.models import MemoryRow, format_utc, parse_utc
+from memstore.repository import ranking
+from memstore.repository.fts_query import Mode, QueryPart, ranking_tiers
 
+# A hit's rank is the weighted sum of the bm25() of each query part it matches (see
+# memstore.repository.ranking). :parts is a JSON object {match: [weight, role]}, read into a
+# materialized table whose rows hand each literal match to an FTS-only MATCH; the scores are
+# materialized too, so that bm25() runs in its own query. A hit matches a gate part (role
+# 1) and no veto part (role -1).
 # Each hit carries the pk of its pair partner: for an assistant reply the closest completed
 # user request before it, for a user message the next completed user or assistant message
 # (a reply only if it is the assistant's). The subqueries run for the page's rows only.
 HISTORY_HITS = text(
     """
+    WITH parts AS MATERIALIZED (
+        SELECT key AS match, json_extract(value, '$[0]') AS weight,
+               json_extract(value, '$[1]') AS role
+        FROM json_each(:parts)),
+    scored AS MATERIALIZED (
+        SELECT messages_fts.rowid AS pk, bm25(messages_fts) * parts.weight AS score, parts.role
+        FROM parts CROSS JOIN messages_fts WHERE messages_fts MATCH parts.match)
     SELECT m.id, m.session_id, m.sequence, m.role, m.content, m.created_at, m.status,
            m.source_ref, ranked.rank,
            CASE m.role
@@ -36,8 +52,8 @@ HISTORY_HITS = text(
                 ORDER BY p.sequence LIMIT 1)
            END AS partner_pk
     FROM (SELECT hits.pk, hits.rank
-          FROM (SELECT rowid AS pk, bm25(messages_fts) AS rank
-                FROM messages_fts WHERE messages_fts MATCH :query) AS hits
+          FROM (SELECT pk, sum(score) AS rank FROM scored
+                GROUP BY pk HAVING max(role) = 1 AND min(role) >= 0) AS hits
           JOIN messages AS f ON f.pk = hits.pk
           WHERE (:session_id IS NULL OR f.session_id = :session_id)
             AND (:role IS NULL OR f.role = :role)
@@ -49,6 +65,16 @@ HISTORY_HITS = text(
     ORDER BY ranked.rank, ranked.pk
     """
 )
+# How many indexed messages each part matches, and how many the index holds (the FTS5
+# docsize shadow table has one row per indexed document).
+PART_DOCUMENTS = text(
+    """
+    SELECT part.value AS match,
+           (SELECT count(*) FROM messages_fts WHERE messages_fts MATCH part.value) AS documents
+    FROM json_each(:matches) AS part
+    """
+)
+INDEXED_MESSAGES = text("SELECT count(*) FROM messages_fts_docsize")
 FIRST_BATCH = 32
 
 
@@ -96,8 +122,8 @@ class StoredMessage:
 
 @dataclass(frozen=True)
 class MessageHit(StoredMessage):
-    """A message that matched a query, with its bm25 rank (lower is better) and its pair
-    partner (see :data:`HISTORY_HITS`), if any."""
+    """A message that matched a query, with its rank (weighted bm25; lower is better) and
+    its pair partner (see :data:`HISTORY_HITS`), if any."""
 
     rank: float
     partner: StoredMessage | None
@@ -136,15 +162,41 @@ def stored(row: Row[Any]) -> StoredMessage:
     )
 
 
-def history_hits(db: Session, match: str, filters: Filters) -> Iterator[MessageHit]:
-    """Matching searchable messages with their pair partners, best bm25 rank first.
+def part_documents(db: Session, tiers: Sequence[Sequence[QueryPart]]) -> dict[str, int]:
+    """How many indexed messages each part's match finds."""
+    matches = json.dumps(list({part.match: None for tier in tiers for part in tier}))
+    return {row.match: row.documents for row in db.execute(PART_DOCUMENTS, {"matches": matches})}
+
+
+def history_hits(db: Session, query: str, mode: Mode, filters: Filters) -> Iterator[MessageHit]:
+    """Searchable messages matching ``query`` in ``mode``, with their pair partners, best
+    rank first.
+
+    The query is split into tiers of literal parts by :func:`ranking_tiers`, each part
+    weighted as :mod:`memstore.repository.ranking` says; a tier is only searched once the
+    caller has taken every hit of the tiers before it.
+
+    Raises:
+        InvalidQuery: For a bad query or mode (see :func:`ranking_tiers`).
+    """
+    tiers = ranking_tiers(query, mode)
+    documents = part_documents(db, tiers)
+    total = db.execute(INDEXED_MESSAGES).scalar_one()
+    for tier in tiers:
+        weights = ranking.weighted_parts(tier, documents, total)
+        if any(role == 1 for _, role in weights.values()):
+            yield from tier_hits(db, json.dumps(weights), filters)
+
+
+def tier_hits(db: Session, parts: str, filters: Filters) -> Iterator[MessageHit]:
+    """The hits of one tier's weighted ``parts`` (JSON), best rank first.
 
     Fetched in batches of growing size (32, 64, ...), two queries a batch: a caller that
     stops after a page never makes SQLite carry the text of every match through the sort.
     """
     offset, size = 0, FIRST_BATCH
     while True:
-        params = {"query": match, "limit": size, "offset": offset, **filters.params()}
+        params = {"parts": parts, "limit": size, "offset": offset, **filters.params()}
         rows = db.execute(HISTORY_HITS, params).all()
         partners = partners_by_pk(db, [row.partner_pk for row in rows if row.partner_pk])
         for row in rows:

@@ -1,0 +1,400 @@
+"""Tests of recall's ranking rules and of how a page shares its character budget.
+
+Each rule is pinned by a small example through the real service; where plain bm25 would
+order the example the other way, the test shows that first (``plain_bm25``), so that the
+rule, not the data, is what puts the expected hit on top. The pure pieces (query parts,
+weights, fair shares) have table tests, and the parts are checked against a real FTS5 table.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memstore import MemoryConfig, MemoryService
+from memstore.budget import fair_share
+from memstore.errors import InvalidQuery
+from memstore.repository import ranking
+from memstore.repository.fts_query import (
+    MODES,
+    Mode,
+    QueryPart,
+    build_match,
+    is_stopword,
+    ranking_tiers,
+)
+from memstore.schemas import RecallResult
+from tests.test_fts_query import HOSTILE_TEXT, TOKENIZE
+from tests.test_recall import chat, found, padding
+
+Seeded = Callable[[], AbstractContextManager[None]]
+
+
+def ranked(result: RecallResult) -> list[str]:
+    """The matched messages' contents, best first."""
+    by_id = {m.id: m.content for c in result.conversations for m in c.messages}
+    return [by_id[c.matched_id] for c in result.conversations]
+
+
+def plain_bm25(db_path: Path, query: str) -> list[str]:
+    """The contents matching ``query`` in any mode, by FTS5's plain bm25 (the old ranking)."""
+    with sqlite3.connect(db_path) as connection:
+        rows = connection.execute(
+            "SELECT m.content FROM messages_fts JOIN messages AS m ON m.pk = messages_fts.rowid "
+            "WHERE messages_fts MATCH ? ORDER BY bm25(messages_fts), m.pk",
+            (build_match(query, "any"),),
+        ).fetchall()
+    return [content for (content,) in rows]
+
+
+def fillers(count: int) -> None:
+    """``count`` one-message sessions that match none of the test queries."""
+    for n in range(count):
+        chat(("user", f"filler number {n} about nothing in particular"))
+
+
+# The rules, end to end
+
+
+def test_a_stopword_only_match_ranks_below_a_content_word_match(
+    service: MemoryService, db_path: Path, seeded: Seeded
+) -> None:
+    stopwords = "What did she do with the"
+    content = "We saw a zebra " + padding(400)
+    with seeded():
+        chat(("user", stopwords))
+        chat(("user", content))
+        fillers(8)
+    query = "what did she do with the zebra"
+    # Six matched words in a short message outweigh one in a long message for bm25 ...
+    assert plain_bm25(db_path, query)[0] == stopwords
+    # ... but stopwords rank in a tier of their own, below every content-word hit, and are
+    # still matched.
+    assert ranked(service.recall(query)) == [content, stopwords]
+
+
+def test_a_phrase_adjacent_hit_ranks_above_a_scattered_one(
+    service: MemoryService, db_path: Path, seeded: Seeded
+) -> None:
+    scattered = "the garden gate is blue"
+    adjacent = "the blue garden gate is"
+    with seeded():
+        chat(("user", scattered))  # stored first: a tie would put it first
+        chat(("user", adjacent))
+        fillers(8)
+    # The same words, the same length: bm25 ties, and the order of storage decides.
+    assert plain_bm25(db_path, "blue garden") == [scattered, adjacent]
+    assert ranked(service.recall("blue garden")) == [adjacent, scattered]
+
+
+def test_frequent_words_are_discounted_more_than_bm25_does(
+    service: MemoryService, db_path: Path, seeded: Seeded
+) -> None:
+    rare = "a zebra was seen near the river"
+    frequent = "a banana was seen near an apple"
+    with seeded():
+        chat(("user", rare))
+        chat(("user", frequent))
+        chat(("user", "an apple a day"))
+        chat(("user", "another apple"))
+        chat(("user", "a banana split"))
+        chat(("user", "one banana more"))
+        fillers(14)
+    query = "zebra apple banana"
+    # Two words found in 3 of 20 messages each outweigh one found in 1 of 20 for bm25 ...
+    assert plain_bm25(db_path, query)[0] == frequent
+    # ... but each word is weighted by its idf once more, which squares it.
+    assert ranked(service.recall(query))[0] == rare
+
+
+def test_other_forms_of_a_word_raise_the_rank_but_never_match(
+    service: MemoryService, seeded: Seeded
+) -> None:
+    with seeded():
+        chat(("user", "a sunset seen by the lake"))
+        chat(("user", "a sunset painted by the lake"))
+        chat(("user", "she painted the lake"))
+        fillers(8)
+    result = service.recall("sunset painting")
+    # "painted" shares the stem "paint" with "painting": it ranks the second message first,
+    # and the third, which holds no word of the query, is not a match.
+    assert ranked(result) == ["a sunset painted by the lake", "a sunset seen by the lake"]
+
+
+@pytest.mark.parametrize(
+    ("query", "mode", "expected"),
+    [
+        ("the zebra", "any", {"the zebra runs", "zebra", "the lion"}),
+        ("the zebra", "all", {"the zebra runs"}),
+        ("zebra the", "all", {"the zebra runs"}),
+        ("the zebra", "phrase", {"the zebra runs"}),
+        ("the", "all", {"the zebra runs", "the lion"}),
+        ("zebras", "any", set()),  # a longer form of a stored word is no match
+    ],
+)
+def test_ranking_keeps_what_each_mode_matches(
+    service: MemoryService, seeded: Seeded, query: str, mode: str, expected: set[str]
+) -> None:
+    with seeded():
+        for text in ("the zebra runs", "zebra", "the lion", "a giraffe"):
+            chat(("user", text))
+    assert found(service.recall(query, mode=mode)) == expected
+
+
+# One long message does not crowd out the page
+
+
+def test_one_long_reply_does_not_crowd_out_the_other_hits(db_path: Path, seeded: Seeded) -> None:
+    with seeded():
+        chat(("user", "zebra zebra?"), ("assistant", padding(5000)))  # the best hit
+        chat(("user", "zebra one"))
+        chat(("user", "zebra two"))
+    service = MemoryService(db_path, config=MemoryConfig(recall_chars=2048))
+    result = service.recall("zebra")
+    assert len(result.model_dump_json()) <= 2048
+    # Taken best first, the long reply filled the page; now every hit gets a fair share.
+    assert ranked(result) == ["zebra zebra?", "zebra one", "zebra two"]
+    first, *others = result.conversations
+    assert first.messages[1].truncated is True
+    assert first.messages[0].content == "zebra zebra?"
+    assert not any(m.truncated for c in others for m in c.messages)
+    assert result.truncated is True
+
+
+@settings(max_examples=40, deadline=None)
+@given(lengths=st.lists(st.integers(0, 3000), min_size=1, max_size=8))
+def test_shared_pages_stay_within_the_budget(
+    tmp_path_factory: pytest.TempPathFactory, lengths: list[int]
+) -> None:
+    path = tmp_path_factory.mktemp("shares") / "memory.sqlite3"
+    service = MemoryService(path, config=MemoryConfig(recall_chars=1024))
+    session = service.start_session()
+    for n, length in enumerate(lengths):
+        service.record_message(session.id, "user", f"zebra {n} " + padding(length))
+    result = service.recall("zebra")
+    assert len(result.model_dump_json()) <= 1024
+    assert result.conversations, "at least the best hit fits, clipped"
+    for conversation in result.conversations:
+        (message,) = conversation.messages
+        assert message.content.startswith("zebra") or message.content.startswith("…")
+
+
+# Query parts
+
+
+def parts(query: str, mode: Mode) -> list[list[tuple[str, str, str]]]:
+    return [[(p.match, p.kind, p.role) for p in tier] for tier in ranking_tiers(query, mode)]
+
+
+@pytest.mark.parametrize(
+    ("query", "mode", "expected"),
+    [
+        (
+            "What did Melanie paint?",
+            "any",
+            [
+                [
+                    ('"Melanie"', "word", "gate"),
+                    ('"paint"', "word", "gate"),
+                    ('"Melanie" + "paint"', "pair", "rank"),
+                    ('"Mela"*', "stem", "rank"),
+                    ('"pain"*', "stem", "rank"),
+                ],
+                [
+                    ('"What"', "word", "gate"),
+                    ('"did"', "word", "gate"),
+                    ('"Melanie"', "filter", "veto"),
+                    ('"paint"', "filter", "veto"),
+                ],
+            ],
+        ),
+        # Only stopwords: one tier, ranked by them.
+        (
+            "what did you do",
+            "any",
+            [[(f'"{w}"', "word", "gate") for w in ["what", "did", "you", "do"]]],
+        ),
+        # Pairs skip stopwords and repeats; short words get no stem.
+        (
+            "big big dog of the day",
+            "any",
+            [
+                [
+                    ('"big"', "word", "gate"),
+                    ('"dog"', "word", "gate"),
+                    ('"day"', "word", "gate"),
+                    ('"big" + "dog"', "pair", "rank"),
+                ],
+                [
+                    ('"of"', "word", "gate"),
+                    ('"the"', "word", "gate"),
+                    ('"big"', "filter", "veto"),
+                    ('"dog"', "filter", "veto"),
+                    ('"day"', "filter", "veto"),
+                ],
+            ],
+        ),
+        (
+            "the zebra",
+            "all",
+            [
+                [
+                    ('"zebra"', "word", "rank"),
+                    ('"the" AND "zebra"', "filter", "gate"),
+                    ('"zebr"*', "stem", "rank"),
+                ]
+            ],
+        ),
+        ("zebra", "all", [[('"zebra"', "word", "gate"), ('"zebr"*', "stem", "rank")]]),
+        ("the", "all", [[('"the"', "word", "gate")]]),
+        ("jardín azul", "phrase", [[('"jardín" + "azul"', "phrase", "gate")]]),
+        # Operators stay text: the parts are quoted strings, "*" only ever follows a stem.
+        (
+            'NEAR(a* "b")',
+            "any",
+            [
+                [('"NEAR"', "word", "gate"), ('"b"', "word", "gate"), ('"NEAR"*', "stem", "rank")],
+                [('"a"', "word", "gate"), ('"NEAR"', "filter", "veto"), ('"b"', "filter", "veto")],
+            ],
+        ),
+    ],
+)
+def test_ranking_tiers(query: str, mode: Mode, expected: list[list[tuple[str, str, str]]]) -> None:
+    assert parts(query, mode) == expected
+
+
+def test_ranking_tiers_reject_what_build_match_rejects() -> None:
+    with pytest.raises(InvalidQuery):
+        ranking_tiers("...", "any")
+
+
+@pytest.mark.parametrize(
+    "word",
+    ["the", "The", "did", "qué", "QUE", "und", "della", "est", "você", "的", "です", "그리고"],
+)
+def test_stopwords_of_every_supported_language(word: str) -> None:
+    assert is_stopword(word)
+
+
+@pytest.mark.parametrize("word", ["zebra", "garden", "jardín", "Melanie", "日本語"])
+def test_content_words_are_no_stopwords(word: str) -> None:
+    assert not is_stopword(word)
+
+
+# Weights
+
+
+def test_idf_is_fts5s_with_its_floor() -> None:
+    assert ranking.idf(1, 20) == pytest.approx(2.5649, abs=1e-4)
+    assert ranking.idf(15, 20) == ranking.MIN_IDF  # in more than half of the documents
+
+
+@pytest.mark.parametrize(
+    ("kind", "role", "weight"),
+    [
+        ("word", "gate", 2.5649),
+        ("pair", "rank", ranking.PAIR_WEIGHT * 2.5649),
+        ("stem", "rank", ranking.STEM_WEIGHT * 2.5649),
+        ("phrase", "gate", 1.0),
+        ("filter", "gate", 0.0),
+        ("filter", "veto", 0.0),
+    ],
+)
+def test_part_weights(kind: str, role: str, weight: float) -> None:
+    part = QueryPart('"x"', kind, role)  # type: ignore[arg-type]
+    assert ranking.weight(part, 1, 20) == pytest.approx(weight, abs=1e-4)
+
+
+def test_parts_that_match_nothing_are_left_out() -> None:
+    tier = [QueryPart('"a"', "word", "gate"), QueryPart('"b"', "filter", "veto")]
+    weights = ranking.weighted_parts(tier, {'"a"': 3, '"b"': 0}, 20)
+    assert weights == {'"a"': (pytest.approx(ranking.idf(3, 20)), 1)}
+
+
+# Fair shares
+
+
+@pytest.mark.parametrize(
+    ("sizes", "room", "share"),
+    [
+        ([], 100, 0),
+        ([10, 20], 100, 20),  # everything fits: the largest size
+        ([10, 200], 100, 90),  # the small one keeps its size, the large one the rest
+        ([300, 200], 100, 50),
+        ([10, 10, 500, 500], 100, 40),
+        ([50, 50], 100, 50),
+    ],
+)
+def test_fair_share(sizes: list[int], room: int, share: int) -> None:
+    assert fair_share(sizes, room) == share
+    assert sum(min(size, share) for size in sizes) <= room
+
+
+# Against a real FTS5 table
+
+
+@settings(max_examples=200)
+@given(st.one_of(st.text(max_size=200), HOSTILE_TEXT))
+def test_every_part_is_a_query_fts5_accepts(text: str) -> None:
+    connection = sqlite3.connect(":memory:")
+    try:
+        connection.execute(f"CREATE VIRTUAL TABLE t USING fts5(content, tokenize='{TOKENIZE}')")
+        connection.execute("INSERT INTO t(content) VALUES ('hello world NEAR AND')")
+        for mode in MODES:
+            try:
+                tiers = ranking_tiers(text, mode)
+            except InvalidQuery:
+                continue
+            for part in (part for tier in tiers for part in tier):
+                connection.execute("SELECT rowid FROM t WHERE t MATCH ?", (part.match,)).fetchall()
+    finally:
+        connection.close()
+
+
+WORDS = ["the", "a", "zebra", "zebras", "lion", "runs", "what", "did", "Zebra", "léon", "leon"]
+TEXTS = [
+    "the zebra runs",
+    "a lion",
+    "zebras and the lion",
+    "what did the zebra do",
+    "léon runs",
+    "did a lion run",
+    "nothing here",
+]
+
+
+@pytest.fixture(scope="module")
+def small_archive(tmp_path_factory: pytest.TempPathFactory) -> tuple[MemoryService, Path]:
+    """Seven one-message sessions, each its own conversation (no replies)."""
+    path = tmp_path_factory.mktemp("archive") / "memory.sqlite3"
+    service = MemoryService(path, config=MemoryConfig(max_results=50))
+    for text in TEXTS:
+        service.record_message(service.start_session().id, "user", text)
+    return service, path
+
+
+@settings(max_examples=100, deadline=None)
+@given(words=st.lists(st.sampled_from(WORDS), min_size=1, max_size=5), mode=st.sampled_from(MODES))
+def test_the_tiers_find_exactly_what_the_mode_matches(
+    small_archive: tuple[MemoryService, Path], words: list[str], mode: Mode
+) -> None:
+    # Tiers, vetoes and stems decide the order only: the set is build_match's.
+    service, path = small_archive
+    query = " ".join(words)
+    with sqlite3.connect(path) as connection:
+        expected = {
+            content
+            for (content,) in connection.execute(
+                "SELECT m.content FROM messages_fts JOIN messages AS m "
+                "ON m.pk = messages_fts.rowid WHERE messages_fts MATCH ?",
+                (build_match(query, mode),),
+            )
+        }
+    result = service.recall(query, mode=mode)
+    assert sorted(ranked(result)) == sorted(expected)
