@@ -47,6 +47,18 @@ def marked_spans(marked: str, open_mark: str, close_mark: str) -> list[tuple[int
     return spans
 
 
+def mark(text: str, spans: list[tuple[int, int]], open_mark: str, close_mark: str) -> str:
+    """``text`` with each ``[start, end)`` span (ascending, disjoint) wrapped in the markers:
+    the inverse of :func:`marked_spans`."""
+    parts: list[str] = []
+    done = 0
+    for start, end in spans:
+        parts += [text[done:start], open_mark, text[start:end], close_mark]
+        done = end
+    parts.append(text[done:])
+    return "".join(parts)
+
+
 def excerpt(text: str, start: int, end: int) -> tuple[str, int]:
     """A short window of ``text`` around ``[start, end)`` and where it starts."""
     low = max(0, start - EXCERPT_BEFORE)

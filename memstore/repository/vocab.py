@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
+from memstore import lexical
 from memstore.models import format_utc, parse_utc
 from memstore.repository.search import Filters
 
@@ -31,9 +32,18 @@ TEMP_TABLES = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS temp.word_probe_instance "
     "USING fts5vocab(temp, word_probe, instance)",
 )
+PREPARED = "memstore_vocab_tables"
 LAST_CHAR = "\U0010ffff"  # above every token character, so [p, p + LAST_CHAR) holds p*
 
+PROBE_INSERT = text("INSERT INTO temp.word_probe (text) VALUES (:value)")
+PROBE_CLEAR = text("DELETE FROM temp.word_probe")
 PROBE_TOKENS = text("SELECT term FROM temp.word_probe_instance ORDER BY offset")
+PROBE_HIGHLIGHT = text(
+    "SELECT highlight(word_probe, 0, :open, :close) FROM temp.word_probe "
+    "WHERE word_probe MATCH :phrase"
+)
+NUL = "\x00"
+NUL_STAND_IN = "\x01"  # a separator, as NUL is, that highlight() copies through
 
 # Instances of the scope and filters as (source, doc pk, id, created_at, term, position).
 # :history / :memories switch each store on or off.
@@ -80,41 +90,38 @@ HISTORY_WORDS = text(
 HISTORY_WORD_TOTAL = text(
     "SELECT count(*) FROM temp.messages_vocab_row WHERE term >= :low AND term < :high"
 )
+# A page of instances, each with ``nth``: its rank among the word's instances in the same
+# record (the window runs over every instance, before the page is cut), so that the n-th
+# highlighted region of the record is this instance. The record's text and history fields
+# are joined to the page's rows only.
 INSTANCE_PAGE = text(
     f"""
-    SELECT source_type, pk, id, created_at, position FROM ({INSTANCES.format(term=EXACT)})
-    ORDER BY created_at DESC, source_type, id, position
-    LIMIT :limit OFFSET :offset
+    SELECT page.source_type, page.pk, page.id, page.created_at, page.position, page.nth,
+           coalesce(m.content, mem.content) AS content, m.session_id, m.role, m.sequence,
+           m.source_ref
+    FROM (SELECT source_type, pk, id, created_at, position,
+                 row_number() OVER (PARTITION BY source_type, pk ORDER BY position) - 1 AS nth
+          FROM ({INSTANCES.format(term=EXACT)})
+          ORDER BY created_at DESC, source_type, id, position
+          LIMIT :limit OFFSET :offset) AS page
+    LEFT JOIN messages AS m ON page.source_type = 'message' AND m.pk = page.pk
+    LEFT JOIN memories AS mem ON page.source_type = 'memory' AND mem.pk = page.pk
+    ORDER BY page.created_at DESC, page.source_type, page.id, page.position
     """
 )
 INSTANCE_TOTAL = text(f"SELECT count(*) FROM ({INSTANCES.format(term=EXACT)})")
-POSITIONS = {
-    "message": text(
-        "SELECT offset FROM temp.messages_vocab_instance WHERE term = :word AND doc = :pk "
-        "ORDER BY offset"
-    ),
-    "memory": text(
-        "SELECT offset FROM temp.memories_vocab_instance WHERE term = :word AND doc = :pk "
-        "ORDER BY offset"
-    ),
-}
+HISTORY_INSTANCE_TOTAL = text("SELECT cnt FROM temp.messages_vocab_row WHERE term = :word")
+# The highlighted text, and whether it holds NUL (see :func:`highlighted`).
 HIGHLIGHT = {
     "message": text(
-        "SELECT highlight(messages_fts, 0, :open, :close) FROM messages_fts "
+        "SELECT highlight(messages_fts, 0, :open, :close) AS marked, "
+        "instr(content, char(0)) > 0 AS has_nul FROM messages_fts "
         "WHERE messages_fts MATCH :phrase AND rowid = :pk"
     ),
     "memory": text(
-        "SELECT highlight(memories_fts, 0, :open, :close) FROM memories_fts "
+        "SELECT highlight(memories_fts, 0, :open, :close) AS marked, "
+        "instr(content, char(0)) > 0 AS has_nul FROM memories_fts "
         "WHERE memories_fts MATCH :phrase AND rowid = :pk"
-    ),
-}
-DOCUMENT = {
-    "message": text(
-        "SELECT content, session_id, role, sequence, source_ref FROM messages WHERE pk = :pk"
-    ),
-    "memory": text(
-        "SELECT content, NULL AS session_id, NULL AS role, NULL AS sequence, "
-        "NULL AS source_ref FROM memories WHERE pk = :pk"
     ),
 }
 
@@ -130,19 +137,15 @@ class WordCount:
 
 @dataclass(frozen=True)
 class InstanceRef:
-    """One occurrence: which record and which token position."""
+    """One occurrence: its record (with the record's text and history fields, None for
+    memories), its token position, and its rank among the word's instances in the record."""
 
     source_type: str
     pk: int
     id: str
     created_at: datetime
     position: int
-
-
-@dataclass(frozen=True)
-class Document:
-    """The text of a record holding instances, and its history fields (None for memories)."""
-
+    nth: int
     content: str
     session_id: str | None
     role: str | None
@@ -151,18 +154,22 @@ class Document:
 
 
 def prepare(db: Session) -> None:
-    """Create this connection's temp vocabulary and probe tables (once per connection)."""
-    for statement in TEMP_TABLES:
-        db.execute(text(statement))
+    """Create this connection's temp vocabulary and probe tables, once per connection (the
+    pool keeps connections, and their temp tables, between units of work)."""
+    info = db.connection().info
+    if not info.get(PREPARED):
+        for statement in TEMP_TABLES:
+            db.execute(text(statement))
+        info[PREPARED] = True
 
 
 def tokens(db: Session, value: str) -> list[str]:
     """``value`` tokenized and folded by SQLite's own tokenizer, in order."""
-    db.execute(text("INSERT INTO temp.word_probe (text) VALUES (:value)"), {"value": value})
+    db.execute(PROBE_INSERT, {"value": value})
     try:
         return [term for (term,) in db.execute(PROBE_TOKENS)]
     finally:
-        db.execute(text("DELETE FROM temp.word_probe"))
+        db.execute(PROBE_CLEAR)
 
 
 def scope_params(scope: str, filters: Filters, now: datetime) -> dict[str, Any]:
@@ -192,33 +199,52 @@ def words(
 
 
 def instances(
-    db: Session, word: str, params: dict[str, Any], limit: int, offset: int
+    db: Session, word: str, params: dict[str, Any], fast: bool, limit: int, offset: int
 ) -> tuple[list[InstanceRef], int]:
     """A page of the occurrences of the folded ``word`` (newest record first, then source
-    type, id and position), and their total."""
+    type, id and position), and their total (from the row table when ``fast``)."""
     bound = {"word": word, **params}
     rows = db.execute(INSTANCE_PAGE, {**bound, "limit": limit, "offset": offset})
     page = [
-        InstanceRef(r.source_type, r.pk, r.id, parse_utc(r.created_at), r.position) for r in rows
+        InstanceRef(
+            r.source_type,
+            r.pk,
+            r.id,
+            parse_utc(r.created_at),
+            r.position,
+            r.nth,
+            r.content,
+            r.session_id,
+            r.role,
+            r.sequence,
+            r.source_ref,
+        )
+        for r in rows
     ]
-    return page, int(db.scalar(INSTANCE_TOTAL, bound) or 0)
+    total = db.scalar(HISTORY_INSTANCE_TOTAL if fast else INSTANCE_TOTAL, bound)
+    return page, int(total or 0)
 
 
-def positions(db: Session, source_type: str, pk: int, word: str) -> list[int]:
-    """Every token position of ``word`` in one record, ascending."""
-    rows = db.execute(POSITIONS[source_type], {"word": word, "pk": pk})
-    return [position for (position,) in rows]
+def highlighted(
+    db: Session, source_type: str, pk: int, content: str, word: str, markers: Sequence[str]
+) -> str:
+    """The record's text with every token matching ``word`` wrapped in ``markers``.
 
-
-def document(db: Session, source_type: str, pk: int) -> Document:
-    """The text and history fields of one record."""
-    row = db.execute(DOCUMENT[source_type], {"pk": pk}).one()
-    return Document(row.content, row.session_id, row.role, row.sequence, row.source_ref)
-
-
-def highlighted(db: Session, source_type: str, pk: int, word: str, markers: Sequence[str]) -> str:
-    """The record's text with every token matching ``word`` wrapped in ``markers``."""
+    highlight() copies the text between markers as C strings, so it drops whatever follows
+    a NUL character up to the next marker. A record holding NUL is highlighted in the probe
+    table instead, with each NUL read as U+0001 (both separate words alike), and the markers
+    are then put back into the original text.
+    """
     open_mark, close_mark = markers
     phrase = '"' + word.replace('"', '""') + '"'
     params = {"open": open_mark, "close": close_mark, "phrase": phrase, "pk": pk}
-    return str(db.execute(HIGHLIGHT[source_type], params).scalar_one())
+    row = db.execute(HIGHLIGHT[source_type], params).one()
+    if not row.has_nul:
+        return str(row.marked)
+    db.execute(PROBE_INSERT, {"value": content.replace(NUL, NUL_STAND_IN)})
+    try:
+        marked = str(db.execute(PROBE_HIGHLIGHT, params).scalar_one())
+    finally:
+        db.execute(PROBE_CLEAR)
+    spans = lexical.marked_spans(marked, open_mark, close_mark)
+    return lexical.mark(content, spans, open_mark, close_mark)
