@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 DEMO_DB := $(VENV)/demo/memory.sqlite3
 SPEAKERS := --speaker "Diego=user" --speaker "Morgan=assistant" --speaker "System=system"
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench eval clean
 
 $(BIN)/memstore: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,12 +25,17 @@ test: $(BIN)/memstore
 	$(BIN)/python -m pytest
 
 lint: $(BIN)/memstore
-	$(BIN)/ruff check memstore tests alembic bench
-	$(BIN)/ruff format --check memstore tests alembic bench
+	$(BIN)/ruff check memstore tests alembic bench eval
+	$(BIN)/ruff format --check memstore tests alembic bench eval
 	$(BIN)/mypy
+	$(BIN)/mypy eval
 
 bench: $(BIN)/memstore
 	$(BIN)/python bench/run.py $(BENCH_ARGS)
+
+# LoCoMo recall@8 of memstore against plain bm25 (needs ../shared beside the repository)
+eval: $(BIN)/memstore
+	$(BIN)/python eval/locomo.py $(EVAL_ARGS)
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

@@ -1,9 +1,10 @@
-"""Scale benchmark: memstore import and recall against plain sqlite3 on the same schema.
+"""Scale benchmark: memstore against plain sqlite3 on the same schema and data, in one run.
 
 Usage:
     .venv/bin/python bench/run.py [--scale N] [--out DIR] [--repeat K] [--profile]
 
-Steps, all in one run so that both sides share the machine's state:
+Steps, all in one run so that both sides share the machine's state (each step's time is
+printed to stderr as it finishes, and summed up in the report):
 
 1. Generate (or reuse, cached under ``--out``) a scale set of about N messages with
    ``../shared/tools/corpus2logs.py``.
@@ -11,18 +12,32 @@ Steps, all in one run so that both sides share the machine's state:
 3. Insert the same rows with plain ``sqlite3`` ``executemany`` into a second fresh database
    migrated to the same schema, one transaction per file, through the same FTS triggers.
 4. Time recall of a rare word, a common word and a phrase on both databases.
-5. Time ``remember`` on two fresh databases: memstore against the same writes in plain
+5. Time ``search_words`` for the two-letter prefix with the most words (first page) against
+   the fts5vocab ``row`` query it wraps (page and total), and ``word_instances`` of the rare
+   and the common word (first page) against the fts5vocab ``instance`` query it wraps (page
+   ordered by the record's time, total, one highlight() per record on the page).
+6. Time ``record_message`` into a live session on the imported database against one
+   ``BEGIN IMMEDIATE; SELECT max(sequence); INSERT; COMMIT`` per message on the raw one.
+7. Time ``remember`` on two fresh databases: memstore against the same writes in plain
    ``sqlite3`` (duplicate and key-holder lookups, supersession, insert through the FTS
    trigger), one transaction per call, for distinct utterances of the manifest, every 5th
    with a key that repeats so that supersession happens.
-6. Remember 1,000 utterances on two more fresh databases (memstore, and raw the same way),
+8. Remember 1,000 utterances on two more fresh databases (memstore, and raw the same way),
    then time the per-turn context for a real user utterance: memstore's ``context`` against
    one SELECT of the memories in force, one bm25 MATCH of the query's words and a string join.
-7. Print one table: throughput and p50 latencies, memstore against raw, with the machine.
+9. Peak memory of importing one daily log just under 16 MiB (utterances of the manifest,
+   repeated as needed): the peak RSS of a subprocess importing it with memstore, minus that
+   of a subprocess that only imports memstore and opens the service; against a subprocess
+   that reads the file, splits it naively and ``executemany``-inserts the rows, minus one
+   that only opens the connection.
+10. Print one table: throughput, p50 latencies and peak memory, memstore against raw, with
+    the machine.
 
 Both databases are migrated before the clock starts, so the import times cover only the
 import itself. The raw side's rows are precomputed from ``manifest.jsonl`` (ids, times,
 source references), so its time is SQLite's work and nothing else: it is the floor.
+With ``--profile``, the report ends with cProfile statistics of a second memstore import
+and of each memstore call over 1.3 times its raw path.
 """
 
 from __future__ import annotations
@@ -47,7 +62,8 @@ import tempfile
 import time
 import uuid
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -88,6 +104,25 @@ NEIGHBOUR_AFTER = (
     "SELECT * FROM messages WHERE session_id = ? AND sequence > ? "
     "AND role IN ('user', 'assistant') AND status = 'completed' ORDER BY sequence LIMIT 1"
 )
+LAST_CHAR = "\U0010ffff"  # above every token character: [p, p + LAST_CHAR) holds p*
+RAW_WORDS_PAGE = (
+    "SELECT term, cnt, doc FROM temp.vocab WHERE term >= ? AND term < ? ORDER BY term LIMIT ?"
+)
+RAW_WORDS_TOTAL = "SELECT count(*) FROM temp.vocab WHERE term >= ? AND term < ?"
+RAW_INSTANCE_PAGE = (
+    "SELECT m.pk, m.id, m.created_at, i.offset FROM temp.vocab_instance AS i "
+    "JOIN messages AS m ON m.pk = i.doc WHERE i.term = ? "
+    "ORDER BY m.created_at DESC, m.id, i.offset LIMIT ? OFFSET ?"
+)
+RAW_INSTANCE_TOTAL = "SELECT count(*) FROM temp.vocab_instance WHERE term = ?"
+RAW_HIGHLIGHT = (
+    "SELECT highlight(messages_fts, 0, ?, ?), m.session_id, m.role, m.sequence, m.source_ref "
+    "FROM messages_fts JOIN messages AS m ON m.pk = messages_fts.rowid "
+    "WHERE messages_fts MATCH ? AND messages_fts.rowid = ?"
+)
+RAW_OPEN, RAW_CLOSE = "\ue000", "\ue001"  # private-use markers, absent from the corpus
+ROLES = ("user", "assistant")
+RAW_LAST_SEQUENCE = "SELECT max(sequence) FROM messages WHERE session_id = ?"
 ACTIVE_DUPLICATE = "SELECT pk, id FROM memories WHERE status = 'active' AND normalized_content = ?"
 ACTIVE_KEY = "SELECT pk, id FROM memories WHERE status = 'active' AND key = ?"
 RETIRE = "UPDATE memories SET status = 'superseded', modified_at = ? WHERE pk = ?"
@@ -347,9 +382,9 @@ def fts_string(word: str) -> str:
     return '"' + word.replace('"', '""') + '"'
 
 
-def choose_queries(raw: sqlite3.Connection) -> list[Query]:
-    """The rare word, common word and phrase cases, chosen deterministically from the data."""
-    vocab = vocabulary(raw)
+def choose_queries(raw: sqlite3.Connection, vocab: Sequence[tuple[str, int]]) -> list[Query]:
+    """The rare word, common word and phrase cases, chosen deterministically from the data
+    (``vocab`` is the vocabulary of the messages index)."""
     phrase = rare_phrase(raw)
     cases = [
         Query("rare", rare_word(vocab), "any", ""),
@@ -409,6 +444,247 @@ def recall_p50s(
         repeat,
     )
     return memstore_ms, raw_ms
+
+
+# Words: search_words and word_instances
+
+
+@dataclass(frozen=True)
+class WordsTimes:
+    """search_words of one prefix: words for it, both sides' p50 ms, and whether the pages
+    and totals agree."""
+
+    prefix: str
+    total: int
+    memstore_ms: float
+    raw_ms: float
+    same: bool
+
+
+@dataclass(frozen=True)
+class InstancesTimes:
+    """word_instances of one word: its label, occurrences, messages holding it, both sides'
+    p50 ms, and whether the first pages (record times, token indexes, spans, matched texts)
+    and totals agree."""
+
+    label: str
+    word: str
+    total: int
+    documents: int
+    memstore_ms: float
+    raw_ms: float
+    same: bool
+
+
+def raw_vocab_tables(raw: sqlite3.Connection) -> None:
+    """The raw connection's temp fts5vocab tables over the messages index: row and instance."""
+    raw.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, messages_fts, row)"
+    )
+    raw.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab_instance "
+        "USING fts5vocab(main, messages_fts, instance)"
+    )
+
+
+def word_prefix(vocab: Sequence[tuple[str, int]]) -> str:
+    """The two-letter prefix of the most plain words of three letters or more (first in
+    alphabetical order among equals)."""
+    counts = Counter(term[:2] for term, _ in vocab if plain_word(term, 3))
+    return max(sorted(counts), key=counts.__getitem__)
+
+
+def raw_search_words(
+    raw: sqlite3.Connection, prefix: str
+) -> tuple[list[tuple[str, int, int]], int]:
+    """The first page of (word, occurrences, documents) starting with ``prefix`` and the
+    number of such words, in one read transaction."""
+    bounds = (prefix, prefix + LAST_CHAR)
+    raw.execute("BEGIN")
+    try:
+        page = raw.execute(RAW_WORDS_PAGE, (*bounds, HITS)).fetchall()
+        total = raw.execute(RAW_WORDS_TOTAL, bounds).fetchone()[0]
+    finally:
+        raw.execute("COMMIT")
+    return page, total
+
+
+def memstore_search_words(service: MemoryService, prefix: str) -> tuple[list[Any], int]:
+    """memstore's first page for ``prefix`` as raw_search_words returns it."""
+    page = service.search_words(prefix)
+    return [(w.word, w.occurrences, w.documents) for w in page.words], page.total
+
+
+def compare_words(
+    service: MemoryService, raw: sqlite3.Connection, prefix: str, repeat: int
+) -> WordsTimes:
+    """search_words(prefix) on both sides, interleaved, after one warm-up."""
+    memstore_ms, raw_ms = p50s_ms(
+        [lambda: service.search_words(prefix), lambda: raw_search_words(raw, prefix)], repeat
+    )
+    expected = raw_search_words(raw, prefix)
+    same = memstore_search_words(service, prefix) == expected
+    return WordsTimes(prefix, expected[1], memstore_ms, raw_ms, same)
+
+
+def unmark(marked: str) -> tuple[str, list[tuple[int, int]]]:
+    """The text highlight() marked with RAW_OPEN / RAW_CLOSE, and the [start, end) character
+    spans of its marked regions in that text."""
+    parts = marked.split(RAW_OPEN)
+    text = [parts[0]]
+    spans: list[tuple[int, int]] = []
+    at = len(parts[0])
+    for part in parts[1:]:
+        inside, _, after = part.partition(RAW_CLOSE)
+        spans.append((at, at + len(inside)))
+        text += [inside, after]
+        at += len(inside) + len(after)
+    return "".join(text), spans
+
+
+def raw_word_instances(raw: sqlite3.Connection, word: str) -> tuple[list[tuple[Any, ...]], int]:
+    """The first page of the occurrences of ``word`` (newest message first, then id, then
+    token position) and their total, in one read transaction: the fts5vocab instance query
+    joined to messages, a count, and one highlight() per message on the page.
+
+    Each instance is (id, token index, start, end, matched text, excerpt, excerpt start,
+    created_at, session_id, role, sequence, source_ref). On the first page every message's
+    occurrences start at its first one, so the k-th of a message is its k-th highlight.
+    """
+    phrase = fts_string(word)
+    raw.execute("BEGIN")
+    try:
+        rows = raw.execute(RAW_INSTANCE_PAGE, (word, HITS, 0)).fetchall()
+        total = raw.execute(RAW_INSTANCE_TOTAL, (word,)).fetchone()[0]
+        records = {
+            pk: raw.execute(RAW_HIGHLIGHT, (RAW_OPEN, RAW_CLOSE, phrase, pk)).fetchone()
+            for pk in dict.fromkeys(row[0] for row in rows)
+        }
+    finally:
+        raw.execute("COMMIT")
+    located = {pk: unmark(record[0]) for pk, record in records.items()}
+    nth: Counter[int] = Counter()
+    found: list[tuple[Any, ...]] = []
+    for pk, message_id, created_at, position in rows:
+        text, spans = located[pk]
+        start, end = spans[nth[pk]]
+        nth[pk] += 1
+        low = max(0, start - 60)
+        excerpt = text[low : min(len(text), end + 60, low + 400)]
+        matched = text[start:end]
+        fields = records[pk][1:]
+        found.append((message_id, position, start, end, matched, excerpt, low, created_at, *fields))
+    return found, total
+
+
+def memstore_instances(service: MemoryService, word: str) -> tuple[list[tuple[Any, ...]], int]:
+    """memstore's first page of ``word`` as (created_at, token index, start, end, matched
+    text), and its total (ids are random, so they differ between the two databases)."""
+    page = service.word_instances(word)
+    found = [
+        (format_utc(i.created_at), i.token_index, i.start, i.end, i.matched_text)
+        for i in page.instances
+    ]
+    return found, page.total
+
+
+def raw_instances(raw: sqlite3.Connection, word: str) -> tuple[list[tuple[Any, ...]], int]:
+    """raw_word_instances as memstore_instances returns it."""
+    page, total = raw_word_instances(raw, word)
+    return [(row[7], *row[1:5]) for row in page], total
+
+
+def compare_instances(
+    service: MemoryService, raw: sqlite3.Connection, case: Query, repeat: int
+) -> InstancesTimes:
+    """word_instances(word) of a single-word recall case on both sides, interleaved, after
+    one warm-up."""
+    word = case.text
+    memstore_ms, raw_ms = p50s_ms(
+        [lambda: service.word_instances(word), lambda: raw_word_instances(raw, word)], repeat
+    )
+    page, total = raw_instances(raw, word)
+    same = memstore_instances(service, word) == (page, total)
+    return InstancesTimes(case.label, word, total, case.hits, memstore_ms, raw_ms, same)
+
+
+# Messages: record_message
+
+
+@dataclass(frozen=True)
+class RecordTimes:
+    """p50 milliseconds of both sides' record_message calls and whether they stored the same
+    (sequence, role, content) rows."""
+
+    calls: int
+    memstore_ms: float
+    raw_ms: float
+    differing: int
+
+
+def raw_record(raw: sqlite3.Connection, session_id: str, role: str, content: str) -> int:
+    """One message appended to ``session_id`` with plain sqlite3 in one transaction: the next
+    sequence number, then the insert (through the FTS trigger). Returns the row's pk."""
+    now = format_utc(datetime.now(UTC))
+    raw.execute("BEGIN IMMEDIATE")
+    try:
+        highest = raw.execute(RAW_LAST_SEQUENCE, (session_id,)).fetchone()[0]
+        row = (
+            "msg_" + uuid.uuid4().hex,
+            session_id,
+            (highest or 0) + 1,
+            role,
+            content,
+            now,
+            "completed",
+            None,
+        )
+        pk = raw.execute(INSERT_MESSAGE, row).lastrowid
+        raw.execute("COMMIT")
+    except BaseException:
+        raw.execute("ROLLBACK")
+        raise
+    assert pk is not None
+    return pk
+
+
+def session_messages(connection: sqlite3.Connection, session_id: str) -> list[tuple[Any, ...]]:
+    """(sequence, role, content, status) of a session's messages, in sequence."""
+    return connection.execute(
+        "SELECT sequence, role, content, status FROM messages WHERE session_id = ? "
+        "ORDER BY sequence",
+        (session_id,),
+    ).fetchall()
+
+
+def compare_records(
+    service: MemoryService, raw: sqlite3.Connection, contents: Sequence[str]
+) -> RecordTimes:
+    """Each content recorded (user and assistant in turn) into a new live session of the
+    imported databases, memstore then raw; the first pair is the warm-up, the p50 is over
+    the rest."""
+    session_id = service.start_session().id
+    raw_session = "ses_" + uuid.uuid4().hex
+    raw.execute(INSERT_SESSION, (raw_session, format_utc(datetime.now(UTC)), "{}"))
+    memstore_s: list[float] = []
+    raw_s: list[float] = []
+    for index, content in enumerate(contents):
+        role = ROLES[index % 2]
+        record = functools.partial(service.record_message, session_id, role, content)
+        memstore_s.append(seconds(record))
+        raw_s.append(seconds(functools.partial(raw_record, raw, raw_session, role, content)))
+    stored = sqlite3.connect(service.path)
+    try:
+        left = set(session_messages(stored, session_id))
+    finally:
+        stored.close()
+    right = set(session_messages(raw, raw_session))
+    return RecordTimes(
+        calls=len(contents) - 1,
+        memstore_ms=statistics.median(memstore_s[1:]) * 1000,
+        raw_ms=statistics.median(raw_s[1:]) * 1000,
+        differing=len(left ^ right),
+    )
 
 
 # Memories: remember and context
@@ -683,6 +959,173 @@ def compare_contexts(
         service.close()
 
 
+# Peak memory of importing one large log
+
+PEAK_LOG_BYTES = 16 * 1024 * 1024  # memstore refuses larger files
+PEAK_DAY = "2023-12-31"  # before the scale set's first day
+PEAK_STAMP = "[{:02d}:{:02d}:{:02d} +0100] "
+# Runs the command in argv, then prints the peak RSS (KiB) of its process tree.
+MEASURE = """
+import resource, subprocess, sys
+subprocess.run(sys.argv[1:], check=True)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+"""
+# argv: database [log]. Opens the service; with a log, imports it and prints the seconds.
+MEMSTORE_CHILD = """
+import sys, time
+from memstore.service import MemoryService
+service = MemoryService(sys.argv[1])
+service.get_session("none")
+if len(sys.argv) > 2:
+    start = time.perf_counter()
+    report = service.import_markdown(
+        [sys.argv[2]], speakers={"Diego": "user", "Morgan": "assistant"}, include_tail=True
+    )
+    if report.errors:
+        sys.exit(f"memstore import failed: {report.files[0].error}")
+    print(time.perf_counter() - start)
+"""
+# argv: database [log session_id]. Opens the connection; with a log, reads it, splits its
+# records naively (on a blank line then "[" and two digits and ":", which corpus2logs never
+# leaves inside a message), inserts them in one transaction, prints the seconds.
+RAW_CHILD = """
+import re, sqlite3, sys, time, uuid
+from datetime import UTC, datetime
+connection = sqlite3.connect(sys.argv[1], isolation_level=None)
+connection.execute("PRAGMA journal_mode = WAL")
+connection.execute("PRAGMA foreign_keys = ON")
+if len(sys.argv) > 2:
+    start = time.perf_counter()
+    path, session_id = sys.argv[2], sys.argv[3]
+    day = path.rsplit("/", 1)[-1][:10]
+    roles = {"Diego": "user", "Morgan": "assistant"}
+    with open(path, "rb") as log:
+        pieces = re.split(rb"\\n\\n\\[(?=\\d\\d:)", log.read())
+    rows = []
+    at = len(pieces[0])
+    for sequence, piece in enumerate(pieces[1:], start=1):
+        at += 3
+        stamp, _, rest = piece.decode().partition("\\n")
+        speaker, _, content = rest.partition(": ")
+        zone = stamp[9:12] + ":" + stamp[12:14]
+        when = datetime.fromisoformat(day + "T" + stamp[:8] + zone).astimezone(UTC)
+        rows.append((
+            "msg_" + uuid.uuid4().hex, session_id, sequence, roles[speaker], content,
+            when.isoformat(timespec="microseconds"), "completed", f"{path}#byte={at - 1}",
+        ))
+        at += len(piece)
+    connection.execute("BEGIN IMMEDIATE")
+    connection.execute(
+        "INSERT INTO sessions (id, started_at, ended_at, metadata) VALUES (?, ?, NULL, '{}')",
+        (session_id, rows[0][5]),
+    )
+    connection.executemany(
+        "INSERT INTO messages (id, session_id, sequence, role, content, created_at, status, "
+        "source_ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        rows,
+    )
+    connection.execute("COMMIT")
+    print(time.perf_counter() - start)
+"""
+
+
+def large_log(manifest: Sequence[dict[str, Any]], folder: Path) -> tuple[Path, int]:
+    """A daily log just under 16 MiB in folder/PEAK_DAY.md, in the format corpus2logs writes,
+    of the manifest's utterances with their speakers in order (repeated from the start as
+    needed), stamps spread over the day. Returns its path and number of records."""
+    folder.mkdir(parents=True, exist_ok=True)
+    header = f"Morgan Log — {PEAK_DAY}".encode()
+    stamp_bytes = len(PEAK_STAMP.format(0, 0, 0).encode())
+    bodies: list[bytes] = []
+    size = len(header)
+    for record in itertools.cycle(manifest):
+        body = f"{record['speaker']}: {record['content']}".encode()
+        grown = size + 2 + stamp_bytes + 1 + len(body)  # blank line, stamp line, body
+        if grown > PEAK_LOG_BYTES - 1024:
+            break
+        bodies.append(body)
+        size = grown
+    data = bytearray(header)
+    for index, body in enumerate(bodies):
+        second = index * 86399 // len(bodies)
+        stamp = PEAK_STAMP.format(second // 3600, second // 60 % 60, second % 60)
+        data += b"\n\n" + stamp.encode() + b"\n" + body
+    path = folder / f"{PEAK_DAY}.md"
+    path.write_bytes(bytes(data))
+    return path, len(bodies)
+
+
+@dataclass(frozen=True)
+class PeakMemory:
+    """The large log, and for each side its stored messages, import seconds, and the peak RSS
+    (MiB) of the importing subprocess and of its baseline."""
+
+    log_bytes: int
+    records: int
+    memstore_messages: int
+    memstore_seconds: float
+    memstore_mib: float
+    memstore_baseline_mib: float
+    raw_messages: int
+    raw_seconds: float
+    raw_mib: float
+    raw_baseline_mib: float
+
+    def net(self) -> tuple[float, float]:
+        """(memstore, raw) peak MiB above their baselines."""
+        return (
+            self.memstore_mib - self.memstore_baseline_mib,
+            self.raw_mib - self.raw_baseline_mib,
+        )
+
+
+def measured(code: str, *argv: str) -> tuple[float, float | None]:
+    """Peak RSS (MiB) of ``python -c code argv...`` run in a fresh measuring process (so no
+    earlier child counts), and the seconds the child printed (None when it printed none)."""
+    command = [sys.executable, "-c", MEASURE, sys.executable, "-c", code, *argv]
+    result = subprocess.run(command, check=False, stdout=subprocess.PIPE, text=True)
+    if result.returncode:
+        sys.exit(f"bench: a peak-memory subprocess failed with {argv} (its error is above)")
+    lines = result.stdout.split()
+    return int(lines[-1]) / 1024, float(lines[0]) if len(lines) > 1 else None
+
+
+def message_count(path: Path) -> int:
+    """Messages stored in the database at ``path``."""
+    connection = sqlite3.connect(path)
+    try:
+        return int(connection.execute("SELECT count(*) FROM messages").fetchone()[0])
+    finally:
+        connection.close()
+
+
+def compare_peaks(work: Path, manifest: Sequence[dict[str, Any]]) -> PeakMemory:
+    """Import the large log with memstore and raw, each in a subprocess, on fresh migrated
+    databases; and the same subprocesses without the import, as baselines."""
+    log, records = large_log(manifest, work / "peak-log")
+    paths = {
+        name: migrated(work / f"peak-{name}.sqlite3")
+        for name in ("memstore", "memstore-base", "raw", "raw-base")
+    }
+    memstore_base, _ = measured(MEMSTORE_CHILD, str(paths["memstore-base"]))
+    memstore_mib, memstore_s = measured(MEMSTORE_CHILD, str(paths["memstore"]), str(log))
+    raw_base, _ = measured(RAW_CHILD, str(paths["raw-base"]))
+    session_id = session_id_for(str(log.resolve()))
+    raw_mib, raw_s = measured(RAW_CHILD, str(paths["raw"]), str(log.resolve()), session_id)
+    return PeakMemory(
+        log_bytes=log.stat().st_size,
+        records=records,
+        memstore_messages=message_count(paths["memstore"]),
+        memstore_seconds=memstore_s or 0.0,
+        memstore_mib=memstore_mib,
+        memstore_baseline_mib=memstore_base,
+        raw_messages=message_count(paths["raw"]),
+        raw_seconds=raw_s or 0.0,
+        raw_mib=raw_mib,
+        raw_baseline_mib=raw_base,
+    )
+
+
 # Report
 
 
@@ -720,21 +1163,36 @@ def table(rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
-def import_row(memstore_rate: float, raw_rate: float) -> list[str]:
-    """The import throughput row (ratio > 1 means memstore is faster)."""
-    ratio = memstore_rate / raw_rate
-    return ["import msgs/s", f"{memstore_rate:,.0f}", f"{raw_rate:,.0f}", f"{ratio:.2f}", "> 1"]
+@dataclass(frozen=True)
+class Row:
+    """One table row: memstore and raw values of a throughput ("rate"), a latency ("time")
+    or a peak memory ("memory"); the ratio is always memstore / raw."""
 
+    label: str
+    memstore: float
+    raw: float
+    kind: str
 
-def recall_row(case: Query, memstore_ms: float, raw_ms: float) -> list[str]:
-    """A recall latency row (ratio < 1.3 is the target)."""
-    return latency_row(f"recall {case.label} p50 ms", memstore_ms, raw_ms)
+    def ratio(self) -> float:
+        """memstore / raw."""
+        return self.memstore / self.raw
 
+    def slow(self) -> bool:
+        """True for a latency over 1.3 times the raw path's."""
+        return self.kind == "time" and self.ratio() > 1.3
 
-def latency_row(label: str, memstore_ms: float, raw_ms: float) -> list[str]:
-    """A latency row (ratio < 1.3 is the target)."""
-    ratio = memstore_ms / raw_ms
-    return [label, f"{memstore_ms:.2f}", f"{raw_ms:.2f}", f"{ratio:.2f}", "< 1.3"]
+    def cells(self) -> list[str]:
+        """The printed cells: label, both values, ratio, target (none for memory)."""
+        value, target = {"rate": (",.0f", "> 1"), "time": (".2f", "< 1.3"), "memory": (".1f", "")}[
+            self.kind
+        ]
+        return [
+            self.label,
+            format(self.memstore, value),
+            format(self.raw, value),
+            f"{self.ratio():.2f}",
+            target,
+        ]
 
 
 # Profile
@@ -746,13 +1204,51 @@ def profile_import(logs: Path, path: Path, top: int = 25) -> str:
     service = MemoryService(migrated(path))
     profiler = cProfile.Profile()
     profiler.runcall(service.import_markdown, [logs], speakers=SPEAKERS, include_tail=True)
+    return profile_text(profiler, top)
+
+
+def profile_text(profiler: cProfile.Profile, top: int) -> str:
+    """The ``top`` functions of a profile by own time, then by cumulative time."""
     stream = io.StringIO()
     for key in ("tottime", "cumulative"):
         pstats.Stats(profiler, stream=stream).sort_stats(key).print_stats(top)
     return stream.getvalue()
 
 
+def profile_calls(label: str, call: Callable[[], object], runs: int, top: int = 25) -> str:
+    """cProfile statistics of ``runs`` calls of ``call``, titled with the row's label."""
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(runs):
+        call()
+    profiler.disable()
+    return f"profile of memstore, {label}, {runs} calls:\n" + profile_text(profiler, top)
+
+
 # Main
+
+
+class Steps:
+    """Wall-clock time of each step of the run, printed to stderr as each one ends."""
+
+    def __init__(self) -> None:
+        self.times: list[tuple[str, float]] = []
+
+    @contextmanager
+    def step(self, name: str) -> Iterator[None]:
+        """Time the body as the step ``name``."""
+        print(f"bench: {name} ...", file=sys.stderr, flush=True)
+        start = time.perf_counter()
+        yield
+        elapsed = time.perf_counter() - start
+        self.times.append((name, elapsed))
+        print(f"bench: {name} took {elapsed:.1f} s", file=sys.stderr, flush=True)
+
+    def line(self) -> str:
+        """One report line: each step's seconds and the total."""
+        steps = ", ".join(f"{name} {seconds:.1f}" for name, seconds in self.times)
+        total = sum(seconds for _, seconds in self.times)
+        return f"steps (s): {steps}; total {total:.1f}"
 
 
 def arguments(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -767,9 +1263,13 @@ def arguments(argv: Sequence[str] | None = None) -> argparse.Namespace:
         default=Path(tempfile.gettempdir()) / "memstore-bench",
         help="work folder; the generated logs are cached here (default: %(default)s)",
     )
-    parser.add_argument("--repeat", type=int, default=50, help="recall runs per case (50)")
     parser.add_argument(
-        "--profile", action="store_true", help="also cProfile a second memstore import"
+        "--repeat", type=int, default=50, help="timed runs per latency case (default 50)"
+    )
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="also cProfile a second memstore import and each memstore call over 1.3x raw",
     )
     return parser.parse_args(argv)
 
@@ -808,20 +1308,54 @@ def compare_imports(service: MemoryService, raw: sqlite3.Connection, logs: Path)
 
 
 def compare_recalls(
-    service: MemoryService, raw: sqlite3.Connection, repeat: int
+    service: MemoryService, raw: sqlite3.Connection, cases: Sequence[Query], repeat: int
 ) -> list[tuple[Query, float, float]]:
-    """Each chosen case with its (memstore, raw) p50 milliseconds."""
-    return [(case, *recall_p50s(service, raw, case, repeat)) for case in choose_queries(raw)]
+    """Each case with its (memstore, raw) p50 milliseconds."""
+    return [(case, *recall_p50s(service, raw, case, repeat)) for case in cases]
 
 
-def report(
-    args: argparse.Namespace,
-    times: ImportTimes,
-    recalls: Sequence[tuple[Query, float, float]],
-    remembers: RememberTimes,
-    contexts: ContextTimes,
-) -> str:
-    """The printed report: machine, data, chosen queries, then the table."""
+@dataclass
+class Results:
+    """Everything one run measured."""
+
+    times: ImportTimes
+    recalls: list[tuple[Query, float, float]]
+    words: WordsTimes
+    instances: list[InstancesTimes]
+    records: RecordTimes
+    remembers: RememberTimes
+    contexts: ContextTimes
+    peak: PeakMemory
+
+    def rows(self) -> list[Row]:
+        """The table's rows, in the order of the run."""
+        rows = [Row("import msgs/s", *self.times.rates(), "rate")]
+        rows += [Row(f"recall {case.label} p50 ms", m, r, "time") for case, m, r in self.recalls]
+        rows.append(Row("search_words p50 ms", self.words.memstore_ms, self.words.raw_ms, "time"))
+        rows += [
+            Row(f"word_instances {case.label} p50 ms", case.memstore_ms, case.raw_ms, "time")
+            for case in self.instances
+        ]
+        rows.append(
+            Row("record_message p50 ms", self.records.memstore_ms, self.records.raw_ms, "time")
+        )
+        rows.append(
+            Row("remember p50 ms", self.remembers.memstore_ms, self.remembers.raw_ms, "time")
+        )
+        rows.append(Row("context p50 ms", self.contexts.memstore_ms, self.contexts.raw_ms, "time"))
+        rows.append(Row("import 16 MiB log peak MiB", *self.peak.net(), "memory"))
+        return rows
+
+
+def yes(flag: bool) -> str:
+    """yes or NO."""
+    return "yes" if flag else "NO"
+
+
+def report(args: argparse.Namespace, results: Results, steps: Steps) -> str:
+    """The printed report: machine, data, chosen cases, step times, then the table."""
+    times, words, records = results.times, results.words, results.records
+    remembers, contexts, peak = results.remembers, results.contexts, results.peak
     lines = machine_lines(args.scale, times.raw_messages, times.files)
     lines.append(
         f"import: memstore {times.memstore_messages} msgs in {times.memstore_seconds:.2f} s, "
@@ -830,8 +1364,22 @@ def report(
     )
     lines += [
         f"recall {case.label}: {case.text!r} (mode {case.mode}, {case.hits} matching messages)"
-        for case, _, _ in recalls
+        for case, _, _ in results.recalls
     ]
+    lines.append(
+        f"search_words: prefix {words.prefix!r} ({words.total} words), first page of {HITS}; "
+        f"same page and total on both sides: {yes(words.same)}"
+    )
+    lines += [
+        f"word_instances {case.label}: {case.word!r} ({case.total} occurrences in "
+        f"{case.documents} messages), first page of {HITS}; same instances (time, token, "
+        f"span, text) and total on both sides: {yes(case.same)}"
+        for case in results.instances
+    ]
+    lines.append(
+        f"record_message: {records.calls} interleaved calls per side into a new session of the "
+        f"imported databases after one warm-up; messages differing: {records.differing}"
+    )
     lines.append(
         f"remember: {remembers.calls} interleaved calls per side on fresh databases after one "
         f"warm-up, {remembers.keyed} with key {BENCH_KEY!r} ({remembers.superseded} superseded); "
@@ -841,38 +1389,107 @@ def report(
         f"context: {contexts.memories} memories, query {contexts.query!r} "
         f"({contexts.hits} matching memories); block shows {contexts.shown[0]} memories "
         f"(memstore, clipped) / {contexts.shown[1]} (raw, whole lines); "
-        f"raw's are memstore's first, same order: {'yes' if contexts.same_order else 'NO'}"
+        f"raw's are memstore's first, same order: {yes(contexts.same_order)}"
     )
     lines.append(
-        f"recall p50 over {args.repeat} interleaved runs after one warm-up; ratio = memstore/raw "
-        "(throughput for import: > 1 means memstore faster; time for recall, remember and context)"
+        f"peak memory: one {peak.log_bytes / 2**20:.2f} MiB log of {peak.records} records; "
+        f"memstore stored {peak.memstore_messages} in {peak.memstore_seconds:.1f} s, peak RSS "
+        f"{peak.memstore_mib:.1f} MiB - baseline {peak.memstore_baseline_mib:.1f} (import "
+        f"memstore, open the service); raw stored {peak.raw_messages} in "
+        f"{peak.raw_seconds:.1f} s, peak RSS {peak.raw_mib:.1f} MiB - baseline "
+        f"{peak.raw_baseline_mib:.1f} (open the connection)"
     )
-    rows = [["", "memstore", "raw", "ratio", "target"], import_row(*times.rates())]
-    rows += [recall_row(case, memstore_ms, raw_ms) for case, memstore_ms, raw_ms in recalls]
-    rows.append(latency_row("remember p50 ms", remembers.memstore_ms, remembers.raw_ms))
-    rows.append(latency_row("context p50 ms", contexts.memstore_ms, contexts.raw_ms))
-    return "\n".join([*lines, "", table(rows)])
+    lines.append(steps.line())
+    lines.append(
+        f"p50 over {args.repeat} interleaved runs after one warm-up; ratio = memstore/raw "
+        "(throughput for import: > 1 means memstore faster; time for the p50 rows; peak RSS "
+        "above the baseline for the 16 MiB log)"
+    )
+    header = ["", "memstore", "raw", "ratio", "target"]
+    return "\n".join([*lines, "", table([header, *(row.cells() for row in results.rows())])])
 
 
 def run(args: argparse.Namespace) -> str:
-    """Run every step and return the report (plus the profile with ``--profile``)."""
-    logs = scale_set(args.out, args.scale) / OWNER
+    """Run every step and return the report (plus the profiles with ``--profile``)."""
+    steps = Steps()
+    with steps.step("generate"):
+        logs = scale_set(args.out, args.scale) / OWNER
     work = args.out / "run"
     work.mkdir(parents=True, exist_ok=True)
     service = MemoryService(migrated(work / "memstore.sqlite3"))
     raw = raw_connect(migrated(work / "raw.sqlite3"))
-    times = compare_imports(service, raw, logs)
+    with steps.step("import"):
+        times = compare_imports(service, raw, logs)
     gc.collect()
-    recalls = compare_recalls(service, raw, args.repeat)
-    manifest = read_manifest(logs.parent)
-    contents = memory_contents(manifest, max(args.repeat + 1, CONTEXT_MEMORIES))
+    with steps.step("choose cases"):
+        vocab = vocabulary(raw)
+        cases = choose_queries(raw, vocab)
+        prefix = word_prefix(vocab)
+        raw_vocab_tables(raw)
+    with steps.step("recall"):
+        recalls = compare_recalls(service, raw, cases, args.repeat)
+    with steps.step("search_words"):
+        words = compare_words(service, raw, prefix, args.repeat)
+    with steps.step("word_instances"):
+        instances = [compare_instances(service, raw, case, args.repeat) for case in cases[:2]]
+    with steps.step("manifest"):
+        manifest = read_manifest(logs.parent)
+        contents = memory_contents(manifest, max(2 * (args.repeat + 1), CONTEXT_MEMORIES))
     gc.collect()
-    remembers = compare_remembers(work, remember_writes(contents[: args.repeat + 1]))
-    contexts = compare_contexts(work, manifest, contents[:CONTEXT_MEMORIES], args.repeat)
-    text = report(args, times, recalls, remembers, contexts)
+    with steps.step("record_message"):
+        records = compare_records(service, raw, contents[: args.repeat + 1])
+    with steps.step("remember"):
+        remembers = compare_remembers(work, remember_writes(contents[: args.repeat + 1]))
+    with steps.step("context"):
+        contexts = compare_contexts(work, manifest, contents[:CONTEXT_MEMORIES], args.repeat)
+    with steps.step("peak memory"):
+        peak = compare_peaks(work, manifest)
+    results = Results(times, recalls, words, instances, records, remembers, contexts, peak)
+    text = report(args, results, steps)
     if args.profile:
-        text += "\n\n" + profile_import(logs, work / "profile.sqlite3")
+        spare = contents[args.repeat + 1 :]
+        profiles = memstore_calls(service, work, cases, prefix, contexts.query, spare)
+        for row in results.rows():
+            if row.slow() and row.label in profiles:
+                text += "\n\n" + profile_calls(row.label, profiles[row.label], args.repeat)
+        text += "\n\nprofile of memstore, import:\n" + profile_import(
+            logs, work / "profile.sqlite3"
+        )
+    raw.close()
+    service.close()
     return text
+
+
+def memstore_calls(
+    service: MemoryService,
+    work: Path,
+    cases: Sequence[Query],
+    prefix: str,
+    query: str,
+    spare: Sequence[str],
+) -> dict[str, Callable[[], object]]:
+    """Row label -> one memstore call of that row, for profiling. Writes go to the same
+    databases as the timed ones: record_message into a new session, remember with contents
+    not yet remembered there."""
+    calls: dict[str, Callable[[], object]] = {}
+    for case in cases:
+        calls[f"recall {case.label} p50 ms"] = functools.partial(
+            service.recall, case.text, mode=case.mode
+        )
+    calls["search_words p50 ms"] = functools.partial(service.search_words, prefix)
+    for case in cases[:2]:
+        calls[f"word_instances {case.label} p50 ms"] = functools.partial(
+            service.word_instances, case.text
+        )
+    session_id = service.start_session().id
+    texts = itertools.cycle(spare)
+    calls["record_message p50 ms"] = lambda: service.record_message(session_id, "user", next(texts))
+    remembering = MemoryService(work / "remember-memstore.sqlite3")
+    unseen = iter(spare)
+    calls["remember p50 ms"] = lambda: remembering.remember(next(unseen))
+    contexts = MemoryService(work / "context-memstore.sqlite3")
+    calls["context p50 ms"] = functools.partial(contexts.context, query)
+    return calls
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -19,6 +19,7 @@ from memstore.errors import (
     SchemaError,
     SecretRejected,
     StoreBusy,
+    StoreDamaged,
     StoreError,
 )
 from memstore.recorder import Recorder
@@ -62,5 +63,6 @@ __all__ = [
     "SecretRejected",
     "Session",
     "StoreBusy",
+    "StoreDamaged",
     "StoreError",
 ]

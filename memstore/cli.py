@@ -316,6 +316,47 @@ def diary(ctx: click.Context, /, day: date | None, tz: str | None, output: str) 
         emit(result)
 
 
+class MissingExtra(click.ClickException):
+    """An optional extra of memstore that is not installed."""
+
+
+@cli.command()
+@click.pass_context
+def mcp(ctx: click.Context) -> None:
+    """Serve the memory tools to an MCP client over stdio (needs memstore[mcp]).
+
+    The tools are those of the agent integration; with memory disabled there are none.
+    stdout carries only the protocol; logs go to stderr.
+
+    Example: memstore --config ~/.config/assistant.json mcp
+    """
+    try:
+        from memstore.mcp_server import serve
+    except ImportError as error:
+        if not (error.name or "").startswith("mcp"):
+            raise
+        raise MissingExtra(
+            f"memstore mcp needs the MCP Python SDK 2.x ({error}); "
+            "install it with: pip install 'memstore[mcp]'"
+        ) from error
+    serve(service_from(ctx))
+
+
+@cli.command()
+@click.argument("destination", type=click.Path(path_type=Path))
+@click.pass_context
+def backup(ctx: click.Context, destination: Path) -> None:
+    """Copy the database to DESTINATION, a new file, with SQLite's online backup API, then
+    check the copy. An existing DESTINATION is never overwritten; exit 1 when it exists or
+    when the copy fails its check.
+
+    Example: memstore backup ~/backups/memory-2026-10-05.sqlite3
+    """
+    report = service_from(ctx).backup(destination)
+    emit(report)
+    ctx.exit(0 if report.ok else EXIT_FAILURE)
+
+
 @cli.command("delete-message")
 @click.argument("message_id")
 @click.pass_context

@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -162,6 +162,8 @@ class HealthReport(Result):
     schema_version: int
     code_version: int
     counts: dict[str, int]
+    problems: list[str]
+    """One sentence per finding, saying what is wrong and where; empty when ``ok``."""
 
 
 class MemorySource(Result):
@@ -287,3 +289,62 @@ class MessageChunk(Result):
     total_chars: int
     next_offset: int | None
     content: str
+
+
+class DiaryConversation(Result):
+    """The messages one session holds on one local day, in time order."""
+
+    session_id: str
+    started_at: datetime
+    """The time of its first message that day (a conversation crossing midnight shows in
+    both days, each with that day's messages)."""
+    ended_at: datetime
+    """The time of its last message that day."""
+    message_count: int
+    messages: list[Message]
+    """Every message of that day: system, interrupted and error ones included."""
+
+
+class Diary(Result):
+    """One local calendar day: its conversations, the memories written or updated that day,
+    and the closest earlier and later days with a conversation. Times are UTC; ``day``,
+    ``previous_day`` and ``next_day`` are dates in ``time_zone``."""
+
+    warning: str = UNTRUSTED_WARNING
+    day: date
+    time_zone: str
+    """The IANA zone the day was cut in, e.g. ``Europe/Madrid``."""
+    previous_day: date | None
+    """The closest earlier day with a stored message, or None."""
+    next_day: date | None
+    """The closest later day with a stored message, or None."""
+    conversations: list[DiaryConversation]
+    """Ordered by their first message that day."""
+    memories: list[Memory]
+    """Memories created or modified that day (any status), in the order of that event."""
+    log: str | None
+    """The day's Markdown log as raw text when the database holds no conversation that day
+    and the file exists; else None."""
+    log_path: str | None
+    """The log file looked for when the database holds no conversation that day; else None."""
+    log_error: str | None = None
+    """Why the day's log could not be shown (not a regular file, a symbolic link, over
+    16 MiB, not UTF-8, unreadable), or None."""
+
+
+class BackupReport(Result):
+    """A backup copy written with SQLite's online backup API, and the check of that copy."""
+
+    backup: str
+    """The absolute path of the new copy."""
+    database: str
+    """The database that was copied."""
+    bytes: int
+    """Size of the copy in bytes (one self-contained file: no -wal needed)."""
+    ok: bool
+    """The copy passed every check of :class:`HealthReport` on its own."""
+    schema_version: int
+    counts: dict[str, int]
+    """Row counts of the main tables in the copy."""
+    problems: list[str]
+    """What the check of the copy found; empty when ``ok``."""

@@ -8,18 +8,20 @@ returns pydantic models, never ORM rows.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy.orm import Session as DbSession
 
+from memstore import backup as backups
 from memstore import context as context_block
+from memstore import diary as days
 from memstore import importer, lexical, lifecycle, retrieval
 from memstore.budget import fill_dialogue, json_prefix, json_size, take_within
 from memstore.config import MemoryConfig
 from memstore.db import Database
-from memstore.errors import InvalidInput, InvalidQuery, NotFound
+from memstore.errors import InvalidInput, InvalidQuery, NotFound, StoreDamaged
 from memstore.guard import reject_secrets
 from memstore.memory_rules import clean_content, normalize_content, normalize_key, parse_expiry
 from memstore.models import (
@@ -32,12 +34,12 @@ from memstore.models import (
     SessionRow,
     new_id,
 )
+from memstore.repository import diary as diary_rows
 from memstore.repository import health as health_checks
 from memstore.repository import history as history_rows
 from memstore.repository import memories as memory_rows
 from memstore.repository import vocab
 from memstore.repository.fts_query import (
-    MAX_QUERY_CHARS,
     build_match,
     fold,
     query_tokens,
@@ -45,8 +47,10 @@ from memstore.repository.fts_query import (
 )
 from memstore.repository.search import Filters, history_hits, memory_hit_ids, memory_hits
 from memstore.schemas import (
+    BackupReport,
     ConversationPage,
     DeleteResult,
+    Diary,
     FileImport,
     HealthReport,
     ImportReport,
@@ -68,6 +72,7 @@ from memstore.schemas import (
 
 Progress = Callable[[FileImport], None]
 SCOPES = ("history", "memories", "all")
+MAX_WORD_CHARS = 10_000  # longer than recall's 512: a listed word must be searchable
 
 
 def utc_now() -> datetime:
@@ -624,7 +629,7 @@ class MemoryService:
             WordEntry(word=r.word, occurrences=r.occurrences, documents=r.documents) for r in rows
         ]
         empty = WordPage(scope=scope, words=[], total=total, next_offset=total)
-        taken = take_within(entries, self.config.recall_chars - json_size(empty), size)
+        taken = take_within(entries, self._room(empty, "next_offset", total), size)
         return empty.model_copy(
             update={"words": taken, "next_offset": following(offset, len(taken), total)}
         )
@@ -661,10 +666,11 @@ class MemoryService:
         with self._db.read() as db:
             vocab.prepare(db)
             folded = self._one_word(db, word, "word")
-            refs, total = vocab.instances(db, folded, params, size, offset)
+            fast = vocab.unfiltered_history(scope, filters)
+            refs, total = vocab.instances(db, folded, params, fast, size, offset)
             instances = locate_instances(db, folded, refs)
         empty = InstancePage(word=folded, scope=scope, instances=[], total=total, next_offset=total)
-        taken = take_within(instances, self.config.recall_chars - json_size(empty), size)
+        taken = take_within(instances, self._room(empty, "next_offset", total), size)
         return empty.model_copy(
             update={"instances": taken, "next_offset": following(offset, len(taken), total)}
         )
@@ -694,7 +700,8 @@ class MemoryService:
             messages = [Message.model_validate(r) for r in rows]
             session = session_model(row)
         empty = ConversationPage(session=session, messages=[], next_after=0)
-        taken = fill_dialogue(messages[:size], self.config.recall_chars - json_size(empty))
+        widest = max((m.sequence for m in messages), default=0)
+        taken = fill_dialogue(messages[:size], self._room(empty, "next_after", widest))
         more = len(taken) < len(messages)
         return empty.model_copy(
             update={"messages": taken, "next_after": taken[-1].sequence if more else None}
@@ -718,7 +725,7 @@ class MemoryService:
         empty = MessageChunk(
             message=info, offset=offset, total_chars=len(content), next_offset=0, content=""
         )
-        chunk = json_prefix(content[offset:], self.config.recall_chars - json_size(empty))
+        chunk = json_prefix(content[offset:], self._room(empty, "next_offset", len(content)))
         end = offset + len(chunk)
         return empty.model_copy(
             update={"content": chunk, "next_offset": end if end < len(content) else None}
@@ -743,8 +750,12 @@ class MemoryService:
 
     @staticmethod
     def _one_word(db: DbSession, text: str, argument: str) -> str:
-        if len(text) > MAX_QUERY_CHARS:
-            raise InvalidQuery(argument, f"is over {MAX_QUERY_CHARS} characters; give one word.")
+        if len(text) > MAX_WORD_CHARS:
+            raise InvalidQuery(argument, f"is over {MAX_WORD_CHARS} characters; give one word.")
+        if not importer.utf8(text):  # a lone surrogate: SQLite only takes valid Unicode
+            raise InvalidQuery(
+                argument, f"{text!r} is not valid Unicode (bytes that are not UTF-8?); retype it."
+            )
         found = vocab.tokens(db, text)
         if len(found) != 1:
             raise InvalidQuery(
@@ -753,6 +764,92 @@ class MemoryService:
                 "(punctuation and spaces separate words).",
             )
         return found[0]
+
+    # Diary
+
+    def diary(self, day: date | str | None = None, *, tz: str | None = None) -> Diary:
+        """One local calendar day, for reading only: each conversation with messages that day
+        (its span, count and every message, system, interrupted and error ones included, in
+        time order), the memories written or updated that day (any status), and the closest
+        earlier and later days with a conversation. A conversation crossing midnight is in
+        both days, each with that day's messages. Nothing is written.
+
+        When the database holds no conversation that day (history off, or days before
+        persistence), the day's Markdown log ``<log_dir>/YYYY-MM-DD.md`` is returned as raw
+        text (``log``), or ``log_error`` says why it cannot be.
+
+        Args:
+            day: A date or ``YYYY-MM-DD`` text; today in the zone by default.
+            tz: An IANA time zone name such as ``Europe/Madrid``; the machine's by default.
+
+        Returns:
+            The day: times in UTC; ``day``, ``previous_day`` and ``next_day`` dates in ``tz``.
+
+        Raises:
+            InvalidInput: For a malformed day or an unknown time zone.
+        """
+        place = days.zone(tz)
+        when = days.today(place) if day is None else days.parse_day(day)
+        start, end = days.bounds(when, place)
+        now = utc_now()
+        with self._db.read() as db:
+            found = diary_rows.interval(db, start, end)
+            memories = [memory_model(row, now) for row in found.memories]
+        conversations = days.conversations(Message.model_validate(m) for m in found.messages)
+        log_path = None if conversations else self.config.log_path() / f"{when.isoformat()}.md"
+        log, log_error = (None, None) if log_path is None else days.read_log(log_path)
+        return Diary(
+            day=when,
+            time_zone=place.key,
+            previous_day=days.local_date(found.before, place),
+            next_day=days.local_date(found.after, place),
+            conversations=conversations,
+            memories=memories,
+            log=log,
+            log_path=None if log_path is None else str(log_path),
+            log_error=log_error,
+        )
+
+    # Backup
+
+    def backup(self, destination: str | Path) -> BackupReport:
+        """Copy the database to a new file with SQLite's online backup API, then check the copy.
+
+        The copy holds every committed write, those still in the ``-wal`` file included, as of
+        one moment; writers are not blocked while it is taken. It is one self-contained file
+        (rollback journal, no ``-wal`` needed) that memstore opens like any database. An
+        existing destination is never overwritten, even one that appears during the backup.
+
+        Args:
+            destination: The new file; missing folders are created.
+
+        Returns:
+            Where the copy is, its size in bytes and the check of the copy on its own: ``ok``,
+            schema version, row counts, problems. A copy that fails its check is kept, for
+            investigation, with ``ok`` False.
+
+        Raises:
+            BackupExists: If ``destination`` exists; nothing is written.
+            InvalidInput: If the destination folder cannot be created or written.
+            StoreError: If SQLite fails while reading the database or writing the copy.
+        """
+        target = backups.target(destination)
+        self._db.ensure_schema()
+        with backups.staging(target) as staged:
+            backups.copy(self.path, staged)
+            with MemoryService(staged, config=self.config) as copied:
+                checked = copied.health()
+            backups.seal(staged)
+            backups.place(staged, target)
+        return BackupReport(
+            backup=str(target),
+            database=str(self.path),
+            bytes=target.stat().st_size,
+            ok=checked.ok,
+            schema_version=checked.schema_version,
+            counts=checked.counts,
+            problems=checked.problems,
+        )
 
     # Recall
 
@@ -768,9 +865,12 @@ class MemoryService:
         until: datetime | None = None,
         limit: int | None = None,
     ) -> RecallResult:
-        """Search memories and conversation history for ``query``, best bm25 rank first.
+        """Search memories and conversation history for ``query``, best first.
 
         The query is literal text: FTS5 operators, quotes and punctuation are never syntax.
+        Memories rank by bm25; conversations by bm25 with rare words weighing more, words
+        side by side and other forms of a word (same stem) adding, and hits holding only
+        very frequent words (stopwords) after the rest (see memstore.repository.ranking).
         Memories are the active, unexpired, confirmed ones; session and role filters reach
         them through their source messages, so a memory without one cannot match those.
         Each history hit comes with its pair: an assistant reply with the user request before
@@ -808,7 +908,11 @@ class MemoryService:
             memories, room, clipped = retrieval.fill_memories(
                 [memory_model(row, now) for row in rows], room=room, folded_terms=terms
             )
-            hits = history_hits(db, match, filters) if history else iter(())
+            hits = (
+                history_hits(db, query, mode, filters)  # type: ignore[arg-type]  # checked
+                if history
+                else iter(())
+            )
             page = retrieval.fill_page(
                 retrieval.conversations(hits), limit=size, room=room, folded_terms=terms
             )
@@ -818,6 +922,12 @@ class MemoryService:
             truncated=clipped or page.truncated,
         )
 
+    def _room(self, empty: Any, field: str, widest: int) -> int:
+        """Characters of JSON left for items in ``empty``, whatever its ``field`` ends up
+        holding: null or a number up to ``widest``."""
+        sizes = (json_size(empty.model_copy(update={field: value})) for value in (None, widest))
+        return self.config.recall_chars - max(sizes)
+
     def _page_limit(self, limit: int | None) -> int:
         if limit is not None and limit < 1:
             raise InvalidInput("limit", f"is {limit}; use 1 or more.")
@@ -826,9 +936,23 @@ class MemoryService:
     # Health
 
     def health(self) -> HealthReport:
-        """Integrity, foreign keys, each FTS5 index, schema version and row counts."""
-        with self._db.read() as db:
-            return health_checks.report(db, str(self.path), self._db.code_version())
+        """Integrity, foreign keys, each FTS5 index, schema version and row counts.
+
+        Returns:
+            The report; ``ok`` only when every check passes. ``problems`` says what is wrong
+            and where, one sentence each. A file SQLite cannot open or read as a database is
+            a report with ``ok`` False, not an exception.
+
+        Raises:
+            StoreBusy: If the FTS5 checks could not take the write lock within 500 ms.
+            SchemaError: If the database is newer than this code or its versions have gaps.
+            StoreError: If SQLite fails otherwise (e.g. the file cannot be opened at all).
+        """
+        try:
+            with self._db.inspect() as db:
+                return health_checks.report(db, str(self.path), self._db.code_version())
+        except StoreDamaged as error:
+            return health_checks.unreadable(str(self.path), self._db.code_version(), str(error))
 
 
 def following(offset: int, taken: int, total: int) -> int | None:
@@ -837,16 +961,18 @@ def following(offset: int, taken: int, total: int) -> int | None:
 
 
 def locate_instances(db: DbSession, word: str, refs: list[vocab.InstanceRef]) -> list[Instance]:
-    """Each instance reference located in its record's text through highlight()."""
+    """Each instance located in its record's text: the n-th region highlight() marks in the
+    record is the record's n-th instance of the word."""
+    regions: dict[tuple[str, int], list[tuple[int, int]]] = {}
     located: list[Instance] = []
-    spans: dict[tuple[str, int], tuple[vocab.Document, dict[int, tuple[int, int]]]] = {}
     for ref in refs:
         key = (ref.source_type, ref.pk)
-        if key not in spans:
-            spans[key] = record_spans(db, ref.source_type, ref.pk, word)
-        document, by_position = spans[key]
-        start, end = by_position[ref.position]
-        shown, shown_start = lexical.excerpt(document.content, start, end)
+        if key not in regions:
+            markers = lexical.markers_for(ref.content)
+            marked = vocab.highlighted(db, ref.source_type, ref.pk, ref.content, word, markers)
+            regions[key] = lexical.marked_spans(marked, *markers)
+        start, end = regions[key][ref.nth]
+        shown, shown_start = lexical.excerpt(ref.content, start, end)
         located.append(
             Instance(
                 source_type=ref.source_type,
@@ -854,29 +980,17 @@ def locate_instances(db: DbSession, word: str, refs: list[vocab.InstanceRef]) ->
                 token_index=ref.position,
                 start=start,
                 end=end,
-                matched_text=document.content[start:end],
+                matched_text=ref.content[start:end],
                 excerpt=shown,
                 excerpt_start=shown_start,
                 created_at=ref.created_at,
-                session_id=document.session_id,
-                role=document.role,
-                sequence=document.sequence,
-                source_ref=document.source_ref,
+                session_id=ref.session_id,
+                role=ref.role,
+                sequence=ref.sequence,
+                source_ref=ref.source_ref,
             )
         )
     return located
-
-
-def record_spans(
-    db: DbSession, source_type: str, pk: int, word: str
-) -> tuple[vocab.Document, dict[int, tuple[int, int]]]:
-    """A record's text and, for each token position of ``word`` in it, its character span:
-    the k-th highlighted region is the k-th position."""
-    document = vocab.document(db, source_type, pk)
-    markers = lexical.markers_for(document.content)
-    marked = vocab.highlighted(db, source_type, pk, word, markers)
-    regions = lexical.marked_spans(marked, *markers)
-    return document, dict(zip(vocab.positions(db, source_type, pk, word), regions, strict=True))
 
 
 def speaker_roles(speakers: Mapping[str, str]) -> dict[str, str]:

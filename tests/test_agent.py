@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,6 +27,18 @@ from memstore.recorder import Recorder
 from memstore.tools import MemoryTools
 
 SPEAKERS = {"user": "Diego", "assistant": "Morgan", "system": "System"}
+
+
+@pytest.fixture(autouse=True, scope="module")
+def close_the_event_loop() -> Iterator[None]:
+    """pydantic-ai's run_sync creates an event loop and keeps it as the thread's current
+    loop; close it after these tests so that it is not left for the garbage collector."""
+    yield
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        loop = asyncio.get_event_loop_policy().get_event_loop()
+    loop.close()
+    asyncio.set_event_loop(None)
 
 
 class ScriptedModel:
