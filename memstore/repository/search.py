@@ -78,19 +78,23 @@ INDEXED_MESSAGES = text("SELECT count(*) FROM messages_fts_docsize")
 FIRST_BATCH = 32
 
 
-MEMORY_MATCHES = """
-    SELECT {columns}
-    FROM (SELECT rowid AS pk, bm25(memories_fts) AS rank
-          FROM memories_fts WHERE memories_fts MATCH :query) AS hits
-    JOIN memories AS mem ON mem.pk = hits.pk
-    WHERE mem.status = 'active' AND (mem.expires_at IS NULL OR mem.expires_at > :now)
+# The memories in force (active, unexpired) that pass the filters, for a query that calls
+# the memories table ``mem``: since / until on its creation time, session / role through its
+# source messages (so a memory without one never matches those two).
+MEMORY_FILTERS = """mem.status = 'active' AND (mem.expires_at IS NULL OR mem.expires_at > :now)
       AND (:since IS NULL OR mem.created_at >= :since)
       AND (:until IS NULL OR mem.created_at < :until)
       AND ((:session_id IS NULL AND :role IS NULL) OR EXISTS (
           SELECT 1 FROM memory_sources AS link JOIN messages AS m ON m.id = link.message_id
           WHERE link.memory_id = mem.id
             AND (:session_id IS NULL OR m.session_id = :session_id)
-            AND (:role IS NULL OR m.role = :role)))
+            AND (:role IS NULL OR m.role = :role)))"""
+MEMORY_MATCHES = f"""
+    SELECT {{columns}}
+    FROM (SELECT rowid AS pk, bm25(memories_fts) AS rank
+          FROM memories_fts WHERE memories_fts MATCH :query) AS hits
+    JOIN memories AS mem ON mem.pk = hits.pk
+    WHERE {MEMORY_FILTERS}
     ORDER BY hits.rank, mem.pk
     LIMIT :limit
 """

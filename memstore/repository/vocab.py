@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from memstore import lexical
 from memstore.models import format_utc, parse_utc
-from memstore.repository.search import Filters
+from memstore.repository.search import MEMORY_FILTERS, Filters
 
 TEMP_TABLES = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS temp.messages_vocab_row "
@@ -47,11 +47,11 @@ NUL_STAND_IN = "\x01"  # a separator, as NUL is, that highlight() copies through
 
 # Instances of the scope and filters as (source, doc pk, id, created_at, term, position).
 # :history / :memories switch each store on or off.
-INSTANCES = """
+INSTANCES = f"""
     SELECT 'message' AS source_type, m.pk AS pk, m.id AS id, m.created_at AS created_at,
            i.term AS term, i.offset AS position
     FROM temp.messages_vocab_instance AS i JOIN messages AS m ON m.pk = i.doc
-    WHERE :history AND {term}
+    WHERE :history AND {{term}}
       AND (:session_id IS NULL OR m.session_id = :session_id)
       AND (:role IS NULL OR m.role = :role)
       AND (:since IS NULL OR m.created_at >= :since)
@@ -59,15 +59,7 @@ INSTANCES = """
     UNION ALL
     SELECT 'memory', mem.pk, mem.id, mem.created_at, i.term, i.offset
     FROM temp.memories_vocab_instance AS i JOIN memories AS mem ON mem.pk = i.doc
-    WHERE :memories AND {term}
-      AND mem.status = 'active' AND (mem.expires_at IS NULL OR mem.expires_at > :now)
-      AND (:since IS NULL OR mem.created_at >= :since)
-      AND (:until IS NULL OR mem.created_at < :until)
-      AND ((:session_id IS NULL AND :role IS NULL) OR EXISTS (
-          SELECT 1 FROM memory_sources AS link JOIN messages AS s ON s.id = link.message_id
-          WHERE link.memory_id = mem.id
-            AND (:session_id IS NULL OR s.session_id = :session_id)
-            AND (:role IS NULL OR s.role = :role)))
+    WHERE :memories AND {{term}} AND {MEMORY_FILTERS}
 """
 PREFIX = "i.term >= :low AND i.term < :high"
 EXACT = "i.term = :word"
