@@ -21,8 +21,10 @@ from memstore import diary as days
 from memstore.config import MemoryConfig, read_section
 from memstore.errors import MemstoreError
 from memstore.importer import expand_paths
+from memstore.models import ROLES
 from memstore.service import MemoryService
 
+MAX_INTEGER = 2**63 - 1  # SQLite's largest integer: offsets beyond it cannot be bound
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
 
@@ -115,13 +117,22 @@ def cli(ctx: click.Context, database: Path | None, config_file: Path | None, ver
 def parse_speakers(
     ctx: click.Context, param: click.Parameter, values: Sequence[str]
 ) -> dict[str, str]:
-    """``NAME=ROLE`` options as a name -> role dict."""
-    speakers = {}
+    """``NAME=ROLE`` options as a name -> role dict; a role must be user, assistant or system
+    and a name (compared without regard to case) may be given one role only."""
+    speakers: dict[str, str] = {}
     for value in values:
-        name, sep, role = value.rpartition("=")
-        if not sep or not name.strip() or not role.strip():
-            raise click.BadParameter(f'{value!r} is not NAME=ROLE, e.g. "Diego=user"')
-        speakers[name.strip()] = role.strip().lower()
+        name, sep, role = (part.strip() for part in value.rpartition("="))
+        if not sep or not name or role.lower() not in ROLES:
+            raise click.BadParameter(
+                f"{value!r} is not NAME=ROLE with a role of user, assistant or system, "
+                'e.g. "Diego=user"'
+            )
+        earlier = next((k for k in speakers if k.casefold() == name.casefold()), None)
+        if earlier is not None and speakers[earlier] != role.lower():
+            raise click.BadParameter(
+                f"{earlier!r} and {name!r} are the same speaker (case is ignored) with two roles"
+            )
+        speakers[name] = role.lower()
     return speakers
 
 
@@ -170,7 +181,11 @@ def import_command(
 @click.option("--role", type=click.Choice(["user", "assistant"]), help="Only hits by this role.")
 @click.option("--since", type=AwareDateTime(), help="Hits created at or after (inclusive).")
 @click.option("--until", type=AwareDateTime(), help="Hits created before (exclusive).")
-@click.option("--limit", type=click.IntRange(min=1), help="Most conversations (<= max_results).")
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1, max=MAX_INTEGER),
+    help="Most conversations (<= max_results).",
+)
 @click.option("--no-history", is_flag=True, help="Search memories only.")
 @click.pass_context
 def recall(ctx: click.Context, /, query: str, no_history: bool, **filters: Any) -> None:
@@ -193,11 +208,15 @@ def word_filters(command: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option(
             "--offset",
-            type=click.IntRange(min=0),
+            type=click.IntRange(min=0, max=MAX_INTEGER),
             default=0,
             help="Where the page starts (a previous next_offset).",
         ),
-        click.option("--limit", type=click.IntRange(min=1), help="Page size (<= max_results)."),
+        click.option(
+            "--limit",
+            type=click.IntRange(min=1, max=MAX_INTEGER),
+            help="Page size (<= max_results).",
+        ),
         click.option("--session-id", help="Only records in this session."),
         click.option("--role", type=click.Choice(["user", "assistant"]), help="Only this role."),
         click.option("--since", type=AwareDateTime(), help="Created at or after (inclusive)."),
@@ -236,11 +255,13 @@ def instances(ctx: click.Context, /, word: str, **options: Any) -> None:
 @click.argument("session_id")
 @click.option(
     "--after",
-    type=click.IntRange(min=0),
+    type=click.IntRange(min=0, max=MAX_INTEGER),
     default=0,
     help="Read messages after this sequence number (a previous next_after).",
 )
-@click.option("--limit", type=click.IntRange(min=1), help="Page size (<= max_results).")
+@click.option(
+    "--limit", type=click.IntRange(min=1, max=MAX_INTEGER), help="Page size (<= max_results)."
+)
 @click.pass_context
 def conversation(ctx: click.Context, /, session_id: str, after: int, limit: int | None) -> None:
     """Read a session's user and assistant messages in order, page by page.
@@ -254,7 +275,7 @@ def conversation(ctx: click.Context, /, session_id: str, after: int, limit: int 
 @click.argument("message_id")
 @click.option(
     "--offset",
-    type=click.IntRange(min=0),
+    type=click.IntRange(min=0, max=MAX_INTEGER),
     default=0,
     help="Character offset to read from (a previous next_offset).",
 )
@@ -404,8 +425,15 @@ def remember(ctx: click.Context, /, content: str, **fields: Any) -> None:
     is_flag=True,
     help="Also superseded, candidate and expired memories.",
 )
-@click.option("--offset", type=click.IntRange(min=0), default=0, help="Where the page starts.")
-@click.option("--limit", type=click.IntRange(min=1), help="Page size (<= max_results).")
+@click.option(
+    "--offset",
+    type=click.IntRange(min=0, max=MAX_INTEGER),
+    default=0,
+    help="Where the page starts.",
+)
+@click.option(
+    "--limit", type=click.IntRange(min=1, max=MAX_INTEGER), help="Page size (<= max_results)."
+)
 @click.pass_context
 def memories(ctx: click.Context, /, **options: Any) -> None:
     """List memories: pinned first, then newest first.

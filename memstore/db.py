@@ -203,7 +203,14 @@ class Database:
         with self._lock:
             if not self._ready:
                 require_fts5()
-                self.path.parent.mkdir(parents=True, exist_ok=True)
+                try:
+                    self.path.parent.mkdir(parents=True, exist_ok=True)
+                except OSError as error:
+                    raise StoreError(
+                        f"Cannot create the folder of the database {self.path} "
+                        f"({error.strerror}); choose a writable location with --database or "
+                        "the configuration's database setting."
+                    ) from error
                 with translate_errors():
                     self._upgrade()
                 self._ready = True

@@ -48,7 +48,7 @@ class Recorder:
     ) -> None:
         self.service = service
         self.speakers = {**DEFAULT_SPEAKERS, **speakers}
-        self.writer = LogWriter(log_dir or service.config.log_path(), self.speakers["assistant"])
+        self.writer = LogWriter(log_dir or service.log_dir, self.speakers["assistant"])
         self.session_id = session_id
         self.memory_error: str | None = None
         """The last database failure, or None once a write succeeds again."""

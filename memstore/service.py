@@ -148,6 +148,8 @@ def memory_draft(
     one_of(origin, ORIGINS, "origin")
     if not 0.0 <= confidence <= 1.0:
         raise InvalidInput("confidence", f"is {confidence}; use a number from 0 to 1.")
+    if content is not None and not importer.utf8(content):
+        raise InvalidInput("content", "holds text that is not valid Unicode; retype it.")
     cleaned = None if content is None else clean_content(content)
     if cleaned is not None:
         reject_secrets(cleaned)
@@ -197,6 +199,12 @@ class MemoryService:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+    @property
+    def log_dir(self) -> Path:
+        """The daily Markdown logs: the configured ``log_dir``, else ``logs/`` beside this
+        service's database (which may differ from the configured one)."""
+        return self.config.log_path() if self.config.log_dir else self.path.parent / "logs"
 
     @property
     def path(self) -> Path:
@@ -290,6 +298,8 @@ class MemoryService:
         one_of(status, MESSAGE_STATUSES, "status")
         if not content.strip():
             raise InvalidInput("content", "is empty; a message needs some text.")
+        if not importer.utf8(content):
+            raise InvalidInput("content", "holds text that is not valid Unicode; fix its encoding.")
         when = aware(created_at, "created_at") or utc_now()
         with self._db.write() as db:
             if source_ref is not None:
@@ -796,7 +806,7 @@ class MemoryService:
             found = diary_rows.interval(db, start, end)
             memories = [memory_model(row, now) for row in found.memories]
         conversations = days.conversations(Message.model_validate(m) for m in found.messages)
-        log_path = None if conversations else self.config.log_path() / f"{when.isoformat()}.md"
+        log_path = None if conversations else self.log_dir / f"{when.isoformat()}.md"
         log, log_error = (None, None) if log_path is None else days.read_log(log_path)
         return Diary(
             day=when,
@@ -1003,6 +1013,13 @@ def speaker_roles(speakers: Mapping[str, str]) -> dict[str, str]:
         raise InvalidInput(
             "speakers", 'none given; map each speaker, e.g. "Diego=user", "Morgan=assistant".'
         )
+    roles: dict[str, str] = {}
     for name, role in speakers.items():
         one_of(role, ROLES, f"speaker {name!r}")
-    return {name.strip().casefold(): role for name, role in speakers.items()}
+        folded = name.strip().casefold()
+        if roles.get(folded, role) != role:
+            raise InvalidInput(
+                f"speaker {name!r}", "is given two roles (names are compared without case)."
+            )
+        roles[folded] = role
+    return roles

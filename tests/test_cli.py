@@ -72,8 +72,48 @@ def test_import_requires_speakers_and_well_formed_ones(runner: CliRunner, db_pat
     result = runner.invoke(
         cli, ["--database", str(db_path), "import", str(EXAMPLES), "--speaker", "Diego=boss"]
     )
+    assert result.exit_code == 2 and "user, assistant or system" in result.stderr
+
+
+def test_one_speaker_with_two_roles_is_refused_before_anything_is_stored(
+    runner: CliRunner, db_path: Path
+) -> None:
+    # Names match without case: "Diego=user" and "diego=assistant" would store wrong roles.
+    args = ["import", str(EXAMPLES), "--speaker", "Diego=user", "--speaker", "diego=assistant"]
+    result = runner.invoke(cli, ["--database", str(db_path), *args])
+    assert result.exit_code == 2 and "two roles" in result.stderr
+    assert not db_path.exists()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["words", "--offset", "99999999999999999999999"],
+        ["instances", "café", "--offset", "9223372036854775808"],
+        ["conversation", "s1", "--after", "9223372036854775808"],
+        ["memories", "--limit", "9223372036854775808"],
+    ],
+)
+def test_offsets_beyond_sqlite_integers_are_usage_errors(
+    runner: CliRunner, db_path: Path, args: list[str]
+) -> None:
+    result = runner.invoke(cli, ["--database", str(db_path), *args])
+    assert result.exit_code == 2 and "range" in json.loads(result.stderr)["error"]["message"]
+
+
+def test_text_that_is_not_unicode_is_refused_as_input(runner: CliRunner, db_path: Path) -> None:
+    # A non-UTF-8 command-line byte arrives as a lone surrogate.
+    result = runner.invoke(cli, ["--database", str(db_path), "remember", "Diego likes \udcff tea."])
+    assert result.exit_code == 1 and json.loads(result.stderr)["error"]["type"] == "InvalidInput"
+
+
+def test_an_unwritable_database_folder_is_a_clear_error(runner: CliRunner, tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    result = runner.invoke(cli, ["--database", str(blocker / "db.sqlite3"), "recall", "café"])
     assert result.exit_code == 1
-    assert json.loads(result.stderr)["error"]["type"] == "InvalidInput"
+    error = json.loads(result.stderr)["error"]
+    assert error["type"] == "StoreError" and "Cannot create the folder" in error["message"]
 
 
 def test_recall_prints_conversations_with_the_contract_keys(

@@ -483,3 +483,15 @@ def test_reading_days_writes_nothing(tmp_path: Path, db_path: Path, log_dir: Pat
     assert snapshot(tmp_path) == before
     with MemoryService(db_path) as again:
         assert again.health().counts == counts
+
+
+def test_the_fallback_log_is_looked_for_beside_the_database_in_use(tmp_path: Path) -> None:
+    # --database elsewhere: the logs/ folder beside that database, not the configured one.
+    from memstore import MemoryService
+
+    database = tmp_path / "elsewhere" / "db.sqlite3"
+    logs = database.parent / "logs"
+    logs.mkdir(parents=True)
+    (logs / "2026-11-02.md").write_text("Morgan Log — 2026-11-02", encoding="utf-8")
+    diary = MemoryService(database).diary("2026-11-02", tz="UTC")
+    assert diary.log == "Morgan Log — 2026-11-02"
