@@ -18,6 +18,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from memstore.db import driver_connection
 from memstore.logs.parse import LogFormatError, LogRecord, ParsedLog, parse_log
 from memstore.models import ImportRow, SessionRow, new_id
 from memstore.repository import history
@@ -232,7 +233,8 @@ def store(
     sealed = sealed_size(log, include_tail, previous)
     tally = classify(db, log, speakers, sealed)
     session_id = ensure_session(db, log, now)
-    sequence = history.next_sequence(db, session_id)
+    sequence = history.next_sequence(driver_connection(db), session_id)
+    assert sequence is not None  # ensure_session made the session
     for offset, row in enumerate(tally.rows):
         row.update(session_id=session_id, sequence=sequence + offset)
     history.add_messages(db, tally.rows)

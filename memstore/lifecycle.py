@@ -17,10 +17,12 @@ from datetime import datetime
 
 from sqlalchemy.orm import Session
 
+from memstore.db import driver_connection
 from memstore.errors import InvalidInput, NotFound
-from memstore.models import MemoryRow, new_id
+from memstore.models import MemoryRow, MessageRow, new_id
 from memstore.repository import history as history_rows
 from memstore.repository import memories as memory_rows
+from memstore.repository.history import StoredMessage
 
 
 @dataclass(frozen=True)
@@ -173,12 +175,12 @@ def link(db: Session, row: MemoryRow, source: Source | None) -> None:
     """
     if source is None or (source.message_id is None and source.source_ref is None):
         return
-    message = None
+    message: MessageRow | StoredMessage | None = None
     if source.message_id is not None:
         message = history_rows.get_message(db, source.message_id)
         if message is None:
             raise NotFound("message", source.message_id)
     elif source.source_ref is not None:
-        message = history_rows.message_by_source(db, source.source_ref)
+        message = history_rows.message_by_source(driver_connection(db), source.source_ref)
     ref = source.source_ref or (message.source_ref if message else None)
     memory_rows.add_source(db, row.id, message.id if message else None, ref)

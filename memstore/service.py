@@ -30,7 +30,6 @@ from memstore.models import (
     ORIGINS,
     ROLES,
     MemoryRow,
-    MessageRow,
     SessionRow,
     new_id,
 )
@@ -45,6 +44,7 @@ from memstore.repository.fts_query import (
     query_tokens,
     ranking_match,
 )
+from memstore.repository.history import StoredMessage
 from memstore.repository.search import Filters, history_hits, memory_hit_ids, memory_hits
 from memstore.schemas import (
     BackupReport,
@@ -300,27 +300,22 @@ class MemoryService:
             raise InvalidInput("content", "is empty; a message needs some text.")
         if not importer.utf8(content):
             raise InvalidInput("content", "holds text that is not valid Unicode; fix its encoding.")
-        when = aware(created_at, "created_at") or utc_now()
-        with self._db.write() as db:
+        when = (aware(created_at, "created_at") or utc_now()).astimezone(UTC)
+        with self._db.write_sql() as connection:
             if source_ref is not None:
-                if history_rows.is_tombstoned(db, source_ref):
+                if history_rows.is_tombstoned(connection, source_ref):
                     return None
-                existing = history_rows.message_by_source(db, source_ref)
+                existing = history_rows.message_by_source(connection, source_ref)
                 if existing is not None:
                     return Message.model_validate(existing)
-            if history_rows.get_session(db, session_id) is None:
+            sequence = history_rows.next_sequence(connection, session_id)
+            if sequence is None:
                 raise NotFound("session", session_id)
-            row = MessageRow(
-                id=new_id("msg"),
-                session_id=session_id,
-                sequence=history_rows.next_sequence(db, session_id),
-                role=role,
-                content=content,
-                created_at=when,
-                status=status,
-                source_ref=source_ref,
+            message = StoredMessage(
+                new_id("msg"), session_id, sequence, role, content, when, status, source_ref
             )
-            return Message.model_validate(history_rows.add_message(db, row))
+            history_rows.add_message(connection, message)
+        return Message.model_validate(message)
 
     def messages(self, session_id: str, *, after: int = 0, limit: int = 100) -> list[Message]:
         """Messages of a session with sequence > ``after``, every role and status, in order.

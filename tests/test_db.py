@@ -31,6 +31,35 @@ def test_every_connection_gets_the_pragmas(db_path: Path) -> None:
         }
 
 
+def test_the_sqlite_units_get_the_pragmas_and_their_own_transaction(db_path: Path) -> None:
+    database = Database(db_path)
+    for unit in (database.read_sql, database.write_sql):
+        with unit() as connection:
+            pragma = [
+                connection.execute(f"PRAGMA {name}").fetchone()[0]
+                for name in ("foreign_keys", "journal_mode", "secure_delete", "busy_timeout")
+            ]
+            assert connection.in_transaction
+        assert pragma == [1, "wal", 1, 500]
+        assert not connection.in_transaction
+
+
+def test_an_error_inside_a_sqlite_write_unit_rolls_everything_back(service: MemoryService) -> None:
+    session = service.start_session()
+    database = service._db
+    insert = "INSERT INTO deleted_sources (source_ref, deleted_at) VALUES (?, ?)"
+    with pytest.raises(RuntimeError, match="midway"), database.write_sql() as connection:
+        connection.execute(insert, ("a.md#byte=0", "2026-10-05T07:15:02.000000+00:00"))
+        raise RuntimeError("midway")
+    with pytest.raises(sqlite3.IntegrityError), database.write_sql() as connection:
+        connection.execute(insert, ("b.md#byte=0", "2026-10-05T07:15:02.000000+00:00"))
+        connection.execute(insert, ("b.md#byte=0", "2026-10-05T07:15:02.000000+00:00"))
+    with database.read_sql() as connection:
+        assert connection.execute("SELECT count(*) FROM deleted_sources").fetchone() == (0,)
+    # the pooled connections are clean: the next write takes the lock and lands
+    assert service.record_message(session.id, "user", "after the errors") is not None
+
+
 def test_concurrent_read_then_write_transactions_land_or_fail_only_with_store_busy(
     service: MemoryService,
 ) -> None:

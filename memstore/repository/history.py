@@ -2,20 +2,56 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from memstore.models import DeletedSourceRow, MessageRow, SessionRow, format_utc
+from memstore.models import DeletedSourceRow, MessageRow, SessionRow, format_utc, parse_utc
 
-INSERT_MESSAGES = (
-    "INSERT INTO messages (id, session_id, sequence, role, content, created_at, status, "
-    "source_ref) VALUES "
-)
+MESSAGE_COLUMNS = "id, session_id, sequence, role, content, created_at, status, source_ref"
+INSERT_MESSAGES = f"INSERT INTO messages ({MESSAGE_COLUMNS}) VALUES "
 ROWS_PER_INSERT = 120  # 960 parameters: under the 999 that older SQLite builds allow
+INSERT_MESSAGE = (
+    f"INSERT INTO messages ({MESSAGE_COLUMNS}) VALUES "
+    "(:id, :session_id, :sequence, :role, :content, :created_at, :status, :source_ref)"
+)
+NEXT_SEQUENCE = (
+    "SELECT EXISTS (SELECT 1 FROM sessions WHERE id = :session_id), "
+    "(SELECT max(sequence) FROM messages WHERE session_id = :session_id)"
+)
+MESSAGE_BY_SOURCE = f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE source_ref = :source_ref"
+TOMBSTONED = "SELECT 1 FROM deleted_sources WHERE source_ref = :source_ref"
+
+
+@dataclass(frozen=True)
+class StoredMessage:
+    """A message row read or written with plain SQL (:data:`MESSAGE_COLUMNS`); times in UTC."""
+
+    id: str
+    session_id: str
+    sequence: int
+    role: str
+    content: str
+    created_at: datetime
+    status: str
+    source_ref: str | None
+
+    @classmethod
+    def from_row(cls, row: Sequence[Any]) -> StoredMessage:
+        """The message of a row holding :data:`MESSAGE_COLUMNS` in order."""
+        id_, session_id, sequence, role, content, created_at, status, source_ref = row
+        return cls(
+            id_, session_id, sequence, role, content, parse_utc(created_at), status, source_ref
+        )
+
+    def values(self) -> dict[str, Any]:
+        """The bound parameters of :data:`INSERT_MESSAGE`."""
+        return {**vars(self), "created_at": format_utc(self.created_at)}
 
 
 def get_session(db: Session, session_id: str) -> SessionRow | None:
@@ -30,12 +66,11 @@ def add_session(db: Session, row: SessionRow) -> SessionRow:
     return row
 
 
-def next_sequence(db: Session, session_id: str) -> int:
-    """The sequence number the next message of this session gets (1 for the first)."""
-    highest = db.scalar(
-        select(func.max(MessageRow.sequence)).where(MessageRow.session_id == session_id)
-    )
-    return (highest or 0) + 1
+def next_sequence(connection: sqlite3.Connection, session_id: str) -> int | None:
+    """The sequence number the next message of this session gets (1 for the first), or None
+    when there is no such session."""
+    found, highest = connection.execute(NEXT_SEQUENCE, {"session_id": session_id}).fetchone()
+    return (highest or 0) + 1 if found else None
 
 
 def get_message(db: Session, message_id: str) -> MessageRow | None:
@@ -43,16 +78,15 @@ def get_message(db: Session, message_id: str) -> MessageRow | None:
     return db.scalars(select(MessageRow).where(MessageRow.id == message_id)).first()
 
 
-def message_by_source(db: Session, source_ref: str) -> MessageRow | None:
+def message_by_source(connection: sqlite3.Connection, source_ref: str) -> StoredMessage | None:
     """The message stored under this source reference, or None."""
-    return db.scalars(select(MessageRow).where(MessageRow.source_ref == source_ref)).first()
+    row = connection.execute(MESSAGE_BY_SOURCE, {"source_ref": source_ref}).fetchone()
+    return None if row is None else StoredMessage.from_row(row)
 
 
-def add_message(db: Session, row: MessageRow) -> MessageRow:
-    """Insert one message row and flush it (the FTS trigger fires)."""
-    db.add(row)
-    db.flush()
-    return row
+def add_message(connection: sqlite3.Connection, message: StoredMessage) -> None:
+    """Insert one message (the FTS trigger indexes it when searchable)."""
+    connection.execute(INSERT_MESSAGE, message.values())
 
 
 def add_messages(db: Session, rows: Sequence[dict[str, Any]]) -> None:
@@ -125,9 +159,9 @@ def tombstone(db: Session, source_refs: Iterable[str], deleted_at: datetime) -> 
     db.flush()
 
 
-def is_tombstoned(db: Session, source_ref: str) -> bool:
+def is_tombstoned(connection: sqlite3.Connection, source_ref: str) -> bool:
     """True when this source reference belongs to a deleted message."""
-    return db.get(DeletedSourceRow, source_ref) is not None
+    return connection.execute(TOMBSTONED, {"source_ref": source_ref}).fetchone() is not None
 
 
 def refs_with_prefix(db: Session, prefix: str) -> tuple[dict[str, str], set[str]]:
