@@ -7,12 +7,11 @@ returns pydantic models, never ORM rows.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
-
-from sqlalchemy.orm import Session as DbSession
 
 from memstore import backup as backups
 from memstore import context as context_block
@@ -45,6 +44,7 @@ from memstore.repository.fts_query import (
     ranking_match,
 )
 from memstore.repository.history import StoredMessage
+from memstore.repository.memories import StoredMemory
 from memstore.repository.search import Filters, history_hits, memory_hit_ids, memory_hits
 from memstore.schemas import (
     BackupReport,
@@ -110,7 +110,7 @@ def session_model(row: SessionRow) -> Session:
     )
 
 
-def memory_model(row: MemoryRow, now: datetime) -> Memory:
+def memory_model(row: MemoryRow | StoredMemory, now: datetime) -> Memory:
     """The public model of a memory row; past its expiry an active memory shows as expired."""
     return Memory(
         id=row.id,
@@ -581,11 +581,11 @@ class MemoryService:
             query: The user's request; any text (it is only used to rank, never as syntax).
         """
         now = utc_now()
-        with self._db.read() as db:
-            rows = memory_rows.in_force(db, now)
+        with self._db.read_sql() as connection:
+            rows = memory_rows.in_force(connection, now)
             match = ranking_match(query) if rows else None
-            matching = memory_hit_ids(db, match, now, len(rows)) if match else []
-        items = [context_block.Item(r.id, r.category, r.pinned, r.content) for r in rows]
+            matching = memory_hit_ids(connection, match, now, len(rows)) if match else []
+        items = [context_block.Item(*row) for row in rows]
         return context_block.build(context_block.order(items, matching), self.config.context_chars)
 
     # Words and reading
@@ -624,12 +624,11 @@ class MemoryService:
         filters, size = self._word_filters(scope, offset, limit, session_id, role, since, until)
         now = utc_now()
         params = vocab.scope_params(scope, filters, now)
-        with self._db.read() as db:
-            vocab.prepare(db)
-            folded = self._one_word(db, prefix, "prefix") if prefix else ""
-            rows, total = vocab.words(
-                db, folded, params, vocab.unfiltered_history(scope, filters), size, offset
-            )
+        with self._db.read_sql() as connection:
+            vocab.prepare(connection)
+            folded = self._one_word(connection, prefix, "prefix") if prefix else ""
+            fast = vocab.unfiltered_history(scope, filters)
+            rows, total = vocab.words(connection, folded, params, fast, size, offset)
         entries = [
             WordEntry(word=r.word, occurrences=r.occurrences, documents=r.documents) for r in rows
         ]
@@ -668,12 +667,12 @@ class MemoryService:
         """
         filters, size = self._word_filters(scope, offset, limit, session_id, role, since, until)
         params = vocab.scope_params(scope, filters, utc_now())
-        with self._db.read() as db:
-            vocab.prepare(db)
-            folded = self._one_word(db, word, "word")
+        with self._db.read_sql() as connection:
+            vocab.prepare(connection)
+            folded = self._one_word(connection, word, "word")
             fast = vocab.unfiltered_history(scope, filters)
-            refs, total = vocab.instances(db, folded, params, fast, size, offset)
-            instances = locate_instances(db, folded, refs)
+            refs, total = vocab.instances(connection, folded, params, fast, size, offset)
+            instances = locate_instances(connection, folded, refs)
         empty = InstancePage(word=folded, scope=scope, instances=[], total=total, next_offset=total)
         taken = take_within(instances, self._room(empty, "next_offset", total), size)
         return empty.model_copy(
@@ -754,14 +753,14 @@ class MemoryService:
         return filters, self._page_limit(limit)
 
     @staticmethod
-    def _one_word(db: DbSession, text: str, argument: str) -> str:
+    def _one_word(connection: sqlite3.Connection, text: str, argument: str) -> str:
         if len(text) > MAX_WORD_CHARS:
             raise InvalidQuery(argument, f"is over {MAX_WORD_CHARS} characters; give one word.")
         if not importer.utf8(text):  # a lone surrogate: SQLite only takes valid Unicode
             raise InvalidQuery(
                 argument, f"{text!r} is not valid Unicode (bytes that are not UTF-8?); retype it."
             )
-        found = vocab.tokens(db, text)
+        found = vocab.tokens(connection, text)
         if len(found) != 1:
             raise InvalidQuery(
                 argument,
@@ -908,13 +907,13 @@ class MemoryService:
         size, now = self._page_limit(limit), utc_now()
         empty = RecallResult(memories=[], conversations=[], truncated=False)
         room = self.config.recall_chars - json_size(empty)
-        with self._db.read() as db:
-            rows = memory_hits(db, match, filters, now, size)
+        with self._db.read_sql() as connection:
+            rows = memory_hits(connection, match, filters, now, size)
             memories, room, clipped = retrieval.fill_memories(
                 [memory_model(row, now) for row in rows], room=room, folded_terms=terms
             )
             hits = (
-                history_hits(db, query, mode, filters)  # type: ignore[arg-type]  # checked
+                history_hits(connection, query, mode, filters)  # type: ignore[arg-type]  # checked
                 if history
                 else iter(())
             )
@@ -965,7 +964,9 @@ def following(offset: int, taken: int, total: int) -> int | None:
     return offset + taken if offset + taken < total else None
 
 
-def locate_instances(db: DbSession, word: str, refs: list[vocab.InstanceRef]) -> list[Instance]:
+def locate_instances(
+    connection: sqlite3.Connection, word: str, refs: list[vocab.InstanceRef]
+) -> list[Instance]:
     """Each instance located in its record's text: the n-th region highlight() marks in the
     record is the record's n-th instance of the word."""
     regions: dict[tuple[str, int], list[tuple[int, int]]] = {}
@@ -974,7 +975,9 @@ def locate_instances(db: DbSession, word: str, refs: list[vocab.InstanceRef]) ->
         key = (ref.source_type, ref.pk)
         if key not in regions:
             markers = lexical.markers_for(ref.content)
-            marked = vocab.highlighted(db, ref.source_type, ref.pk, ref.content, word, markers)
+            marked = vocab.highlighted(
+                connection, ref.source_type, ref.pk, ref.content, word, markers
+            )
             regions[key] = lexical.marked_spans(marked, *markers)
         start, end = regions[key][ref.nth]
         shown, shown_start = lexical.excerpt(ref.content, start, end)

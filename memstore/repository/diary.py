@@ -15,12 +15,12 @@ from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
 from memstore.models import MemoryRow, format_utc, parse_utc
-from memstore.repository.search import StoredMessage, stored
+from memstore.repository.history import MESSAGE_COLUMNS, StoredMessage
 
 # Every role and status: the diary shows system, interrupted and error messages too.
 MESSAGES_BETWEEN = text(
-    """
-    SELECT id, session_id, sequence, role, content, created_at, status, source_ref
+    f"""
+    SELECT {MESSAGE_COLUMNS}
     FROM messages
     WHERE created_at >= :start AND created_at < :end
     ORDER BY created_at, session_id, sequence
@@ -68,7 +68,7 @@ def interval(db: Session, start: datetime, end: datetime) -> Interval:
     """
     bounds = {"start": format_utc(start), "end": format_utc(end)}
     return Interval(
-        messages=[stored(row) for row in db.execute(MESSAGES_BETWEEN, bounds)],
+        messages=[StoredMessage.from_row(row) for row in db.execute(MESSAGES_BETWEEN, bounds)],
         memories=list(db.scalars(select(MemoryRow).from_statement(MEMORIES_TOUCHED), bounds)),
         before=stored_time(db.scalar(NEWEST_BEFORE, bounds)),
         after=stored_time(db.scalar(OLDEST_FROM, bounds)),

@@ -2,12 +2,53 @@
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import ColumnElement, Row, and_, delete, func, or_, select, update
+from sqlalchemy import ColumnElement, and_, delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
-from memstore.models import MemoryRow, MemorySourceRow
+from memstore.models import MemoryRow, MemorySourceRow, format_utc, parse_utc
+
+
+@dataclass(frozen=True)
+class StoredMemory:
+    """A memory row read with plain SQL (the columns of :data:`MEMORY_FIELDS`, in order);
+    times are aware UTC datetimes."""
+
+    id: str
+    content: str
+    category: str
+    key: str | None
+    status: str
+    origin: str
+    confidence: float
+    pinned: bool
+    created_at: datetime
+    modified_at: datetime
+    expires_at: datetime | None
+    superseded_by: str | None
+
+    @classmethod
+    def from_row(cls, row: Sequence[Any]) -> StoredMemory:
+        """The memory of a row holding :data:`MEMORY_FIELDS` in order."""
+        values = dict(zip(MEMORY_FIELDS, row, strict=True))
+        for name in ("created_at", "modified_at", "expires_at"):
+            if values[name] is not None:
+                values[name] = parse_utc(values[name])
+        values["pinned"] = bool(values["pinned"])
+        return cls(**values)
+
+
+MEMORY_FIELDS = tuple(field.name for field in fields(StoredMemory))
+IN_FORCE = """
+    SELECT id, category, pinned, content FROM memories
+    WHERE status = 'active' AND (expires_at IS NULL OR expires_at > :now)
+    ORDER BY pinned DESC, created_at DESC, pk DESC
+"""
 
 
 def unexpired(now: datetime) -> ColumnElement[bool]:
@@ -98,12 +139,8 @@ def page(
     return list(db.scalars(query)), int(total)
 
 
-def in_force(db: Session, now: datetime) -> list[Row[tuple[str, str, bool, str]]]:
+def in_force(connection: sqlite3.Connection, now: datetime) -> list[tuple[str, str, bool, str]]:
     """(id, category, pinned, content) of every confirmed, unexpired memory: pinned first,
     then newest first. Plain rows: building ORM objects cost five times the query."""
-    query = (
-        select(MemoryRow.id, MemoryRow.category, MemoryRow.pinned, MemoryRow.content)
-        .where(current(now))
-        .order_by(MemoryRow.pinned.desc(), MemoryRow.created_at.desc(), MemoryRow.pk.desc())
-    )
-    return list(db.execute(query))
+    rows = connection.execute(IN_FORCE, {"now": format_utc(now)})
+    return [(memory_id, category, bool(pinned), text) for memory_id, category, pinned, text in rows]

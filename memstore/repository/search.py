@@ -8,17 +8,16 @@ the base table's filters go outside, joined by rowid (the ``pk`` column).
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
-from sqlalchemy import Row, bindparam, select, text
-from sqlalchemy.orm import Session
-
-from memstore.models import MemoryRow, format_utc, parse_utc
+from memstore.models import format_utc
 from memstore.repository import ranking
 from memstore.repository.fts_query import Mode, QueryPart, ranking_tiers
+from memstore.repository.history import MESSAGE_COLUMNS, StoredMessage
+from memstore.repository.memories import MEMORY_FIELDS, StoredMemory
 
 # A hit's rank is the weighted sum of the bm25() of each query part it matches (see
 # memstore.repository.ranking). :parts is a JSON object {match: [weight, role]}, read into a
@@ -28,8 +27,7 @@ from memstore.repository.fts_query import Mode, QueryPart, ranking_tiers
 # Each hit carries the pk of its pair partner: for an assistant reply the closest completed
 # user request before it, for a user message the next completed user or assistant message
 # (a reply only if it is the assistant's). The subqueries run for the page's rows only.
-HISTORY_HITS = text(
-    """
+HISTORY_HITS = """
     WITH parts AS MATERIALIZED (
         SELECT key AS match, json_extract(value, '$[0]') AS weight,
                json_extract(value, '$[1]') AS role
@@ -63,18 +61,15 @@ HISTORY_HITS = text(
           LIMIT :limit OFFSET :offset) AS ranked
     JOIN messages AS m ON m.pk = ranked.pk
     ORDER BY ranked.rank, ranked.pk
-    """
-)
+"""
 # How many indexed messages each part matches, and how many the index holds (the FTS5
 # docsize shadow table has one row per indexed document).
-PART_DOCUMENTS = text(
-    """
+PART_DOCUMENTS = """
     SELECT part.value AS match,
            (SELECT count(*) FROM messages_fts WHERE messages_fts MATCH part.value) AS documents
     FROM json_each(:matches) AS part
-    """
-)
-INDEXED_MESSAGES = text("SELECT count(*) FROM messages_fts_docsize")
+"""
+INDEXED_MESSAGES = "SELECT count(*) FROM messages_fts_docsize"
 FIRST_BATCH = 32
 
 
@@ -98,30 +93,13 @@ MEMORY_MATCHES = f"""
     ORDER BY hits.rank, mem.pk
     LIMIT :limit
 """
-MEMORY_HITS = text(MEMORY_MATCHES.format(columns="mem.*"))
-MEMORY_HIT_IDS = text(MEMORY_MATCHES.format(columns="mem.id"))
+MEMORY_HITS = MEMORY_MATCHES.format(columns=", ".join(f"mem.{c}" for c in MEMORY_FIELDS))
+MEMORY_HIT_IDS = MEMORY_MATCHES.format(columns="mem.id")
 
 
-PARTNERS = text(
-    """
-    SELECT pk, id, session_id, sequence, role, content, created_at, status, source_ref
-    FROM messages WHERE pk IN :pks
-    """
-).bindparams(bindparam("pks", expanding=True))
-
-
-@dataclass(frozen=True)
-class StoredMessage:
-    """A message row as recall shows it."""
-
-    id: str
-    session_id: str
-    sequence: int
-    role: str
-    content: str
-    created_at: datetime
-    status: str
-    source_ref: str | None
+PARTNERS = (
+    f"SELECT pk, {MESSAGE_COLUMNS} FROM messages WHERE pk IN (SELECT value FROM json_each(:pks))"
+)
 
 
 @dataclass(frozen=True)
@@ -152,27 +130,17 @@ class Filters:
         }
 
 
-def stored(row: Row[Any]) -> StoredMessage:
-    """A messages row as a StoredMessage."""
-    return StoredMessage(
-        id=row.id,
-        session_id=row.session_id,
-        sequence=row.sequence,
-        role=row.role,
-        content=row.content,
-        created_at=parse_utc(row.created_at),
-        status=row.status,
-        source_ref=row.source_ref,
-    )
-
-
-def part_documents(db: Session, tiers: Sequence[Sequence[QueryPart]]) -> dict[str, int]:
+def part_documents(
+    connection: sqlite3.Connection, tiers: Sequence[Sequence[QueryPart]]
+) -> dict[str, int]:
     """How many indexed messages each part's match finds."""
     matches = json.dumps(list({part.match: None for tier in tiers for part in tier}))
-    return {row.match: row.documents for row in db.execute(PART_DOCUMENTS, {"matches": matches})}
+    return dict(connection.execute(PART_DOCUMENTS, {"matches": matches}).fetchall())
 
 
-def history_hits(db: Session, query: str, mode: Mode, filters: Filters) -> Iterator[MessageHit]:
+def history_hits(
+    connection: sqlite3.Connection, query: str, mode: Mode, filters: Filters
+) -> Iterator[MessageHit]:
     """Searchable messages matching ``query`` in ``mode``, with their pair partners, best
     rank first.
 
@@ -184,15 +152,15 @@ def history_hits(db: Session, query: str, mode: Mode, filters: Filters) -> Itera
         InvalidQuery: For a bad query or mode (see :func:`ranking_tiers`).
     """
     tiers = ranking_tiers(query, mode)
-    documents = part_documents(db, tiers)
-    total = db.execute(INDEXED_MESSAGES).scalar_one()
+    documents = part_documents(connection, tiers)
+    (total,) = connection.execute(INDEXED_MESSAGES).fetchone()
     for tier in tiers:
         weights = ranking.weighted_parts(tier, documents, total)
         if any(role == 1 for _, role in weights.values()):
-            yield from tier_hits(db, json.dumps(weights), filters)
+            yield from tier_hits(connection, json.dumps(weights), filters)
 
 
-def tier_hits(db: Session, parts: str, filters: Filters) -> Iterator[MessageHit]:
+def tier_hits(connection: sqlite3.Connection, parts: str, filters: Filters) -> Iterator[MessageHit]:
     """The hits of one tier's weighted ``parts`` (JSON), best rank first.
 
     Fetched in batches of growing size (32, 64, ...), two queries a batch: a caller that
@@ -201,37 +169,39 @@ def tier_hits(db: Session, parts: str, filters: Filters) -> Iterator[MessageHit]
     offset, size = 0, FIRST_BATCH
     while True:
         params = {"parts": parts, "limit": size, "offset": offset, **filters.params()}
-        rows = db.execute(HISTORY_HITS, params).all()
-        partners = partners_by_pk(db, [row.partner_pk for row in rows if row.partner_pk])
-        for row in rows:
-            yield MessageHit(
-                **vars(stored(row)), rank=row.rank, partner=partners.get(row.partner_pk)
-            )
+        rows = connection.execute(HISTORY_HITS, params).fetchall()
+        partners = partners_by_pk(connection, [row[-1] for row in rows if row[-1]])
+        for *message, rank, partner_pk in rows:
+            hit = StoredMessage.from_row(message)
+            yield MessageHit(**vars(hit), rank=rank, partner=partners.get(partner_pk))
         if len(rows) < size:
             return
         offset, size = offset + size, size * 2
 
 
-def partners_by_pk(db: Session, pks: list[int]) -> dict[int, StoredMessage]:
+def partners_by_pk(connection: sqlite3.Connection, pks: list[int]) -> dict[int, StoredMessage]:
     """The messages with these pks, by pk."""
     if not pks:
         return {}
-    return {row.pk: stored(row) for row in db.execute(PARTNERS, {"pks": pks})}
+    rows = connection.execute(PARTNERS, {"pks": json.dumps(pks)})
+    return {pk: StoredMessage.from_row(message) for pk, *message in rows}
 
 
-def memory_hit_ids(db: Session, match: str, now: datetime, limit: int) -> list[str]:
+def memory_hit_ids(
+    connection: sqlite3.Connection, match: str, now: datetime, limit: int
+) -> list[str]:
     """The ids of :func:`memory_hits` without filters, best first (no rows are built)."""
     params = {"query": match, "now": format_utc(now), "limit": limit, **Filters().params()}
-    return list(db.scalars(MEMORY_HIT_IDS, params))
+    return [memory_id for (memory_id,) in connection.execute(MEMORY_HIT_IDS, params)]
 
 
 def memory_hits(
-    db: Session, match: str, filters: Filters, now: datetime, limit: int
-) -> list[MemoryRow]:
+    connection: sqlite3.Connection, match: str, filters: Filters, now: datetime, limit: int
+) -> list[StoredMemory]:
     """Matching active, unexpired memories, best bm25 rank first, at most ``limit``.
 
     Session and role filters go through the memory's source messages, so a memory with no
     source message never matches them; since / until filter its creation time.
     """
     params = {"query": match, "now": format_utc(now), "limit": limit, **filters.params()}
-    return list(db.scalars(select(MemoryRow).from_statement(MEMORY_HITS), params))
+    return [StoredMemory.from_row(row) for row in connection.execute(MEMORY_HITS, params)]

@@ -8,13 +8,11 @@ a temp FTS5 probe table, so a word is compared exactly as SQLite indexed it.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
-
-from sqlalchemy import text
-from sqlalchemy.orm import Session
 
 from memstore import lexical
 from memstore.models import format_utc, parse_utc
@@ -32,13 +30,13 @@ TEMP_TABLES = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS temp.word_probe_instance "
     "USING fts5vocab(temp, word_probe, instance)",
 )
-PREPARED = "memstore_vocab_tables"
+PREPARED = "SELECT 1 FROM temp.sqlite_master WHERE name = 'word_probe_instance'"
 LAST_CHAR = "\U0010ffff"  # above every token character, so [p, p + LAST_CHAR) holds p*
 
-PROBE_INSERT = text("INSERT INTO temp.word_probe (text) VALUES (:value)")
-PROBE_CLEAR = text("DELETE FROM temp.word_probe")
-PROBE_TOKENS = text("SELECT term FROM temp.word_probe_instance ORDER BY offset")
-PROBE_HIGHLIGHT = text(
+PROBE_INSERT = "INSERT INTO temp.word_probe (text) VALUES (:value)"
+PROBE_CLEAR = "DELETE FROM temp.word_probe"
+PROBE_TOKENS = "SELECT term FROM temp.word_probe_instance ORDER BY offset"
+PROBE_HIGHLIGHT = (
     "SELECT highlight(word_probe, 0, :open, :close) FROM temp.word_probe "
     "WHERE word_probe MATCH :phrase"
 )
@@ -64,30 +62,25 @@ INSTANCES = f"""
 PREFIX = "i.term >= :low AND i.term < :high"
 EXACT = "i.term = :word"
 
-WORDS = text(
-    f"""
+WORDS = f"""
     SELECT term, count(*) AS occurrences, count(DISTINCT source_type || pk) AS documents
     FROM ({INSTANCES.format(term=PREFIX)})
     GROUP BY term ORDER BY term LIMIT :limit OFFSET :offset
-    """
-)
-WORD_TOTAL = text(f"SELECT count(DISTINCT term) FROM ({INSTANCES.format(term=PREFIX)})")
+"""
+WORD_TOTAL = f"SELECT count(DISTINCT term) FROM ({INSTANCES.format(term=PREFIX)})"
 # Unfiltered history: the row table already holds the counts, no instance scan needed.
-HISTORY_WORDS = text(
-    """
+HISTORY_WORDS = """
     SELECT term, cnt AS occurrences, doc AS documents FROM temp.messages_vocab_row
     WHERE term >= :low AND term < :high ORDER BY term LIMIT :limit OFFSET :offset
-    """
-)
-HISTORY_WORD_TOTAL = text(
+"""
+HISTORY_WORD_TOTAL = (
     "SELECT count(*) FROM temp.messages_vocab_row WHERE term >= :low AND term < :high"
 )
 # A page of instances, each with ``nth``: its rank among the word's instances in the same
 # record (the window runs over every instance, before the page is cut), so that the n-th
 # highlighted region of the record is this instance. The record's text and history fields
 # are joined to the page's rows only.
-INSTANCE_PAGE = text(
-    f"""
+INSTANCE_PAGE = f"""
     SELECT page.source_type, page.pk, page.id, page.created_at, page.position, page.nth,
            coalesce(m.content, mem.content) AS content, m.session_id, m.role, m.sequence,
            m.source_ref
@@ -99,18 +92,17 @@ INSTANCE_PAGE = text(
     LEFT JOIN messages AS m ON page.source_type = 'message' AND m.pk = page.pk
     LEFT JOIN memories AS mem ON page.source_type = 'memory' AND mem.pk = page.pk
     ORDER BY page.created_at DESC, page.source_type, page.id, page.position
-    """
-)
-INSTANCE_TOTAL = text(f"SELECT count(*) FROM ({INSTANCES.format(term=EXACT)})")
-HISTORY_INSTANCE_TOTAL = text("SELECT cnt FROM temp.messages_vocab_row WHERE term = :word")
+"""
+INSTANCE_TOTAL = f"SELECT count(*) FROM ({INSTANCES.format(term=EXACT)})"
+HISTORY_INSTANCE_TOTAL = "SELECT cnt FROM temp.messages_vocab_row WHERE term = :word"
 # The highlighted text, and whether it holds NUL (see :func:`highlighted`).
 HIGHLIGHT = {
-    "message": text(
+    "message": (
         "SELECT highlight(messages_fts, 0, :open, :close) AS marked, "
         "instr(content, char(0)) > 0 AS has_nul FROM messages_fts "
         "WHERE messages_fts MATCH :phrase AND rowid = :pk"
     ),
-    "memory": text(
+    "memory": (
         "SELECT highlight(memories_fts, 0, :open, :close) AS marked, "
         "instr(content, char(0)) > 0 AS has_nul FROM memories_fts "
         "WHERE memories_fts MATCH :phrase AND rowid = :pk"
@@ -145,23 +137,21 @@ class InstanceRef:
     source_ref: str | None
 
 
-def prepare(db: Session) -> None:
+def prepare(connection: sqlite3.Connection) -> None:
     """Create this connection's temp vocabulary and probe tables, once per connection (the
     pool keeps connections, and their temp tables, between units of work)."""
-    info = db.connection().info
-    if not info.get(PREPARED):
+    if connection.execute(PREPARED).fetchone() is None:
         for statement in TEMP_TABLES:
-            db.execute(text(statement))
-        info[PREPARED] = True
+            connection.execute(statement)
 
 
-def tokens(db: Session, value: str) -> list[str]:
+def tokens(connection: sqlite3.Connection, value: str) -> list[str]:
     """``value`` tokenized and folded by SQLite's own tokenizer, in order."""
-    db.execute(PROBE_INSERT, {"value": value})
+    connection.execute(PROBE_INSERT, {"value": value})
     try:
-        return [term for (term,) in db.execute(PROBE_TOKENS)]
+        return [term for (term,) in connection.execute(PROBE_TOKENS)]
     finally:
-        db.execute(PROBE_CLEAR)
+        connection.execute(PROBE_CLEAR)
 
 
 def scope_params(scope: str, filters: Filters, now: datetime) -> dict[str, Any]:
@@ -180,45 +170,49 @@ def unfiltered_history(scope: str, filters: Filters) -> bool:
 
 
 def words(
-    db: Session, prefix: str, params: dict[str, Any], fast: bool, limit: int, offset: int
+    connection: sqlite3.Connection,
+    prefix: str,
+    params: dict[str, Any],
+    fast: bool,
+    limit: int,
+    offset: int,
 ) -> tuple[list[WordCount], int]:
     """Words starting with the folded ``prefix`` in alphabetical order, and their total."""
     bounds = {"low": prefix, "high": prefix + LAST_CHAR, **params}
     page, total = (HISTORY_WORDS, HISTORY_WORD_TOTAL) if fast else (WORDS, WORD_TOTAL)
-    rows = db.execute(page, {**bounds, "limit": limit, "offset": offset})
-    counted = [WordCount(row.term, row.occurrences, row.documents) for row in rows]
-    return counted, int(db.scalar(total, bounds) or 0)
+    rows = connection.execute(page, {**bounds, "limit": limit, "offset": offset})
+    counted = [WordCount(*row) for row in rows]
+    return counted, int(connection.execute(total, bounds).fetchone()[0] or 0)
 
 
 def instances(
-    db: Session, word: str, params: dict[str, Any], fast: bool, limit: int, offset: int
+    connection: sqlite3.Connection,
+    word: str,
+    params: dict[str, Any],
+    fast: bool,
+    limit: int,
+    offset: int,
 ) -> tuple[list[InstanceRef], int]:
     """A page of the occurrences of the folded ``word`` (newest record first, then source
     type, id and position), and their total (from the row table when ``fast``)."""
     bound = {"word": word, **params}
-    rows = db.execute(INSTANCE_PAGE, {**bound, "limit": limit, "offset": offset})
+    rows = connection.execute(INSTANCE_PAGE, {**bound, "limit": limit, "offset": offset})
     page = [
-        InstanceRef(
-            r.source_type,
-            r.pk,
-            r.id,
-            parse_utc(r.created_at),
-            r.position,
-            r.nth,
-            r.content,
-            r.session_id,
-            r.role,
-            r.sequence,
-            r.source_ref,
-        )
-        for r in rows
+        InstanceRef(source_type, pk, id_, parse_utc(created_at), *rest)
+        for source_type, pk, id_, created_at, *rest in rows
     ]
-    total = db.scalar(HISTORY_INSTANCE_TOTAL if fast else INSTANCE_TOTAL, bound)
-    return page, int(total or 0)
+    total = connection.execute(HISTORY_INSTANCE_TOTAL if fast else INSTANCE_TOTAL, bound)
+    found = total.fetchone()
+    return page, int(found[0] or 0) if found else 0
 
 
 def highlighted(
-    db: Session, source_type: str, pk: int, content: str, word: str, markers: Sequence[str]
+    connection: sqlite3.Connection,
+    source_type: str,
+    pk: int,
+    content: str,
+    word: str,
+    markers: Sequence[str],
 ) -> str:
     """The record's text with every token matching ``word`` wrapped in ``markers``.
 
@@ -230,13 +224,13 @@ def highlighted(
     open_mark, close_mark = markers
     phrase = '"' + word.replace('"', '""') + '"'
     params = {"open": open_mark, "close": close_mark, "phrase": phrase, "pk": pk}
-    row = db.execute(HIGHLIGHT[source_type], params).one()
-    if not row.has_nul:
-        return str(row.marked)
-    db.execute(PROBE_INSERT, {"value": content.replace(NUL, NUL_STAND_IN)})
+    marked, has_nul = connection.execute(HIGHLIGHT[source_type], params).fetchone()
+    if not has_nul:
+        return str(marked)
+    connection.execute(PROBE_INSERT, {"value": content.replace(NUL, NUL_STAND_IN)})
     try:
-        marked = str(db.execute(PROBE_HIGHLIGHT, params).scalar_one())
+        (marked,) = connection.execute(PROBE_HIGHLIGHT, params).fetchone()
     finally:
-        db.execute(PROBE_CLEAR)
-    spans = lexical.marked_spans(marked, open_mark, close_mark)
+        connection.execute(PROBE_CLEAR)
+    spans = lexical.marked_spans(str(marked), open_mark, close_mark)
     return lexical.mark(content, spans, open_mark, close_mark)
