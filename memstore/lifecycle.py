@@ -12,17 +12,15 @@ Rules (the memory paragraphs of the Morgan design notes):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import sqlite3
+from dataclasses import dataclass, replace
 from datetime import datetime
 
-from sqlalchemy.orm import Session
-
-from memstore.db import driver_connection
 from memstore.errors import InvalidInput, NotFound
-from memstore.models import MemoryRow, MessageRow, new_id
+from memstore.models import new_id
 from memstore.repository import history as history_rows
 from memstore.repository import memories as memory_rows
-from memstore.repository.history import StoredMessage
+from memstore.repository.memories import StoredMemory
 
 
 @dataclass(frozen=True)
@@ -47,30 +45,31 @@ class Source:
 
 
 def holder(
-    db: Session, now: datetime, *, normalized: str | None = None, key: str | None = None
-) -> MemoryRow | None:
+    connection: sqlite3.Connection,
+    now: datetime,
+    *,
+    normalized: str | None = None,
+    key: str | None = None,
+) -> StoredMemory | None:
     """The active, unexpired memory holding this content or key; an expired one found on the
     way is marked expired so that it frees the content or key."""
     if normalized is None and key is None:
         return None
-    row = memory_rows.active_with(db, normalized=normalized, key=key)
-    if row is not None and row.expires_at is not None and row.expires_at <= now:
-        memory_rows.retire(db, row, "expired", now)
+    found = memory_rows.active_with(connection, normalized=normalized, key=key)
+    if found is not None and found.expires_at is not None and found.expires_at <= now:
+        memory_rows.retire(connection, [found.id], "expired", now)
         return None
-    return row
-
-
-def supersede(db: Session, replaced: list[MemoryRow], by: MemoryRow, now: datetime) -> None:
-    """Point each replaced memory (already retired) at the memory that replaced it."""
-    for row in replaced:
-        row.superseded_by = by.id
-        row.modified_at = now
-    db.flush()
+    return found
 
 
 def create(
-    db: Session, draft: Draft, *, supersedes: str | None, source: Source | None, now: datetime
-) -> MemoryRow:
+    connection: sqlite3.Connection,
+    draft: Draft,
+    *,
+    supersedes: str | None,
+    source: Source | None,
+    now: datetime,
+) -> StoredMemory:
     """Create a memory, or reuse the one with the same normalised content.
 
     Raises:
@@ -78,42 +77,48 @@ def create(
         InvalidInput: If ``supersedes`` is not active, or a candidate would supersede.
     """
     assert draft.content is not None and draft.normalized is not None
-    duplicate = holder(db, now, normalized=draft.normalized)
+    duplicate = holder(connection, now, normalized=draft.normalized)
     if duplicate is not None:
-        reused = update(db, duplicate, Draft(key=draft.key), now) if draft.key else duplicate
-        link(db, reused, source)
+        reused = duplicate
+        if draft.key:
+            reused = update(connection, duplicate, Draft(key=draft.key), now)
+        link(connection, reused, source)
         return reused
     candidate = draft.origin == "extracted"
-    replaced = [] if candidate else targets(db, draft.key, supersedes, now)
+    replaced = [] if candidate else targets(connection, draft.key, supersedes, now)
     if candidate and supersedes is not None:
         raise InvalidInput("supersedes", "an extracted candidate cannot supersede a memory.")
-    for row in replaced:
-        memory_rows.retire(db, row, "superseded", now)
-    row = memory_rows.add(db, new_row(draft, "candidate" if candidate else "active", now))
-    supersede(db, replaced, row, now)
-    link(db, row, source)
-    return row
+    memory = new_memory(draft, "candidate" if candidate else "active", now)
+    memory_rows.retire(connection, replaced, "superseded", now)
+    memory_rows.insert(connection, memory)
+    memory_rows.point(connection, replaced, memory.id, now)
+    link(connection, memory, source)
+    return memory
 
 
-def targets(db: Session, key: str | None, supersedes: str | None, now: datetime) -> list[MemoryRow]:
-    """The active memories a new one replaces: the explicit ``supersedes`` and the key's holder."""
-    replaced: list[MemoryRow] = []
+def targets(
+    connection: sqlite3.Connection, key: str | None, supersedes: str | None, now: datetime
+) -> list[str]:
+    """The ids of the active memories a new one replaces: the explicit ``supersedes`` and the
+    key's holder."""
+    replaced: list[str] = []
     if supersedes is not None:
-        row = memory_rows.get(db, supersedes)
-        if row is None:
+        found = memory_rows.get(connection, supersedes)
+        if found is None:
             raise NotFound("memory", supersedes)
-        if row.status != "active":
-            raise InvalidInput("supersedes", f"memory {supersedes} is {row.status}, not active.")
-        replaced.append(row)
-    key_holder = holder(db, now, key=key)
-    if key_holder is not None and key_holder not in replaced:
-        replaced.append(key_holder)
+        if found.status != "active":
+            raise InvalidInput("supersedes", f"memory {supersedes} is {found.status}, not active.")
+        replaced.append(found.id)
+    key_holder = holder(connection, now, key=key)
+    if key_holder is not None and key_holder.id not in replaced:
+        replaced.append(key_holder.id)
     return replaced
 
 
-def new_row(draft: Draft, status: str, now: datetime) -> MemoryRow:
-    """A memory row for a draft with every field given."""
-    return MemoryRow(
+def new_memory(draft: Draft, status: str, now: datetime) -> StoredMemory:
+    """A new memory for a draft with every field given."""
+    assert draft.content is not None and draft.normalized is not None
+    return StoredMemory(
         id=new_id("mem"),
         content=draft.content,
         normalized_content=draft.normalized,
@@ -130,44 +135,44 @@ def new_row(draft: Draft, status: str, now: datetime) -> MemoryRow:
     )
 
 
-def update(db: Session, row: MemoryRow, draft: Draft, now: datetime) -> MemoryRow:
+def update(
+    connection: sqlite3.Connection, memory: StoredMemory, draft: Draft, now: datetime
+) -> StoredMemory:
     """Change a memory in place (its id stays); confirm it if it was a candidate.
 
     Raises:
         InvalidInput: If the memory was superseded.
     """
-    if row.status == "superseded":
+    if memory.status == "superseded":
         raise InvalidInput(
-            "memory_id", f"{row.id} was superseded by {row.superseded_by}; update that one."
+            "memory_id", f"{memory.id} was superseded by {memory.superseded_by}; update that one."
         )
-    normalized = draft.normalized or row.normalized_content
-    key = draft.key or row.key
-    holders = (holder(db, now, normalized=normalized), holder(db, now, key=key))
-    replaced = list(dict.fromkeys(o for o in holders if o is not None and o.id != row.id))
-    for other in replaced:
-        memory_rows.retire(db, other, "superseded", now)
-    apply(row, draft, now)
-    db.flush()
-    supersede(db, replaced, row, now)
-    return row
+    normalized = draft.normalized or memory.normalized_content
+    key = draft.key or memory.key
+    holders = (holder(connection, now, normalized=normalized), holder(connection, now, key=key))
+    replaced = list(dict.fromkeys(o.id for o in holders if o is not None and o.id != memory.id))
+    revised = applied(memory, draft, now)
+    memory_rows.retire(connection, replaced, "superseded", now)
+    memory_rows.revise(connection, revised)
+    memory_rows.point(connection, replaced, revised.id, now)
+    return revised
 
 
-def apply(row: MemoryRow, draft: Draft, now: datetime) -> None:
-    """Copy the given fields of ``draft`` onto ``row`` and make it active."""
-    if draft.content is not None:
-        row.content, row.normalized_content = (
-            draft.content,
-            draft.normalized or row.normalized_content,
-        )
-    row.category = draft.category or row.category
-    row.key = draft.key or row.key
-    row.expires_at = draft.expires_at or row.expires_at
-    if row.status != "active":
-        row.status = "active"
-    row.modified_at = now
+def applied(memory: StoredMemory, draft: Draft, now: datetime) -> StoredMemory:
+    """``memory`` with the given fields of ``draft``, active, modified ``now``."""
+    return replace(
+        memory,
+        content=draft.content or memory.content,
+        normalized_content=draft.normalized or memory.normalized_content,
+        category=draft.category or memory.category,
+        key=draft.key or memory.key,
+        expires_at=draft.expires_at or memory.expires_at,
+        status="active",
+        modified_at=now,
+    )
 
 
-def link(db: Session, row: MemoryRow, source: Source | None) -> None:
+def link(connection: sqlite3.Connection, memory: StoredMemory, source: Source | None) -> None:
     """Record where the memory came from, resolving the message for a source reference.
 
     Raises:
@@ -175,12 +180,12 @@ def link(db: Session, row: MemoryRow, source: Source | None) -> None:
     """
     if source is None or (source.message_id is None and source.source_ref is None):
         return
-    message: MessageRow | StoredMessage | None = None
+    message = None
     if source.message_id is not None:
-        message = history_rows.get_message(db, source.message_id)
+        message = history_rows.get_message(connection, source.message_id)
         if message is None:
             raise NotFound("message", source.message_id)
     elif source.source_ref is not None:
-        message = history_rows.message_by_source(driver_connection(db), source.source_ref)
+        message = history_rows.message_by_source(connection, source.source_ref)
     ref = source.source_ref or (message.source_ref if message else None)
-    memory_rows.add_source(db, row.id, message.id if message else None, ref)
+    memory_rows.add_source(connection, memory.id, message.id if message else None, ref)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
@@ -336,11 +337,11 @@ class MemoryService:
         Returns:
             True when a message was deleted, False when there was none with that id.
         """
-        with self._db.write() as db:
-            row = history_rows.get_message(db, message_id)
-            if row is None:
+        with self._db.write_sql() as connection:
+            message = history_rows.get_message(connection, message_id)
+            if message is None:
                 return False
-            history_rows.delete_message(db, row, utc_now())
+            history_rows.delete_message(connection, message, utc_now())
             return True
 
     def delete_message_result(self, message_id: str) -> DeleteResult:
@@ -457,15 +458,17 @@ class MemoryService:
             confidence=confidence,
         )
         source = lifecycle.Source(source_message_id, source_ref)
-        with self._db.write() as db:
-            row = lifecycle.create(db, draft, supersedes=supersedes, source=source, now=now)
-            return memory_model(row, now)
+        with self._db.write_sql() as connection:
+            memory = lifecycle.create(
+                connection, draft, supersedes=supersedes, source=source, now=now
+            )
+        return memory_model(memory, now)
 
     def get_memory(self, memory_id: str) -> Memory | None:
         """The memory with this id, whatever its status, or None."""
-        with self._db.read() as db:
-            row = memory_rows.get(db, memory_id)
-            return None if row is None else memory_model(row, utc_now())
+        with self._db.read_sql() as connection:
+            memory = memory_rows.get(connection, memory_id)
+        return None if memory is None else memory_model(memory, utc_now())
 
     def update_memory(
         self,
@@ -488,11 +491,12 @@ class MemoryService:
         """
         now = utc_now()
         draft = memory_draft(content, category=category, key=key, expires_at=expires_at, now=now)
-        with self._db.write() as db:
-            row = memory_rows.get(db, memory_id)
-            if row is None:
+        with self._db.write_sql() as connection:
+            memory = memory_rows.get(connection, memory_id)
+            if memory is None:
                 raise NotFound("memory", memory_id)
-            return memory_model(lifecycle.update(db, row, draft, now), now)
+            revised = lifecycle.update(connection, memory, draft, now)
+        return memory_model(revised, now)
 
     def memory_sources(self, memory_id: str) -> list[MemorySource]:
         """The messages (or source references) a memory came from, oldest link first."""
@@ -505,11 +509,11 @@ class MemoryService:
         Returns:
             True when a memory was deleted, False when there was none with that id.
         """
-        with self._db.write() as db:
-            row = memory_rows.get(db, memory_id)
-            if row is None:
+        with self._db.write_sql() as connection:
+            memory = memory_rows.get(connection, memory_id)
+            if memory is None:
                 return False
-            memory_rows.delete_memory(db, row)
+            memory_rows.delete_memory(connection, memory)
             return True
 
     def delete_memory_result(self, memory_id: str) -> DeleteResult:
@@ -523,13 +527,12 @@ class MemoryService:
             NotFound: If there is no such memory.
         """
         now = utc_now()
-        with self._db.write() as db:
-            row = memory_rows.get(db, memory_id)
-            if row is None:
+        with self._db.write_sql() as connection:
+            memory = memory_rows.get(connection, memory_id)
+            if memory is None:
                 raise NotFound("memory", memory_id)
-            row.pinned, row.modified_at = pinned, now
-            db.flush()
-            return memory_model(row, now)
+            memory_rows.set_pinned(connection, memory_id, pinned, now)
+        return memory_model(replace(memory, pinned=pinned, modified_at=now), now)
 
     def list_memories(
         self,
@@ -719,11 +722,11 @@ class MemoryService:
             NotFound: If there is no such message.
             InvalidInput: If ``offset`` is outside ``0..total_chars``.
         """
-        with self._db.read() as db:
-            row = history_rows.get_message(db, message_id)
-            if row is None:
-                raise NotFound("message", message_id)
-            info, content = MessageInfo.model_validate(row), row.content
+        with self._db.read_sql() as connection:
+            message = history_rows.get_message(connection, message_id)
+        if message is None:
+            raise NotFound("message", message_id)
+        info, content = MessageInfo.model_validate(message), message.content
         if not 0 <= offset <= len(content):
             raise InvalidInput("offset", f"is {offset}; use 0..{len(content)} (total_chars).")
         empty = MessageChunk(

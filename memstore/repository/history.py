@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from memstore.models import DeletedSourceRow, MessageRow, SessionRow, format_utc, parse_utc
@@ -25,7 +25,12 @@ NEXT_SEQUENCE = (
     "(SELECT max(sequence) FROM messages WHERE session_id = :session_id)"
 )
 MESSAGE_BY_SOURCE = f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE source_ref = :source_ref"
+MESSAGE_BY_ID = f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE id = :id"
 TOMBSTONED = "SELECT 1 FROM deleted_sources WHERE source_ref = :source_ref"
+TOMBSTONE = (
+    "INSERT OR IGNORE INTO deleted_sources (source_ref, deleted_at) "
+    "VALUES (:source_ref, :deleted_at)"
+)
 
 
 @dataclass(frozen=True)
@@ -73,9 +78,10 @@ def next_sequence(connection: sqlite3.Connection, session_id: str) -> int | None
     return (highest or 0) + 1 if found else None
 
 
-def get_message(db: Session, message_id: str) -> MessageRow | None:
-    """The message row with this id, or None."""
-    return db.scalars(select(MessageRow).where(MessageRow.id == message_id)).first()
+def get_message(connection: sqlite3.Connection, message_id: str) -> StoredMessage | None:
+    """The message with this id, or None."""
+    row = connection.execute(MESSAGE_BY_ID, {"id": message_id}).fetchone()
+    return None if row is None else StoredMessage.from_row(row)
 
 
 def message_by_source(connection: sqlite3.Connection, source_ref: str) -> StoredMessage | None:
@@ -144,19 +150,15 @@ def dialogue(db: Session, session_id: str, after: int, limit: int) -> list[Messa
     return list(db.scalars(query))
 
 
-def delete_message(db: Session, message: MessageRow, deleted_at: datetime) -> None:
-    """Delete a message (its FTS entry goes with it) and tombstone its source reference."""
+def delete_message(
+    connection: sqlite3.Connection, message: StoredMessage, deleted_at: datetime
+) -> None:
+    """Delete a message (its FTS entry goes with it) and tombstone its source reference, so
+    that no import brings it back."""
     if message.source_ref is not None:
-        tombstone(db, [message.source_ref], deleted_at)
-    db.execute(delete(MessageRow).where(MessageRow.pk == message.pk))
-
-
-def tombstone(db: Session, source_refs: Iterable[str], deleted_at: datetime) -> None:
-    """Record source references that must never be imported again."""
-    for ref in source_refs:
-        if db.get(DeletedSourceRow, ref) is None:
-            db.add(DeletedSourceRow(source_ref=ref, deleted_at=deleted_at))
-    db.flush()
+        params = {"source_ref": message.source_ref, "deleted_at": format_utc(deleted_at)}
+        connection.execute(TOMBSTONE, params)
+    connection.execute("DELETE FROM messages WHERE id = :id", {"id": message.id})
 
 
 def is_tombstoned(connection: sqlite3.Connection, source_ref: str) -> bool:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, delete, func, or_, select, update
+from sqlalchemy import ColumnElement, and_, func, or_, select
 from sqlalchemy.orm import Session
 
 from memstore.models import MemoryRow, MemorySourceRow, format_utc, parse_utc
@@ -21,6 +22,7 @@ class StoredMemory:
 
     id: str
     content: str
+    normalized_content: str
     category: str
     key: str | None
     status: str
@@ -42,8 +44,39 @@ class StoredMemory:
         values["pinned"] = bool(values["pinned"])
         return cls(**values)
 
+    def values(self) -> dict[str, Any]:
+        """Its columns as bound parameters (times as stored UTC text)."""
+        times = ("created_at", "modified_at", "expires_at")
+        return vars(self) | {
+            name: format_utc(value) for name in times if (value := getattr(self, name))
+        }
+
 
 MEMORY_FIELDS = tuple(field.name for field in fields(StoredMemory))
+SELECT_MEMORY = f"SELECT {', '.join(MEMORY_FIELDS)} FROM memories"
+INSERT_MEMORY = (
+    f"INSERT INTO memories ({', '.join(MEMORY_FIELDS)}) "
+    f"VALUES ({', '.join(':' + name for name in MEMORY_FIELDS)})"
+)
+REVISE_MEMORY = """
+    UPDATE memories SET content = :content, normalized_content = :normalized_content,
+        category = :category, key = :key, expires_at = :expires_at, status = :status,
+        modified_at = :modified_at
+    WHERE id = :id
+"""
+RETIRE_MEMORIES = """
+    UPDATE memories SET status = :status, modified_at = :now
+    WHERE id IN (SELECT value FROM json_each(:ids))
+"""
+POINT_MEMORIES = """
+    UPDATE memories SET superseded_by = :by, modified_at = :now
+    WHERE id IN (SELECT value FROM json_each(:ids))
+"""
+PIN_MEMORY = "UPDATE memories SET pinned = :pinned, modified_at = :now WHERE id = :id"
+INSERT_SOURCE = (
+    "INSERT INTO memory_sources (memory_id, message_id, source_ref) "
+    "VALUES (:memory_id, :message_id, :source_ref)"
+)
 IN_FORCE = """
     SELECT id, category, pinned, content FROM memories
     WHERE status = 'active' AND (expires_at IS NULL OR expires_at > :now)
@@ -61,34 +94,64 @@ def current(now: datetime) -> ColumnElement[bool]:
     return and_(MemoryRow.status == "active", unexpired(now))
 
 
-def get(db: Session, memory_id: str) -> MemoryRow | None:
-    """The memory row with this id, or None."""
-    return db.scalars(select(MemoryRow).where(MemoryRow.id == memory_id)).first()
+def get(connection: sqlite3.Connection, memory_id: str) -> StoredMemory | None:
+    """The memory with this id, or None."""
+    row = connection.execute(SELECT_MEMORY + " WHERE id = :id", {"id": memory_id}).fetchone()
+    return None if row is None else StoredMemory.from_row(row)
 
 
 def active_with(
-    db: Session, *, normalized: str | None = None, key: str | None = None
-) -> MemoryRow | None:
+    connection: sqlite3.Connection, *, normalized: str | None = None, key: str | None = None
+) -> StoredMemory | None:
     """The active memory holding this normalised content (or this key), expired or not."""
-    column, value = (
-        (MemoryRow.normalized_content, normalized) if key is None else (MemoryRow.key, key)
-    )
-    return db.scalars(
-        select(MemoryRow).where(MemoryRow.status == "active", column == value)
-    ).first()
+    column, value = ("normalized_content", normalized) if key is None else ("key", key)
+    query = f"{SELECT_MEMORY} WHERE status = 'active' AND {column} = :value"
+    row = connection.execute(query, {"value": value}).fetchone()
+    return None if row is None else StoredMemory.from_row(row)
 
 
-def add(db: Session, row: MemoryRow) -> MemoryRow:
-    """Insert a memory row and flush it (the FTS trigger fires for active ones)."""
-    db.add(row)
-    db.flush()
-    return row
+def insert(connection: sqlite3.Connection, memory: StoredMemory) -> None:
+    """Insert a memory (the FTS trigger indexes it when active)."""
+    connection.execute(INSERT_MEMORY, memory.values())
 
 
-def add_source(db: Session, memory_id: str, message_id: str | None, source_ref: str | None) -> None:
+def revise(connection: sqlite3.Connection, memory: StoredMemory) -> None:
+    """Write the fields an update may change (content, category, key, expiry, status,
+    modification time) of the stored memory with ``memory.id``."""
+    connection.execute(REVISE_MEMORY, memory.values())
+
+
+def retire(
+    connection: sqlite3.Connection, memory_ids: Sequence[str], status: str, now: datetime
+) -> None:
+    """Take active memories out of force (``superseded`` or ``expired``), freeing their
+    content and key for another active memory."""
+    if memory_ids:
+        params = {"ids": json.dumps(memory_ids), "status": status, "now": format_utc(now)}
+        connection.execute(RETIRE_MEMORIES, params)
+
+
+def point(
+    connection: sqlite3.Connection, memory_ids: Sequence[str], by: str, now: datetime
+) -> None:
+    """Record that memory ``by`` superseded each of ``memory_ids`` (already retired)."""
+    if memory_ids:
+        params = {"ids": json.dumps(memory_ids), "by": by, "now": format_utc(now)}
+        connection.execute(POINT_MEMORIES, params)
+
+
+def set_pinned(connection: sqlite3.Connection, memory_id: str, pinned: bool, now: datetime) -> None:
+    """Pin or unpin a memory."""
+    params = {"id": memory_id, "pinned": pinned, "now": format_utc(now)}
+    connection.execute(PIN_MEMORY, params)
+
+
+def add_source(
+    connection: sqlite3.Connection, memory_id: str, message_id: str | None, source_ref: str | None
+) -> None:
     """Link a memory to the message (or source reference) it came from."""
-    db.add(MemorySourceRow(memory_id=memory_id, message_id=message_id, source_ref=source_ref))
-    db.flush()
+    params = {"memory_id": memory_id, "message_id": message_id, "source_ref": source_ref}
+    connection.execute(INSERT_SOURCE, params)
 
 
 def sources(db: Session, memory_id: str) -> list[MemorySourceRow]:
@@ -97,22 +160,11 @@ def sources(db: Session, memory_id: str) -> list[MemorySourceRow]:
     return list(db.scalars(query.order_by(MemorySourceRow.pk)))
 
 
-def retire(db: Session, row: MemoryRow, status: str, now: datetime) -> None:
-    """Take an active memory out of force (``superseded`` or ``expired``), freeing its
-    content and key for another active memory."""
-    row.status = status
-    row.modified_at = now
-    db.flush()
-
-
-def delete_memory(db: Session, row: MemoryRow) -> None:
+def delete_memory(connection: sqlite3.Connection, memory: StoredMemory) -> None:
     """Delete a memory and its source links; memories it superseded now point where it did."""
-    db.execute(
-        update(MemoryRow)
-        .where(MemoryRow.superseded_by == row.id)
-        .values(superseded_by=row.superseded_by)
-    )
-    db.execute(delete(MemoryRow).where(MemoryRow.pk == row.pk))
+    params = {"id": memory.id, "by": memory.superseded_by}
+    connection.execute("UPDATE memories SET superseded_by = :by WHERE superseded_by = :id", params)
+    connection.execute("DELETE FROM memories WHERE id = :id", params)
 
 
 def page(
