@@ -11,7 +11,12 @@ printed to stderr as it finishes, and summed up in the report):
 2. Import its daily logs with ``MemoryService.import_markdown`` into a fresh database.
 3. Insert the same rows with plain ``sqlite3`` ``executemany`` into a second fresh database
    migrated to the same schema, one transaction per file, through the same FTS triggers.
-4. Time recall of a rare word, a common word and a phrase on both databases.
+4. Time recall of a rare word and a common word (mode any), a rare pair of words (mode all)
+   and the same pair as a phrase: memstore's ``recall`` against the statements it runs,
+   executed in plain ``sqlite3`` on the raw database (memory hits, each ranking part's
+   document count, the first batch of weighted hits of the first tier with hits, their pair
+   partners), checking that both give the same hits in the same order. The time of a plain
+   bm25 query with each hit's neighbour (no ranking parts) is printed beside, for scale.
 5. Time ``search_words`` for the two-letter prefix with the most words (first page) against
    the fts5vocab ``row`` query it wraps (page and total), and ``word_instances`` of the rare
    and the common word (first page) against the fts5vocab ``instance`` query it wraps (page
@@ -73,7 +78,16 @@ from memstore.context import HEADER
 from memstore.guard import secret_kind
 from memstore.memory_rules import MAX_CONTENT_CHARS, normalize_content
 from memstore.models import CATEGORIES, format_utc
-from memstore.repository.fts_query import MAX_DISTINCT_TOKENS, fold, tokenize
+from memstore.repository import ranking, search
+from memstore.repository.fts_query import (
+    MAX_DISTINCT_TOKENS,
+    Mode,
+    QueryPart,
+    build_match,
+    fold,
+    ranking_tiers,
+    tokenize,
+)
 from memstore.service import MemoryService
 
 REPO = Path(__file__).resolve().parent.parent
@@ -335,9 +349,10 @@ class Query:
 
     label: str
     text: str
-    mode: str
+    mode: Mode
     match: str
     hits: int = 0
+    tiers: tuple[tuple[QueryPart, ...], ...] = ()
 
 
 def plain_word(term: str, shortest: int) -> bool:
@@ -389,6 +404,7 @@ def choose_queries(raw: sqlite3.Connection, vocab: Sequence[tuple[str, int]]) ->
     cases = [
         Query("rare", rare_word(vocab), "any", ""),
         Query("common", common_word(vocab), "any", ""),
+        Query("all", phrase, "all", " AND ".join(map(fts_string, phrase.split()))),
         Query("phrase", phrase, "phrase", " + ".join(map(fts_string, phrase.split()))),
     ]
     return [with_hits(raw, case) for case in cases]
@@ -399,14 +415,16 @@ def with_hits(raw: sqlite3.Connection, case: Query) -> Query:
     match = case.match or fts_string(case.text)
     sql = "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?"
     hits = raw.execute(sql, (match,)).fetchone()[0]
-    return Query(case.label, case.text, case.mode, match, hits)
+    tiers = tuple(tuple(tier) for tier in ranking_tiers(case.text, case.mode))
+    return Query(case.label, case.text, case.mode, match, hits, tiers)
 
 
 # Recall
 
 
-def raw_recall(raw: sqlite3.Connection, match: str) -> list[tuple[Any, ...]]:
-    """The top hits of ``match`` by bm25, each followed by its paired neighbour (if any)."""
+def plain_recall(raw: sqlite3.Connection, match: str) -> list[tuple[Any, ...]]:
+    """The top hits of ``match`` by plain bm25, each followed by its paired neighbour (if
+    any): the floor of any recall, without memstore's ranking."""
     found: list[tuple[Any, ...]] = []
     for hit in raw.execute(RAW_HITS, (match, HITS)).fetchall():
         # messages columns: pk, id, session_id, sequence, role, ...
@@ -414,6 +432,40 @@ def raw_recall(raw: sqlite3.Connection, match: str) -> list[tuple[Any, ...]]:
         found.append(hit)
         found.extend(raw.execute(neighbour, (hit[2], hit[3])).fetchall())
     return found
+
+
+def ranked_recall(raw: sqlite3.Connection, case: Query) -> list[str | None]:
+    """memstore's recall statements, run in plain sqlite3 on the raw database: the memory
+    hits, each ranking part's document count and the index size, then the first batch of
+    the first tier with hits, weighted the same way, with its pair partners. Returns the
+    hits' source references in rank order (the first batch, as memstore's first page reads
+    it); ids differ between the two databases."""
+    now = format_utc(datetime.now(UTC))
+    no_filters = {"session_id": None, "role": None, "since": None, "until": None}
+    memory = {"query": build_match(case.text, case.mode), "now": now, "limit": HITS}
+    raw.execute(search.MEMORY_HITS, memory | no_filters).fetchall()
+    matches = json.dumps(list({part.match: None for tier in case.tiers for part in tier}))
+    documents = dict(raw.execute(search.PART_DOCUMENTS, {"matches": matches}).fetchall())
+    (total,) = raw.execute(search.INDEXED_MESSAGES).fetchone()
+    for tier in case.tiers:
+        weights = ranking.weighted_parts(tier, documents, total)
+        if any(role == 1 for _, role in weights.values()):
+            page = {"parts": json.dumps(weights), "limit": search.FIRST_BATCH, "offset": 0}
+            rows = raw.execute(search.HISTORY_HITS, page | no_filters).fetchall()
+            partners = json.dumps([row[-1] for row in rows if row[-1]])
+            raw.execute(search.PARTNERS, {"pks": partners}).fetchall()
+            return [row[7] for row in rows]  # HISTORY_HITS: id, ..., source_ref, rank, partner
+    return []
+
+
+def same_hits(service: MemoryService, raw: sqlite3.Connection, case: Query) -> bool:
+    """True when memstore's conversations, by the source reference of the matched message,
+    are raw's ranked hits in the same order (memstore leaves out orphan replies and hits
+    already shown as a partner)."""
+    conversations = service.recall(case.text, mode=case.mode).conversations
+    shown = [m.source_ref for c in conversations for m in c.messages if m.id == c.matched_id]
+    ranked = ranked_recall(raw, case)
+    return bool(shown) and shown == [hit for hit in ranked if hit in set(shown)]
 
 
 def seconds(call: Callable[[], object]) -> float:
@@ -435,15 +487,31 @@ def p50s_ms(calls: Sequence[Callable[[], object]], repeat: int) -> list[float]:
     return [statistics.median(column) * 1000 for column in zip(*rounds, strict=True)]
 
 
-def recall_p50s(
+@dataclass(frozen=True)
+class RecallTimes:
+    """One recall case: memstore's p50 ms, raw's running the same statements, raw's plain
+    bm25 query, and whether memstore's hits are the raw ranked ones."""
+
+    case: Query
+    memstore_ms: float
+    raw_ms: float
+    plain_ms: float
+    same: bool
+
+
+def compare_recall(
     service: MemoryService, raw: sqlite3.Connection, case: Query, repeat: int
-) -> tuple[float, float]:
-    """(memstore, raw) median recall milliseconds for one case."""
-    memstore_ms, raw_ms = p50s_ms(
-        [lambda: service.recall(case.text, mode=case.mode), lambda: raw_recall(raw, case.match)],
+) -> RecallTimes:
+    """Median recall milliseconds of one case, memstore against raw."""
+    memstore_ms, raw_ms, plain_ms = p50s_ms(
+        [
+            lambda: service.recall(case.text, mode=case.mode),
+            lambda: ranked_recall(raw, case),
+            lambda: plain_recall(raw, case.match),
+        ],
         repeat,
     )
-    return memstore_ms, raw_ms
+    return RecallTimes(case, memstore_ms, raw_ms, plain_ms, same_hits(service, raw, case))
 
 
 # Words: search_words and word_instances
@@ -1309,9 +1377,9 @@ def compare_imports(service: MemoryService, raw: sqlite3.Connection, logs: Path)
 
 def compare_recalls(
     service: MemoryService, raw: sqlite3.Connection, cases: Sequence[Query], repeat: int
-) -> list[tuple[Query, float, float]]:
-    """Each case with its (memstore, raw) p50 milliseconds."""
-    return [(case, *recall_p50s(service, raw, case, repeat)) for case in cases]
+) -> list[RecallTimes]:
+    """Each case's times."""
+    return [compare_recall(service, raw, case, repeat) for case in cases]
 
 
 @dataclass
@@ -1319,7 +1387,7 @@ class Results:
     """Everything one run measured."""
 
     times: ImportTimes
-    recalls: list[tuple[Query, float, float]]
+    recalls: list[RecallTimes]
     words: WordsTimes
     instances: list[InstancesTimes]
     records: RecordTimes
@@ -1330,7 +1398,10 @@ class Results:
     def rows(self) -> list[Row]:
         """The table's rows, in the order of the run."""
         rows = [Row("import msgs/s", *self.times.rates(), "rate")]
-        rows += [Row(f"recall {case.label} p50 ms", m, r, "time") for case, m, r in self.recalls]
+        rows += [
+            Row(f"recall {r.case.label} p50 ms", r.memstore_ms, r.raw_ms, "time")
+            for r in self.recalls
+        ]
         rows.append(Row("search_words p50 ms", self.words.memstore_ms, self.words.raw_ms, "time"))
         rows += [
             Row(f"word_instances {case.label} p50 ms", case.memstore_ms, case.raw_ms, "time")
@@ -1363,8 +1434,11 @@ def report(args: argparse.Namespace, results: Results, steps: Steps) -> str:
         f"rows differing between the two databases: {times.differing}"
     )
     lines += [
-        f"recall {case.label}: {case.text!r} (mode {case.mode}, {case.hits} matching messages)"
-        for case, _, _ in results.recalls
+        f"recall {r.case.label}: {r.case.text!r} (mode {r.case.mode}, {r.case.hits} matching "
+        f"messages); raw runs memstore's statements (memory hits, part counts, weighted hits, "
+        f"partners); same hits in the same order: {yes(r.same)}; plain bm25 with neighbours "
+        f"instead: {r.plain_ms:.2f} ms"
+        for r in results.recalls
     ]
     lines.append(
         f"search_words: prefix {words.prefix!r} ({words.total} words), first page of {HITS}; "
