@@ -77,18 +77,25 @@ HISTORY_WORD_TOTAL = (
     "SELECT count(*) FROM temp.messages_vocab_row WHERE term >= :low AND term < :high"
 )
 # A page of instances, each with ``nth``: its rank among the word's instances in the same
-# record (the window runs over every instance, before the page is cut), so that the n-th
-# highlighted region of the record is this instance. The record's text and history fields
-# are joined to the page's rows only.
+# record, so that the n-th highlighted region of the record is this instance. The instances
+# are materialized once, unsorted; the page is sorted out of them, and ``nth`` counted for
+# the page's rows only, through an automatic index on the materialized rows. (A row_number()
+# window over every instance sorted all of them twice and measured three times slower on a
+# common word.) The record's text and history fields are joined to the page's rows only.
 INSTANCE_PAGE = f"""
-    SELECT page.source_type, page.pk, page.id, page.created_at, page.position, page.nth,
+    WITH found AS MATERIALIZED (
+        SELECT source_type, pk, id, created_at, position
+        FROM ({INSTANCES.format(term=EXACT)})),
+    page AS (
+        SELECT * FROM found ORDER BY created_at DESC, source_type, id, position
+        LIMIT :limit OFFSET :offset)
+    SELECT page.source_type, page.pk, page.id, page.created_at, page.position,
+           (SELECT count(*) FROM found AS f
+            WHERE f.source_type = page.source_type AND f.pk = page.pk
+              AND f.position < page.position) AS nth,
            coalesce(m.content, mem.content) AS content, m.session_id, m.role, m.sequence,
            m.source_ref
-    FROM (SELECT source_type, pk, id, created_at, position,
-                 row_number() OVER (PARTITION BY source_type, pk ORDER BY position) - 1 AS nth
-          FROM ({INSTANCES.format(term=EXACT)})
-          ORDER BY created_at DESC, source_type, id, position
-          LIMIT :limit OFFSET :offset) AS page
+    FROM page
     LEFT JOIN messages AS m ON page.source_type = 'message' AND m.pk = page.pk
     LEFT JOIN memories AS mem ON page.source_type = 'memory' AND mem.pk = page.pk
     ORDER BY page.created_at DESC, page.source_type, page.id, page.position
