@@ -91,9 +91,20 @@ def load_config(path: Path | None) -> MemoryConfig:
         raise click.BadParameter(f"cannot use {path}: {error}", param_hint="--config") from error
 
 
-def service_from(ctx: click.Context) -> MemoryService:
-    """The service of this invocation (opened lazily by the group)."""
+def service_from(ctx: click.Context, *, create: bool = False) -> MemoryService:
+    """The service of this invocation (opened lazily by the group).
+
+    Only the commands that store something (``create``) may create the database file; the
+    others refuse a file that does not exist, so that a mistyped ``--database`` is an error
+    instead of a new, empty database that reports nothing wrong.
+    """
     service: MemoryService = ctx.find_root().obj
+    if not create and not service.path.exists():
+        raise click.FileError(
+            str(service.path),
+            "there is no database there; check --database or the configuration, or create "
+            "one with `memstore import` or `memstore remember`.",
+        )
     return service
 
 
@@ -155,7 +166,7 @@ def import_command(
 
     Example: memstore import ~/logs --speaker "Diego=user" --speaker "Morgan=assistant"
     """
-    service = service_from(ctx)
+    service = service_from(ctx, create=True)
     files = expand_paths(paths)
     show = sys.stderr.isatty() and len(files) > 1
     with click.progressbar(
@@ -330,7 +341,7 @@ def diary(ctx: click.Context, /, day: date | None, tz: str | None, output: str) 
 
     Example: memstore diary 2026-10-05 --tz Europe/Madrid --format text
     """
-    result = service_from(ctx).diary(day, tz=tz)
+    result = service_from(ctx, create=True).diary(day, tz=tz)
     if output == "text":
         click.echo(days.render(result))
     else:
@@ -360,7 +371,7 @@ def mcp(ctx: click.Context) -> None:
             f"memstore mcp needs the MCP Python SDK 2.x ({error}); "
             "install it with: pip install 'memstore[mcp]'"
         ) from error
-    serve(service_from(ctx))
+    serve(service_from(ctx, create=True))
 
 
 @cli.command()
@@ -410,7 +421,7 @@ def remember(ctx: click.Context, /, content: str, **fields: Any) -> None:
 
     Example: memstore remember "Diego prefers Spanish." --category preference --key language
     """
-    emit(service_from(ctx).remember(content, **fields))
+    emit(service_from(ctx, create=True).remember(content, **fields))
 
 
 @cli.command()

@@ -110,7 +110,8 @@ def test_text_that_is_not_unicode_is_refused_as_input(runner: CliRunner, db_path
 def test_an_unwritable_database_folder_is_a_clear_error(runner: CliRunner, tmp_path: Path) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
-    result = runner.invoke(cli, ["--database", str(blocker / "db.sqlite3"), "recall", "café"])
+    database = str(blocker / "db.sqlite3")
+    result = runner.invoke(cli, ["--database", database, "remember", "Diego likes tea."])
     assert result.exit_code == 1
     error = json.loads(result.stderr)["error"]
     assert error["type"] == "StoreError" and "Cannot create the folder" in error["message"]
@@ -192,6 +193,7 @@ def test_check_reports_ok_and_fails_on_a_broken_index(runner: CliRunner, importe
 
 
 def test_default_database_lives_in_the_data_directory(runner: CliRunner, tmp_path: Path) -> None:
+    assert runner.invoke(cli, ["remember", "Diego likes tea."]).exit_code == 0
     result = runner.invoke(cli, ["check"])
     assert result.exit_code == 0
     assert json.loads(result.stdout)["database"] == str(
@@ -199,9 +201,26 @@ def test_default_database_lives_in_the_data_directory(runner: CliRunner, tmp_pat
     )
 
 
+def test_reading_commands_refuse_a_database_that_does_not_exist(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    # A mistyped --database used to create an empty database that `check` called ok.
+    missing = tmp_path / "mistyped.sqlite3"
+    for command in (["check"], ["recall", "café"], ["memories"], ["delete-memory", "mem_x"]):
+        result = runner.invoke(cli, ["--database", str(missing), *command])
+        assert result.exit_code == 1, command
+        error = json.loads(result.stderr)["error"]
+        assert error["type"] == "FileError" and "no database there" in error["message"]
+        assert str(missing) in error["message"]
+    assert not missing.exists()
+
+
 def test_config_file_selects_the_database(runner: CliRunner, tmp_path: Path) -> None:
     config = tmp_path / "config.json"
     config.write_text(json.dumps({"memory": {"database": "other/db.sqlite3", "max_results": 3}}))
+    assert (
+        runner.invoke(cli, ["--config", str(config), "remember", "Diego likes tea."]).exit_code == 0
+    )
     result = runner.invoke(cli, ["--config", str(config), "check"])
     assert json.loads(result.stdout)["database"] == str(tmp_path / "home" / "other" / "db.sqlite3")
     config.write_text(json.dumps({"memory": {"database": "../escape.sqlite3"}}))
