@@ -14,7 +14,7 @@ from pathlib import Path, PureWindowsPath
 from typing import Any
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 log = logging.getLogger(__name__)
 
@@ -95,13 +95,30 @@ def read_section(path: Path) -> MemoryConfig:
     Raises:
         OSError: When the file cannot be read.
         ValueError: When it is not JSON, has no object ``memory`` section, or a setting is
-            invalid (pydantic's ValidationError is a ValueError, naming each setting).
+            invalid (one sentence per bad setting: its name, what is wrong, the value given).
     """
     document: Any = json.loads(path.read_text(encoding="utf-8-sig"))
     section = document.get("memory", {}) if isinstance(document, dict) else None
     if not isinstance(section, dict):
         raise ValueError('the file must be a JSON object whose "memory" is an object')
-    return MemoryConfig.model_validate(section)
+    try:
+        return MemoryConfig.model_validate(section)
+    except ValidationError as error:
+        raise ValueError(settings_problems(error)) from None
+
+
+def settings_problems(error: ValidationError) -> str:
+    """pydantic's errors as plain sentences, e.g. ``memory.max_results: Input should be less
+    than or equal to 50 (given 500)``, without its error codes and links."""
+    problems = []
+    for problem in error.errors():
+        name = ".".join(["memory", *map(str, problem["loc"])])
+        reason = problem["msg"].removeprefix("Value error, ")
+        if problem["type"] == "extra_forbidden":
+            reason = "unknown setting; known: " + ", ".join(MemoryConfig.model_fields)
+        given = f" (given {problem['input']!r})" if problem["type"] != "missing" else ""
+        problems.append(f"{name}: {reason}{given}")
+    return "; ".join(problems)
 
 
 class ConfigLoader:

@@ -10,7 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from memstore import MemoryConfig
-from memstore.config import ConfigLoader, data_dir
+from memstore.config import ConfigLoader, data_dir, read_section
 
 EDGES = [
     ("max_results", 1, 50),
@@ -99,3 +99,14 @@ def test_changing_the_database_path_selects_another_database(tmp_path: Path) -> 
     second = MemoryService.from_config(MemoryConfig(database="b.sqlite3"))
     assert second.list_memories().total == 0 and first.list_memories().total == 1
     assert logging.getLogger("memstore").handlers == []  # the library adds no handlers
+
+
+def test_bad_settings_are_named_in_plain_sentences(tmp_path: Path) -> None:
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"memory": {"max_results": 500, "databse": "x.sqlite3"}}))
+    with pytest.raises(ValueError) as raised:
+        read_section(path)
+    message = str(raised.value)
+    assert "memory.max_results: Input should be less than or equal to 50 (given 500)" in message
+    assert "memory.databse: unknown setting; known: enabled" in message
+    assert "errors.pydantic.dev" not in message and "type=" not in message
