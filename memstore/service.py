@@ -765,7 +765,10 @@ class MemoryService:
             raise InvalidQuery(
                 argument, f"{text!r} is not valid Unicode (bytes that are not UTF-8?); retype it."
             )
-        found = vocab.tokens(connection, text)
+        # An ASCII letters-and-digits word is one token that unicode61 only lowercases; any
+        # other text is split and folded by SQLite's own tokenizer.
+        ascii_word = text.isascii() and text.isalnum()
+        found = [text.lower()] if ascii_word else vocab.tokens(connection, text)
         if len(found) != 1:
             raise InvalidQuery(
                 argument,

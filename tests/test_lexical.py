@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import random
+import string
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime, timedelta, timezone
@@ -27,6 +28,7 @@ from hypothesis import strategies as st
 from memstore import InvalidInput, InvalidQuery, MemoryConfig, MemoryService, NotFound
 from memstore.cli import cli
 from memstore.lexical import excerpt, mark, marked_spans, markers_for
+from memstore.repository import vocab
 from memstore.schemas import UNTRUSTED_WARNING, InstancePage, WordEntry, WordPage
 from tests import factories
 
@@ -841,3 +843,14 @@ def test_cli_word_filters_and_errors(
     assert json.loads(result.stderr)["error"]["type"] == "InvalidQuery"
     result = runner.invoke(cli, ["--database", str(db_path), "conversation", "nope"])
     assert result.exit_code == 1 and json.loads(result.stderr)["error"]["type"] == "NotFound"
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(word=st.text(alphabet=string.ascii_letters + string.digits, min_size=1, max_size=40))
+def test_an_ascii_word_folds_as_sqlite_folds_it(service: MemoryService, word: str) -> None:
+    # _one_word skips SQLite's tokenizer for ASCII letters and digits: it must agree with it.
+    with service._db.read_sql() as connection:
+        vocab.prepare(connection)
+        assert vocab.tokens(connection, word) == [word.lower()]
