@@ -10,7 +10,10 @@ and a clipped message carries ``truncated: true``.
 
 from __future__ import annotations
 
+import itertools
 import json
+import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from typing import TypeVar
 
@@ -25,6 +28,8 @@ ELLIPSIS = "…"
 MIN_CLIP_CHARS = 40
 MAX_FIT_ATTEMPTS = 6
 SHORT_ESCAPES = frozenset('"\\\b\f\n\r\t')
+ESCAPED = re.compile(r'[\x00-\x1f"\\]')  # the characters JSON escapes (see char_cost)
+TOKEN_JOINER = "\x00"  # folds to itself, and no token character folds to it
 
 
 def json_size(model: BaseModel) -> int:
@@ -63,12 +68,9 @@ def fair_share(sizes: Sequence[int], room: int) -> int:
 def json_prefix(text: str, room: int) -> str:
     """The longest start of ``text`` whose JSON fits ``room`` characters (at least one
     character of a non-empty text, so that a reader always moves on)."""
-    used = 0
-    for index, char in enumerate(text):
-        used += char_cost(char)
-        if used > room:
-            return text[: max(index, 1)]
-    return text
+    head = text[: max(room, 0)]  # every character costs at least 1
+    fitting = bisect_right(json_spent(head), room) - 1
+    return text if fitting == len(text) else text[: max(fitting, 1)]
 
 
 def fill_dialogue(messages: Sequence[Message], room: int) -> list[Message]:
@@ -98,43 +100,57 @@ def char_cost(char: str) -> int:
     return 6 if char < " " else 1
 
 
+def json_spent(text: str) -> Sequence[int]:
+    """Characters of JSON of each start of ``text``: item ``i`` is what ``text[:i]`` takes
+    inside a JSON string (``len(text) + 1`` increasing items)."""
+    if ESCAPED.search(text) is None:
+        return range(len(text) + 1)
+    costs = [1] * len(text)
+    for escaped in ESCAPED.finditer(text):
+        costs[escaped.start()] = char_cost(escaped[0])
+    return list(itertools.accumulate(costs, initial=0))
+
+
 def json_length(text: str) -> int:
     """Characters ``text`` takes inside a JSON string, without the quotes."""
     return len(json.dumps(text, ensure_ascii=False)) - 2  # the same escapes, at C speed
 
 
 def first_match(text: str, folded_terms: frozenset[str]) -> int:
-    """Character offset of the first token of ``text`` among ``folded_terms``, else 0."""
-    for start, end in token_spans(text):
-        if fold(text[start:end]) in folded_terms:
-            return start
-    return 0
+    """Character offset of the first token of ``text`` among ``folded_terms``, else 0.
+
+    The tokens are folded in one go, joined by :data:`TOKEN_JOINER`: :func:`fold` of a
+    joined text is the join of the folds, since case folding and NFKD go character by
+    character (NFKD reorders only combining characters, which the fold drops).
+    """
+    spans = token_spans(text)
+    tokens = map(text.__getitem__, itertools.starmap(slice, spans))  # text[start:end] each
+    folded = fold(TOKEN_JOINER.join(tokens)).split(TOKEN_JOINER)  # [""] when there is none
+    starts = (
+        start for (start, _), token in zip(spans, folded, strict=False) if token in folded_terms
+    )
+    return next(starts, 0)
 
 
-def window(costs: list[int], focus: int, room: int) -> tuple[int, int]:
+def window(spent: Sequence[int], focus: int, room: int) -> tuple[int, int]:
     """The ``[start, end)`` of at most ``room`` cost around ``focus``: about a quarter of the
-    room before it, the rest after, and any room left at the end of the text used before."""
-    start, end, used = focus, focus, 0
-    while start > 0 and used + costs[start - 1] <= room // 4:
-        start -= 1
-        used += costs[start]
-    while end < len(costs) and used + costs[end] <= room:
-        used += costs[end]
-        end += 1
-    while start > 0 and used + costs[start - 1] <= room:
-        start -= 1
-        used += costs[start]
-    return start, end
+    room before it, the rest after, and any room left at the end of the text used before.
+    ``spent[i]`` is the cost of the text's first ``i`` characters (increasing)."""
+    room = max(room, 0)  # a negative room holds nothing, as 0 does
+    start = bisect_left(spent, spent[focus] - room // 4, 0, focus)
+    end = bisect_right(spent, spent[start] + room, focus, len(spent)) - 1
+    return bisect_left(spent, spent[end] - room, 0, start), end
 
 
-def clip_costed(text: str, costs: list[int], limit: int, focus: int) -> str:
-    """``text`` (whose characters cost ``costs``) in at most ``limit`` cost around ``focus``,
-    marked with "…" at the end, and at the start when the window does not begin the text."""
-    if sum(costs) <= limit:
+def clip_costed(text: str, spent: Sequence[int], limit: int, focus: int) -> str:
+    """``text`` (whose first ``i`` characters cost ``spent[i]``) in at most ``limit`` cost
+    around ``focus``, marked with "…" at the end, and at the start when the window does not
+    begin the text."""
+    if spent[-1] <= limit:
         return text
-    start, end = window(costs, focus, limit - 1)
+    start, end = window(spent, focus, limit - 1)
     if start > 0:
-        start, end = window(costs, focus, limit - 2)
+        start, end = window(spent, focus, limit - 2)
     lead = ELLIPSIS if start > 0 else ""
     return lead + text[start:end] + ELLIPSIS
 
@@ -145,12 +161,12 @@ def clip(text: str, limit: int, focus: int = 0) -> str:
     Returns ``text`` itself when it fits; otherwise a window marked with "…" (at least the
     mark, so a ``limit`` under 2 can be exceeded).
     """
-    return clip_costed(text, [1] * len(text), limit, focus)
+    return clip_costed(text, range(len(text) + 1), limit, focus)
 
 
 def clip_json(text: str, limit: int, focus: int = 0) -> str:
     """:func:`clip`, with ``limit`` counted in characters of JSON (see :func:`char_cost`)."""
-    return clip_costed(text, [char_cost(char) for char in text], limit, focus)
+    return clip_costed(text, json_spent(text), limit, focus)
 
 
 def clip_message(message: Message, limit: int, folded_terms: frozenset[str]) -> Message:

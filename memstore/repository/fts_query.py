@@ -15,7 +15,9 @@ module, after a quoted string), so that each can be weighted (see
 
 from __future__ import annotations
 
+import functools
 import itertools
+import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -32,17 +34,56 @@ STEM_MIN_CHARS = 4
 STEM_CUT_CHARS = 3
 PartKind = Literal["word", "pair", "stem", "phrase", "filter"]
 PartRole = Literal["gate", "rank", "veto"]
+BMP_SIZE = 0x10000
+NON_BMP = re.compile("[\U00010000-\U0010ffff]")
+STAND_INS = {"m": "\u0300", "w": "a", ".": " "}  # a BMP character of each token_role
 
 
-def is_token_char(char: str) -> bool:
-    """True for characters unicode61 keeps inside a token (letters, numbers, marks, Co)."""
-    category = unicodedata.category(char)
-    return category[0] in "LNM" or category == "Co"
+def token_role(category: str) -> str:
+    """How unicode61 treats the characters of a Unicode general category: ``"m"`` for
+    combining marks (M*), ``"w"`` for the other token characters (letters L*, numbers N*,
+    private use Co), ``"."`` for separators."""
+    if category[0] == "M":
+        return "m"
+    return "w" if category[0] in "LN" or category == "Co" else "."
 
 
-def is_mark(char: str) -> bool:
-    """True for combining marks (Mn, Mc, Me)."""
-    return unicodedata.category(char)[0] == "M"
+def char_class(roles: str, wanted: str) -> str:
+    """The inside of a regular-expression class matching the BMP characters whose role is
+    in ``wanted``, as ranges; ``roles`` holds every BMP character's role, by code point."""
+    runs = (match.span() for match in re.finditer(f"[{wanted}]+", roles))
+    return "".join(f"{re.escape(chr(start))}-{re.escape(chr(end - 1))}" for start, end in runs)
+
+
+@functools.cache
+def token_pattern() -> re.Pattern[str]:
+    """Finds the tokens of a text rewritten by :func:`bmp_text`: maximal runs of token
+    characters that hold a character other than a mark.
+
+    Built once, from the Unicode database, in tens of milliseconds. Its classes list BMP
+    characters only, which a regular expression looks up in a table: it would test a
+    character against a class's non-BMP ranges one by one, several times slower. The negated
+    classes, quicker to build, would match any non-BMP character, and :func:`bmp_text` leaves
+    none. A match never starts right after a mark (a token's run starts after a separator or
+    at the start of the text), so a long run of marks alone is passed over in linear time.
+    """
+    categories = list(map(unicodedata.category, map(chr, range(BMP_SIZE))))
+    role_of = {category: token_role(category) for category in set(categories)}
+    roles = "".join(map(role_of.__getitem__, categories))
+    marks = char_class(roles, "m")
+    separators = char_class(roles, ".")
+    non_words = char_class(roles, ".m")  # separators and marks
+    return re.compile(rf"(?<![{marks}])[{marks}]*+[^{non_words}][^{separators}]*")
+
+
+def bmp_stand_in(match: re.Match[str]) -> str:
+    """A BMP character with the matched character's role (see :func:`token_role`)."""
+    return STAND_INS[token_role(unicodedata.category(match[0]))]
+
+
+def bmp_text(text: str) -> str:
+    """``text`` with each non-BMP character replaced by its stand-in (offsets unchanged)."""
+    return NON_BMP.sub(bmp_stand_in, text)
 
 
 def token_spans(text: str) -> list[tuple[int, int]]:
@@ -52,17 +93,7 @@ def token_spans(text: str) -> list[tuple[int, int]]:
     unicode61 separates at it, so it can never match, and as an FTS5 string it would be an
     empty phrase, which makes an ``all`` query match nothing.
     """
-    spans: list[tuple[int, int]] = []
-    start: int | None = None
-    for index, char in enumerate(text):
-        if is_token_char(char):
-            start = index if start is None else start
-        elif start is not None:
-            spans.append((start, index))
-            start = None
-    if start is not None:
-        spans.append((start, len(text)))
-    return [(start, end) for start, end in spans if not all(map(is_mark, text[start:end]))]
+    return list(map(re.Match.span, token_pattern().finditer(bmp_text(text))))
 
 
 def tokenize(text: str) -> list[str]:
@@ -72,8 +103,11 @@ def tokenize(text: str) -> list[str]:
 
 def fold(token: str) -> str:
     """Case- and accent-fold a token the way ``remove_diacritics 2`` compares it."""
-    decomposed = unicodedata.normalize("NFKD", token.casefold())
-    return "".join(char for char in decomposed if not unicodedata.combining(char))
+    folded = token.casefold()
+    if folded.isascii():  # already decomposed, and without combining characters
+        return folded
+    decomposed = unicodedata.normalize("NFKD", folded)
+    return "".join(itertools.filterfalse(unicodedata.combining, decomposed))
 
 
 def quote(token: str) -> str:

@@ -1,0 +1,165 @@
+"""Clipping by prefix sums and bisection against the per-character code it replaces.
+
+The reference functions below are the former implementations, kept as oracles: they walk the
+text one character at a time, which is slow and obviously right.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memstore.budget import (
+    TOKEN_JOINER,
+    char_cost,
+    clip,
+    clip_json,
+    first_match,
+    json_length,
+    json_prefix,
+    json_spent,
+    window,
+)
+from memstore.repository.fts_query import fold
+from tests.test_fts_query_tokens import TEXT, reference_fold, reference_token_spans
+
+ELLIPSIS = "…"
+LIMITS = st.integers(min_value=-3, max_value=150)
+
+
+def reference_window(costs: list[int], focus: int, room: int) -> tuple[int, int]:
+    start, end, used = focus, focus, 0
+    while start > 0 and used + costs[start - 1] <= room // 4:
+        start -= 1
+        used += costs[start]
+    while end < len(costs) and used + costs[end] <= room:
+        used += costs[end]
+        end += 1
+    while start > 0 and used + costs[start - 1] <= room:
+        start -= 1
+        used += costs[start]
+    return start, end
+
+
+def reference_clip_costed(text: str, costs: list[int], limit: int, focus: int) -> str:
+    if sum(costs) <= limit:
+        return text
+    start, end = reference_window(costs, focus, limit - 1)
+    if start > 0:
+        start, end = reference_window(costs, focus, limit - 2)
+    lead = ELLIPSIS if start > 0 else ""
+    return lead + text[start:end] + ELLIPSIS
+
+
+def reference_json_prefix(text: str, room: int) -> str:
+    used = 0
+    for index, char in enumerate(text):
+        used += char_cost(char)
+        if used > room:
+            return text[: max(index, 1)]
+    return text
+
+
+def reference_first_match(text: str, folded_terms: frozenset[str]) -> int:
+    for start, end in reference_token_spans(text):
+        if reference_fold(text[start:end]) in folded_terms:
+            return start
+    return 0
+
+
+@st.composite
+def text_and_focus(draw: st.DrawFn) -> tuple[str, int]:
+    text = draw(TEXT)
+    return text, draw(st.integers(min_value=0, max_value=len(text)))
+
+
+@settings(max_examples=1000, deadline=None)
+@given(
+    st.lists(st.integers(min_value=1, max_value=6), max_size=60),
+    st.data(),
+    st.integers(min_value=-5, max_value=200),
+)
+def test_window_equals_the_step_by_step_reference(
+    costs: list[int], data: st.DataObject, room: int
+) -> None:
+    focus = data.draw(st.integers(min_value=0, max_value=len(costs)))
+    spent = list(itertools.accumulate(costs, initial=0))
+    assert window(spent, focus, room) == reference_window(costs, focus, room)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(text_and_focus(), LIMITS)
+def test_clip_equals_the_reference(text_focus: tuple[str, int], limit: int) -> None:
+    text, focus = text_focus
+    assert clip(text, limit, focus) == reference_clip_costed(text, [1] * len(text), limit, focus)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(text_and_focus(), LIMITS)
+def test_clip_json_equals_the_reference(text_focus: tuple[str, int], limit: int) -> None:
+    text, focus = text_focus
+    costs = [char_cost(char) for char in text]
+    assert clip_json(text, limit, focus) == reference_clip_costed(text, costs, limit, focus)
+
+
+@settings(max_examples=500, deadline=None)
+@given(TEXT)
+def test_json_spent_sums_the_characters_costs(text: str) -> None:
+    spent = json_spent(text)
+    assert list(spent) == list(itertools.accumulate(map(char_cost, text), initial=0))
+    assert spent[-1] == json_length(text)
+
+
+@settings(max_examples=500, deadline=None)
+@given(TEXT, st.integers(min_value=-3, max_value=200))
+def test_json_prefix_equals_the_reference(text: str, room: int) -> None:
+    assert json_prefix(text, room) == reference_json_prefix(text, room)
+
+
+@st.composite
+def text_and_terms(draw: st.DrawFn) -> tuple[str, frozenset[str]]:
+    """A text and folded terms: folds of its tokens, of parts of them, or of any text."""
+    text = draw(TEXT)
+    tokens = [text[start:end] for start, end in reference_token_spans(text)]
+    pieces = [piece for t in tokens for piece in (t, t[1:], t[:-1], t + "s")]
+    terms = st.one_of(st.sampled_from(pieces), TEXT) if pieces else TEXT
+    return text, frozenset(map(reference_fold, draw(st.lists(terms, max_size=4))))
+
+
+@settings(max_examples=1000, deadline=None)
+@given(text_and_terms())
+def test_first_match_equals_the_token_by_token_reference(
+    text_terms: tuple[str, frozenset[str]],
+) -> None:
+    text, terms = text_terms
+    assert first_match(text, terms) == reference_first_match(text, terms)
+
+
+@pytest.mark.parametrize(
+    ("text", "terms", "start"),
+    [
+        ("", frozenset({""}), 0),
+        ("℃ and more", frozenset({"c"}), 0),  # ℃ folds to "°c" but is no token
+        ("the Zebras, a ZEBRA", frozenset({"zebra"}), 14),
+        ("ﬁsh: fish", frozenset({"fish"}), 0),
+        ("cafe\u0301 café", frozenset({"cafe"}), 0),
+        ("\u0301zebra \u0301 zebra", frozenset({"zebra"}), 0),
+        ("\u0301 \u0301 zebra", frozenset({"zebra"}), 4),
+        ("x 🦓 zebra", frozenset({"zebra"}), 4),
+        ("x \uff9e", frozenset({""}), 2),  # a halfwidth sound mark, a letter folding to ""
+    ],
+)
+def test_first_match_examples(text: str, terms: frozenset[str], start: int) -> None:
+    assert first_match(text, terms) == start == reference_first_match(text, terms)
+
+
+def test_the_token_joiner_folds_to_itself_and_is_in_no_other_characters_fold() -> None:
+    # first_match folds the tokens joined by it, then splits the fold at it.
+    assert fold(TOKEN_JOINER) == TOKEN_JOINER
+    assert reference_token_spans(TOKEN_JOINER) == []
+    others = "".join(map(chr, range(sys.maxunicode + 1))).replace(TOKEN_JOINER, "")
+    assert TOKEN_JOINER not in fold(others)

@@ -1,0 +1,112 @@
+"""The regular-expression tokenizer and the fold against the per-character code they replace.
+
+The reference functions below are the former implementations, kept as oracles: they look up
+every character's Unicode category one by one, which is slow and obviously right.
+"""
+
+from __future__ import annotations
+
+import sys
+import unicodedata
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memstore.repository.fts_query import fold, token_spans, tokenize
+
+PLANE = 0x10000
+# Characters the tokenizer treats specially, so that random text holds them often: marks
+# (Mn, Mc, Me; BMP and not), private use (BMP and planes 15-16), emoji and joiners, "_"
+# (a word character to regular expressions, a separator to unicode61), numbers of several
+# kinds, letters whose fold is longer, shorter or empty, controls and JSON escapes.
+SPECIAL = list(
+    "a Z 0 _ - ' \" \\ \t \n \r \x00 \x01 \x1f \x7f ß ǅ ﬁ é ñ Å 日 本 シ ｼ 가 \u0661 ½ ² Ⅻ ℃ ㎞"
+    "\u0300\u0301\u0305\u0345\u0903\u093f\u20dd\u0e31\u3099\ufe0f\u200d\ufeff\u00a0\u3000"
+    "\ue000\uf8ff\ufc5e\ufdfa\uff9e"
+    "\U0001d165\U0001d16d\U000101fd\U000e0100\U000e01ef\U0001f916\U0001f3fd\U0001f1ea"
+    "\U000f0000\U000ffffd\U00100000\U0010fffd\U00020000\U0001d400\U000e0001\U0001e94a"
+)
+TEXT = st.text(st.one_of(st.characters(), st.sampled_from(SPECIAL)), max_size=120)
+
+
+def reference_is_token_char(char: str) -> bool:
+    """unicode61 keeps letters, numbers, marks and private-use characters inside tokens."""
+    category = unicodedata.category(char)
+    return category[0] in "LNM" or category == "Co"
+
+
+def reference_is_mark(char: str) -> bool:
+    return unicodedata.category(char)[0] == "M"
+
+
+def reference_token_spans(text: str) -> list[tuple[int, int]]:
+    """Runs of token characters, character by character, without the runs of marks alone."""
+    spans: list[tuple[int, int]] = []
+    start: int | None = None
+    for index, char in enumerate(text):
+        if reference_is_token_char(char):
+            start = index if start is None else start
+        elif start is not None:
+            spans.append((start, index))
+            start = None
+    if start is not None:
+        spans.append((start, len(text)))
+    return [(s, e) for s, e in spans if not all(map(reference_is_mark, text[s:e]))]
+
+
+def reference_fold(token: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", token.casefold())
+    return "".join(char for char in decomposed if not unicodedata.combining(char))
+
+
+@settings(max_examples=1000, deadline=None)
+@given(TEXT)
+def test_token_spans_equal_the_per_character_reference(text: str) -> None:
+    assert token_spans(text) == reference_token_spans(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(SPECIAL), max_size=40).map("".join))
+def test_token_spans_on_special_characters_only(text: str) -> None:
+    assert token_spans(text) == reference_token_spans(text)
+
+
+@settings(max_examples=500, deadline=None)
+@given(TEXT)
+def test_fold_equals_the_per_character_reference(text: str) -> None:
+    assert fold(text) == reference_fold(text)
+    assert [fold(token) for token in tokenize(text)] == [
+        reference_fold(text[s:e]) for s, e in reference_token_spans(text)
+    ]
+
+
+@settings(max_examples=500, deadline=None)
+@given(TEXT, TEXT)
+def test_fold_works_character_by_character(first: str, second: str) -> None:
+    # budget.first_match folds all the tokens of a text in one go, joined, and relies on it.
+    assert fold(first + second) == fold(first) + fold(second)
+
+
+def test_a_long_run_of_marks_alone_is_no_token() -> None:
+    # Milliseconds (no timed assertion: speed is measured by make bench); trying a match at
+    # every mark of the runs took over half a minute, which the suite's time would show.
+    marks = "\u0301" * 100_000
+    assert token_spans(f"x {marks} y{marks}") == [(0, 1), (100_003, 200_004)]
+    assert token_spans(marks) == []
+
+
+def test_every_code_point_is_classed_by_its_unicode_category() -> None:
+    # Each code point alone between spaces is a token exactly when it is a token character
+    # but no mark; after a letter, it extends the letter's token exactly when it is a token
+    # character. The tokenizer's classes hold the BMP only and replace the other planes'
+    # characters by stand-ins, so this covers every plane (0..sys.maxunicode).
+    for plane in range(0, sys.maxunicode + 1, PLANE):
+        chars = list(map(chr, range(plane, plane + PLANE)))
+        words = [reference_is_token_char(c) and not reference_is_mark(c) for c in chars]
+        tokens = [reference_is_token_char(c) for c in chars]
+        assert token_spans(" ".join(chars)) == [
+            (2 * index, 2 * index + 1) for index, word in enumerate(words) if word
+        ], hex(plane)
+        assert token_spans(" ".join("a" + c for c in chars)) == [
+            (3 * index, 3 * index + 1 + token) for index, token in enumerate(tokens)
+        ], hex(plane)
