@@ -205,34 +205,46 @@ def allotments(conversation: RecallConversation, spare: int) -> dict[str, int]:
     return shares
 
 
-def emptied(conversation: RecallConversation) -> RecallConversation:
-    """The conversation with every message's content clipped away (marked truncated)."""
-    empty = [m.model_copy(update={"content": "", "truncated": True}) for m in conversation.messages]
-    return conversation.model_copy(update={"messages": empty})
+def content_free_size(conversation: RecallConversation, size: int) -> int:
+    """Characters of JSON of the conversation with every message's content clipped away
+    and marked truncated, from its own JSON size ``size``: each content's JSON length goes,
+    and each ``"truncated":false`` becomes ``"truncated":true``, one character shorter.
+
+    Arithmetic instead of copying and serialising the models again: pydantic escapes a
+    string's characters as :func:`json_length` counts them (tests check the two agree).
+    """
+    return size - sum(message_content_size(m) for m in conversation.messages)
 
 
-def least_size(conversation: RecallConversation) -> int:
-    """The fewest characters of JSON :func:`fit_conversation` can clip the conversation to:
-    its JSON with empty messages, plus a few characters of content."""
-    return json_size(emptied(conversation)) + MIN_CLIP_CHARS
+def message_content_size(message: Message) -> int:
+    """Characters of JSON a message takes beyond its content-free, truncated form."""
+    return json_length(message.content) + (0 if message.truncated else 1)
+
+
+def least_size(conversation: RecallConversation, size: int) -> int:
+    """The fewest characters of JSON :func:`fit_conversation` can clip the conversation
+    (whose JSON size is ``size``) to: its JSON with empty messages, plus a few characters
+    of content."""
+    return content_free_size(conversation, size) + MIN_CLIP_CHARS
 
 
 def fit_conversation(
-    conversation: RecallConversation, room: int, folded_terms: frozenset[str]
+    conversation: RecallConversation, size: int, room: int, folded_terms: frozenset[str]
 ) -> RecallConversation | None:
-    """The conversation clipped to at most ``room`` characters of JSON, or None if it cannot
-    keep at least a few characters of its matched message."""
-    if json_size(conversation) <= room:
+    """The conversation (whose JSON size is ``size``) clipped to at most ``room``
+    characters of JSON, or None if it cannot keep at least a few characters of its matched
+    message."""
+    if size <= room:
         return conversation
-    spare = room - json_size(emptied(conversation))
+    base = content_free_size(conversation, size)
+    spare = room - base
     for _ in range(MAX_FIT_ATTEMPTS):
         if spare < MIN_CLIP_CHARS:
             return None
         shares = allotments(conversation, spare)
         clipped = [clip_message(m, shares[m.id], folded_terms) for m in conversation.messages]
-        candidate = conversation.model_copy(update={"messages": clipped})
-        overflow = json_size(candidate) - room
+        overflow = base + sum(map(message_content_size, clipped)) - room
         if overflow <= 0:
-            return candidate
+            return conversation.model_copy(update={"messages": clipped})
         spare -= overflow
     return None

@@ -107,7 +107,7 @@ def fitting_count(chosen: list[RecallConversation], sizes: list[int], room: int)
     to its fair share no further than :func:`least_size` allows."""
     if sum(sizes) + len(sizes) - 1 <= room:
         return len(chosen)
-    least = [least_size(conversation) for conversation in chosen]
+    least = list(map(least_size, chosen, sizes))
     for count in range(len(chosen), 0, -1):
         share = fair_share(sizes[:count], room - count + 1)
         if all(min(pair) <= share for pair in zip(sizes[:count], least[:count], strict=True)):
@@ -126,9 +126,7 @@ def fit_shares(
     share = fair_share(sizes, room - len(conversations) + 1)
     fitted = []
     for conversation, size in zip(conversations, sizes, strict=True):
-        clipped = (
-            conversation if size <= share else fit_conversation(conversation, share, folded_terms)
-        )
+        clipped = fit_conversation(conversation, size, share, folded_terms)
         if clipped is None:
             return None
         fitted.append(clipped)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import sys
+from datetime import UTC, datetime
 
 import pytest
 from hypothesis import given, settings
@@ -18,13 +19,18 @@ from memstore.budget import (
     char_cost,
     clip,
     clip_json,
+    content_free_size,
     first_match,
+    fit_conversation,
     json_length,
     json_prefix,
+    json_size,
     json_spent,
+    least_size,
     window,
 )
 from memstore.repository.fts_query import fold
+from memstore.schemas import Message, RecallConversation
 from tests.test_fts_query_tokens import TEXT, reference_fold, reference_token_spans
 
 ELLIPSIS = "…"
@@ -163,3 +169,53 @@ def test_the_token_joiner_folds_to_itself_and_is_in_no_other_characters_fold() -
     assert reference_token_spans(TOKEN_JOINER) == []
     others = "".join(map(chr, range(sys.maxunicode + 1))).replace(TOKEN_JOINER, "")
     assert TOKEN_JOINER not in fold(others)
+
+
+# Stored text is valid Unicode: no lone surrogates (memstore refuses them on the way in).
+CONTENT = TEXT.map(lambda text: text.encode("utf-8", "replace").decode("utf-8"))
+
+
+def conversation_of(contents: list[str], truncated: list[bool]) -> RecallConversation:
+    """A recall conversation whose messages hold ``contents``."""
+    when = datetime(2026, 10, 5, 7, 15, tzinfo=UTC)
+    messages = [
+        Message(
+            id=f"msg_{n}",
+            session_id="ses_1",
+            sequence=n + 1,
+            role="user" if n % 2 == 0 else "assistant",
+            content=content,
+            created_at=when,
+            status="completed",
+            source_ref=None,
+            truncated=flag,
+        )
+        for n, (content, flag) in enumerate(zip(contents, truncated, strict=True))
+    ]
+    return RecallConversation(
+        session_id="ses_1", matched_id="msg_0", timestamp=when, messages=messages
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(CONTENT, st.booleans()), min_size=1, max_size=3))
+def test_the_content_free_size_is_the_json_size_of_the_emptied_conversation(
+    messages: list[tuple[str, bool]],
+) -> None:
+    conversation = conversation_of([c for c, _ in messages], [t for _, t in messages])
+    empty = [m.model_copy(update={"content": "", "truncated": True}) for m in conversation.messages]
+    emptied = conversation.model_copy(update={"messages": empty})
+    assert content_free_size(conversation, json_size(conversation)) == json_size(emptied)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(CONTENT, min_size=1, max_size=3), st.integers(min_value=0, max_value=3000))
+def test_a_fitted_conversation_fits_its_room(contents: list[str], room: int) -> None:
+    conversation = conversation_of(contents, [False] * len(contents))
+    size = json_size(conversation)
+    fitted = fit_conversation(conversation, size, room, frozenset())
+    if room >= size:
+        assert fitted is conversation
+    elif room < least_size(conversation, size):
+        assert fitted is None
+    assert fitted is None or json_size(fitted) <= room
