@@ -7,6 +7,7 @@ text one character at a time, which is slow and obviously right.
 from __future__ import annotations
 
 import itertools
+import json
 import sys
 from datetime import UTC, datetime
 
@@ -219,3 +220,9 @@ def test_a_fitted_conversation_fits_its_room(contents: list[str], room: int) -> 
     elif room < least_size(conversation, size):
         assert fitted is None
     assert fitted is None or json_size(fitted) <= room
+
+
+@settings(max_examples=500, deadline=None)
+@given(CONTENT)
+def test_json_length_is_what_json_takes_for_the_text(text: str) -> None:
+    assert json_length(text) == len(json.dumps(text, ensure_ascii=False)) - 2
