@@ -1,30 +1,35 @@
 """Importing daily Markdown logs (LOGFORMAT.md, "Import rules").
 
 A file is read and parsed outside any transaction, then stored in one write transaction of
-its own: either every new sealed record of the file lands, or none does. Each record's
-identity is its source reference ``<resolved absolute path>#byte=<offset>``; the sealed
-prefix of every path (its size and SHA-256) is remembered so that a rewritten or truncated
-file is reported for manual review instead of silently replacing history.
+its own: either every new sealed record of the file lands, or none does. Within it the new
+records are inserted one multi-row statement at a time as they are sorted, each content
+decoded from the file's bytes only then, so a large file's rows never all exist at once.
+Each record's identity is its source reference ``<resolved absolute path>#byte=<offset>``;
+the sealed prefix of every path (its size and SHA-256) is remembered so that a rewritten or
+truncated file is reported for manual review instead of silently replacing history.
 """
 
 from __future__ import annotations
 
 import hashlib
+import itertools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy.orm import Session
 
 from memstore.db import driver_connection
-from memstore.logs.parse import LogFormatError, LogRecord, ParsedLog, parse_log
+from memstore.logs.parse import LogFormatError, ParsedLog, RecordSpan, parse_log
 from memstore.models import ImportRow, SessionRow, new_id
 from memstore.repository import history
 from memstore.schemas import FileImport, ImportWarning
 
 MAX_LOG_BYTES = 16 * 1024 * 1024
+
+T = TypeVar("T")
 
 
 class FileRejected(Exception):
@@ -44,7 +49,7 @@ class LoadedLog:
 class Tally:
     """What storing one file did, record by record."""
 
-    rows: list[dict[str, Any]] = field(default_factory=list)
+    imported: int = 0
     skipped: int = 0
     deferred: int = 0
     warnings: list[ImportWarning] = field(default_factory=list)
@@ -163,18 +168,31 @@ def check_prefix(log: LoadedLog, previous: ImportRow | None) -> None:
             f"is shorter ({len(log.data)} bytes) than the {previous.sealed_size} bytes already "
             "imported; nothing was imported, review the file manually"
         )
-    if hashlib.sha256(log.data[: previous.sealed_size]).hexdigest() != previous.sealed_sha256:
+    if prefix_sha256(log, previous.sealed_size) != previous.sealed_sha256:
         raise FileRejected(
             f"changed within the first {previous.sealed_size} bytes already imported; "
             "nothing was imported, review the file manually"
         )
 
 
-def classify(db: Session, log: LoadedLog, speakers: Mapping[str, str], sealed: int) -> Tally:
-    """Sort each record into new rows, skipped, deferred or a warning."""
-    tally = Tally(warnings=[ImportWarning.model_validate(w) for w in log.parsed.warnings])
+def prefix_sha256(log: LoadedLog, size: int) -> str:
+    """The SHA-256 (hex) of the first ``size`` bytes of the file, hashed without a copy."""
+    return hashlib.sha256(memoryview(log.data)[:size]).hexdigest()
+
+
+def classify(
+    db: Session, log: LoadedLog, speakers: Mapping[str, str], sealed: int, tally: Tally
+) -> Iterator[tuple[RecordSpan, str, str]]:
+    """Each new record with its role and source reference, in file order, as it is reached;
+    counts the skipped and deferred records in ``tally`` and adds a warning for each record
+    of an unknown speaker.
+
+    Raises:
+        FileRejected: When a record differs from the message already imported under its
+            source reference (the records before it have been handed out by then).
+    """
     stored, deleted = history.refs_with_prefix(db, f"{log.path}#byte=")
-    for record in log.parsed.records:
+    for record in log.parsed.spans:
         ref = f"{log.path}#byte={record.byte}"
         role = speakers.get(record.speaker.casefold())
         if record.byte >= sealed:
@@ -184,18 +202,17 @@ def classify(db: Session, log: LoadedLog, speakers: Mapping[str, str], sealed: i
         elif ref in deleted:
             tally.skipped += 1
         elif ref in stored:
-            if stored[ref] != record.content:
+            if stored[ref] != record.content(log.data):
                 raise FileRejected(
                     f"record at byte {record.byte} differs from the message already imported; "
                     "nothing was imported, review the file manually"
                 )
             tally.skipped += 1
         else:
-            tally.rows.append(new_row(record, role, ref))
-    return tally
+            yield record, role, ref
 
 
-def unknown_speaker(record: LogRecord) -> ImportWarning:
+def unknown_speaker(record: RecordSpan) -> ImportWarning:
     """The warning for a record whose speaker no --speaker option maps."""
     return ImportWarning(
         kind="unknown_speaker",
@@ -205,22 +222,29 @@ def unknown_speaker(record: LogRecord) -> ImportWarning:
     )
 
 
-def new_row(record: LogRecord, role: str, ref: str) -> dict[str, Any]:
-    """The messages row of a new record (session and sequence are filled in later)."""
-    return {
-        "id": new_id("msg"),
-        "role": role,
-        "content": record.content,
-        "created_at": record.created_at,
-        "status": "completed",
-        "source_ref": ref,
-    }
+def new_rows(
+    new: Iterable[tuple[RecordSpan, str, str]], data: bytes, session_id: str, first: int
+) -> Iterator[dict[str, Any]]:
+    """The messages rows of new records with their roles and source references, numbered
+    from sequence ``first``, each record's content decoded from ``data`` as it is reached."""
+    for sequence, (record, role, ref) in enumerate(new, start=first):
+        yield {
+            "id": new_id("msg"),
+            "session_id": session_id,
+            "sequence": sequence,
+            "role": role,
+            "content": record.content(data),
+            "created_at": record.created_at,
+            "status": "completed",
+            "source_ref": ref,
+        }
 
 
 def store(
     db: Session, log: LoadedLog, speakers: Mapping[str, str], include_tail: bool, now: datetime
 ) -> FileImport:
-    """Store the new sealed records of one loaded log in the caller's transaction.
+    """Store the new sealed records of one loaded log in the caller's transaction, a multi-row
+    INSERT at a time.
 
     Args:
         speakers: Case-folded speaker name -> role.
@@ -231,18 +255,20 @@ def store(
     previous = db.get(ImportRow, log.path)
     check_prefix(log, previous)
     sealed = sealed_size(log, include_tail, previous)
-    tally = classify(db, log, speakers, sealed)
     session_id = ensure_session(db, log, now)
     sequence = history.next_sequence(driver_connection(db), session_id)
     assert sequence is not None  # ensure_session made the session
-    for offset, row in enumerate(tally.rows):
-        row.update(session_id=session_id, sequence=sequence + offset)
-    history.add_messages(db, tally.rows)
+    tally = Tally(warnings=[ImportWarning.model_validate(w) for w in log.parsed.warnings])
+    new = classify(db, log, speakers, sealed, tally)
+    # add_messages makes one statement of up to ROWS_PER_INSERT rows: one call per statement
+    for chunk in chunks(new_rows(new, log.data, session_id, sequence), history.ROWS_PER_INSERT):
+        history.add_messages(db, chunk)
+        tally.imported += len(chunk)
     remember_prefix(db, log, previous, sealed, session_id, now)
     return FileImport(
         path=log.path,
         session_id=session_id,
-        imported=len(tally.rows),
+        imported=tally.imported,
         skipped=tally.skipped,
         deferred=tally.deferred,
         sealed_size=sealed,
@@ -251,16 +277,23 @@ def store(
     )
 
 
+def chunks(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    """Consecutive lists of ``size`` items, the last one possibly shorter."""
+    iterator = iter(items)
+    while chunk := list(itertools.islice(iterator, size)):
+        yield chunk
+
+
 def ensure_session(db: Session, log: LoadedLog, now: datetime) -> str:
     """The synthetic session of this path, created on its first import."""
     session_id = session_id_for(log.path)
     if history.get_session(db, session_id) is None:
-        records = log.parsed.records
+        spans = log.parsed.spans
         history.add_session(
             db,
             SessionRow(
                 id=session_id,
-                started_at=records[0].created_at if records else now,
+                started_at=spans[0].created_at if spans else now,
                 ended_at=None,
                 session_metadata={
                     "source": "daily_log",
@@ -281,7 +314,7 @@ def remember_prefix(
     now: datetime,
 ) -> None:
     """Record the sealed prefix's size and SHA-256 for the next import's check."""
-    digest = hashlib.sha256(log.data[:sealed]).hexdigest()
+    digest = prefix_sha256(log, sealed)
     row = previous or ImportRow(path=log.path, session_id=session_id)
     row.sealed_size, row.sealed_sha256, row.imported_at = sealed, digest, now
     db.add(row)

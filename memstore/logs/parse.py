@@ -12,6 +12,10 @@ The parser works on the raw bytes so that every offset it reports is exact: a le
 both bytes of a CRLF count. Only ``\\n``, optionally preceded by ``\\r``, ends a line; U+2028,
 form feed, vertical tab, U+0085 and a lone ``\\r`` are ordinary text.
 
+Records are kept as :class:`RecordSpan` offsets into the bytes, and their content is decoded
+only when asked for, so that a large log's text is not held twice (bytes and decoded) while
+it is imported.
+
 It never guesses. A problem with the whole file (its name, its header, its encoding) raises
 :class:`LogFormatError`; any part of the body it cannot read as a record becomes a
 :class:`LogWarning` and is left out. Which records are sealed is the importer's decision (the
@@ -22,9 +26,13 @@ last one may still be being written); :attr:`ParsedLog.tail_start` and
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
-from dataclasses import dataclass
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta, timezone
+from typing import NamedTuple
 
 _BOM = b"\xef\xbb\xbf"
 _DATE = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
@@ -39,6 +47,7 @@ _SPEAKER = re.compile(r"(?P<name>[^:]{1,100}): (?P<text>.*)")
 _FENCE = re.compile(r" {0,3}(?P<marker>`{3,}|~{3,})(?P<rest>.*)")
 _MAX_OFFSET_HOURS = 14
 _QUOTE_CHARS = 40
+_UTF8_BLOCK = 64 * 1024  # bytes decoded at once when checking that a file is UTF-8
 
 
 @dataclass(frozen=True)
@@ -59,6 +68,40 @@ class LogRecord:
     speaker: str
     created_at: datetime
     content: str
+
+
+@dataclass(frozen=True, slots=True)
+class RecordSpan:
+    """Where a valid record lies in the raw file: a :class:`LogRecord` whose content is left
+    in the bytes until :meth:`content` decodes it.
+
+    Attributes:
+        byte: As :attr:`LogRecord.byte`.
+        speaker: As :attr:`LogRecord.speaker`.
+        created_at: As :attr:`LogRecord.created_at`.
+        text_start: Offset in bytes of the text after ``"Name: "``.
+        end: Offset in bytes just past the record's last line (the next record boundary, or
+            the end of the file).
+    """
+
+    byte: int
+    speaker: str
+    created_at: datetime
+    text_start: int
+    end: int
+
+    def content(self, data: bytes) -> str:
+        """The record's content (as :attr:`LogRecord.content`), decoded from the file's bytes.
+
+        Each ``\\n`` byte ends a line and drops the one ``\\r`` before it, so replacing each
+        ``\\r\\n`` gives the lines joined by ``\\n``.
+        """
+        text = data[self.text_start : self.end].decode("utf-8")
+        return text.replace("\r\n", "\n").rstrip("\n")
+
+    def record(self, data: bytes) -> LogRecord:
+        """The record with its content decoded from the file's bytes."""
+        return LogRecord(self.byte, self.speaker, self.created_at, self.content(data))
 
 
 @dataclass(frozen=True)
@@ -84,20 +127,28 @@ class ParsedLog:
     Attributes:
         day: The local date of the log, from its file name.
         assistant_name: The name in the header line, as written.
-        records: The valid records in file order (records with empty content are left out).
+        spans: The valid records in file order, their content not decoded yet (records with
+            empty content are left out).
         tail_start: Offset in bytes of the ``[`` that starts the last record boundary of the
             file, valid or not; None when the file has no record boundary. The text from here
             to the end may still be being written.
         open_fence: True when the file ends inside a fenced code block that was never closed.
         warnings: What was left out of the body, in file order.
+        data: The raw file the offsets refer to.
     """
 
     day: date
     assistant_name: str
-    records: tuple[LogRecord, ...]
+    spans: tuple[RecordSpan, ...]
     tail_start: int | None
     open_fence: bool
     warnings: tuple[LogWarning, ...]
+    data: bytes = field(repr=False)
+
+    @functools.cached_property
+    def records(self) -> tuple[LogRecord, ...]:
+        """The valid records in file order, their content decoded on first use."""
+        return tuple(span.record(self.data) for span in self.spans)
 
 
 class LogFormatError(ValueError):
@@ -122,8 +173,9 @@ def parse_log(data: bytes, file_name: str) -> ParsedLog:
         file_name: The file's base name, ``YYYY-MM-DD.md``; it gives the date of every record.
 
     Returns:
-        The header's assistant name, the valid records, the warnings, and where the last
-        (possibly unfinished) record boundary starts.
+        The header's assistant name, the valid records (located; decoded on first use of
+        :attr:`ParsedLog.records`), the warnings, and where the last (possibly unfinished)
+        record boundary starts.
 
     Raises:
         LogFormatError: The file name is not a real date followed by ``.md``, the data is not
@@ -131,24 +183,23 @@ def parse_log(data: bytes, file_name: str) -> ParsedLog:
     """
     day = _day_from_file_name(file_name)
     _check_utf8(data)
-    header, *body = _split_lines(data)
-    assistant_name = _read_header(header, day)
+    lines = _lines(data)
+    assistant_name = _read_header(next(lines), day)
     segmenter = _Segmenter()
-    for line in body:
-        segmenter.feed(line)
-    records, warnings = _read_segments(segmenter.segments, day)
+    warnings: list[LogWarning] = []
+    spans = tuple(_read_segments(segmenter.segments(lines), day, warnings))
     return ParsedLog(
         day=day,
         assistant_name=assistant_name,
-        records=tuple(records),
-        tail_start=segmenter.segments[-1][0].byte if segmenter.segments else None,
+        spans=spans,
+        tail_start=segmenter.tail_start,
         open_fence=segmenter.open_fence,
-        warnings=(*_preamble_warnings(segmenter.preamble), *warnings),
+        warnings=(*_preamble_warnings(segmenter.stray), *warnings),
+        data=data,
     )
 
 
-@dataclass(frozen=True)
-class _Line:
+class _Line(NamedTuple):
     """One line of the raw file: where it starts and ends in bytes, and its text."""
 
     byte: int
@@ -180,26 +231,36 @@ def _day_from_file_name(file_name: str) -> date:
 
 
 def _check_utf8(data: bytes) -> None:
-    """Raise LogFormatError at the first byte that is not valid UTF-8."""
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise LogFormatError(
-            f"Invalid UTF-8 at byte {error.start}: a log must be UTF-8 text (a BOM is allowed).",
-            byte=error.start,
-        ) from None
+    """Raise LogFormatError at the first byte that is not valid UTF-8.
+
+    The bytes are decoded a block of whole lines at a time, so that the text of the whole
+    file (four bytes a character if one character needs it) is never held at once. A ``\\n``
+    byte is never part of a multi-byte sequence, so cutting after one moves no error.
+    """
+    view = memoryview(data)
+    start = 0
+    while start < len(data):
+        end = data.find(b"\n", start + _UTF8_BLOCK) + 1 or len(data)
+        try:
+            str(view[start:end], "utf-8")
+        except UnicodeDecodeError as error:
+            raise LogFormatError(
+                f"Invalid UTF-8 at byte {start + error.start}: a log must be UTF-8 text (a BOM"
+                " is allowed).",
+                byte=start + error.start,
+            ) from None
+        start = end
 
 
-def _split_lines(data: bytes) -> list[_Line]:
-    """Split valid UTF-8 bytes into lines at ``\\n`` (dropping a ``\\r`` before it), after a BOM."""
-    lines = []
+def _lines(data: bytes) -> Iterator[_Line]:
+    """The lines of valid UTF-8 bytes, one at a time, split at ``\\n`` (dropping a ``\\r``
+    before it), after a BOM."""
     start = len(_BOM) if data.startswith(_BOM) else 0
     while (newline := data.find(b"\n", start)) >= 0:
-        text = data[start:newline].removesuffix(b"\r").decode("utf-8")
-        lines.append(_Line(start, newline + 1, text))
-        start = newline + 1
-    lines.append(_Line(start, len(data), data[start:].decode("utf-8")))
-    return lines
+        end = newline + 1  # also the next line's start: one int for both
+        yield _Line(start, end, data[start:newline].removesuffix(b"\r").decode("utf-8"))
+        start = end
+    yield _Line(start, len(data), data[start:].decode("utf-8"))
 
 
 def _read_header(line: _Line, day: date) -> str:
@@ -274,76 +335,96 @@ class _Segmenter:
     """Splits the body into the text before the first record boundary and boundary segments.
 
     A record boundary is a line that follows a blank line, is outside fenced code and starts
-    with ``[`` and two digits and a colon (a valid stamp or a malformed one).
+    with ``[`` and two digits and a colon (a valid stamp or a malformed one). Segments are
+    handed out one at a time, so only the lines of one segment are held at once.
+
+    Attributes:
+        stray: The first non-blank line before the first record boundary, or None.
+        tail_start: Offset in bytes of the last record boundary read, or None.
     """
 
     def __init__(self) -> None:
-        self.preamble: list[_Line] = []
-        self.segments: list[_Segment] = []
+        self.stray: _Line | None = None
+        self.tail_start: int | None = None
         self._fence = FenceTracker()
-        self._after_blank = False
 
     @property
     def open_fence(self) -> bool:
-        """Whether the lines fed so far end inside fenced code."""
+        """Whether the lines read so far end inside fenced code."""
         return self._fence.is_open
 
-    def feed(self, line: _Line) -> None:
-        """Add the next body line, starting a new segment when it is a record boundary."""
-        if self._after_blank and not self._fence.is_open and starts_record(line.text):
-            self.segments.append([line])
-        else:
-            self._fence.feed(self._fence_text(line))
-            (self.segments[-1] if self.segments else self.preamble).append(line)
-        self._after_blank = _is_blank(line.text)
+    def segments(self, body: Iterable[_Line]) -> Iterator[_Segment]:
+        """Each segment of the body lines, once the line after it (or the end) is read."""
+        segment: _Segment | None = None
+        after_blank = False
+        for line in body:
+            if after_blank and not self._fence.is_open and starts_record(line.text):
+                if segment is not None:
+                    yield segment
+                segment = [line]
+                self.tail_start = line.byte
+            else:
+                self._fence.feed(_fence_text(segment, line))
+                self._keep(segment, line)
+            after_blank = _is_blank(line.text)
+        if segment is not None:
+            yield segment
 
-    def _fence_text(self, line: _Line) -> str:
-        """The part of a line that counts for fences: on a speaker line, the text after the name."""
-        if self.segments and len(self.segments[-1]) == 1:
-            speaker = _SPEAKER.fullmatch(line.text)
-            if speaker is not None:
-                return speaker["text"]
-        return line.text
+    def _keep(self, segment: _Segment | None, line: _Line) -> None:
+        """Add a line to the current segment, or note it when it is the first stray text."""
+        if segment is not None:
+            segment.append(line)
+        elif self.stray is None and not _is_blank(line.text):
+            self.stray = line
 
 
-def _preamble_warnings(preamble: list[_Line]) -> list[LogWarning]:
+def _fence_text(segment: _Segment | None, line: _Line) -> str:
+    """The part of a line that counts for fences: on a speaker line (the line after a
+    segment's boundary), the text after the name."""
+    if segment is not None and len(segment) == 1:
+        speaker = _SPEAKER.fullmatch(line.text)
+        if speaker is not None:
+            return speaker["text"]
+    return line.text
+
+
+def _preamble_warnings(stray: _Line | None) -> list[LogWarning]:
     """Report the first non-blank line between the header and the first record boundary."""
-    for line in preamble:
-        if not _is_blank(line.text):
-            message = (
-                f"Text {_quote(line.text)} between the header and the first record belongs"
-                " to no record and is not imported."
-            )
-            return [LogWarning("unexpected_text", line.byte, message)]
-    return []
+    if stray is None:
+        return []
+    message = (
+        f"Text {_quote(stray.text)} between the header and the first record belongs to no"
+        " record and is not imported."
+    )
+    return [LogWarning("unexpected_text", stray.byte, message)]
 
 
-def _read_segments(segments: list[_Segment], day: date) -> tuple[list[LogRecord], list[LogWarning]]:
-    """Read every segment as a record, collecting a warning for each one that is not."""
-    records: list[LogRecord] = []
-    warnings: list[LogWarning] = []
+def _read_segments(
+    segments: Iterable[_Segment], day: date, warnings: list[LogWarning]
+) -> Iterator[RecordSpan]:
+    """Read each segment as a record, adding a warning to ``warnings`` for each one that is
+    not."""
     for segment in segments:
         try:
-            records.append(_read_record(segment, day))
+            yield _read_record(segment, day)
         except _Rejected as rejected:
             warnings.append(rejected.warning)
-    return records, warnings
 
 
-def _read_record(segment: _Segment, day: date) -> LogRecord:
+def _read_record(segment: _Segment, day: date) -> RecordSpan:
     """Read one segment as a record, or raise _Rejected with the reason."""
     stamp_line = segment[0]
     created_at = _read_stamp(stamp_line, day)
     speaker = _read_speaker(segment)
-    lines = [speaker["text"], *(line.text for line in segment[2:])]
-    content = "\n".join(lines).rstrip("\n")
-    if not content.strip():
+    if not speaker["text"].strip() and not any(line.text.strip() for line in segment[2:]):
         message = (
             f"The message of {speaker['name']!r} at byte {stamp_line.byte} is empty or only"
             " white space, so it is not imported."
         )
         raise _Rejected(LogWarning("empty_content", stamp_line.byte, message))
-    return LogRecord(stamp_line.byte, speaker["name"], created_at, content)
+    name = sys.intern(speaker["name"])  # one string per speaker, not one per record
+    text_start = segment[1].byte + len(f"{name}: ".encode())
+    return RecordSpan(stamp_line.byte, name, created_at, text_start, segment[-1].end)
 
 
 def _read_stamp(line: _Line, day: date) -> datetime:

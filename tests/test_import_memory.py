@@ -1,0 +1,178 @@
+"""Tests of importing large daily logs: memory held, statement-sized inserts, UTF-8 checks.
+
+A large log is imported one multi-row INSERT at a time with each record's content decoded
+from the file's bytes only then; these tests pin what that must not change (nothing of a
+rejected file lands, offsets of UTF-8 errors are exact) and keep the memory from regressing.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import tracemalloc
+from collections.abc import Callable
+from contextlib import AbstractContextManager, closing
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memstore import FileImport, MemoryService, importer
+from memstore.importer import store
+from memstore.logs.parse import LogFormatError, parse_log
+from memstore.repository.history import ROWS_PER_INSERT
+from tests import factories
+
+NAME = "2026-10-05.md"
+HEAD = "Morgan Log \u2014 2026-10-05"
+SPEAKERS = {"Diego": "user", "Morgan": "assistant"}
+BLOCK = 64 * 1024  # what the UTF-8 check decodes at once (at least, up to a line ending)
+# About 200 bytes, some of them characters of two, three and four bytes, as real logs have.
+TEXT = (
+    "Ma\u00f1ana revisamos el informe \u2014 {} \u2014 y despu\u00e9s la lista de tareas "
+    "pendientes para la semana que viene \U0001f4cb, con las notas de la reuni\u00f3n de ayer."
+)
+
+
+def entry(index: int) -> str:
+    """The record number ``index``: a blank line, its stamp line and its speaker line."""
+    second = index % 86400
+    stamp = f"{second // 3600:02d}:{second // 60 % 60:02d}:{second % 60:02d} +0000"
+    speaker = "Diego" if index % 2 == 0 else "Morgan"
+    return f"\n\n[{stamp}]\n{speaker}: {TEXT.format(index)}"
+
+
+def large_log(folder: Path, size: int) -> tuple[Path, int]:
+    """A log of at least ``size`` bytes; its path and number of records."""
+    entries = [HEAD]
+    total = len(HEAD.encode())
+    while total < size:
+        entries.append(entry(len(entries) - 1))
+        total += len(entries[-1].encode())
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / NAME
+    path.write_text("".join(entries), encoding="utf-8")
+    return path, len(entries) - 1
+
+
+def snapshot(db_path: Path) -> list[str]:
+    """Every row of every table, as SQL text, to compare a database before and after."""
+    with closing(sqlite3.connect(db_path)) as connection:
+        return list(connection.iterdump())
+
+
+def test_parsing_keeps_offsets_not_text(tmp_path: Path) -> None:
+    # Records are kept as offsets and times, about the size of the file for records of about
+    # 200 bytes; lines, contents and a decoded copy of the whole file (four bytes a character
+    # here) once took over twelve times the file.
+    path, records = large_log(tmp_path, 1024 * 1024)
+    data = path.read_bytes()
+    tracemalloc.start()
+    try:
+        log = parse_log(data, NAME)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(log.spans) == records
+    assert peak < 2 * len(data)
+
+
+def test_storing_holds_one_statement_of_rows_at_a_time(
+    service: MemoryService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Storing adds about one statement's rows to what loading holds (a few hundred KiB
+    # whatever the file's size); building every row first once took over four times the file.
+    path, records = large_log(tmp_path / "large", 3 * 1024 * 1024)
+    warm_up, _ = large_log(tmp_path / "warm-up", 1)  # the first import's one-off allocations
+    service.import_markdown([warm_up], speakers=SPEAKERS, include_tail=True)
+    added: list[int] = []
+
+    def measured_store(*args: Any) -> FileImport:
+        before, _ = tracemalloc.get_traced_memory()
+        tracemalloc.reset_peak()
+        result = store(*args)
+        added.append(tracemalloc.get_traced_memory()[1] - before)
+        return result
+
+    monkeypatch.setattr(importer, "store", measured_store)
+    tracemalloc.start()
+    try:
+        report = service.import_markdown([path], speakers=SPEAKERS, include_tail=True)
+    finally:
+        tracemalloc.stop()
+    assert (report.imported, report.errors) == (records, 0)
+    assert added[0] < path.stat().st_size / 4
+
+
+@pytest.mark.parametrize(
+    ("ending", "lone_cr"), [("\n", "notas"), ("\r\n", "\rnotas"), ("\r\n", "notas\r")]
+)
+def test_every_record_of_several_statements_is_stored_in_order(
+    service: MemoryService, tmp_path: Path, ending: str, lone_cr: str
+) -> None:
+    # Contents decoded from the bytes at insert time: CRLF endings become LF, a lone CR
+    # stays; sequences run on across the statements.
+    path, records = large_log(tmp_path, 3 * ROWS_PER_INSERT * 200)
+    text = path.read_text(encoding="utf-8")
+    path.write_bytes(text.replace("\n", ending).replace("notas", lone_cr).encode())
+    (file,) = service.import_markdown([path], speakers=SPEAKERS, include_tail=True).files
+    assert (file.imported, file.error) == (records, None)
+    assert file.session_id is not None
+    stored = service.messages(file.session_id, limit=records)
+    expected = [TEXT.format(index).replace("notas", lone_cr) for index in range(records)]
+    assert [message.content for message in stored] == expected
+    assert [message.sequence for message in stored] == list(range(1, records + 1))
+
+
+def test_conflict_after_many_new_records_imports_nothing(
+    service: MemoryService,
+    db_path: Path,
+    tmp_path: Path,
+    seeded: Callable[[], AbstractContextManager[None]],
+) -> None:
+    # Statements of new rows already ran when a later record turns out to differ from the
+    # message stored under its reference: the file's transaction must take them all back.
+    path, records = large_log(tmp_path, 3 * ROWS_PER_INSERT * 200)
+    data = path.read_bytes()
+    late = data.index(entry(records - 2).encode()) + 2
+    with seeded():
+        factories.MessageFactory(
+            content="something else", source_ref=f"{path.resolve()}#byte={late}", sequence=1
+        )
+    before = snapshot(db_path)
+    (file,) = service.import_markdown([path], speakers=SPEAKERS, include_tail=True).files
+    assert file.error is not None
+    assert f"record at byte {late} differs" in file.error
+    assert file.imported == 0
+    assert snapshot(db_path) == before
+
+
+def first_invalid_byte(data: bytes) -> int:
+    """Where decoding the whole file at once fails."""
+    with pytest.raises(UnicodeDecodeError) as caught:
+        data.decode("utf-8")
+    return caught.value.start
+
+
+@pytest.mark.parametrize("offset", [-3, -1, 0, 1, 2, 3, 500, -BLOCK // 2])
+@pytest.mark.parametrize("bad", [b"\xff", b"\xf0\x9f", b"\xed\xa0\x80"])
+@pytest.mark.parametrize("blocks", [1, 5])
+def test_invalid_utf8_is_reported_where_decoding_the_whole_file_fails(
+    tmp_path: Path, offset: int, bad: bytes, blocks: int
+) -> None:
+    # The check decodes a block of lines at a time; the error's offset must not move.
+    path, _ = large_log(tmp_path, (blocks + 1) * BLOCK)
+    data = bytearray(path.read_bytes())
+    at = data.index(b"\n", blocks * BLOCK) + offset
+    data[at : at + len(bad)] = bad
+    expected = first_invalid_byte(bytes(data))
+    with pytest.raises(LogFormatError, match=f"byte {expected}:") as caught:
+        parse_log(bytes(data), NAME)
+    assert caught.value.byte == expected
+
+
+def test_character_across_the_block_size_is_valid() -> None:
+    # Blocks end after a line ending, never inside a character.
+    start = f"{HEAD}\n\n[09:00:00 +0000]\nDiego: ".encode()
+    text = "a" * (BLOCK - 2 - len(start)) + "\U0001f4cb" + " fin"
+    log = parse_log(start + text.encode(), NAME)
+    assert [record.content for record in log.records] == [text]
