@@ -12,12 +12,11 @@ truncated file is reported for manual review instead of silently replacing histo
 from __future__ import annotations
 
 import hashlib
-import itertools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -28,8 +27,6 @@ from memstore.repository import history
 from memstore.schemas import FileImport, ImportWarning
 
 MAX_LOG_BYTES = 16 * 1024 * 1024
-
-T = TypeVar("T")
 
 
 class FileRejected(Exception):
@@ -52,6 +49,10 @@ class Tally:
     imported: int = 0
     skipped: int = 0
     deferred: int = 0
+    last_stored: int = -1
+    """The byte offset of the last record of the file already stored (-1 for none)."""
+    first_new: int = -1
+    """The byte offset of the first new record (-1 for none)."""
     warnings: list[ImportWarning] = field(default_factory=list)
 
 
@@ -192,6 +193,7 @@ def classify(
             source reference (the records before it have been handed out by then).
     """
     stored, deleted = history.refs_with_prefix(db, f"{log.path}#byte=")
+    tally.last_stored = max((byte_offset(ref) for ref in stored), default=-1)
     for record in log.parsed.spans:
         ref = f"{log.path}#byte={record.byte}"
         role = speakers.get(record.speaker.casefold())
@@ -209,7 +211,14 @@ def classify(
                 )
             tally.skipped += 1
         else:
+            if tally.first_new < 0:
+                tally.first_new = record.byte
             yield record, role, ref
+
+
+def byte_offset(source_ref: str) -> int:
+    """The byte offset of a ``<path>#byte=<offset>`` source reference."""
+    return int(source_ref.rpartition("#byte=")[2])
 
 
 def unknown_speaker(record: RecordSpan) -> ImportWarning:
@@ -224,20 +233,13 @@ def unknown_speaker(record: RecordSpan) -> ImportWarning:
 
 def new_rows(
     new: Iterable[tuple[RecordSpan, str, str]], data: bytes, session_id: str, first: int
-) -> Iterator[dict[str, Any]]:
-    """The messages rows of new records with their roles and source references, numbered
-    from sequence ``first``, each record's content decoded from ``data`` as it is reached."""
+) -> Iterator[tuple[Any, ...]]:
+    """The messages rows (in ``history.MESSAGE_COLUMNS`` order) of new records with their
+    roles and source references, numbered from sequence ``first``, each record's content
+    decoded from ``data`` as it is reached."""
     for sequence, (record, role, ref) in enumerate(new, start=first):
-        yield {
-            "id": new_id("msg"),
-            "session_id": session_id,
-            "sequence": sequence,
-            "role": role,
-            "content": record.content(data),
-            "created_at": record.created_at,
-            "status": "completed",
-            "source_ref": ref,
-        }
+        content, created_at = record.content(data), record.created_at
+        yield new_id("msg"), session_id, sequence, role, content, created_at, "completed", ref
 
 
 def store(
@@ -260,10 +262,9 @@ def store(
     assert sequence is not None  # ensure_session made the session
     tally = Tally(warnings=[ImportWarning.model_validate(w) for w in log.parsed.warnings])
     new = classify(db, log, speakers, sealed, tally)
-    # add_messages makes one statement of up to ROWS_PER_INSERT rows: one call per statement
-    for chunk in chunks(new_rows(new, log.data, session_id, sequence), history.ROWS_PER_INSERT):
-        history.add_messages(db, chunk)
-        tally.imported += len(chunk)
+    tally.imported = history.add_messages(db, new_rows(new, log.data, session_id, sequence))
+    if tally.imported and tally.first_new < tally.last_stored:
+        history.renumber_by_source(db, session_id)
     remember_prefix(db, log, previous, sealed, session_id, now)
     return FileImport(
         path=log.path,
@@ -275,13 +276,6 @@ def store(
         warnings=tally.warnings,
         error=None,
     )
-
-
-def chunks(items: Iterable[T], size: int) -> Iterator[list[T]]:
-    """Consecutive lists of ``size`` items, the last one possibly shorter."""
-    iterator = iter(items)
-    while chunk := list(itertools.islice(iterator, size)):
-        yield chunk
 
 
 def ensure_session(db: Session, log: LoadedLog, now: datetime) -> str:

@@ -331,6 +331,34 @@ def test_unknown_speaker_is_reported_and_not_imported(
     assert "who am I?" not in contents(stored(service, file))
 
 
+def test_a_speaker_named_on_a_later_import_takes_its_place_in_the_order(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    # Bug: the record of a speaker mapped only on the second import got the next sequence,
+    # after the records that follow it in the log, so reading and pairing saw it last.
+    stranger = entry("09:00:30 +0000", "Ana", "Yo también, Diego.")
+    path = write(tmp_path, log_bytes(FIRST, stranger, SECOND, THIRD))
+    first = one(run(service, path, include_tail=True))
+    assert first.imported == 3 and first.warnings[0].kind == "unknown_speaker"
+    second = one(run(service, path, include_tail=True, speakers={**SPEAKERS, "Ana": "user"}))
+    assert second.imported == 1 and not second.warnings
+    messages = stored(service, second)
+    assert contents(messages) == [
+        "Hola Morgan",
+        "Yo también, Diego.",
+        "Hola Diego.\nSegunda l\u00ednea.",
+        "\u00bfQu\u00e9 tal?",
+    ]
+    assert [m.sequence for m in messages] == [1, 2, 3, 4]
+    assert MemoryService(service.path).health().ok
+    # a third import finds everything in place and changes nothing
+    assert (
+        one(run(service, path, include_tail=True, speakers={**SPEAKERS, "Ana": "user"})).imported
+        == 0
+    )
+    assert [m.sequence for m in stored(service, second)] == [1, 2, 3, 4]
+
+
 def test_empty_content_record_is_reported(service: MemoryService, tmp_path: Path) -> None:
     # A message with only white space carries nothing to store; the import says where it was.
     data = log_bytes(FIRST, entry("09:00:05 +0000", "Morgan", "  \n \t"), THIRD)
