@@ -121,8 +121,12 @@ def first_match(text: str, folded_terms: frozenset[str]) -> int:
 
     The tokens are folded in one go, joined by :data:`TOKEN_JOINER`: :func:`fold` of a
     joined text is the join of the folds, since case folding and NFKD go character by
-    character (NFKD reorders only combining characters, which the fold drops).
+    character (NFKD reorders only combining characters, which the fold drops). For the same
+    reason a text whose fold holds none of the terms has no such token, and is not split.
     """
+    folded_text = fold(text)
+    if not any(term in folded_text for term in folded_terms):
+        return 0
     spans = token_spans(text)
     tokens = map(text.__getitem__, itertools.starmap(slice, spans))  # text[start:end] each
     folded = fold(TOKEN_JOINER.join(tokens)).split(TOKEN_JOINER)  # [""] when there is none
