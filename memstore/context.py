@@ -10,7 +10,7 @@ The block says that it is untrusted data, not instructions. Old conversations ne
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from memstore.budget import clip
 from memstore.schemas import MemoryContext
@@ -22,19 +22,25 @@ HEADER = (
 MIN_CONTENT_CHARS = 24
 
 
-@dataclass(frozen=True)
-class Item:
-    """A memory as the context shows it."""
+class Item(NamedTuple):
+    """A memory as the context shows it: a named tuple, so that a row of (id, category,
+    pinned, content) becomes one at C speed (``Item._make``), which counts with a thousand
+    memories in force."""
 
     id: str
     category: str
-    pinned: bool
+    pinned: int
+    """1 (or True) when pinned, else 0."""
     content: str
+
+
+PINNED = "pinned "
+LINE_CHARS = len("- [] ") + len(" (id )") + len("\n")  # see prefix, suffix, overhead
 
 
 def prefix(item: Item) -> str:
     """The line of ``item`` before its content."""
-    label = f"pinned {item.category}" if item.pinned else item.category
+    label = f"{PINNED}{item.category}" if item.pinned else item.category
     return f"- [{label}] "
 
 
@@ -44,8 +50,10 @@ def suffix(item: Item) -> str:
 
 
 def overhead(item: Item) -> int:
-    """Characters of the item's line besides its content, newline included."""
-    return len(prefix(item)) + len(suffix(item)) + 1
+    """Characters of the item's line besides its content, newline included: its prefix and
+    suffix, counted without building them."""
+    label = len(item.category) + (len(PINNED) if item.pinned else 0)
+    return LINE_CHARS + label + len(item.id)
 
 
 def order(pinned_first: Sequence[Item], matching_ids: Sequence[str]) -> list[Item]:

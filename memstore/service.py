@@ -588,9 +588,7 @@ class MemoryService:
             rows = memory_rows.in_force(connection, now)
             match = ranking_match(query) if rows else None
             matching = memory_hit_ids(connection, match, now, len(rows)) if match else []
-        items = [
-            context_block.Item(i, category, pinned == 1, text) for i, category, pinned, text in rows
-        ]
+        items = list(map(context_block.Item._make, rows))
         return context_block.build(context_block.order(items, matching), self.config.context_chars)
 
     # Words and reading

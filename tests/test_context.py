@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from memstore import MemoryConfig, MemoryService
-from memstore.context import HEADER, Item, build, order
+from memstore.context import HEADER, Item, build, order, overhead, prefix, suffix
 
 
 def test_an_empty_store_gives_an_empty_block(service: MemoryService) -> None:
@@ -93,3 +96,15 @@ def test_any_request_text_is_accepted_as_a_ranking_query(service: MemoryService)
     memory = service.remember("Diego likes jazz.")
     for request in ['"jazz" AND (NOT', "x" * 5000, " ".join(f"w{n}" for n in range(100)), "¿?"]:
         assert service.context(request).memory_ids == [memory.id]
+
+
+@given(
+    st.text(min_size=1, max_size=40),
+    st.sampled_from(["fact", "preference", "project", "goal", "other"]),
+    st.sampled_from([0, 1, True, False]),
+)
+def test_the_overhead_of_a_line_is_its_prefix_suffix_and_newline(
+    memory_id: str, category: str, pinned: int
+) -> None:
+    item = Item(memory_id, category, pinned, "content")
+    assert overhead(item) == len(prefix(item)) + len(suffix(item)) + 1
