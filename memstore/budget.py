@@ -10,6 +10,7 @@ and a clipped message carries ``truncated: true``.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from bisect import bisect_left, bisect_right
@@ -110,9 +111,11 @@ def json_spent(text: str) -> Sequence[int]:
     return list(itertools.accumulate(costs, initial=0))
 
 
+@functools.lru_cache(maxsize=256)
 def json_length(text: str) -> int:
     """Characters ``text`` takes inside a JSON string, without the quotes: its length, plus
-    what each escaped character adds (see :func:`char_cost`)."""
+    what each escaped character adds (see :func:`char_cost`). Cached: fitting a recall page
+    asks it of the same contents about a hundred times."""
     return len(text) + sum(char_cost(char) - 1 for char in ESCAPED.findall(text))
 
 

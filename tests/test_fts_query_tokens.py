@@ -12,7 +12,12 @@ import unicodedata
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memstore.repository.fts_query import fold, token_spans, tokenize
+from memstore.repository.fts_query import (
+    combining_pattern,
+    fold,
+    token_spans,
+    tokenize,
+)
 
 PLANE = 0x10000
 # Characters the tokenizer treats specially, so that random text holds them often: marks
@@ -110,3 +115,11 @@ def test_every_code_point_is_classed_by_its_unicode_category() -> None:
         assert token_spans(" ".join("a" + c for c in chars)) == [
             (3 * index, 3 * index + 1 + token) for index, token in enumerate(tokens)
         ], hex(plane)
+
+
+def test_the_fold_drops_exactly_the_characters_with_a_combining_class() -> None:
+    # combining_pattern holds the BMP's; fold takes another path for text beyond the BMP.
+    bmp = "".join(map(chr, range(0x10000)))
+    dropped = "".join(combining_pattern().findall(bmp))
+    assert dropped == "".join(c for c in bmp if unicodedata.combining(c))
+    assert fold("E\u0301\U0001d165x\U0001e94a\U0001f600") == "ex\U0001f600"

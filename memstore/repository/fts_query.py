@@ -49,8 +49,8 @@ def token_role(category: str) -> str:
 
 
 def char_class(roles: str, wanted: str) -> str:
-    """The inside of a regular-expression class matching the BMP characters whose role is
-    in ``wanted``, as ranges; ``roles`` holds every BMP character's role, by code point."""
+    """The inside of a regular-expression class matching the characters whose role is in
+    ``wanted``, as ranges; ``roles`` holds one role per code point, from U+0000."""
     runs = (match.span() for match in re.finditer(f"[{wanted}]+", roles))
     return "".join(f"{re.escape(chr(start))}-{re.escape(chr(end - 1))}" for start, end in runs)
 
@@ -101,12 +101,24 @@ def tokenize(text: str) -> list[str]:
     return [text[start:end] for start, end in token_spans(text)]
 
 
+@functools.cache
+def combining_pattern() -> re.Pattern[str]:
+    """Finds runs of the BMP characters :func:`fold` drops: those with a non-zero canonical
+    combining class. Built once, in a few milliseconds; BMP only, as a class's ranges above
+    it are tested one by one for every character (see :func:`token_pattern`)."""
+    roles = "".join("c" if unicodedata.combining(chr(code)) else "." for code in range(BMP_SIZE))
+    return re.compile(f"[{char_class(roles, 'c')}]+")
+
+
 def fold(token: str) -> str:
-    """Case- and accent-fold a token the way ``remove_diacritics 2`` compares it."""
+    """Case- and accent-fold a token the way ``remove_diacritics 2`` compares it: case
+    folded, decomposed (NFKD), combining characters dropped."""
     folded = token.casefold()
     if folded.isascii():  # already decomposed, and without combining characters
         return folded
     decomposed = unicodedata.normalize("NFKD", folded)
+    if NON_BMP.search(decomposed) is None:
+        return combining_pattern().sub("", decomposed)
     return "".join(itertools.filterfalse(unicodedata.combining, decomposed))
 
 
@@ -185,12 +197,15 @@ class QueryPart:
     role: PartRole
 
 
-STOPWORDS = frozenset(fold(word) for word in stopwords.WORDS)
+@functools.cache
+def folded_stopwords() -> frozenset[str]:
+    """The built-in stopwords, folded (on first use, not at import)."""
+    return frozenset(map(fold, stopwords.WORDS))
 
 
 def is_stopword(token: str) -> bool:
     """Whether ``token`` (as written) folds to a very frequent function word."""
-    return fold(token) in STOPWORDS
+    return fold(token) in folded_stopwords()
 
 
 def word_parts(tokens: Iterable[str], kind: PartKind, role: PartRole) -> list[QueryPart]:
