@@ -487,6 +487,11 @@ def test_limit_is_capped_by_max_results(db_path: Path) -> None:
     assert len(service.word_instances("fig", limit=3).instances) == 3
     last = service.word_instances("fig", offset=10)
     assert [i.token_index for i in last.instances] == [21, 23] and last.next_offset is None
+    # the 11th and 12th "fig" of the message, though the page holds no earlier one
+    assert [(i.start, i.end, i.matched_text) for i in last.instances] == [
+        (106, 109, "fig"),
+        (116, 119, "fig"),
+    ]
 
 
 def test_pages_stay_within_recall_chars(db_path: Path) -> None:

@@ -8,6 +8,8 @@ a temp FTS5 probe table, so a word is compared exactly as SQLite indexed it.
 
 from __future__ import annotations
 
+import bisect
+import json
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -45,10 +47,11 @@ NUL_STAND_IN = "\x01"  # a separator, as NUL is, that highlight() copies through
 
 # Instances of the scope and filters as (source, doc pk, id, created_at, term, position).
 # :history / :memories switch each store on or off.
-INSTANCES = f"""
+MESSAGE_INSTANCES = """
     SELECT 'message' AS source_type, m.pk AS pk, m.id AS id, m.created_at AS created_at,
            i.term AS term, i.offset AS position
-    FROM temp.messages_vocab_instance AS i JOIN messages AS m ON m.pk = i.doc
+    FROM temp.messages_vocab_instance AS i JOIN messages AS m ON m.pk = i.doc"""
+INSTANCES = f"""{MESSAGE_INSTANCES}
     WHERE :history AND {{term}}
       AND (:session_id IS NULL OR m.session_id = :session_id)
       AND (:role IS NULL OR m.role = :role)
@@ -76,30 +79,34 @@ HISTORY_WORDS = """
 HISTORY_WORD_TOTAL = (
     "SELECT count(*) FROM temp.messages_vocab_row WHERE term >= :low AND term < :high"
 )
-# A page of instances, each with ``nth``: its rank among the word's instances in the same
-# record, so that the n-th highlighted region of the record is this instance. The instances
-# are materialized once, unsorted; the page is sorted out of them, and ``nth`` counted for
-# the page's rows only, through an automatic index on the materialized rows. (A row_number()
-# window over every instance sorted all of them twice and measured three times slower on a
-# common word.) The record's text and history fields are joined to the page's rows only.
-INSTANCE_PAGE = f"""
-    WITH found AS MATERIALIZED (
-        SELECT source_type, pk, id, created_at, position
-        FROM ({INSTANCES.format(term=EXACT)})),
-    page AS (
-        SELECT * FROM found ORDER BY created_at DESC, source_type, id, position
-        LIMIT :limit OFFSET :offset)
+# A page of instances (newest record first) with each record's text and history fields,
+# joined to the page's rows only. Unfiltered history (the common case) reads the messages'
+# instances alone, without the union and the filter clauses.
+PAGE = """
     SELECT page.source_type, page.pk, page.id, page.created_at, page.position,
-           (SELECT count(*) FROM found AS f
-            WHERE f.source_type = page.source_type AND f.pk = page.pk
-              AND f.position < page.position) AS nth,
            coalesce(m.content, mem.content) AS content, m.session_id, m.role, m.sequence,
            m.source_ref
-    FROM page
+    FROM (SELECT source_type, pk, id, created_at, position FROM ({instances})
+          ORDER BY created_at DESC, source_type, id, position
+          LIMIT :limit OFFSET :offset) AS page
     LEFT JOIN messages AS m ON page.source_type = 'message' AND m.pk = page.pk
     LEFT JOIN memories AS mem ON page.source_type = 'memory' AND mem.pk = page.pk
     ORDER BY page.created_at DESC, page.source_type, page.id, page.position
 """
+INSTANCE_PAGE = PAGE.format(instances=INSTANCES.format(term=EXACT))
+HISTORY_INSTANCE_PAGE = PAGE.format(instances=f"{MESSAGE_INSTANCES} WHERE {EXACT}")
+# Every position of the word in the given records of one store: a record's n-th
+# highlighted region is the instance at its n-th position. (Counting them in SQL, with a
+# row_number() window or a correlated count over every instance of the word, measured
+# slower on a common word than this second, narrow read.)
+POSITIONS = {
+    source_type: f"SELECT doc, offset FROM temp.{table} "
+    "WHERE term = :word AND doc IN (SELECT value FROM json_each(:docs))"
+    for source_type, table in (
+        ("message", "messages_vocab_instance"),
+        ("memory", "memories_vocab_instance"),
+    )
+}
 INSTANCE_TOTAL = f"SELECT count(*) FROM ({INSTANCES.format(term=EXACT)})"
 HISTORY_INSTANCE_TOTAL = "SELECT cnt FROM temp.messages_vocab_row WHERE term = :word"
 # The highlighted text, and whether it holds NUL (see :func:`highlighted`).
@@ -201,16 +208,44 @@ def instances(
     offset: int,
 ) -> tuple[list[InstanceRef], int]:
     """A page of the occurrences of the folded ``word`` (newest record first, then source
-    type, id and position), and their total (from the row table when ``fast``)."""
+    type, id and position), and their total (from the row table when ``fast``: unfiltered
+    history)."""
     bound = {"word": word, **params}
-    rows = connection.execute(INSTANCE_PAGE, {**bound, "limit": limit, "offset": offset})
+    page_query = HISTORY_INSTANCE_PAGE if fast else INSTANCE_PAGE
+    rows = connection.execute(page_query, {**bound, "limit": limit, "offset": offset}).fetchall()
+    ranks = positions(connection, word, {(row[0], row[1]) for row in rows})
     page = [
-        InstanceRef(source_type, pk, id_, parse_utc(created_at), *rest)
-        for source_type, pk, id_, created_at, *rest in rows
+        InstanceRef(
+            source_type,
+            pk,
+            id_,
+            parse_utc(created_at),
+            position,
+            bisect.bisect_left(ranks[source_type, pk], position),
+            *rest,
+        )
+        for source_type, pk, id_, created_at, position, *rest in rows
     ]
     total = connection.execute(HISTORY_INSTANCE_TOTAL if fast else INSTANCE_TOTAL, bound)
     found = total.fetchone()
     return page, int(found[0] or 0) if found else 0
+
+
+def positions(
+    connection: sqlite3.Connection, word: str, records: set[tuple[str, int]]
+) -> dict[tuple[str, int], list[int]]:
+    """Every token position of ``word`` in each of the ``(source_type, pk)`` records, in
+    order."""
+    found: dict[tuple[str, int], list[int]] = {record: [] for record in records}
+    for source_type, query in POSITIONS.items():
+        docs = [pk for kind, pk in records if kind == source_type]
+        if docs:
+            params = {"word": word, "docs": json.dumps(docs)}
+            for doc, position in connection.execute(query, params):
+                found[source_type, doc].append(position)
+    for ranked in found.values():
+        ranked.sort()
+    return found
 
 
 def highlighted(
