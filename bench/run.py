@@ -74,6 +74,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from memstore.config import MemoryConfig
 from memstore.context import HEADER
 from memstore.guard import secret_kind
 from memstore.memory_rules import MAX_CONTENT_CHARS, normalize_content
@@ -168,6 +169,7 @@ BENCH_KEY = "bench_topic"
 CONTEXT_MEMORIES = 1000
 MAX_QUERY_WORDS = MAX_DISTINCT_TOKENS  # 32
 QUERY_CANDIDATES = 101
+UNCLIPPED_CHARS = 64000  # recall_chars' maximum: a page of 8 fits whole
 # The columns both imports must agree on, per table (random ids, pks and times of the import
 # itself aside).
 COMPARED = {
@@ -497,21 +499,27 @@ class RecallTimes:
     raw_ms: float
     plain_ms: float
     same: bool
+    unclipped_ms: float
+    """memstore with a budget the page fits whole in (no clipping)."""
 
 
 def compare_recall(
     service: MemoryService, raw: sqlite3.Connection, case: Query, repeat: int
 ) -> RecallTimes:
     """Median recall milliseconds of one case, memstore against raw."""
-    memstore_ms, raw_ms, plain_ms = p50s_ms(
+    roomy = MemoryService(service.path, config=MemoryConfig(recall_chars=UNCLIPPED_CHARS))
+    memstore_ms, raw_ms, plain_ms, unclipped_ms = p50s_ms(
         [
             lambda: service.recall(case.text, mode=case.mode),
             lambda: ranked_recall(raw, case),
             lambda: plain_recall(raw, case.match),
+            lambda: roomy.recall(case.text, mode=case.mode),
         ],
         repeat,
     )
-    return RecallTimes(case, memstore_ms, raw_ms, plain_ms, same_hits(service, raw, case))
+    roomy.close()
+    same = same_hits(service, raw, case)
+    return RecallTimes(case, memstore_ms, raw_ms, plain_ms, same, unclipped_ms)
 
 
 # Words: search_words and word_instances
@@ -872,6 +880,8 @@ class RememberTimes:
     keyed: int
     superseded: int
     differing: int
+    guard_ms: float
+    """p50 of the credential guard alone (detect-secrets' detectors) on the same contents."""
 
 
 def compare_remembers(work: Path, writes: Sequence[Write]) -> RememberTimes:
@@ -893,6 +903,10 @@ def compare_remembers(work: Path, writes: Sequence[Write]) -> RememberTimes:
             keyed=sum(write.key is not None for write in writes[1:]),
             superseded=raw.execute(status).fetchone()[0],
             differing=differing_memories(service.path, raw),
+            guard_ms=statistics.median(
+                seconds(functools.partial(secret_kind, write.content)) for write in writes[1:]
+            )
+            * 1000,
         )
     finally:
         raw.close()
@@ -1041,6 +1055,7 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 # argv: database [log]. Opens the service; with a log, imports it and prints the seconds.
 MEMSTORE_CHILD = """
 import sys, time
+from memstore.config import MemoryConfig
 from memstore.service import MemoryService
 service = MemoryService(sys.argv[1])
 service.get_session("none")
@@ -1437,7 +1452,8 @@ def report(args: argparse.Namespace, results: Results, steps: Steps) -> str:
         f"recall {r.case.label}: {r.case.text!r} (mode {r.case.mode}, {r.case.hits} matching "
         f"messages); raw runs memstore's statements (memory hits, part counts, weighted hits, "
         f"partners); same hits in the same order: {yes(r.same)}; plain bm25 with neighbours "
-        f"instead: {r.plain_ms:.2f} ms"
+        f"instead: {r.plain_ms:.2f} ms; memstore with recall_chars {UNCLIPPED_CHARS} (nothing "
+        f"clipped): {r.unclipped_ms:.2f} ms"
         for r in results.recalls
     ]
     lines.append(
@@ -1457,7 +1473,8 @@ def report(args: argparse.Namespace, results: Results, steps: Steps) -> str:
     lines.append(
         f"remember: {remembers.calls} interleaved calls per side on fresh databases after one "
         f"warm-up, {remembers.keyed} with key {BENCH_KEY!r} ({remembers.superseded} superseded); "
-        f"memories differing between the two databases: {remembers.differing}"
+        f"memories differing between the two databases: {remembers.differing}; the "
+        f"credential guard alone (not on the raw side) takes {remembers.guard_ms:.2f} ms of it"
     )
     lines.append(
         f"context: {contexts.memories} memories, query {contexts.query!r} "

@@ -244,7 +244,9 @@ def fit_conversation(
     if size <= room:
         return conversation
     base = content_free_size(conversation, size)
-    spare = room - base
+    # One character per message is kept back for a "truncated":false (a message left
+    # whole), so that the first attempt fits instead of overflowing by that much.
+    spare = room - base - len(conversation.messages)
     for _ in range(MAX_FIT_ATTEMPTS):
         if spare < MIN_CLIP_CHARS:
             return None
