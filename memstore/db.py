@@ -39,6 +39,7 @@ log = logging.getLogger(__name__)
 BUSY_TIMEOUT_MS = 500
 FTS_TABLE_PREFIXES = ("messages_fts", "memories_fts")
 FTS5_PROBE = "CREATE VIRTUAL TABLE probe USING fts5(x)"
+MIN_SQLITE = (3, 35, 0)
 PRAGMAS = (
     f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}",
     "PRAGMA foreign_keys = ON",
@@ -71,7 +72,14 @@ def _begin(connection: Connection) -> None:
 
 
 def require_fts5() -> None:
-    """Raise :class:`Fts5Unavailable` if Python's SQLite library lacks FTS5."""
+    """Raise :class:`Fts5Unavailable` if Python's SQLite library lacks FTS5, or is older than
+    3.35 (memstore's SQL uses MATERIALIZED common table expressions and UPDATE ... FROM)."""
+    if sqlite3.sqlite_version_info < MIN_SQLITE:
+        needed = ".".join(map(str, MIN_SQLITE))
+        raise Fts5Unavailable(
+            f"This Python's SQLite {sqlite3.sqlite_version} is older than {needed}, which "
+            "memstore needs; install a newer Python (python.org builds bundle a recent SQLite)."
+        )
     probe = sqlite3.connect(":memory:")
     try:
         probe.execute(FTS5_PROBE)

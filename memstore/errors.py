@@ -72,7 +72,7 @@ class SchemaError(MemstoreError):
 
 
 class Fts5Unavailable(MemstoreError):
-    """The SQLite library Python uses was built without FTS5."""
+    """The SQLite library Python uses was built without FTS5, or is older than 3.35."""
 
 
 class StoreBusy(MemstoreError):

@@ -118,3 +118,10 @@ def test_sqlite_without_fts5_gets_a_clear_error(
     with pytest.raises(Fts5Unavailable, match="has no FTS5.*install a Python"):
         MemoryService(db_path).health()
     assert not db_path.exists()
+
+
+def test_an_old_sqlite_gets_a_clear_error(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(db_module, "MIN_SQLITE", (99, 0, 0))
+    with pytest.raises(Fts5Unavailable, match=r"older than 99\.0\.0, which memstore needs"):
+        MemoryService(db_path).health()
+    assert not db_path.exists()
