@@ -340,7 +340,11 @@ def test_a_speaker_named_on_a_later_import_takes_its_place_in_the_order(
     path = write(tmp_path, log_bytes(FIRST, stranger, SECOND, THIRD))
     first = one(run(service, path, include_tail=True))
     assert first.imported == 3 and first.warnings[0].kind == "unknown_speaker"
-    second = one(run(service, path, include_tail=True, speakers={**SPEAKERS, "Ana": "user"}))
+    # a host may record into the log's session through the API: that message stays last
+    assert first.session_id is not None
+    service.record_message(first.session_id, "assistant", "added by a host")
+    with_ana = {**SPEAKERS, "Ana": "user"}
+    second = one(run(service, path, include_tail=True, speakers=with_ana))
     assert second.imported == 1 and not second.warnings
     messages = stored(service, second)
     assert contents(messages) == [
@@ -348,15 +352,13 @@ def test_a_speaker_named_on_a_later_import_takes_its_place_in_the_order(
         "Yo también, Diego.",
         "Hola Diego.\nSegunda l\u00ednea.",
         "\u00bfQu\u00e9 tal?",
+        "added by a host",
     ]
-    assert [m.sequence for m in messages] == [1, 2, 3, 4]
+    assert [m.sequence for m in messages] == [1, 2, 3, 4, 5]
     assert MemoryService(service.path).health().ok
     # a third import finds everything in place and changes nothing
-    assert (
-        one(run(service, path, include_tail=True, speakers={**SPEAKERS, "Ana": "user"})).imported
-        == 0
-    )
-    assert [m.sequence for m in stored(service, second)] == [1, 2, 3, 4]
+    assert one(run(service, path, include_tail=True, speakers=with_ana)).imported == 0
+    assert stored(service, second) == messages
 
 
 def test_empty_content_record_is_reported(service: MemoryService, tmp_path: Path) -> None:

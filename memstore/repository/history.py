@@ -30,10 +30,14 @@ MESSAGE_BY_SOURCE = f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE source_ref = 
 MESSAGE_BY_ID = f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE id = :id"
 TOMBSTONED = "SELECT 1 FROM deleted_sources WHERE source_ref = :source_ref"
 HIGHEST_SEQUENCE = "SELECT max(sequence) FROM messages WHERE session_id = :session_id"
+# The log's records by byte offset, then any other message (recorded through the API into
+# the session, without a log source reference) after them in its previous order.
 SEQUENCES_BY_OFFSET = """
     UPDATE messages SET sequence = :shift + ordered.position
     FROM (SELECT pk, row_number() OVER (
-              ORDER BY CAST(substr(source_ref, instr(source_ref, '#byte=') + 6) AS INTEGER)
+              ORDER BY instr(coalesce(source_ref, ''), '#byte=') = 0,
+                       CAST(substr(source_ref, instr(source_ref, '#byte=') + 6) AS INTEGER),
+                       sequence
           ) AS position
           FROM messages WHERE session_id = :session_id) AS ordered
     WHERE messages.pk = ordered.pk
@@ -130,7 +134,8 @@ def add_messages(db: Session, rows: Iterable[tuple[Any, ...]]) -> int:
 def renumber_by_source(db: Session, session_id: str) -> None:
     """Give an imported session's messages the sequences 1..n in the order of their byte
     offsets in the log, for records imported after later ones (e.g. a speaker named only on
-    a second import). Sequences move above the highest first, as each one must stay unique."""
+    a second import); messages without a log source reference keep their order after them.
+    Sequences move above the highest first, as each one must stay unique."""
     connection = driver_connection(db)
     (shift,) = connection.execute(HIGHEST_SEQUENCE, {"session_id": session_id}).fetchone()
     params = {"session_id": session_id, "shift": shift or 0}
