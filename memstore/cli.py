@@ -95,8 +95,9 @@ def service_from(ctx: click.Context, *, create: bool = False) -> MemoryService:
     """The service of this invocation (opened lazily by the group).
 
     Only the commands that store something (``create``) may create the database file; the
-    others refuse a file that does not exist, so that a mistyped ``--database`` is an error
-    instead of a new, empty database that reports nothing wrong.
+    others refuse a file that does not exist or is not a memstore database, so that a
+    mistyped ``--database`` is an error instead of a new, empty database (or memstore's
+    tables added to another application's file) that reports nothing wrong.
     """
     service: MemoryService = ctx.find_root().obj
     if not create and not service.path.exists():
@@ -104,6 +105,12 @@ def service_from(ctx: click.Context, *, create: bool = False) -> MemoryService:
             str(service.path),
             "there is no database there; check --database or the configuration, or create "
             "one with `memstore import` or `memstore remember`.",
+        )
+    if not create and service.holds_store() is False:
+        raise click.FileError(
+            str(service.path),
+            "it is not a memstore database (an empty file, or another application's SQLite "
+            "database); it was left untouched. Check --database or the configuration.",
         )
     return service
 

@@ -20,7 +20,7 @@ import logging
 import sqlite3
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,7 @@ BUSY_TIMEOUT_MS = 500
 FTS_TABLE_PREFIXES = ("messages_fts", "memories_fts")
 FTS5_PROBE = "CREATE VIRTUAL TABLE probe USING fts5(x)"
 MIN_SQLITE = (3, 35, 0)
+SCHEMA_TABLE = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
 PRAGMAS = (
     f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}",
     "PRAGMA foreign_keys = ON",
@@ -125,9 +126,7 @@ def autogenerate_filter(name: str | None, type_: str, parent_names: Any) -> bool
 
 def recorded_versions(connection: Connection) -> list[int]:
     """The versions recorded in schema_migrations, ascending; [] for a new database."""
-    exists = connection.execute(
-        text("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
-    ).first()
+    exists = connection.execute(text(SCHEMA_TABLE)).first()
     if exists is None:
         return []
     rows = connection.execute(text("SELECT version FROM schema_migrations ORDER BY version"))
@@ -290,6 +289,21 @@ class Database:
     def dispose(self) -> None:
         """Close the pooled connections (a later call opens new ones)."""
         self._engine.dispose()
+
+
+def holds_memstore_schema(path: Path) -> bool | None:
+    """Whether the existing file at ``path`` is a memstore database (it has the
+    ``schema_migrations`` table), read without creating, upgrading or writing anything; None
+    when SQLite cannot read it at all (``check`` reports that as damage).
+
+    An empty file, or a SQLite database of another application, is False.
+    """
+    try:
+        with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as probe:
+            found = probe.execute(SCHEMA_TABLE).fetchone()
+    except sqlite3.DatabaseError:
+        return None
+    return found is not None
 
 
 def driver_connection(db: Session) -> sqlite3.Connection:

@@ -20,7 +20,7 @@ from memstore import diary as days
 from memstore import importer, lexical, lifecycle, retrieval
 from memstore.budget import fill_dialogue, json_prefix, json_size, take_within
 from memstore.config import MemoryConfig
-from memstore.db import Database
+from memstore.db import Database, holds_memstore_schema
 from memstore.errors import InvalidInput, InvalidQuery, NotFound, StoreDamaged
 from memstore.guard import reject_secrets
 from memstore.memory_rules import clean_content, normalize_content, normalize_key, parse_expiry
@@ -211,6 +211,15 @@ class MemoryService:
     def path(self) -> Path:
         """The database file."""
         return self._db.path
+
+    def holds_store(self) -> bool | None:
+        """Whether the database file exists and is a memstore database, checked without
+        creating or changing anything (every other method creates or upgrades it on first
+        use); None when SQLite cannot read the file at all. For callers that must not turn
+        a mistyped path, or another application's SQLite file, into a memstore database."""
+        if not self.path.exists():
+            return False
+        return holds_memstore_schema(self.path)
 
     # Sessions
 

@@ -102,10 +102,12 @@ def test_a_file_that_is_not_a_database_is_a_report_and_is_left_untouched(
 ) -> None:
     path = tmp_path / "notes.sqlite3"
     path.write_bytes(content)
-    code, report, stderr = check(runner, path)
-    if not content:  # an empty file is an empty database: check creates the schema
-        assert code == 0 and report["ok"] is True
+    if not content:  # an empty file is no memstore database: refused, left as it is
+        result = runner.invoke(cli, ["--database", str(path), "check"])
+        assert result.exit_code == 1 and "not a memstore database" in result.stderr
+        assert path.read_bytes() == b""
         return
+    code, report, stderr = check(runner, path)
     assert code == 1 and stderr == ""
     assert report["ok"] is False and report["counts"] == {}
     (problem,) = report["problems"]

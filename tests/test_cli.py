@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -213,6 +215,32 @@ def test_reading_commands_refuse_a_database_that_does_not_exist(
         assert error["type"] == "FileError" and "no database there" in error["message"]
         assert str(missing) in error["message"]
     assert not missing.exists()
+
+
+def test_reading_commands_leave_other_sqlite_files_untouched(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    # Found by a new-user trial: check (and recall, memories) added memstore's tables to
+    # another application's database, or to an empty file, and reported ok.
+    other = tmp_path / "bookmarks.sqlite3"
+    with closing(sqlite3.connect(other)) as connection:
+        connection.execute("CREATE TABLE bookmarks (id INTEGER PRIMARY KEY, url TEXT)")
+        connection.commit()
+    empty = tmp_path / "empty.sqlite3"
+    empty.touch()
+    for path in (other, empty):
+        before = path.read_bytes()
+        for command in (["check"], ["recall", "café"], ["memories"]):
+            result = runner.invoke(cli, ["--database", str(path), *command])
+            assert result.exit_code == 1, (path, command)
+            error = json.loads(result.stderr)["error"]
+            assert error["type"] == "FileError" and "not a memstore database" in error["message"]
+        assert path.read_bytes() == before
+    # a file SQLite cannot read at all is still check's to report
+    garbage = tmp_path / "garbage.sqlite3"
+    garbage.write_bytes(b"not a database at all, " * 100)
+    result = runner.invoke(cli, ["--database", str(garbage), "check"])
+    assert result.exit_code == 1 and json.loads(result.stdout)["ok"] is False
 
 
 def test_config_file_selects_the_database(runner: CliRunner, tmp_path: Path) -> None:
