@@ -74,6 +74,7 @@ from memstore.schemas import (
 Progress = Callable[[FileImport], None]
 SCOPES = ("history", "memories", "all")
 MAX_WORD_CHARS = 10_000  # longer than recall's 512: a listed word must be searchable
+MAX_POSITION = 2**63 - 1  # SQLite's largest integer: offsets beyond it are no position
 
 
 def utc_now() -> datetime:
@@ -92,6 +93,13 @@ def aware(value: datetime | None, argument: str) -> datetime | None:
     if value.tzinfo is None or value.utcoffset() is None:
         raise InvalidInput(argument, f"{value.isoformat()} has no time zone; add one, e.g. +00:00.")
     return value.astimezone(UTC)
+
+
+def position(value: int, argument: str, hint: str) -> None:
+    """Raise InvalidInput unless ``value`` is a position SQLite can hold (0 to 2**63 - 1);
+    ``hint`` says where a valid one comes from."""
+    if not 0 <= value <= MAX_POSITION:
+        raise InvalidInput(argument, f"is {value}; use {hint}.")
 
 
 def one_of(value: str | None, allowed: Iterable[str], argument: str) -> None:
@@ -333,8 +341,9 @@ class MemoryService:
         Raises:
             InvalidInput: If ``after`` < 0 or ``limit`` < 1.
         """
-        if after < 0 or limit < 1:
-            raise InvalidInput("after/limit", "after must be >= 0 and limit >= 1.")
+        position(after, "after", "0 or the sequence of a message read before")
+        if limit < 1:
+            raise InvalidInput("limit", f"is {limit}; use 1 or more.")
         with self._db.read() as db:
             rows = history_rows.list_messages(db, session_id, after, limit)
             return [Message.model_validate(row) for row in rows]
@@ -560,11 +569,10 @@ class MemoryService:
             offset: Where the page starts.
 
         Raises:
-            InvalidInput: For an unknown category, limit < 1 or offset < 0.
+            InvalidInput: For an unknown category, limit < 1, or an offset outside 0..2**63 - 1.
         """
         one_of(category, CATEGORIES, "category")
-        if offset < 0:
-            raise InvalidInput("offset", f"is {offset}; use 0 or more.")
+        position(offset, "offset", "0 or a previous next_offset")
         size = self._page_limit(limit)
         now = utc_now()
         with self._db.read() as db:
@@ -705,8 +713,7 @@ class MemoryService:
             NotFound: If there is no such session.
             InvalidInput: If ``after`` < 0 or ``limit`` < 1.
         """
-        if after < 0:
-            raise InvalidInput("after", f"is {after}; use 0 or a previous next_after.")
+        position(after, "after", "0 or a previous next_after")
         size = self._page_limit(limit)
         with self._db.read() as db:
             row = history_rows.get_session(db, session_id)
@@ -759,8 +766,7 @@ class MemoryService:
     ) -> tuple[Filters, int]:
         one_of(scope, SCOPES, "scope")
         one_of(role, ("user", "assistant"), "role")
-        if offset < 0:
-            raise InvalidInput("offset", f"is {offset}; use 0 or a previous next_offset.")
+        position(offset, "offset", "0 or a previous next_offset")
         filters = Filters(session_id, role, aware(since, "since"), aware(until, "until"))
         return filters, self._page_limit(limit)
 

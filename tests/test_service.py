@@ -133,3 +133,20 @@ def test_from_config_resolves_relative_paths_under_the_data_directory(
     monkeypatch.chdir(tmp_path)
     service = MemoryService.from_config(MemoryConfig(database="db/m.sqlite3"))
     assert service.path == tmp_path / "home" / "db" / "m.sqlite3"
+
+
+def test_positions_beyond_sqlite_integers_are_invalid_input(service: MemoryService) -> None:
+    # Found by a new-user trial: these raised OverflowError from sqlite3.
+    session = service.start_session()
+    huge = 2**63
+    calls = [
+        lambda: service.word_instances("zebrafish", offset=huge),
+        lambda: service.search_words(offset=10**30),
+        lambda: service.list_memories(offset=10**30),
+        lambda: service.read_conversation(session.id, after=10**30),
+        lambda: service.messages(session.id, after=huge),
+    ]
+    for call in calls:
+        with pytest.raises(InvalidInput, match="use 0 or"):
+            call()
+    assert service.search_words(offset=2**63 - 1).words == []
