@@ -91,22 +91,23 @@ def load_config(path: Path | None) -> MemoryConfig:
         raise click.BadParameter(f"cannot use {path}: {error}", param_hint="--config") from error
 
 
-def service_from(ctx: click.Context, *, create: bool = False) -> MemoryService:
+def service_from(ctx: click.Context, *, new_ok: bool = False) -> MemoryService:
     """The service of this invocation (opened lazily by the group).
 
-    Only the commands that store something (``create``) may create the database file; the
-    others refuse a file that does not exist or is not a memstore database, so that a
+    Only the commands that store something may create the database file, and the diary
+    (which then shows the day's Markdown log) may run without one (``new_ok``); the others
+    refuse a file that does not exist or is not a memstore database, so that a
     mistyped ``--database`` is an error instead of a new, empty database (or memstore's
     tables added to another application's file) that reports nothing wrong.
     """
     service: MemoryService = ctx.find_root().obj
-    if not create and not service.path.exists():
+    if not new_ok and not service.path.exists():
         raise click.FileError(
             str(service.path),
             "there is no database there; check --database or the configuration, or create "
             "one with `memstore import` or `memstore remember`.",
         )
-    if not create and service.holds_store() is False:
+    if not new_ok and service.holds_store() is False:
         raise click.FileError(
             str(service.path),
             "it is not a memstore database (an empty file, or another application's SQLite "
@@ -173,7 +174,7 @@ def import_command(
 
     Example: memstore import ~/logs --speaker "Diego=user" --speaker "Morgan=assistant"
     """
-    service = service_from(ctx, create=True)
+    service = service_from(ctx, new_ok=True)
     files = expand_paths(paths)
     show = sys.stderr.isatty() and len(files) > 1
     with click.progressbar(
@@ -348,7 +349,7 @@ def diary(ctx: click.Context, /, day: date | None, tz: str | None, output: str) 
 
     Example: memstore diary 2026-10-05 --tz Europe/Madrid --format text
     """
-    result = service_from(ctx, create=True).diary(day, tz=tz)
+    result = service_from(ctx, new_ok=True).diary(day, tz=tz)
     if output == "text":
         click.echo(days.render(result))
     else:
@@ -378,7 +379,7 @@ def mcp(ctx: click.Context) -> None:
             f"memstore mcp needs the MCP Python SDK 2.x ({error}); "
             "install it with: pip install 'memstore[mcp]'"
         ) from error
-    serve(service_from(ctx, create=True))
+    serve(service_from(ctx, new_ok=True))
 
 
 @cli.command()
@@ -428,7 +429,7 @@ def remember(ctx: click.Context, /, content: str, **fields: Any) -> None:
 
     Example: memstore remember "Diego prefers Spanish." --category preference --key language
     """
-    emit(service_from(ctx, create=True).remember(content, **fields))
+    emit(service_from(ctx, new_ok=True).remember(content, **fields))
 
 
 @cli.command()

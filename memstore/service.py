@@ -817,9 +817,11 @@ class MemoryService:
         when = days.today(place) if day is None else days.parse_day(day)
         start, end = days.bounds(when, place)
         now = utc_now()
-        with self._db.read() as db:
-            found = diary_rows.interval(db, start, end)
-            memories = [memory_model(row, now) for row in found.memories]
+        found, memories = diary_rows.Interval([], [], None, None), []
+        if self.path.exists():  # only reads: a missing database is not created
+            with self._db.read() as db:
+                found = diary_rows.interval(db, start, end)
+                memories = [memory_model(row, now) for row in found.memories]
         conversations = days.conversations(Message.model_validate(m) for m in found.messages)
         log_path = None if conversations else self.log_dir / f"{when.isoformat()}.md"
         log, log_error = (None, None) if log_path is None else days.read_log(log_path)

@@ -495,3 +495,17 @@ def test_the_fallback_log_is_looked_for_beside_the_database_in_use(tmp_path: Pat
     (logs / "2026-11-02.md").write_text("Morgan Log — 2026-11-02", encoding="utf-8")
     diary = MemoryService(database).diary("2026-11-02", tz="UTC")
     assert diary.log == "Morgan Log — 2026-11-02"
+
+
+def test_the_diary_of_a_missing_database_shows_the_log_and_creates_nothing(
+    tmp_path: Path,
+) -> None:
+    # Found by a new-user trial: the read-only diary created a database at a mistyped path.
+    database = tmp_path / "typo" / "memory.sqlite3"
+    logs = tmp_path / "typo" / "logs"
+    logs.mkdir(parents=True)
+    (logs / "2026-10-05.md").write_text(LOG, encoding="utf-8")
+    day = MemoryService(database).diary("2026-10-05", tz=MADRID)
+    assert day.log == LOG and day.conversations == [] and day.memories == []
+    assert day.previous_day is None and day.next_day is None
+    assert not database.exists()
