@@ -102,6 +102,23 @@ def position(value: int, argument: str, hint: str) -> None:
         raise InvalidInput(argument, f"is {value}; use {hint}.")
 
 
+def time_filters(
+    session_id: str | None, role: str | None, since: datetime | None, until: datetime | None
+) -> Filters:
+    """The filters of a recall or word query, with aware times, ``since`` not after
+    ``until`` (equal times are an empty interval).
+
+    Raises:
+        InvalidInput: For a naive time, or ``since`` after ``until`` (swapped, most likely).
+    """
+    start, end = aware(since, "since"), aware(until, "until")
+    if start is not None and end is not None and start > end:
+        raise InvalidInput(
+            "since", f"{start.isoformat()} is after until {end.isoformat()}; swap them?"
+        )
+    return Filters(session_id, role, start, end)
+
+
 def one_of(value: str | None, allowed: Iterable[str], argument: str) -> None:
     """Raise InvalidInput unless ``value`` is None or one of ``allowed``."""
     options = tuple(allowed)
@@ -639,7 +656,8 @@ class MemoryService:
 
         Raises:
             InvalidQuery: If the prefix is not exactly one word.
-            InvalidInput: For a bad scope, role, time, offset or limit.
+            InvalidInput: For a bad scope, role, time (naive, or since after until), offset or
+                limit.
         """
         filters, size = self._word_filters(scope, offset, limit, session_id, role, since, until)
         now = utc_now()
@@ -683,7 +701,8 @@ class MemoryService:
 
         Raises:
             InvalidQuery: If ``word`` is not exactly one word.
-            InvalidInput: For a bad scope, role, time, offset or limit.
+            InvalidInput: For a bad scope, role, time (naive, or since after until), offset or
+                limit.
         """
         filters, size = self._word_filters(scope, offset, limit, session_id, role, since, until)
         params = vocab.scope_params(scope, filters, utc_now())
@@ -767,7 +786,7 @@ class MemoryService:
         one_of(scope, SCOPES, "scope")
         one_of(role, ("user", "assistant"), "role")
         position(offset, "offset", "0 or a previous next_offset")
-        filters = Filters(session_id, role, aware(since, "since"), aware(until, "until"))
+        filters = time_filters(session_id, role, since, until)
         return filters, self._page_limit(limit)
 
     @staticmethod
@@ -920,12 +939,16 @@ class MemoryService:
             ``truncated``.
 
         Raises:
-            InvalidQuery: For an empty, too long or too wordy query, or an unknown mode.
-            InvalidInput: For a bad role, naive time or limit < 1.
+            InvalidQuery: For an empty, too long or too wordy query, text that is not valid
+                Unicode, or an unknown mode.
+            InvalidInput: For a bad role, a naive time, ``since`` after ``until``, or
+                limit < 1.
         """
         one_of(role, ("user", "assistant"), "role")
+        if not importer.utf8(query):  # a lone surrogate: SQLite only takes valid Unicode
+            raise InvalidQuery("query", f"{query!r} is not valid Unicode; retype it.")
         match = build_match(query, mode)  # type: ignore[arg-type]  # checked there
-        filters = Filters(session_id, role, aware(since, "since"), aware(until, "until"))
+        filters = time_filters(session_id, role, since, until)
         terms = frozenset(fold(token) for token in query_tokens(query))
         size, now = self._page_limit(limit), utc_now()
         empty = RecallResult(memories=[], conversations=[], truncated=False)

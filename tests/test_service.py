@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from memstore import InvalidInput, MemoryService, NotFound
+from memstore import InvalidInput, InvalidQuery, MemoryService, NotFound
 
 MADRID = timezone(timedelta(hours=2))
 
@@ -150,3 +150,21 @@ def test_positions_beyond_sqlite_integers_are_invalid_input(service: MemoryServi
         with pytest.raises(InvalidInput, match="use 0 or"):
             call()
     assert service.search_words(offset=2**63 - 1).words == []
+
+
+def test_recall_and_word_queries_refuse_since_after_until(service: MemoryService) -> None:
+    # Found by a new-user trial: swapped times returned nothing, with no error.
+    since = datetime(2026, 10, 6, tzinfo=UTC)
+    until = since - timedelta(days=1)
+    with pytest.raises(InvalidInput, match="is after until"):
+        service.recall("café", since=since, until=until)
+    with pytest.raises(InvalidInput, match="is after until"):
+        service.search_words("caf", since=since, until=until)
+    assert service.recall("café", since=since, until=since).conversations == []  # empty
+
+
+def test_recall_refuses_a_query_that_is_not_valid_unicode(service: MemoryService) -> None:
+    # Found by a new-user trial: words and instances refused a lone surrogate, recall
+    # silently matched nothing.
+    with pytest.raises(InvalidQuery, match="not valid Unicode"):
+        service.recall("caf\udce9")
