@@ -560,12 +560,18 @@ class MemoryService:
 
         Raises:
             NotFound: If there is no such memory.
+            InvalidInput: When pinning a superseded memory (it is never in the context).
         """
         now = utc_now()
         with self._db.write_sql() as connection:
             memory = memory_rows.get(connection, memory_id)
             if memory is None:
                 raise NotFound("memory", memory_id)
+            if memory.status == "superseded" and pinned:
+                raise InvalidInput(
+                    "memory_id",
+                    f"{memory_id} was superseded by {memory.superseded_by}; pin that one.",
+                )
             memory_rows.set_pinned(connection, memory_id, pinned, now)
         return memory_model(replace(memory, pinned=pinned, modified_at=now), now)
 

@@ -250,3 +250,13 @@ def test_an_expired_memory_leaves_recall_without_any_job(service: MemoryService,
             expires_at=datetime.now(UTC) - timedelta(seconds=1),
         )
     assert service.recall("Rome").memories == []
+
+
+def test_pinning_a_superseded_memory_is_invalid_input(service: MemoryService) -> None:
+    # Found by a new-user trial: it succeeded silently and did nothing for the context.
+    old = service.remember("Diego prefers Spanish.", key="response_language")
+    new = service.remember("Diego prefers English.", key="response_language")
+    with pytest.raises(InvalidInput, match=f"superseded by {new.id}; pin that one"):
+        service.pin_memory(old.id)
+    assert service.pin_memory(old.id, pinned=False).pinned is False  # unpinning is harmless
+    assert service.pin_memory(new.id).pinned is True
