@@ -70,6 +70,16 @@ def test_a_broken_fts_index_is_named_and_its_rebuild_repairs_it(
     assert code == 0 and report["ok"] is True
 
 
+def test_a_missing_fts_trigger_is_a_problem(runner: CliRunner, filled: MemoryService) -> None:
+    # Found by a new-user trial: with a trigger dropped, the index passed its integrity-check
+    # and check said ok, while new messages were never indexed.
+    execute(filled.path, "DROP TRIGGER messages_fts_ai")
+    code, report, _ = check(runner, filled.path)
+    assert code == 1 and report["ok"] is False and report["integrity"] == "ok"
+    (problem,) = report["problems"]
+    assert problem.startswith("trigger messages_fts_ai is missing: changes to its table")
+
+
 def test_a_foreign_key_violation_names_table_row_column_and_parent(
     runner: CliRunner, filled: MemoryService
 ) -> None:

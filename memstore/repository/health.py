@@ -33,6 +33,10 @@ DAMAGED = (
     "the file is damaged: stop every writer, keep it with its -wal/-shm files for "
     "investigation and restore a verified backup (README, Backup and recovery)"
 )
+# The triggers that keep each index in step with its table (revision 0002): after insert,
+# delete and update.
+FTS_TRIGGERS = tuple(f"{index}_{event}" for index in FTS_INDEXES for event in ("ai", "ad", "au"))
+TRIGGERS = text("SELECT name FROM sqlite_master WHERE type = 'trigger'")
 TABLES = text("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
 TABLE_INTEGRITY = text("SELECT * FROM pragma_integrity_check(:table)")
 FOREIGN_KEY = text('SELECT "from" FROM pragma_foreign_key_list(:table) WHERE id = :fkid')
@@ -101,6 +105,13 @@ def fts_check(db: Session, index: str) -> FtsCheck:
     return FtsCheck(index=index, ok=True, error=None)
 
 
+def missing_triggers(db: Session) -> list[str]:
+    """The FTS triggers the schema should have and does not (an index then silently misses
+    every later change of its table, which its integrity-check cannot see)."""
+    present = set(db.scalars(TRIGGERS))
+    return [name for name in FTS_TRIGGERS if name not in present]
+
+
 def schema_version(db: Session) -> int:
     """The highest recorded schema version."""
     return int(db.scalar(text("SELECT coalesce(max(version), 0) FROM schema_migrations")) or 0)
@@ -133,10 +144,16 @@ def report(db: Session, path: str, code_version: int) -> HealthReport:
     found_integrity = integrity(db)
     found_fk = attempt(failed, "foreign_key_check", partial(foreign_key_errors, db)) or []
     found_fts = [fts_check(db, index) for index in FTS_INDEXES]
+    missing = attempt(failed, "listing the FTS triggers", partial(missing_triggers, db)) or []
     version = attempt(failed, "reading schema_migrations", partial(schema_version, db)) or 0
     counts = {t: attempt(failed, f"counting {t}", partial(count, db, t)) for t in COUNTED_TABLES}
     damaged = found_integrity != "ok" or bool(failed)
     problems = describe(found_integrity, found_fk, found_fts, version, code_version) + failed
+    problems += [
+        f"trigger {name} is missing: changes to its table no longer reach the index; restore "
+        "a verified backup (README, Backup and recovery)"
+        for name in missing
+    ]
     if damaged:
         problems.append(DAMAGED)
     return HealthReport(
