@@ -122,11 +122,11 @@ def add_messages(db: Session, rows: Iterable[tuple[Any, ...]]) -> int:
     FTS5 writes its pending index data once per statement instead of once per row. Measured
     on 20,000 messages through the same trigger: 1.0 s instead of 2.1 s.
     """
-    pending, inserted = iter(rows), 0
+    connection, pending, inserted = driver_connection(db), iter(rows), 0
     while chunk := list(itertools.islice(pending, ROWS_PER_INSERT)):
         values = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?)"] * len(chunk))
         params = tuple(value for row in chunk for value in (*row[:5], format_utc(row[5]), *row[6:]))
-        db.connection().exec_driver_sql(INSERT_MESSAGES + values, params)
+        connection.execute(INSERT_MESSAGES + values, params)
         inserted += len(chunk)
     return inserted
 
