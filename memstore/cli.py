@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from memstore import diary as days
 from memstore.config import MemoryConfig, read_section
-from memstore.errors import MemstoreError
+from memstore.errors import FileError, MemstoreError
 from memstore.importer import expand_paths
 from memstore.models import ROLES
 from memstore.service import MemoryService
@@ -101,14 +101,17 @@ def service_from(ctx: click.Context, *, new_ok: bool = False) -> MemoryService:
     tables added to another application's file) that reports nothing wrong.
     """
     service: MemoryService = ctx.find_root().obj
-    if not new_ok and not service.path.exists():
-        raise click.FileError(
+    if new_ok:
+        return service
+    held = service.holds_store()  # refuses a FIFO, folder or device at once
+    if not service.path.exists():
+        raise FileError(
             str(service.path),
             "there is no database there; check --database or the configuration, or create "
             "one with `memstore import` or `memstore remember`.",
         )
-    if not new_ok and service.holds_store() is False:
-        raise click.FileError(
+    if held is False:
+        raise FileError(
             str(service.path),
             "it is not a memstore database (an empty file, or another application's SQLite "
             "database); it was left untouched. Check --database or the configuration.",

@@ -16,9 +16,13 @@ from typing import Any
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from memstore import files
+from memstore.errors import FileError
+
 log = logging.getLogger(__name__)
 
 HOME_VARIABLE = "MEMSTORE_HOME"
+MAX_CONFIG_BYTES = 1024 * 1024
 
 
 def data_dir() -> Path:
@@ -93,11 +97,16 @@ def read_section(path: Path) -> MemoryConfig:
     """The ``memory`` section of a JSON configuration file, validated.
 
     Raises:
+        FileError: When the path is not a regular file (a FIFO, a folder, a device).
         OSError: When the file cannot be read.
-        ValueError: When it is not JSON, has no object ``memory`` section, or a setting is
-            invalid (one sentence per bad setting: its name, what is wrong, the value given).
+        ValueError: When it is over 1 MiB, not JSON, has no object ``memory`` section, or a
+            setting is invalid (one sentence per bad setting: its name, what is wrong, the
+            value given).
     """
-    document: Any = json.loads(path.read_text(encoding="utf-8-sig"))
+    data = files.read_regular(path, MAX_CONFIG_BYTES, "the configuration")
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ValueError(f"the file is over {MAX_CONFIG_BYTES // 1024} KiB; is it the right one?")
+    document: Any = json.loads(data.decode("utf-8-sig"))
     section = document.get("memory", {}) if isinstance(document, dict) else None
     if not isinstance(section, dict):
         raise ValueError('the file must be a JSON object whose "memory" is an object')
@@ -140,7 +149,7 @@ class ConfigLoader:
         """Read the file again; return the new settings, or the last valid ones."""
         try:
             self.current = read_section(self.path)
-        except (OSError, ValueError) as error:
+        except (OSError, ValueError, FileError) as error:
             reason = error.strerror if isinstance(error, OSError) else str(error)
             log.warning(
                 "memory settings in %s not used (%s); keeping the last valid ones",

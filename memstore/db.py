@@ -20,19 +20,21 @@ import logging
 import sqlite3
 import threading
 from collections.abc import Iterator
-from contextlib import closing, contextmanager
+from contextlib import contextmanager
 from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
 from alembic.config import Config
 from alembic.script import ScriptDirectory
-from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.exc import DatabaseError
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session
+from sqlalchemy.pool import QueuePool
 
 from alembic import command
-from memstore.errors import Fts5Unavailable, SchemaError, StoreBusy, StoreDamaged, StoreError
+from memstore import dbfile, files
+from memstore.errors import Fts5Unavailable, StoreBusy, StoreDamaged, StoreError, StoreReadOnly
 
 log = logging.getLogger(__name__)
 
@@ -40,22 +42,32 @@ BUSY_TIMEOUT_MS = 500
 FTS_TABLE_PREFIXES = ("messages_fts", "memories_fts")
 FTS5_PROBE = "CREATE VIRTUAL TABLE probe USING fts5(x)"
 MIN_SQLITE = (3, 35, 0)
-SCHEMA_TABLE = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
 PRAGMAS = (
     f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}",
     "PRAGMA foreign_keys = ON",
     "PRAGMA secure_delete = ON",
-    "PRAGMA journal_mode = WAL",
 )
+TO_WAL = "PRAGMA journal_mode = WAL"
 
 
-def make_engine(path: str | Path) -> Engine:
-    """An engine for the database file at ``path`` with memstore's connection settings.
+def make_engine(path: str | Path, *, read_only: bool = False) -> Engine:
+    """An engine for the database file at ``path`` with memstore's connection settings; with
+    ``read_only``, connections that cannot write (see :func:`dbfile.reader_uri`).
 
     Transactions begin DEFERRED unless the execution option ``memstore_begin`` says
-    ``"IMMEDIATE"``.
+    ``"IMMEDIATE"``. The switch to WAL is not a connection setting: it writes the file, so
+    :meth:`Database.ensure_schema` makes it once, after checking that the file is memstore's.
     """
-    engine = create_engine(f"sqlite+pysqlite:///{path}", pool_size=4, max_overflow=16)
+    target = Path(path)
+
+    def connect() -> sqlite3.Connection:
+        if read_only:
+            return sqlite3.connect(dbfile.reader_uri(target), uri=True, check_same_thread=False)
+        return sqlite3.connect(target, check_same_thread=False)
+
+    engine = create_engine(
+        "sqlite+pysqlite://", creator=connect, poolclass=QueuePool, pool_size=4, max_overflow=16
+    )
     event.listen(engine, "connect", _configure_connection)
     event.listen(engine, "begin", _begin)
     return engine
@@ -124,73 +136,61 @@ def autogenerate_filter(name: str | None, type_: str, parent_names: Any) -> bool
     return True
 
 
-def recorded_versions(connection: Connection) -> list[int]:
-    """The versions recorded in schema_migrations, ascending; [] for a new database."""
-    exists = connection.execute(text(SCHEMA_TABLE)).first()
-    if exists is None:
-        return []
-    rows = connection.execute(text("SELECT version FROM schema_migrations ORDER BY version"))
-    return [int(version) for (version,) in rows]
-
-
-def check_versions(recorded: list[int], code: int) -> bool:
-    """True when migrations are pending, False when up to date.
-
-    Raises:
-        SchemaError: If the recorded versions are not 1..n, or n is newer than ``code``.
-    """
-    newest = recorded[-1] if recorded else 0
-    if recorded != list(range(1, newest + 1)):
-        raise SchemaError(
-            f"Database schema versions {recorded} are not contiguous (expected 1..{newest}); "
-            f"this code is at version {code}. Restore a backup; do not edit schema_migrations.",
-            database_version=newest,
-            code_version=code,
-        )
-    if newest > code:
-        raise SchemaError(
-            f"Database schema version {newest} is newer than this code's version {code}; "
-            "upgrade memstore to open it. Nothing was written.",
-            database_version=newest,
-            code_version=code,
-        )
-    return newest < code
+def revisions(config: Config) -> dict[str, int]:
+    """Every revision id this code ships, with the schema version it stands for."""
+    script = ScriptDirectory.from_config(config)
+    return {rev.revision: int(rev.revision) for rev in script.walk_revisions()}
 
 
 class Database:
-    """One SQLite database file: lazy upgrade, then read and write units of work.
+    """One SQLite database file: checked and upgraded lazily, then read and write units of work.
+
+    Only a missing or empty file becomes a memstore database; another application's SQLite
+    file is refused untouched, and a file this process cannot write is opened read-only
+    (reads work, writes raise :class:`StoreReadOnly`).
 
     Args:
-        path: The database file; its folder is created on first use.
+        path: The database file; it and its folders are created private on first use.
         migrations: Another Alembic script folder (tests use it); memstore's by default.
     """
 
     def __init__(self, path: str | Path, *, migrations: str | None = None) -> None:
         self.path = Path(path)
         self._config = alembic_config(migrations)
-        self._engine = make_engine(self.path)
-        self._writer = sessionmaker(self._engine.execution_options(memstore_begin="IMMEDIATE"))
-        self._reader = sessionmaker(self._engine)
-        self._ready = False
+        self._engine: Engine | None = None
         self._lock = threading.Lock()
+        self.read_only: str | None = None
+        """Why the file is opened read-only, or None when it can be written."""
+
+    @property
+    def engine(self) -> Engine:
+        """The engine, once :meth:`ensure_schema` has opened the file."""
+        self.ensure_schema()
+        assert self._engine is not None
+        return self._engine
 
     @contextmanager
     def write(self) -> Iterator[Session]:
         """A write unit of work: commits on success, rolls back on any error.
 
         Raises:
+            StoreReadOnly: If the file cannot be written.
             StoreBusy: If the write lock stayed taken past the 500 ms wait.
             StoreError: For any other SQLite failure.
         """
-        self.ensure_schema()
-        with translate_errors(), self._writer.begin() as session:
+        engine = self._writable()
+        with (
+            self.translated(),
+            Session(engine.execution_options(memstore_begin="IMMEDIATE")) as session,
+            session.begin(),
+        ):
             yield session
 
     @contextmanager
     def read(self) -> Iterator[Session]:
         """A read-only unit of work on one consistent snapshot."""
-        self.ensure_schema()
-        with translate_errors(), self._reader.begin() as session:
+        engine = self.engine
+        with self.translated(), Session(engine) as session, session.begin():
             yield session
 
     @contextmanager
@@ -200,24 +200,24 @@ class Database:
         with bound parameters (``:name`` and a dict, or ``?`` and a tuple).
 
         Raises:
+            StoreReadOnly: If the file cannot be written.
             StoreBusy: If the write lock stayed taken past the 500 ms wait.
             StoreError: For any other SQLite failure.
         """
-        with self._sql("BEGIN IMMEDIATE") as connection:
+        with self._sql(self._writable(), "BEGIN IMMEDIATE") as connection:
             yield connection
 
     @contextmanager
     def read_sql(self) -> Iterator[sqlite3.Connection]:
         """A read-only unit of work on one consistent snapshot, on the pooled ``sqlite3``
         connection (see :meth:`write_sql`)."""
-        with self._sql("BEGIN") as connection:
+        with self._sql(self.engine, "BEGIN") as connection:
             yield connection
 
     @contextmanager
-    def _sql(self, begin: str) -> Iterator[sqlite3.Connection]:
-        self.ensure_schema()
-        with translate_errors():
-            pooled = self._engine.raw_connection()
+    def _sql(self, engine: Engine, begin: str) -> Iterator[sqlite3.Connection]:
+        with self.translated():
+            pooled = engine.raw_connection()
             connection: sqlite3.Connection = pooled.driver_connection  # type: ignore[assignment]
             try:
                 connection.execute(begin)
@@ -236,45 +236,94 @@ class Database:
     def inspect(self) -> Iterator[Session]:
         """A unit of work that always rolls back: for checks that probe with statements that
         write (FTS5 integrity-check) on a file that may be damaged, where a commit can fail."""
-        self.ensure_schema()
-        with translate_errors(), self._reader() as session:
+        engine = self.engine
+        with self.translated(), Session(engine) as session:
             try:
                 yield session
             finally:
                 session.rollback()
 
+    @contextmanager
+    def translated(self) -> Iterator[None]:
+        """:func:`translate_errors` for this file."""
+        with translate_errors(self.path):
+            yield
+
+    def _writable(self) -> Engine:
+        engine = self.engine
+        if self.read_only is not None:
+            raise StoreReadOnly(str(self.path), self.read_only)
+        return engine
+
     def ensure_schema(self) -> None:
-        """Create or upgrade the schema once, every pending revision in one transaction.
+        """Check the file, then create or upgrade the schema once, every pending revision in
+        one transaction (a read-only file is only checked).
 
         Raises:
             Fts5Unavailable: If SQLite lacks FTS5.
-            SchemaError: If the database is newer than this code or its versions have gaps.
+            FileError: If the path is not a regular file, or holds another application's
+                SQLite database (it is left untouched).
+            SchemaError: If the schema is newer than this code, has gaps, or its
+                alembic_version and schema_migrations disagree.
+            StoreReadOnly: If a read-only file needs an upgrade.
+            StoreError: If the file or its folder cannot be created.
         """
-        if self._ready:
+        if self._engine is not None:
             return
         with self._lock:
-            if not self._ready:
+            if self._engine is None:
                 require_fts5()
-                try:
-                    self.path.parent.mkdir(parents=True, exist_ok=True)
-                except OSError as error:
-                    raise StoreError(
-                        f"Cannot create the folder of the database {self.path} "
-                        f"({error.strerror}); choose a writable location with --database or "
-                        "the configuration's database setting."
-                    ) from error
-                with translate_errors():
-                    self._upgrade()
-                self._ready = True
+                self._engine = self._open()
 
-    def _upgrade(self) -> None:
-        code = code_version(self._config)
-        with self._engine.connect() as connection:
-            if not check_versions(recorded_versions(connection), code):
-                return
-        immediate = self._engine.execution_options(memstore_begin="IMMEDIATE")
-        with immediate.begin() as connection:
-            if check_versions(recorded_versions(connection), code):
+    def _open(self) -> Engine:
+        known, code = revisions(self._config), self.code_version()
+        if files.regular(self.path, "the database") is None:
+            self._create()
+        schema = dbfile.read_schema(self.path)
+        upgrade = schema is None or dbfile.pending(schema, self.path, known, code)
+        self.read_only = dbfile.read_only_reason(self.path)
+        if self.read_only is not None:
+            if upgrade and schema is not None:
+                raise StoreReadOnly(
+                    str(self.path), f"{self.read_only}; it needs an upgrade to version {code}"
+                )
+            return make_engine(self.path, read_only=True)
+        engine = make_engine(self.path)
+        try:
+            with translate_errors(self.path):
+                self._switch_to_wal(engine)
+                if upgrade:
+                    self._upgrade(engine, known, code)
+        except BaseException:
+            engine.dispose()
+            raise
+        return engine
+
+    def _create(self) -> None:
+        try:
+            files.create_private(self.path)
+        except OSError as error:
+            raise StoreError(
+                f"Cannot create the folder or the file of the database {self.path} "
+                f"({error.strerror}); choose a "
+                "writable location with --database or the configuration's database setting."
+            ) from error
+
+    def _switch_to_wal(self, engine: Engine) -> None:
+        pooled = engine.raw_connection()  # outside any transaction, as the switch must be
+        connection: sqlite3.Connection = pooled.driver_connection  # type: ignore[assignment]
+        try:
+            connection.execute(TO_WAL)
+        finally:
+            pooled.close()
+
+    def _upgrade(self, engine: Engine, known: dict[str, int], code: int) -> None:
+        """Apply the pending revisions in one IMMEDIATE transaction, checking the schema again
+        once the write lock is held (another process may have upgraded it, or written
+        another application's tables, meanwhile)."""
+        with engine.execution_options(memstore_begin="IMMEDIATE").begin() as connection:
+            schema = dbfile.schema_of(raw_sqlite(connection))
+            if dbfile.pending(schema, self.path, known, code):
                 log.info("upgrading %s to schema version %d", self.path, code)
                 self._config.attributes["connection"] = connection
                 try:
@@ -282,28 +331,33 @@ class Database:
                 finally:
                     del self._config.attributes["connection"]
 
+    def holds_store(self) -> bool | None:
+        """Whether the file holds a memstore database, examined without creating or changing
+        anything: False for a missing or empty file or another application's database, None
+        when SQLite cannot read it as a database.
+
+        Raises:
+            FileError: If the path is not a regular file (a FIFO, a folder, a device).
+        """
+        status = files.regular(self.path, "the database")
+        if status is None or status.st_size == 0:
+            return False
+        schema = dbfile.read_schema(self.path)
+        return None if schema is None else schema.is_memstore
+
     def code_version(self) -> int:
         """The schema version of the newest migration this code ships."""
         return code_version(self._config)
 
     def dispose(self) -> None:
         """Close the pooled connections (a later call opens new ones)."""
-        self._engine.dispose()
+        if self._engine is not None:
+            self._engine.dispose()
 
 
-def holds_memstore_schema(path: Path) -> bool | None:
-    """Whether the existing file at ``path`` is a memstore database (it has the
-    ``schema_migrations`` table), read without creating, upgrading or writing anything; None
-    when SQLite cannot read it at all (``check`` reports that as damage).
-
-    An empty file, or a SQLite database of another application, is False.
-    """
-    try:
-        with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as probe:
-            found = probe.execute(SCHEMA_TABLE).fetchone()
-    except sqlite3.DatabaseError:
-        return None
-    return found is not None
+def raw_sqlite(connection: Connection) -> sqlite3.Connection:
+    """The ``sqlite3`` connection under a SQLAlchemy connection."""
+    return connection.connection.driver_connection  # type: ignore[return-value]
 
 
 def driver_connection(db: Session) -> sqlite3.Connection:
@@ -313,10 +367,12 @@ def driver_connection(db: Session) -> sqlite3.Connection:
 
 
 @contextmanager
-def translate_errors() -> Iterator[None]:
-    """Turn SQLite's lock timeout into StoreBusy, other operational errors into StoreError, and
-    a file that is not a database (or is damaged) into StoreDamaged, whether SQLite's error
-    comes wrapped by SQLAlchemy or straight from ``sqlite3``."""
+def translate_errors(path: Path | None = None) -> Iterator[None]:
+    """Turn SQLite's lock timeout into StoreBusy, a refused write to a read-only file into
+    StoreReadOnly, other operational errors into StoreError, constraint and interface errors
+    (bugs or races) into StoreError, and a file that is not a database (or is damaged) into
+    StoreDamaged, whether SQLite's error comes wrapped by SQLAlchemy or straight from
+    ``sqlite3``."""
     try:
         yield
     except (DatabaseError, sqlite3.DatabaseError) as error:
@@ -327,9 +383,14 @@ def translate_errors() -> Iterator[None]:
                     f"The database stayed locked by another writer for over {BUSY_TIMEOUT_MS} "
                     "ms; retry in a moment."
                 ) from error
+            if "readonly" in str(cause) and path is not None:
+                raise StoreReadOnly(str(path), f"SQLite says: {cause}") from error
             raise StoreError(f"SQLite failed: {cause}; run `memstore check`.") from error
-        if type(cause) is not sqlite3.DatabaseError:  # constraint errors, misuse: bugs
-            raise
+        if type(cause) is not sqlite3.DatabaseError:
+            raise StoreError(
+                f"SQLite refused the statement ({type(cause).__name__}: {cause}); nothing "
+                "was written. Please report it if it happens again."
+            ) from error
         raise StoreDamaged(
             f"SQLite cannot read the database file ({cause}): it is not a SQLite "
             "database or it is damaged. Keep it and its -wal/-shm files for investigation and "

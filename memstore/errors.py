@@ -8,11 +8,16 @@ one type. Each message says what went wrong and ends with what to do next::
      ├── InvalidInput       an argument outside what is allowed (which one, why, what is allowed)
      │    └── InvalidQuery  a search query that is empty, too long or has too many tokens
      ├── SecretRejected     a memory that looks like it holds a credential
-     ├── SchemaError        a database written by newer code, or with gaps in its recorded versions
+     ├── MemoryDisabled     a memory write while the configuration says ``enabled: false``
+     ├── FileError          a path that memstore must not open as asked: not a regular file
+     │                      (a FIFO, a device, a folder), or another application's database
+     ├── SchemaError        a schema this code cannot use: newer, gapped, or an alembic_version
+     │                      that disagrees with schema_migrations
      ├── Fts5Unavailable    the Python SQLite build has no FTS5
-     ├── StoreBusy          the write lock was not free within the 500 ms wait
+     ├── StoreBusy          the write lock was not free within the 500 ms wait (retryable)
      ├── StoreError         any other SQLite failure, with SQLite's own message
-     │    └── StoreDamaged  the file is not a SQLite database, or SQLite found it damaged
+     │    ├── StoreDamaged  the file is not a SQLite database, or SQLite found it damaged
+     │    └── StoreReadOnly a write to a database that this process cannot write
      └── BackupExists       a backup destination that already exists
 """
 
@@ -20,7 +25,13 @@ from __future__ import annotations
 
 
 class MemstoreError(Exception):
-    """Base class of every error memstore raises on purpose."""
+    """Base class of every error memstore raises on purpose.
+
+    Attributes:
+        retryable: True when the same call may succeed later unchanged (a busy lock).
+    """
+
+    retryable = False
 
 
 class NotFound(MemstoreError):
@@ -57,18 +68,52 @@ class SecretRejected(MemstoreError):
     """A memory whose content looks like a credential; nothing was stored."""
 
 
+class MemoryDisabled(MemstoreError):
+    """A memory write refused because the configuration says ``enabled: false``."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "Memory is disabled (enabled: false in the configuration), so nothing was "
+            "written; set enabled to true to save memories. Reading, import, deletion, check "
+            "and backup still work."
+        )
+
+
+class FileError(MemstoreError):
+    """A path memstore refuses to open as asked; the file was left untouched.
+
+    Attributes:
+        path: The path, as given or resolved.
+        reason: Why, and what to do instead.
+    """
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
 class SchemaError(MemstoreError):
     """The database schema cannot be used by this code; nothing was written.
 
     Attributes:
-        database_version: The highest version recorded in the database.
+        database_version: The highest version recorded in ``schema_migrations``.
         code_version: The highest version this code knows.
+        alembic_revision: What ``alembic_version`` holds (None when it is missing or empty).
     """
 
-    def __init__(self, message: str, *, database_version: int, code_version: int) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        database_version: int,
+        code_version: int,
+        alembic_revision: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.database_version = database_version
         self.code_version = code_version
+        self.alembic_revision = alembic_revision
 
 
 class Fts5Unavailable(MemstoreError):
@@ -76,7 +121,10 @@ class Fts5Unavailable(MemstoreError):
 
 
 class StoreBusy(MemstoreError):
-    """Another writer held the database lock for longer than the 500 ms wait."""
+    """Another writer held the database lock for longer than the 500 ms wait; retrying
+    later is safe (nothing was written)."""
+
+    retryable = True
 
 
 class StoreError(MemstoreError):
@@ -85,6 +133,22 @@ class StoreError(MemstoreError):
 
 class StoreDamaged(StoreError):
     """The database file is not a SQLite database, or SQLite found it damaged (malformed)."""
+
+
+class StoreReadOnly(StoreError):
+    """A write to a database this process cannot write (the file, its folder or the file
+    system is read-only); nothing was written. Reading still works.
+
+    Attributes:
+        path: The database file.
+    """
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(
+            f"The database {path} is read-only ({reason}), so nothing was written; reading "
+            "still works. Copy it to a folder you can write to, or fix its permissions."
+        )
+        self.path = path
 
 
 class BackupExists(MemstoreError):

@@ -20,7 +20,7 @@ from memstore import diary as days
 from memstore import importer, lexical, lifecycle, retrieval
 from memstore.budget import fill_dialogue, json_prefix, json_size, take_within
 from memstore.config import MemoryConfig
-from memstore.db import Database, holds_memstore_schema
+from memstore.db import Database
 from memstore.errors import InvalidInput, InvalidQuery, NotFound, StoreDamaged
 from memstore.guard import reject_secrets
 from memstore.memory_rules import clean_content, normalize_content, normalize_key, parse_expiry
@@ -239,12 +239,14 @@ class MemoryService:
 
     def holds_store(self) -> bool | None:
         """Whether the database file exists and is a memstore database, checked without
-        creating or changing anything (every other method creates or upgrades it on first
-        use); None when SQLite cannot read the file at all. For callers that must not turn
-        a mistyped path, or another application's SQLite file, into a memstore database."""
-        if not self.path.exists():
-            return False
-        return holds_memstore_schema(self.path)
+        creating or changing anything (the first other call creates a missing or empty file);
+        None when SQLite cannot read the file at all. For callers that must not turn a
+        mistyped path into a new, empty database.
+
+        Raises:
+            FileError: If the path is not a regular file (a FIFO, a folder, a device).
+        """
+        return self._db.holds_store()
 
     # Sessions
 

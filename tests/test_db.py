@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from memstore import Fts5Unavailable, MemoryService, StoreBusy
+from memstore import Fts5Unavailable, MemoryService, StoreBusy, StoreError
 from memstore import db as db_module
 from memstore.db import Database
 
@@ -51,7 +51,8 @@ def test_an_error_inside_a_sqlite_write_unit_rolls_everything_back(service: Memo
     with pytest.raises(RuntimeError, match="midway"), database.write_sql() as connection:
         connection.execute(insert, ("a.md#byte=0", "2026-10-05T07:15:02.000000+00:00"))
         raise RuntimeError("midway")
-    with pytest.raises(sqlite3.IntegrityError), database.write_sql() as connection:
+    # a constraint error is a StoreError like any other SQLite failure (adapters catch one type)
+    with pytest.raises(StoreError, match="UNIQUE constraint"), database.write_sql() as connection:
         connection.execute(insert, ("b.md#byte=0", "2026-10-05T07:15:02.000000+00:00"))
         connection.execute(insert, ("b.md#byte=0", "2026-10-05T07:15:02.000000+00:00"))
     with database.read_sql() as connection:

@@ -1,0 +1,181 @@
+"""The database file before memstore opens it, examined without writing anything.
+
+memstore's own connections switch a database to WAL and its first use adds its tables, so
+before any of them opens a file, a read-only probe tells what is there: nothing, an empty
+file or an empty SQLite database (memstore may make it its own), a memstore database (its
+schema versions are checked), another application's database (refused, left byte for byte as
+it was), or something SQLite cannot read. It also tells whether this process may write the
+file at all: a database it cannot write (a mounted backup, a folder of another user) is opened
+read-only, without the WAL switch or any migration.
+
+The schema has one truth told twice: Alembic's ``alembic_version`` (the revision id) and
+memstore's ``schema_migrations`` (each applied version with its time). Both are read, and a
+revision this code does not know, or the two disagreeing, is a :class:`SchemaError` naming
+both values.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Mapping
+from contextlib import closing
+from dataclasses import dataclass
+from pathlib import Path
+
+from memstore.errors import FileError, SchemaError
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+WAL_FORMAT = 2  # header bytes 18 and 19 (write and read format versions) of a WAL database
+OBJECTS = "SELECT count(*) FROM sqlite_master"
+TABLE = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
+MIGRATIONS = "SELECT version FROM schema_migrations ORDER BY version"
+ALEMBIC = "SELECT version_num FROM alembic_version"
+PROBE_TIMEOUT_S = 0.5
+
+
+@dataclass(frozen=True)
+class Schema:
+    """What a SQLite database records about its schema.
+
+    Attributes:
+        objects: Entries in ``sqlite_master``; 0 is an empty database.
+        recorded: The versions in ``schema_migrations``, ascending; None without that table.
+        alembic: The rows of ``alembic_version``; None without that table.
+    """
+
+    objects: int
+    recorded: tuple[int, ...] | None
+    alembic: tuple[str, ...] | None
+
+    @property
+    def is_memstore(self) -> bool:
+        """Whether either version table is there: the file is (or was) memstore's."""
+        return self.recorded is not None or self.alembic is not None
+
+
+def schema_of(connection: sqlite3.Connection) -> Schema:
+    """The schema records of the database open on ``connection`` (only reads)."""
+
+    def has(table: str) -> bool:
+        return connection.execute(TABLE, (table,)).fetchone() is not None
+
+    recorded = (
+        tuple(int(v) for (v,) in connection.execute(MIGRATIONS))
+        if has("schema_migrations")
+        else None
+    )
+    alembic = (
+        tuple(str(v) for (v,) in connection.execute(ALEMBIC)) if has("alembic_version") else None
+    )
+    (objects,) = connection.execute(OBJECTS).fetchone()
+    return Schema(int(objects), recorded, alembic)
+
+
+def reader_uri(path: Path) -> str:
+    """A URI that opens the database at ``path`` read-only and creates nothing beside it.
+
+    A WAL database normally needs its ``-shm`` file, which a read-only connection may have to
+    create (or cannot, in a folder it cannot write). When there is no ``-wal`` file, nothing
+    is waiting to be checkpointed, and ``immutable=1`` reads the file as it is without one.
+    """
+    uri = f"{path.resolve().as_uri()}?mode=ro"
+    return f"{uri}&immutable=1" if wal_without_log(path) else uri
+
+
+def wal_without_log(path: Path) -> bool:
+    """Whether the SQLite file at ``path`` is in WAL mode and has no ``-wal`` file."""
+    try:
+        with path.open("rb") as file:
+            header = file.read(20)
+    except OSError:
+        return False
+    in_wal = header[:16] == SQLITE_HEADER and header[18:20] == bytes([WAL_FORMAT] * 2)
+    return in_wal and not Path(f"{path}-wal").exists()
+
+
+def read_schema(path: Path) -> Schema | None:
+    """The schema records of the SQLite file at ``path``, read-only; None when SQLite cannot
+    read it as a database (not one, or damaged: opening it then says why)."""
+    try:
+        uri = reader_uri(path)
+        with closing(sqlite3.connect(uri, uri=True, timeout=PROBE_TIMEOUT_S)) as probe:
+            return schema_of(probe)
+    except sqlite3.DatabaseError:
+        return None
+
+
+def read_only_reason(path: Path) -> str | None:
+    """Why this process cannot write the existing database at ``path``, or None when it can
+    (SQLite also needs to create its ``-wal``/``-shm`` or journal files in the folder)."""
+    folder = path.parent
+    if hasattr(os, "statvfs") and os.statvfs(path).f_flag & os.ST_RDONLY:
+        return "its file system is mounted read-only"
+    if not os.access(path, os.W_OK):
+        return "this user may not write the file"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"this user may not create files in its folder {folder}, as SQLite must"
+    return None
+
+
+def pending(schema: Schema, path: Path, revisions: Mapping[str, int], code: int) -> bool:
+    """Whether migrations are pending for a database with these schema records (True for an
+    empty one), False when it is up to date.
+
+    Args:
+        revisions: Every revision id this code ships -> its schema version.
+        code: The newest schema version this code ships.
+
+    Raises:
+        FileError: If the database holds tables but neither version table: another
+            application's database.
+        SchemaError: If the versions have gaps, are newer than ``code``, or
+            ``alembic_version`` is missing, names an unknown revision or disagrees with
+            ``schema_migrations``.
+    """
+    if not schema.is_memstore:
+        if schema.objects:
+            raise FileError(
+                str(path),
+                "it is not a memstore database (another application's SQLite database, "
+                f"with {schema.objects} tables, indexes or views); it was left untouched. "
+                "Check --database or the configuration's database setting.",
+            )
+        return True
+    recorded = list(schema.recorded or ())
+    newest = recorded[-1] if recorded else 0
+    told = f"schema_migrations holds versions {recorded} and alembic_version holds " + (
+        "no table" if schema.alembic is None else repr(list(schema.alembic))
+    )
+
+    def refuse(problem: str, advice: str) -> SchemaError:
+        revision = schema.alembic[0] if schema.alembic else None
+        message = f"{path}: {problem} ({told}); {advice} Nothing was written."
+        return SchemaError(
+            message, database_version=newest, code_version=code, alembic_revision=revision
+        )
+
+    if recorded != list(range(1, newest + 1)):
+        raise refuse(
+            f"the schema versions are not contiguous (expected 1..{newest})",
+            f"this code is at version {code}. Restore a backup; do not edit schema_migrations.",
+        )
+    if newest > code:
+        raise refuse(
+            f"database schema version {newest} is newer than this code's version {code}",
+            "upgrade memstore to open it.",
+        )
+    alembic = schema.alembic or ()
+    if len(alembic) != 1 or alembic[0] not in revisions:
+        known = ", ".join(sorted(revisions))
+        raise refuse(
+            f"alembic_version does not name exactly one revision this code knows ({known})",
+            "a newer memstore may have written it, or the tables were edited: restore a backup.",
+        )
+    if revisions[alembic[0]] != newest:
+        raise refuse(
+            f"alembic_version says schema version {revisions[alembic[0]]} and "
+            f"schema_migrations says {newest}",
+            "the two records disagree: restore a backup; do not edit either table.",
+        )
+    return newest < code

@@ -1,0 +1,157 @@
+"""Paths memstore opens: regular files only, never blocking, created private.
+
+Every file memstore creates (the database, its ``-wal``/``-shm`` companions, which SQLite
+gives the database's own mode, the daily logs and backups) is readable and writable by its
+owner only (0600), and every folder it creates is 0700, whatever the umask: the store holds
+a person's conversations. Anything that is not a regular file (a FIFO, a device, a socket, a
+folder) is refused at once, before anything opens it, since opening a FIFO blocks until
+another process opens its other end.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from memstore.errors import FileError
+
+PRIVATE_FILE = 0o600
+PRIVATE_FOLDER = 0o700
+KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def kind(mode: int) -> str:
+    """What a file of this ``st_mode`` is, for a message: "a FIFO (named pipe)", ..."""
+    return next((name for test, name in KINDS if test(mode)), "not a regular file")
+
+
+def regular(path: Path, what: str) -> os.stat_result | None:
+    """The status of the regular file at ``path`` (symbolic links followed), or None when
+    nothing is there.
+
+    Args:
+        what: What the file is for, for the message ("the database", "the configuration").
+
+    Raises:
+        FileError: If something other than a regular file is there, or it cannot be examined.
+    """
+    try:
+        status = path.stat()
+    except (FileNotFoundError, NotADirectoryError):  # a file where a folder should be
+        return None
+    except OSError as error:
+        raise FileError(str(path), f"{what} cannot be examined ({error.strerror}).") from error
+    if not stat.S_ISREG(status.st_mode):
+        raise FileError(
+            str(path), f"{what} must be a regular file, and this is {kind(status.st_mode)}."
+        )
+    return status
+
+
+def folder(path: Path, what: str) -> bool:
+    """Whether the folder at ``path`` exists (False when nothing is there).
+
+    Raises:
+        FileError: If something other than a folder is there.
+    """
+    try:
+        status = path.stat()
+    except FileNotFoundError:
+        return False
+    except OSError as error:
+        raise FileError(str(path), f"{what} cannot be examined ({error.strerror}).") from error
+    if not stat.S_ISDIR(status.st_mode):
+        raise FileError(str(path), f"{what} must be a folder, and this is {kind(status.st_mode)}.")
+    return True
+
+
+def make_folders(path: Path) -> None:
+    """Create the folder ``path`` and its missing parents, each new one 0700.
+
+    Raises:
+        OSError: When a folder cannot be created.
+    """
+    missing: list[Path] = []
+    while not path.exists():
+        missing.append(path)
+        path = path.parent
+    for created in reversed(missing):
+        try:
+            os.mkdir(created, PRIVATE_FOLDER)
+        except FileExistsError:
+            continue  # made by another process meanwhile
+        os.chmod(created, PRIVATE_FOLDER)  # the umask may have taken bits away
+
+
+def create_private(path: Path) -> None:
+    """Create an empty file at ``path`` (and its folders) that only its owner can read and
+    write; an existing file is left as it is.
+
+    Raises:
+        OSError: When the file or a folder cannot be created.
+    """
+    make_folders(path.parent)
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE)
+    except FileExistsError:
+        return
+    try:
+        make_private(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def read_regular(path: Path, limit: int, what: str) -> bytes:
+    """At most ``limit`` + 1 bytes of the regular file at ``path``, read without blocking on
+    a FIFO (it is opened non-blocking and examined before reading).
+
+    Raises:
+        FileError: If ``path`` is not a regular file.
+        OSError: When it cannot be opened or read (FileNotFoundError when missing).
+    """
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(descriptor, "rb") as file:
+        mode = os.fstat(descriptor).st_mode
+        if not stat.S_ISREG(mode):
+            raise FileError(str(path), f"{what} must be a regular file, and this is {kind(mode)}.")
+        return file.read(limit + 1)
+
+
+def open_append(path: Path) -> int:
+    """A descriptor appending to the regular file at ``path``, created private (0600) when
+    missing; a FIFO or device is refused without blocking.
+
+    Raises:
+        FileError: If ``path`` is not a regular file.
+        OSError: When it cannot be opened.
+    """
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        descriptor = os.open(path, flags, PRIVATE_FILE)
+    except OSError as error:
+        if error.errno == getattr(os, "ENXIO", None):  # a FIFO nobody reads
+            raise FileError(str(path), "a log must be a regular file, not a FIFO.") from error
+        raise
+    status = os.fstat(descriptor)
+    if not stat.S_ISREG(status.st_mode):
+        os.close(descriptor)
+        raise FileError(
+            str(path), f"a log must be a regular file, and this is {kind(status.st_mode)}."
+        )
+    if status.st_size == 0 and status.st_uid == getattr(os, "geteuid", lambda: -1)():
+        make_private(descriptor)  # new, or empty: private before anything is in it
+    return descriptor
+
+
+def make_private(descriptor: int) -> None:
+    """Give the open file mode 0600, whatever the umask took away or added (where the
+    platform has POSIX modes)."""
+    if hasattr(os, "fchmod"):
+        os.fchmod(descriptor, PRIVATE_FILE)
