@@ -11,9 +11,11 @@ Conversation history and explicit memories in one SQLite file with FTS5 search::
 from memstore.config import ConfigLoader, MemoryConfig
 from memstore.errors import (
     BackupExists,
+    FileError,
     Fts5Unavailable,
     InvalidInput,
     InvalidQuery,
+    MemoryDisabled,
     MemstoreError,
     NotFound,
     SchemaError,
@@ -21,6 +23,7 @@ from memstore.errors import (
     StoreBusy,
     StoreDamaged,
     StoreError,
+    StoreReadOnly,
 )
 from memstore.recorder import Recorder
 from memstore.schemas import (
@@ -42,6 +45,7 @@ __all__ = [
     "BackupExists",
     "BackupReport",
     "ConfigLoader",
+    "FileError",
     "FileImport",
     "Fts5Unavailable",
     "HealthReport",
@@ -51,6 +55,7 @@ __all__ = [
     "InvalidQuery",
     "Memory",
     "MemoryConfig",
+    "MemoryDisabled",
     "MemoryService",
     "MemoryTools",
     "MemstoreError",
@@ -65,4 +70,5 @@ __all__ = [
     "StoreBusy",
     "StoreDamaged",
     "StoreError",
+    "StoreReadOnly",
 ]

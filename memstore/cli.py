@@ -134,6 +134,7 @@ def cli(ctx: click.Context, database: Path | None, config_file: Path | None, ver
         logging.basicConfig(stream=sys.stderr, level=logging.INFO)
     config = load_config(config_file)
     ctx.obj = MemoryService(database or config.database_path(), config=config)
+    ctx.call_on_close(ctx.obj.close)
 
 
 def parse_speakers(
@@ -382,7 +383,10 @@ def mcp(ctx: click.Context) -> None:
             f"memstore mcp needs the MCP Python SDK 2.x ({error}); "
             "install it with: pip install 'memstore[mcp]'"
         ) from error
-    serve(service_from(ctx, new_ok=True))
+    service = service_from(ctx, new_ok=True)
+    if service.config.enabled:  # disabled: no tools, and the file is never opened
+        service.open()  # a foreign or unusable file fails now, not at the first tool call
+    serve(service)
 
 
 @cli.command()

@@ -12,6 +12,7 @@ truncated file is reported for manual review instead of silently replacing histo
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -22,6 +23,7 @@ from sqlalchemy.orm import Session
 
 from memstore.db import driver_connection
 from memstore.logs.parse import LogFormatError, ParsedLog, RecordSpan, parse_log
+from memstore.logs.records import MAX_LISTED, LogWarning, Warnings
 from memstore.models import ImportRow, SessionRow, new_id
 from memstore.repository import history
 from memstore.schemas import FileImport, ImportWarning
@@ -53,7 +55,15 @@ class Tally:
     """The byte offset of the last record of the file already stored (-1 for none)."""
     first_new: int = -1
     """The byte offset of the first new record (-1 for none)."""
-    warnings: list[ImportWarning] = field(default_factory=list)
+    found: Warnings = field(default_factory=Warnings)
+    unknown: Counter[str] = field(default_factory=Counter)
+    """Records by unmapped speaker name (the first :data:`MAX_LISTED` names)."""
+
+    def unknown_speaker(self, record: RecordSpan) -> None:
+        """Note a record whose speaker no --speaker option maps."""
+        if record.speaker in self.unknown or len(self.unknown) < MAX_LISTED:
+            self.unknown[record.speaker] += 1
+        self.found.add(unknown_speaker(record))
 
 
 def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
@@ -200,7 +210,7 @@ def classify(
         if record.byte >= sealed:
             tally.deferred += 1
         elif role is None:
-            tally.warnings.append(unknown_speaker(record))
+            tally.unknown_speaker(record)
         elif ref in deleted:
             tally.skipped += 1
         elif ref in stored:
@@ -221,12 +231,12 @@ def byte_offset(source_ref: str) -> int:
     return int(source_ref.rpartition("#byte=")[2])
 
 
-def unknown_speaker(record: RecordSpan) -> ImportWarning:
+def unknown_speaker(record: RecordSpan) -> LogWarning:
     """The warning for a record whose speaker no --speaker option maps."""
-    return ImportWarning(
-        kind="unknown_speaker",
-        byte=record.byte,
-        message=f"speaker {record.speaker!r} has no role; add --speaker "
+    return LogWarning(
+        "unknown_speaker",
+        record.byte,
+        f"speaker {record.speaker!r} has no role; add --speaker "
         f'"{record.speaker}=user|assistant|system" to import it',
     )
 
@@ -260,7 +270,8 @@ def store(
     session_id = ensure_session(db, log, now)
     sequence = history.next_sequence(driver_connection(db), session_id)
     assert sequence is not None  # ensure_session made the session
-    tally = Tally(warnings=[ImportWarning.model_validate(w) for w in log.parsed.warnings])
+    tally = Tally()
+    tally.found.extend(log.parsed.found)
     new = classify(db, log, speakers, sealed, tally)
     tally.imported = history.add_messages(db, new_rows(new, log.data, session_id, sequence))
     if tally.imported and tally.first_new < tally.last_stored:
@@ -273,7 +284,9 @@ def store(
         skipped=tally.skipped,
         deferred=tally.deferred,
         sealed_size=sealed,
-        warnings=tally.warnings,
+        warnings=[ImportWarning.model_validate(w) for w in tally.found.shown()],
+        warning_counts=dict(tally.found.counts),
+        unknown_speakers=dict(tally.unknown),
         error=None,
     )
 

@@ -124,7 +124,14 @@ class FileImport(Result):
     sealed_size: int
     """Bytes of the file accepted so far."""
     warnings: list[ImportWarning]
+    """The first 100 warnings in file order, then one ``more_warnings`` entry counting the
+    rest by kind."""
     error: str | None
+    warning_counts: dict[str, int] = {}
+    """How many warnings of each kind the file gave, listed or not."""
+    unknown_speakers: dict[str, int] = {}
+    """Records not imported because no ``--speaker`` option maps their speaker: name ->
+    records (the first 100 names)."""
 
 
 class ImportReport(Result):
@@ -133,6 +140,12 @@ class ImportReport(Result):
     files: list[FileImport]
     imported: int
     errors: int
+    skipped: int = 0
+    """Records of every file already stored or tombstoned."""
+    deferred: int = 0
+    """Final records of every file left for a later import (see ``include_tail``)."""
+    unknown_speakers: dict[str, int] = {}
+    """Records of every file whose speaker no ``--speaker`` option maps: name -> records."""
 
 
 class DeleteResult(Result):
@@ -164,6 +177,11 @@ class HealthReport(Result):
     counts: dict[str, int]
     problems: list[str]
     """One sentence per finding, saying what is wrong and where; empty when ``ok``."""
+    read_only: bool = False
+    """True when this process cannot write the database: it was checked as it is, the FTS5
+    indexes on a private temporary copy."""
+    read_only_reason: str | None = None
+    """Why the database cannot be written, when ``read_only``."""
 
 
 class MemorySource(Result):

@@ -8,6 +8,7 @@ returns pydantic models, never ORM rows.
 from __future__ import annotations
 
 import sqlite3
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from datetime import UTC, date, datetime
@@ -216,6 +217,18 @@ class MemoryService:
         """A service over ``config.database_path()`` with ``config``'s limits."""
         return cls(config.database_path(), config=config)
 
+    def open(self) -> None:
+        """Check the database file and create or upgrade it now instead of on first use (for
+        a server that should fail at start, not at its first call).
+
+        Raises:
+            FileError: If the path is not a regular file or holds another application's
+                database (left untouched).
+            SchemaError: If the schema is newer, gapped or its two records disagree.
+            StoreError: If the file cannot be created or SQLite fails.
+        """
+        self._db.ensure_schema()
+
     def close(self) -> None:
         """Close pooled connections; the service opens new ones if used again."""
         self._db.dispose()
@@ -417,10 +430,16 @@ class MemoryService:
             reports.append(report)
             if progress is not None:
                 progress(report)
+        unknown: Counter[str] = Counter()
+        for report in reports:
+            unknown.update(report.unknown_speakers)
         return ImportReport(
             files=reports,
             imported=sum(report.imported for report in reports),
             errors=sum(report.error is not None for report in reports),
+            skipped=sum(report.skipped for report in reports),
+            deferred=sum(report.deferred for report in reports),
+            unknown_speakers=dict(unknown),
         )
 
     def _store_file(
@@ -890,7 +909,7 @@ class MemoryService:
         target = backups.target(destination)
         self._db.ensure_schema()
         with backups.staging(target) as staged:
-            backups.copy(self.path, staged)
+            backups.copy(self.path, staged, read_only=self._db.read_only is not None)
             with MemoryService(staged, config=self.config) as copied:
                 checked = copied.health()
             backups.seal(staged)
@@ -996,6 +1015,10 @@ class MemoryService:
     def health(self) -> HealthReport:
         """Integrity, foreign keys, each FTS5 index, schema version and row counts.
 
+        A database this process cannot write is checked as it is, except for the FTS5
+        integrity-checks, which SQLite runs as writes: they run on a private temporary copy
+        made with the online backup API (``read_only`` in the report says so).
+
         Returns:
             The report; ``ok`` only when every check passes. ``problems`` says what is wrong
             and where, one sentence each. A file SQLite cannot open or read as a database is
@@ -1003,14 +1026,22 @@ class MemoryService:
 
         Raises:
             StoreBusy: If the FTS5 checks could not take the write lock within 500 ms.
-            SchemaError: If the database is newer than this code or its versions have gaps.
+            SchemaError: If the database is newer than this code, its versions have gaps, or
+                alembic_version and schema_migrations disagree.
             StoreError: If SQLite fails otherwise (e.g. the file cannot be opened at all).
         """
+        path, code = str(self.path), self._db.code_version()
         try:
             with self._db.inspect() as db:
-                return health_checks.report(db, str(self.path), self._db.code_version())
+                if self._db.read_only is None:
+                    return health_checks.report(db, path, code)
+                with backups.scratch_copy(self.path) as copied, Database(copied).inspect() as fts:
+                    report = health_checks.report(db, path, code, fts_db=fts)
+                return report.model_copy(
+                    update={"read_only": True, "read_only_reason": self._db.read_only}
+                )
         except StoreDamaged as error:
-            return health_checks.unreadable(str(self.path), self._db.code_version(), str(error))
+            return health_checks.unreadable(path, code, str(error))
 
 
 def following(offset: int, taken: int, total: int) -> int | None:

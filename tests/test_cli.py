@@ -42,7 +42,7 @@ def imported(runner: CliRunner, db_path: Path) -> Path:
 def test_import_prints_the_report(runner: CliRunner, db_path: Path) -> None:
     code, report, _ = run(runner, db_path, "import", str(EXAMPLES), *SPEAKERS)
     assert code == 0
-    assert set(report) == {"files", "imported", "errors"}
+    assert set(report) >= {"files", "imported", "errors"}  # the contract; keys may be added
     first = report["files"][0]
     assert set(first) >= {"path", "session_id", "imported", "skipped", "deferred"}
     assert set(first) >= {"sealed_size", "warnings", "error"}

@@ -151,7 +151,16 @@ def test_leap_day_is_a_real_date() -> None:
         (BOM + b"Morgan\xc0\xaf Log", 9),  # an overlong "/"; the BOM counts
     ],
 )
-def test_invalid_utf8_is_a_file_level_error_with_its_byte(data: bytes, bad_byte: int) -> None:
+def test_invalid_utf8_is_a_warning_or_a_header_error_with_its_byte(
+    data: bytes, bad_byte: int
+) -> None:
+    # A record with bytes that are not UTF-8 (a write cut short) is left out with a warning at
+    # the first bad byte; only a header that is not UTF-8 makes the whole file unreadable.
+    if bad_byte > len(BOM + b"Morgan"):
+        log = parse(data + b"\n\n[09:00:01 +0000]\nDiego: still here")
+        assert [(w.kind, w.byte) for w in log.warnings] == [("invalid_utf8", bad_byte)]
+        assert contents(log) == ["still here"]
+        return
     with pytest.raises(LogFormatError, match=f"byte {bad_byte}") as caught:
         parse(data)
     assert caught.value.byte == bad_byte

@@ -19,6 +19,7 @@ def test_every_error_derives_from_memstore_error() -> None:
     errors = [getattr(memstore, n) for n in memstore.__all__ if n.endswith(("Error", "Found"))]
     errors += [memstore.InvalidInput, memstore.InvalidQuery, memstore.StoreBusy]
     errors += [memstore.SecretRejected, memstore.Fts5Unavailable, memstore.BackupExists]
+    errors += [memstore.MemoryDisabled, memstore.StoreReadOnly]
     assert all(issubclass(error, memstore.MemstoreError) for error in errors)
 
 

@@ -29,10 +29,23 @@ import contextlib
 import functools
 import re
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta, timezone
 from typing import NamedTuple
+
+from memstore.logs.records import LogRecord, LogWarning, RecordSpan, Spans, Warnings
+
+__all__ = [
+    "FenceTracker",
+    "LogFormatError",
+    "LogRecord",
+    "LogWarning",
+    "ParsedLog",
+    "RecordSpan",
+    "parse_log",
+    "starts_record",
+]
 
 _BOM = b"\xef\xbb\xbf"
 _DATE = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
@@ -43,81 +56,13 @@ _STAMP = re.compile(
     r" (?P<sign>[+-])(?P<offset_hours>[0-9]{2})(?P<offset_minutes>[0-9]{2})\][ \t]*"
 )
 _BOUNDARY = re.compile(r"\[[0-9]{2}:")
+_BOUNDARY_BYTES = re.compile(rb"\[[0-9]{2}:")
 _SPEAKER = re.compile(r"(?P<name>[^:]{1,100}): (?P<text>.*)")
 _FENCE = re.compile(r" {0,3}(?P<marker>`{3,}|~{3,})(?P<rest>.*)")
 _MAX_OFFSET_HOURS = 14
 _QUOTE_CHARS = 40
-_UTF8_BLOCK = 64 * 1024  # bytes decoded at once when checking that a file is UTF-8
-
-
-@dataclass(frozen=True)
-class LogRecord:
-    """One message read from a log.
-
-    Attributes:
-        byte: Offset in bytes, in the raw file, of the ``[`` that starts the record's stamp
-            (counting a BOM and both bytes of each CRLF). It is the record's identity.
-        speaker: The name exactly as written before ``": "``; mapping it to a role is the
-            importer's job.
-        created_at: Timezone-aware time in UTC: the file's date with the stamp's time and offset.
-        content: The text after ``"Name: "`` plus the continuation lines, with line endings
-            normalised to ``\\n`` and trailing line endings removed. Never only white space.
-    """
-
-    byte: int
-    speaker: str
-    created_at: datetime
-    content: str
-
-
-@dataclass(frozen=True, slots=True)
-class RecordSpan:
-    """Where a valid record lies in the raw file: a :class:`LogRecord` whose content is left
-    in the bytes until :meth:`content` decodes it.
-
-    Attributes:
-        byte: As :attr:`LogRecord.byte`.
-        speaker: As :attr:`LogRecord.speaker`.
-        created_at: As :attr:`LogRecord.created_at`.
-        text_start: Offset in bytes of the text after ``"Name: "``.
-        end: Offset in bytes just past the record's last line (the next record boundary, or
-            the end of the file).
-    """
-
-    byte: int
-    speaker: str
-    created_at: datetime
-    text_start: int
-    end: int
-
-    def content(self, data: bytes) -> str:
-        """The record's content (as :attr:`LogRecord.content`), decoded from the file's bytes.
-
-        Each ``\\n`` byte ends a line and drops the one ``\\r`` before it, so replacing each
-        ``\\r\\n`` gives the lines joined by ``\\n``.
-        """
-        text = data[self.text_start : self.end].decode("utf-8")
-        return text.replace("\r\n", "\n").rstrip("\n")
-
-    def record(self, data: bytes) -> LogRecord:
-        """The record with its content decoded from the file's bytes."""
-        return LogRecord(self.byte, self.speaker, self.created_at, self.content(data))
-
-
-@dataclass(frozen=True)
-class LogWarning:
-    """A part of a log body that is not imported, and why.
-
-    Attributes:
-        kind: Short snake_case category: ``unexpected_text``, ``malformed_stamp``,
-            ``time_out_of_range``, ``malformed_speaker`` or ``empty_content``.
-        byte: Offset in bytes, in the raw file, where the problem starts.
-        message: One sentence for a person: what is wrong and what happens to the text.
-    """
-
-    kind: str
-    byte: int
-    message: str
+_UTF8_BLOCK = 64 * 1024  # bytes decoded at once when checking that a record is UTF-8
+_FENCE_STARTS = (b"```", b"~~~")
 
 
 @dataclass(frozen=True)
@@ -133,17 +78,23 @@ class ParsedLog:
             file, valid or not; None when the file has no record boundary. The text from here
             to the end may still be being written.
         open_fence: True when the file ends inside a fenced code block that was never closed.
-        warnings: What was left out of the body, in file order.
+        warnings: What was left out of the body, in file order: the first 100, then how many
+            more of each kind (``Warnings``).
         data: The raw file the offsets refer to.
     """
 
     day: date
     assistant_name: str
-    spans: tuple[RecordSpan, ...]
+    spans: Sequence[RecordSpan]
     tail_start: int | None
     open_fence: bool
-    warnings: tuple[LogWarning, ...]
+    found: Warnings = field(repr=False)
     data: bytes = field(repr=False)
+
+    @property
+    def warnings(self) -> tuple[LogWarning, ...]:
+        """The listed warnings, with one ``more_warnings`` entry counting any others."""
+        return tuple(self.found.shown())
 
     @functools.cached_property
     def records(self) -> tuple[LogRecord, ...]:
@@ -152,7 +103,8 @@ class ParsedLog:
 
 
 class LogFormatError(ValueError):
-    """The file as a whole is not a daily log: bad file name, bad header or invalid UTF-8.
+    """The file as a whole is not a daily log: a bad file name, or a header that is missing,
+    wrong or not valid UTF-8.
 
     The message says what is wrong, where (a byte offset when one applies) and what is allowed.
 
@@ -168,6 +120,10 @@ class LogFormatError(ValueError):
 def parse_log(data: bytes, file_name: str) -> ParsedLog:
     """Parse the raw bytes of one daily log.
 
+    A record holding bytes that are not UTF-8 (a write cut short inside a character, say) is
+    reported with an ``invalid_utf8`` warning at the first such byte and left out; the rest
+    of the file is read as usual.
+
     Args:
         data: The whole file, as read from disk.
         file_name: The file's base name, ``YYYY-MM-DD.md``; it gives the date of every record.
@@ -178,36 +134,65 @@ def parse_log(data: bytes, file_name: str) -> ParsedLog:
         record boundary starts.
 
     Raises:
-        LogFormatError: The file name is not a real date followed by ``.md``, the data is not
-            UTF-8, or the first line is not the header ``<Name> Log — <date of the file>``.
+        LogFormatError: The file name is not a real date followed by ``.md``, or the first
+            line is not valid UTF-8 or not the header ``<Name> Log — <date of the file>``.
     """
     day = _day_from_file_name(file_name)
-    _check_utf8(data)
     lines = _lines(data)
     assistant_name = _read_header(next(lines), day)
     segmenter = _Segmenter()
-    warnings: list[LogWarning] = []
-    spans = tuple(_read_segments(segmenter.segments(lines), day, warnings))
+    found = Warnings()
+    spans = Spans()
+    for span in _read_segments(segmenter.segments(lines), data, day, found):
+        spans.append(span)
+    preamble = Warnings()
+    for warning in _preamble_warnings(segmenter.stray):
+        preamble.add(warning)
+    preamble.extend(found)
     return ParsedLog(
         day=day,
         assistant_name=assistant_name,
         spans=spans,
         tail_start=segmenter.tail_start,
         open_fence=segmenter.open_fence,
-        warnings=(*_preamble_warnings(segmenter.stray), *warnings),
+        found=preamble,
         data=data,
     )
 
 
 class _Line(NamedTuple):
-    """One line of the raw file: where it starts and ends in bytes, and its text."""
+    """One line of the raw file: where it starts and ends in bytes, and its bytes."""
 
     byte: int
     end: int  # offset just past the line ending (or the end of the file)
-    text: str  # decoded, without the line ending
+    raw: bytes  # without the line ending
+
+    @property
+    def text(self) -> str:
+        """The line decoded (bytes that are not UTF-8 as U+FFFD: such a record is rejected
+        before its text is used, so this only serves messages and boundaries)."""
+        return self.raw.decode("utf-8", "replace")
 
 
-_Segment = list[_Line]  # a record boundary line and every line up to the next boundary
+@dataclass(slots=True)
+class _Segment:
+    """A record boundary line and what the record needs of the lines up to the next one:
+    the speaker line, whether any later line holds text, and where the segment ends. The
+    continuation lines themselves are not kept, so a record of millions of lines costs no
+    more than one of three."""
+
+    stamp: _Line
+    end: int
+    speaker: _Line | None = None
+    has_text: bool = False
+
+    def add(self, line: _Line) -> None:
+        """Take in the next line of the segment."""
+        self.end = line.end
+        if self.speaker is None:
+            self.speaker = line
+        elif not self.has_text and line.raw.strip() and line.text.strip():
+            self.has_text = True
 
 
 class _Rejected(Exception):
@@ -230,45 +215,49 @@ def _day_from_file_name(file_name: str) -> date:
     )
 
 
-def _check_utf8(data: bytes) -> None:
-    """Raise LogFormatError at the first byte that is not valid UTF-8.
+def _first_invalid_utf8(data: bytes, start: int, end: int) -> int | None:
+    """The offset of the first byte in ``data[start:end]`` that is not valid UTF-8, or None.
 
-    The bytes are decoded a block of whole lines at a time, so that the text of the whole
-    file (four bytes a character if one character needs it) is never held at once. A ``\\n``
-    byte is never part of a multi-byte sequence, so cutting after one moves no error.
+    The bytes are decoded a block of whole lines at a time, so that the text of a large
+    record is never held at once; a ``\n`` byte is never part of a multi-byte sequence, so
+    cutting after one moves no error.
     """
     view = memoryview(data)
-    start = 0
-    while start < len(data):
-        end = data.find(b"\n", start + _UTF8_BLOCK) + 1 or len(data)
+    while start < end:
+        stop = min(data.find(b"\n", min(start + _UTF8_BLOCK, end)) + 1 or end, end)
         try:
-            str(view[start:end], "utf-8")
+            str(view[start:stop], "utf-8")
         except UnicodeDecodeError as error:
-            raise LogFormatError(
-                f"Invalid UTF-8 at byte {start + error.start}: a log must be UTF-8 text (a BOM"
-                " is allowed).",
-                byte=start + error.start,
-            ) from None
-        start = end
+            return start + error.start
+        start = stop
+    return None
 
 
 def _lines(data: bytes) -> Iterator[_Line]:
-    """The lines of valid UTF-8 bytes, one at a time, split at ``\\n`` (dropping a ``\\r``
-    before it), after a BOM."""
+    """The lines of the bytes, one at a time, split at ``\n`` (dropping a ``\r`` before
+    it), after a BOM."""
     start = len(_BOM) if data.startswith(_BOM) else 0
     while (newline := data.find(b"\n", start)) >= 0:
         end = newline + 1  # also the next line's start: one int for both
-        yield _Line(start, end, data[start:newline].removesuffix(b"\r").decode("utf-8"))
+        yield _Line(start, end, data[start:newline].removesuffix(b"\r"))
         start = end
-    yield _Line(start, len(data), data[start:].decode("utf-8"))
+    yield _Line(start, len(data), data[start:])
 
 
 def _read_header(line: _Line, day: date) -> str:
     """Return the assistant name of a header line, or raise LogFormatError."""
-    match = _HEADER.fullmatch(line.text)
+    try:
+        text = line.raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise LogFormatError(
+            f"Invalid UTF-8 at byte {line.byte + error.start} in the header: a log must be UTF-8"
+            " text (a BOM is allowed).",
+            byte=line.byte + error.start,
+        ) from None
+    match = _HEADER.fullmatch(text)
     if match is None or not match["name"].strip():
         raise LogFormatError(
-            f"The first line (byte {line.byte}) is {_quote(line.text)}; it must be the header"
+            f"The first line (byte {line.byte}) is {_quote(text)}; it must be the header"
             f" '<Name> Log \u2014 {day}' (an em dash, optionally after '# ').",
             byte=line.byte,
         )
@@ -293,9 +282,15 @@ def starts_record(text: str) -> bool:
     return _BOUNDARY.match(text) is not None
 
 
-def _is_blank(text: str) -> bool:
+def _is_blank(raw: bytes) -> bool:
     """Tell whether a line (without its ending) is empty or only spaces and tabs."""
-    return not text.strip(" \t")
+    return not raw.strip(b" \t")
+
+
+def _may_fence(raw: bytes) -> bool:
+    """Whether a line can open or close a fence: at most 3 spaces, then ``` or ~~~."""
+    stripped = raw.lstrip(b" ")
+    return len(raw) - len(stripped) <= 3 and stripped.startswith(_FENCE_STARTS)
 
 
 class FenceTracker:
@@ -328,7 +323,7 @@ class FenceTracker:
 def _closes(opening: str, marker: str, rest: str) -> bool:
     """Tell whether a fence line closes the fence opened by ``opening``."""
     same_kind = marker[0] == opening[0] and len(marker) >= len(opening)
-    return same_kind and _is_blank(rest)
+    return same_kind and not rest.strip(" \t")
 
 
 class _Segmenter:
@@ -336,7 +331,8 @@ class _Segmenter:
 
     A record boundary is a line that follows a blank line, is outside fenced code and starts
     with ``[`` and two digits and a colon (a valid stamp or a malformed one). Segments are
-    handed out one at a time, so only the lines of one segment are held at once.
+    handed out one at a time, and each keeps only what its record needs, so that memory does
+    not grow with the number of lines.
 
     Attributes:
         stray: The first non-blank line before the first record boundary, or None.
@@ -357,35 +353,35 @@ class _Segmenter:
         """Each segment of the body lines, once the line after it (or the end) is read."""
         segment: _Segment | None = None
         after_blank = False
+        fence = self._fence
         for line in body:
-            if after_blank and not self._fence.is_open and starts_record(line.text):
+            raw = line.raw
+            if after_blank and not fence.is_open and _BOUNDARY_BYTES.match(raw):
                 if segment is not None:
                     yield segment
-                segment = [line]
+                segment = _Segment(line, line.end)
                 self.tail_start = line.byte
+            elif segment is None:
+                if self.stray is None and not _is_blank(raw):
+                    self.stray = line
+                if _may_fence(raw):
+                    fence.feed(line.text)
             else:
-                self._fence.feed(_fence_text(segment, line))
-                self._keep(segment, line)
-            after_blank = _is_blank(line.text)
+                speaker_line = segment.speaker is None
+                segment.add(line)
+                if speaker_line:
+                    fence.feed(_speaker_text(line))
+                elif _may_fence(raw):
+                    fence.feed(line.text)
+            after_blank = _is_blank(raw)
         if segment is not None:
             yield segment
 
-    def _keep(self, segment: _Segment | None, line: _Line) -> None:
-        """Add a line to the current segment, or note it when it is the first stray text."""
-        if segment is not None:
-            segment.append(line)
-        elif self.stray is None and not _is_blank(line.text):
-            self.stray = line
 
-
-def _fence_text(segment: _Segment | None, line: _Line) -> str:
-    """The part of a line that counts for fences: on a speaker line (the line after a
-    segment's boundary), the text after the name."""
-    if segment is not None and len(segment) == 1:
-        speaker = _SPEAKER.fullmatch(line.text)
-        if speaker is not None:
-            return speaker["text"]
-    return line.text
+def _speaker_text(line: _Line) -> str:
+    """The part of a speaker line that counts for fences: the text after the name."""
+    speaker = _SPEAKER.fullmatch(line.text)
+    return line.text if speaker is None else speaker["text"]
 
 
 def _preamble_warnings(stray: _Line | None) -> list[LogWarning]:
@@ -400,31 +396,39 @@ def _preamble_warnings(stray: _Line | None) -> list[LogWarning]:
 
 
 def _read_segments(
-    segments: Iterable[_Segment], day: date, warnings: list[LogWarning]
+    segments: Iterable[_Segment], data: bytes, day: date, found: Warnings
 ) -> Iterator[RecordSpan]:
-    """Read each segment as a record, adding a warning to ``warnings`` for each one that is
+    """Read each segment as a record, adding a warning to ``found`` for each one that is
     not."""
     for segment in segments:
         try:
-            yield _read_record(segment, day)
+            yield _read_record(segment, data, day)
         except _Rejected as rejected:
-            warnings.append(rejected.warning)
+            found.add(rejected.warning)
 
 
-def _read_record(segment: _Segment, day: date) -> RecordSpan:
+def _read_record(segment: _Segment, data: bytes, day: date) -> RecordSpan:
     """Read one segment as a record, or raise _Rejected with the reason."""
-    stamp_line = segment[0]
+    stamp_line = segment.stamp
+    bad = _first_invalid_utf8(data, stamp_line.byte, segment.end)
+    if bad is not None:
+        message = (
+            f"The record at byte {stamp_line.byte} holds bytes that are not UTF-8 from byte"
+            f" {bad} (a write cut short?), so it is not imported; the rest of the file is."
+        )
+        raise _Rejected(LogWarning("invalid_utf8", bad, message))
     created_at = _read_stamp(stamp_line, day)
     speaker = _read_speaker(segment)
-    if not speaker["text"].strip() and not any(line.text.strip() for line in segment[2:]):
+    if not speaker["text"].strip() and not segment.has_text:
         message = (
             f"The message of {speaker['name']!r} at byte {stamp_line.byte} is empty or only"
             " white space, so it is not imported."
         )
         raise _Rejected(LogWarning("empty_content", stamp_line.byte, message))
+    assert segment.speaker is not None  # _read_speaker checked it
     name = sys.intern(speaker["name"])  # one string per speaker, not one per record
-    text_start = segment[1].byte + len(f"{name}: ".encode())
-    return RecordSpan(stamp_line.byte, name, created_at, text_start, segment[-1].end)
+    text_start = segment.speaker.byte + len(f"{name}: ".encode())
+    return RecordSpan(stamp_line.byte, name, created_at, text_start, segment.end)
 
 
 def _read_stamp(line: _Line, day: date) -> datetime:
@@ -468,10 +472,10 @@ def _to_utc(day: date, stamp: re.Match[str], byte: int) -> datetime:
 
 def _read_speaker(segment: _Segment) -> re.Match[str]:
     """Return the match of the speaker line that follows a stamp, or raise _Rejected."""
-    if len(segment) < 2:
+    line = segment.speaker
+    if line is None:
         message = "The file ends right after this stamp, before its speaker line 'Name: text'."
-        raise _Rejected(LogWarning("malformed_speaker", segment[0].end, message))
-    line = segment[1]
+        raise _Rejected(LogWarning("malformed_speaker", segment.stamp.end, message))
     match = _SPEAKER.fullmatch(line.text)
     if match is None:
         message = (

@@ -9,12 +9,21 @@ digits and a colon, outside code) is indented by one space, and a fence left ope
 
 from __future__ import annotations
 
+import os
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from memstore import files
 from memstore.logs.parse import FenceTracker, starts_record
+
+try:
+    import fcntl
+except ImportError:  # Windows: appends are serialised within this process only
+    fcntl = None  # type: ignore[assignment]
 
 MAX_SPEAKER_CHARS = 100
 
@@ -64,6 +73,11 @@ def render(when: datetime, speaker: str, content: str) -> str:
 class LogWriter:
     """Appends records to ``<log_dir>/YYYY-MM-DD.md`` (the record's local date).
 
+    Each append writes the whole record or nothing: should a write fail midway (a full disk),
+    the file is truncated back to its size before the append, so no record is left cut in
+    the middle of a character for a later import to stumble on. New files are 0600 and new
+    folders 0700; a log or log folder that is not a regular file or folder is refused.
+
     Args:
         log_dir: The folder of the daily logs (created when missing).
         assistant_name: The name in each new file's header (``<Name> Log — <date>``).
@@ -79,16 +93,46 @@ class LogWriter:
 
         Raises:
             ValueError: See :func:`render`.
-            OSError: When the file cannot be written.
+            FileError: When the log folder is not a folder or the day's log not a regular file.
+            OSError: When the file cannot be written; it is then as it was before.
         """
         record = render(when, speaker, content).encode("utf-8")
-        path = self.log_dir / f"{when.date().isoformat()}.md"
+        day = when.date().isoformat()
+        path = self.log_dir / f"{day}.md"
         with self._lock:
-            self.log_dir.mkdir(parents=True, exist_ok=True)
-            with path.open("ab") as log:
-                if log.tell() == 0:
-                    header = f"{self.assistant_name} Log — {when.date().isoformat()}"
-                    log.write(header.encode("utf-8"))
-                offset = log.tell() + 2  # the blank line before the stamp
-                log.write(record)
-        return Written(path, offset)
+            if not files.folder(self.log_dir, "the log folder"):
+                files.make_folders(self.log_dir)
+            with appending(path) as (descriptor, size):
+                header = b"" if size else f"{self.assistant_name} Log — {day}".encode()
+                write_whole(descriptor, header + record, size)
+        return Written(path, size + len(header) + 2)  # after the blank line before the stamp
+
+
+@contextmanager
+def appending(path: Path) -> Iterator[tuple[int, int]]:
+    """An append descriptor of ``path`` and its size, with an exclusive lock on the file
+    (where the platform has ``flock``) so that other processes append after this one."""
+    descriptor = files.open_append(path)
+    try:
+        if fcntl is not None:
+            fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield descriptor, os.fstat(descriptor).st_size
+    finally:
+        os.close(descriptor)  # releases the lock
+
+
+def write_whole(descriptor: int, data: bytes, size: int) -> None:
+    """Write ``data`` at the end of the file whose size was ``size``; on any error, cut the
+    file back to ``size`` and re-raise.
+
+    Raises:
+        OSError: When a write fails (ENOSPC, EIO, ...).
+    """
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(descriptor, view) :]
+    except BaseException:
+        with suppress(OSError):
+            os.ftruncate(descriptor, size)
+        raise

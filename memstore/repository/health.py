@@ -138,12 +138,15 @@ def attempt(problems: list[str], what: str, check: Callable[[], T]) -> T | None:
         return None
 
 
-def report(db: Session, path: str, code_version: int) -> HealthReport:
-    """Every check at once; ``ok`` only when all of them pass."""
+def report(
+    db: Session, path: str, code_version: int, *, fts_db: Session | None = None
+) -> HealthReport:
+    """Every check at once; ``ok`` only when all of them pass. The FTS5 integrity-checks,
+    which SQLite runs as writes, run on ``fts_db`` when given (a copy of a read-only file)."""
     failed: list[str] = []  # checks SQLite could not run on a damaged file
     found_integrity = integrity(db)
     found_fk = attempt(failed, "foreign_key_check", partial(foreign_key_errors, db)) or []
-    found_fts = [fts_check(db, index) for index in FTS_INDEXES]
+    found_fts = [fts_check(fts_db or db, index) for index in FTS_INDEXES]
     missing = attempt(failed, "listing the FTS triggers", partial(missing_triggers, db)) or []
     version = attempt(failed, "reading schema_migrations", partial(schema_version, db)) or 0
     counts = {t: attempt(failed, f"counting {t}", partial(count, db, t)) for t in COUNTED_TABLES}

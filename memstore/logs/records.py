@@ -1,0 +1,178 @@
+"""What parsing a daily log gives: records as byte spans, kept compact, and warnings, capped.
+
+A 16 MiB log can hold 700,000 minimal records, or as many malformed ones. Records are kept
+as five machine integers each in arrays (about 40 bytes a record, not the 200 of an object
+with its datetime and ints) and made into :class:`RecordSpan` objects only when read; the
+warnings of a file list its first :data:`MAX_LISTED` and count the rest by kind. So what an
+import holds stays proportional to the file whatever its shape.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import overload
+
+MAX_LISTED = 100  # warnings listed per file; the rest are counted by kind
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class LogRecord:
+    """One message read from a log.
+
+    Attributes:
+        byte: Offset in bytes, in the raw file, of the ``[`` that starts the record's stamp
+            (counting a BOM and both bytes of each CRLF). It is the record's identity.
+        speaker: The name exactly as written before ``": "``; mapping it to a role is the
+            importer's job.
+        created_at: Timezone-aware time in UTC: the file's date with the stamp's time and offset.
+        content: The text after ``"Name: "`` plus the continuation lines, with line endings
+            normalised to ``\\n`` and trailing line endings removed. Never only white space.
+    """
+
+    byte: int
+    speaker: str
+    created_at: datetime
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class RecordSpan:
+    """Where a valid record lies in the raw file: a :class:`LogRecord` whose content is left
+    in the bytes until :meth:`content` decodes it.
+
+    Attributes:
+        byte: As :attr:`LogRecord.byte`.
+        speaker: As :attr:`LogRecord.speaker`.
+        created_at: As :attr:`LogRecord.created_at`.
+        text_start: Offset in bytes of the text after ``"Name: "``.
+        end: Offset in bytes just past the record's last line (the next record boundary, or
+            the end of the file).
+    """
+
+    byte: int
+    speaker: str
+    created_at: datetime
+    text_start: int
+    end: int
+
+    def content(self, data: bytes) -> str:
+        """The record's content (as :attr:`LogRecord.content`), decoded from the file's bytes
+        with one copy: trailing line endings are cut off the bytes before decoding, and each
+        ``\\r\\n`` left inside becomes ``\\n``."""
+        end = self.end
+        while end > self.text_start and data[end - 1] == 0x0A:  # "\n", with its "\r"
+            end -= 2 if end - 2 >= self.text_start and data[end - 2] == 0x0D else 1
+        text = str(memoryview(data)[self.text_start : end], "utf-8")
+        return text.replace("\r\n", "\n") if "\r" in text else text
+
+    def record(self, data: bytes) -> LogRecord:
+        """The record with its content decoded from the file's bytes."""
+        return LogRecord(self.byte, self.speaker, self.created_at, self.content(data))
+
+
+class Spans(Sequence[RecordSpan]):
+    """The valid records of one log in file order, stored as arrays of integers: the byte
+    offsets, the time in whole seconds since 1970 (UTC), and an index into the speaker names."""
+
+    def __init__(self) -> None:
+        self._bytes = array("q")
+        self._seconds = array("q")
+        self._text_starts = array("q")
+        self._ends = array("q")
+        self._speakers = array("l")
+        self._names: list[str] = []
+        self._index: dict[str, int] = {}
+
+    def append(self, span: RecordSpan) -> None:
+        """Add the next record (its time is whole seconds, as stamps are)."""
+        number = self._index.setdefault(span.speaker, len(self._names))
+        if number == len(self._names):
+            self._names.append(span.speaker)
+        self._bytes.append(span.byte)
+        self._seconds.append((span.created_at - EPOCH) // timedelta(seconds=1))
+        self._text_starts.append(span.text_start)
+        self._ends.append(span.end)
+        self._speakers.append(number)
+
+    def __len__(self) -> int:
+        return len(self._bytes)
+
+    @overload
+    def __getitem__(self, index: int) -> RecordSpan: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[RecordSpan]: ...
+
+    def __getitem__(self, index: int | slice) -> RecordSpan | Sequence[RecordSpan]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        return RecordSpan(
+            self._bytes[index],
+            self._names[self._speakers[index]],
+            EPOCH + timedelta(seconds=self._seconds[index]),
+            self._text_starts[index],
+            self._ends[index],
+        )
+
+    def __iter__(self) -> Iterator[RecordSpan]:
+        return (self[i] for i in range(len(self)))
+
+
+@dataclass(frozen=True)
+class LogWarning:
+    """A part of a log body that is not imported, and why.
+
+    Attributes:
+        kind: Short snake_case category: ``unexpected_text``, ``malformed_stamp``,
+            ``time_out_of_range``, ``malformed_speaker``, ``empty_content``,
+            ``invalid_utf8`` or (from the importer) ``unknown_speaker``.
+        byte: Offset in bytes, in the raw file, where the problem starts.
+        message: One sentence for a person: what is wrong and what happens to the text.
+    """
+
+    kind: str
+    byte: int
+    message: str
+
+
+@dataclass
+class Warnings:
+    """The warnings of one file: the first :data:`MAX_LISTED` in the order added, and how
+    many of each kind there are in all."""
+
+    listed: list[LogWarning] = field(default_factory=list)
+    counts: Counter[str] = field(default_factory=Counter)
+    first_unlisted: int | None = None
+    """The byte of the first warning not listed, when there is one."""
+
+    def add(self, warning: LogWarning) -> None:
+        """Count ``warning``, and list it while fewer than :data:`MAX_LISTED` are."""
+        self.counts[warning.kind] += 1
+        if len(self.listed) < MAX_LISTED:
+            self.listed.append(warning)
+        elif self.first_unlisted is None:
+            self.first_unlisted = warning.byte
+
+    def extend(self, other: Warnings) -> None:
+        """Add the warnings ``other`` holds (its listed ones; its unlisted ones counted)."""
+        for warning in other.listed:
+            self.add(warning)
+        unlisted = other.counts - Counter(w.kind for w in other.listed)
+        self.counts.update(unlisted)
+        if unlisted and self.first_unlisted is None:
+            self.first_unlisted = other.first_unlisted
+
+    def shown(self) -> list[LogWarning]:
+        """The listed warnings, then one ``more_warnings`` entry counting the others."""
+        unlisted = sum(self.counts.values()) - len(self.listed)
+        if not unlisted:
+            return list(self.listed)
+        listed = Counter(warning.kind for warning in self.listed)
+        kinds = ", ".join(f"{n} {kind}" for kind, n in sorted((self.counts - listed).items()))
+        message = f"{unlisted} more warnings are not listed ({kinds})."
+        return [*self.listed, LogWarning("more_warnings", self.first_unlisted or 0, message)]

@@ -1,0 +1,308 @@
+"""The database file: only a missing or empty file becomes a store, foreign files and FIFOs
+are refused untouched, one schema truth, read-only stores, private permissions."""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import shutil
+import sqlite3
+import stat
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from memstore import FileError, MemoryService, SchemaError, StoreReadOnly
+from memstore.cli import cli
+from tests.conftest import REPO
+
+EXAMPLES = REPO / "examples" / "logs"
+SPEAKERS = ["--speaker", "Diego=user", "--speaker", "Morgan=assistant"]
+WRITERS = [
+    ["remember", "Diego likes tea."],
+    ["import", str(EXAMPLES), *SPEAKERS],
+]
+READERS = [["recall", "tea"], ["check"], ["words"], ["memories"], ["backup", "{tmp}/b.sqlite3"]]
+
+
+def memstore(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """The real CLI in a subprocess (a hang fails the test instead of blocking the suite)."""
+    command = [sys.executable, "-m", "memstore", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+
+
+def error_of(completed: subprocess.CompletedProcess[str]) -> dict[str, str]:
+    error: dict[str, str] = json.loads(completed.stderr.strip().splitlines()[-1])["error"]
+    return error
+
+
+@pytest.fixture
+def foreign(tmp_path: Path) -> Path:
+    """Another application's SQLite database, in rollback journal mode."""
+    path = tmp_path / "notes.db"
+    with closing(sqlite3.connect(path)) as connection:
+        connection.execute("CREATE TABLE notes (body TEXT)")
+        connection.execute("INSERT INTO notes VALUES ('mine')")
+        connection.commit()
+    return path
+
+
+@pytest.mark.parametrize("command", WRITERS + READERS)
+def test_every_command_refuses_another_applications_database_byte_for_byte(
+    foreign: Path, tmp_path: Path, command: list[str]
+) -> None:
+    before = foreign.read_bytes()
+    args = [part.replace("{tmp}", str(tmp_path)) for part in command]
+    completed = memstore("--database", str(foreign), *args)
+    assert completed.returncode == 1
+    assert error_of(completed)["type"] == "FileError"
+    assert foreign.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.db"]  # no -wal, no -shm
+
+
+def test_a_foreign_database_in_wal_mode_is_refused_by_the_api_and_mcp_too(
+    foreign: Path, runner: CliRunner
+) -> None:
+    with closing(sqlite3.connect(foreign)) as connection:
+        connection.execute("PRAGMA journal_mode = WAL")
+    before = foreign.read_bytes()
+    with pytest.raises(FileError, match="not a memstore database") as caught:
+        MemoryService(foreign).remember("Diego likes tea.")
+    assert caught.value.path == str(foreign)
+    result = runner.invoke(cli, ["--database", str(foreign), "mcp"], input="")
+    assert result.exit_code == 1 and json.loads(result.stderr)["error"]["type"] == "FileError"
+    assert foreign.read_bytes() == before
+
+
+def test_an_empty_file_and_an_empty_sqlite_database_become_stores(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.sqlite3"
+    empty.touch()
+    blank = tmp_path / "blank.sqlite3"
+    with closing(sqlite3.connect(blank)) as connection:
+        connection.execute("PRAGMA user_version = 0")
+        connection.execute("VACUUM")  # a header and no tables
+    for path in (empty, blank):
+        assert MemoryService(path).remember("Diego likes tea.").content == "Diego likes tea."
+
+
+@pytest.fixture
+def fifo(tmp_path: Path) -> Path:
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs on this platform")
+    path = tmp_path / "pipe"
+    os.mkfifo(path)
+    return path
+
+
+@pytest.mark.parametrize("option", ["--database", "--config"])
+@pytest.mark.parametrize("command", [["recall", "tea"], ["remember", "Diego likes tea."]])
+def test_a_fifo_given_as_database_or_config_is_refused_at_once(
+    fifo: Path, option: str, command: list[str]
+) -> None:
+    # Opening a FIFO blocks until someone opens its other end: memstore must not open it.
+    completed = memstore(option, str(fifo), *command, timeout=20)
+    assert completed.returncode == 1
+    error = error_of(completed)
+    assert error["type"] == "FileError" and "FIFO" in error["message"]
+
+
+def test_a_folder_or_device_as_database_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(FileError, match="a folder"):
+        MemoryService(tmp_path).recall("tea")
+    if Path("/dev/null").exists():
+        with pytest.raises(FileError, match="character device"):
+            MemoryService("/dev/null").remember("Diego likes tea.")
+
+
+def set_alembic(path: Path, revision: str | None) -> None:
+    with closing(sqlite3.connect(path)) as connection:
+        connection.execute("DELETE FROM alembic_version")
+        if revision is not None:
+            connection.execute("INSERT INTO alembic_version VALUES (?)", (revision,))
+        connection.commit()
+
+
+@pytest.mark.parametrize(
+    ("revision", "said"),
+    [("0099", "0099"), ("ffff1234", "ffff1234"), ("0001", "version 1"), (None, "[]")],
+)
+@pytest.mark.parametrize("command", [["check"], ["recall", "tea"], ["remember", "x y z"]])
+def test_an_unknown_or_disagreeing_alembic_revision_is_a_schema_error_for_every_command(
+    db_path: Path, revision: str | None, said: str, command: list[str]
+) -> None:
+    MemoryService(db_path).remember("Diego likes tea.")
+    set_alembic(db_path, revision)
+    before = db_path.read_bytes()
+    completed = memstore("--database", str(db_path), *command)
+    assert completed.returncode == 1 and "Traceback" not in completed.stderr
+    error = error_of(completed)
+    assert error["type"] == "SchemaError"
+    assert said in error["message"] and "schema_migrations holds versions [1, 2]" in error["message"]
+    assert db_path.read_bytes() == before
+
+
+def test_a_pending_version_with_an_unknown_revision_never_reaches_alembic(db_path: Path) -> None:
+    # schema_migrations says 1 is applied, alembic_version names a revision nobody ships:
+    # the upgrade would end in Alembic's "Can't locate revision" traceback.
+    MemoryService(db_path).health()
+    with closing(sqlite3.connect(db_path)) as connection:
+        connection.execute("DELETE FROM schema_migrations WHERE version = 2")
+        connection.commit()
+    set_alembic(db_path, "0099")
+    with pytest.raises(SchemaError) as caught:
+        MemoryService(db_path).recall("tea")
+    assert caught.value.alembic_revision == "0099" and caught.value.database_version == 1
+
+
+def test_without_alembic_version_the_schema_is_refused(db_path: Path) -> None:
+    MemoryService(db_path).health()
+    with closing(sqlite3.connect(db_path)) as connection:
+        connection.execute("DROP TABLE alembic_version")
+    with pytest.raises(SchemaError, match="alembic_version holds no table"):
+        MemoryService(db_path).health()
+
+
+# Read-only stores
+
+
+def read_only_runner(work: Callable[[], Any]) -> Any:
+    """Run ``work`` where the database cannot be written: as the user nobody in a forked
+    child when the tests run as root (who may write anything), else as this user. The
+    result comes back as JSON through a pipe."""
+    if os.geteuid() != 0:
+        return work()
+    try:
+        nobody = pwd.getpwnam("nobody")
+    except KeyError:
+        pytest.skip("no user nobody to drop privileges to")
+    reader, writer = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - runs in the child
+        os.close(reader)
+        try:
+            os.setgid(nobody.pw_gid)
+            os.setuid(nobody.pw_uid)
+            outcome: Any = {"result": work()}
+        except BaseException as error:
+            outcome = {"error": f"{type(error).__name__}: {error}"}
+        os.write(writer, json.dumps(outcome).encode())
+        os._exit(0)
+    os.close(writer)
+    data = b""
+    while chunk := os.read(reader, 1 << 16):
+        data += chunk
+    os.waitpid(child, 0)
+    outcome = json.loads(data)
+    assert "error" not in outcome, outcome
+    return outcome["result"]
+
+
+@pytest.fixture
+def read_only_store(runner: CliRunner) -> Iterator[Path]:
+    """A store with history and a memory in a folder and file nobody else may write (under
+    the system's temporary folder: pytest's own is private to this user)."""
+    top = Path(tempfile.mkdtemp(prefix="memstore-ro-"))
+    top.chmod(0o755)
+    folder = top / "mounted"
+    path = folder / "memory.sqlite3"
+    result = runner.invoke(cli, ["--database", str(path), "import", str(EXAMPLES), *SPEAKERS])
+    assert result.exit_code == 0, result.stderr
+    with MemoryService(path) as service:  # closed: its -wal and -shm go away
+        service.remember("Diego likes green tea.")
+    for command in (["check"], ["recall", "tea"], ["instances", "cafe"], ["words", "caf"]):
+        runner.invoke(cli, ["--database", str(path), *command])  # loads every module first
+    os.chmod(path, 0o444 if os.geteuid() else 0o644)
+    os.chmod(folder, 0o555)
+    yield path
+    os.chmod(folder, 0o755)
+    shutil.rmtree(top)
+
+
+def cli_json(path: Path, *args: str) -> dict[str, Any]:
+    result = CliRunner().invoke(cli, ["--database", str(path), *args])
+    return {"exit": result.exit_code, "out": result.stdout, "err": result.stderr}
+
+
+def test_a_read_only_store_is_read_and_checked_without_being_written(
+    read_only_store: Path,
+) -> None:
+    before = read_only_store.read_bytes()
+
+    def work() -> dict[str, Any]:
+        return {
+            name: cli_json(read_only_store, *args)
+            for name, args in {
+                "check": ["check"],
+                "recall": ["recall", "tea"],
+                "instances": ["instances", "cafe"],
+                "remember": ["remember", "Diego likes coffee."],
+            }.items()
+        }
+
+    outcome = read_only_runner(work)
+    assert outcome["check"]["exit"] == 0, outcome["check"]["err"]
+    check = json.loads(outcome["check"]["out"])
+    assert outcome["check"]["exit"] == 0 and check["ok"] is True
+    assert check["read_only"] is True and check["read_only_reason"]
+    assert [index["ok"] for index in check["fts"]] == [True, True]
+    recall = json.loads(outcome["recall"]["out"])
+    assert [m["content"] for m in recall["memories"]] == ["Diego likes green tea."]
+    assert json.loads(outcome["instances"]["out"])["total"] >= 1
+    assert outcome["remember"]["exit"] == 1
+    error = json.loads(outcome["remember"]["err"])["error"]
+    assert error["type"] == "StoreReadOnly" and str(read_only_store) in error["message"]
+    assert read_only_store.read_bytes() == before
+    assert sorted(p.name for p in read_only_store.parent.iterdir()) == ["memory.sqlite3"]
+
+
+def test_a_read_only_store_refuses_writes_through_the_api(read_only_store: Path) -> None:
+    def work() -> str:
+        service = MemoryService(read_only_store)
+        assert service.recall("tea").memories
+        try:
+            service.remember("Diego likes coffee.")
+        except StoreReadOnly as error:
+            return str(error)
+        return "written"
+
+    message = read_only_runner(work)
+    assert str(read_only_store) in message and "read-only" in message
+
+
+# Private by default
+
+
+@pytest.mark.parametrize("umask", [0o000, 0o022])
+def test_database_companions_logs_and_backups_are_owner_only(
+    tmp_path: Path, umask: int
+) -> None:
+    from memstore import Recorder
+
+    previous = os.umask(umask)
+    try:
+        path = tmp_path / "new" / "deeper" / "memory.sqlite3"
+        service = MemoryService(path)
+        Recorder(service, log_dir=tmp_path / "logs" / "daily").record("user", "Hola, Morgan.")
+        service.backup(tmp_path / "backups" / "copy.sqlite3")
+        created = [
+            path,
+            Path(f"{path}-wal"),
+            Path(f"{path}-shm"),
+            *(tmp_path / "logs" / "daily").iterdir(),
+            tmp_path / "backups" / "copy.sqlite3",
+        ]
+        folders = [path.parent, path.parent.parent, tmp_path / "logs", tmp_path / "backups"]
+        assert {p.name: stat.S_IMODE(p.stat().st_mode) for p in created} == {
+            p.name: 0o600 for p in created
+        }
+        assert {stat.S_IMODE(p.stat().st_mode) for p in folders} == {0o700}
+    finally:
+        os.umask(previous)
