@@ -248,7 +248,7 @@ def new_rows(
     roles and source references, numbered from sequence ``first``, each record's content
     decoded from ``data`` as it is reached."""
     for sequence, (record, role, ref) in enumerate(new, start=first):
-        content, created_at = record.content(data), record.created_at
+        content, created_at = record.stored(data), record.created_at
         yield new_id("msg"), session_id, sequence, role, content, created_at, "completed", ref
 
 

@@ -64,11 +64,26 @@ class RecordSpan:
         """The record's content (as :attr:`LogRecord.content`), decoded from the file's bytes
         with one copy: trailing line endings are cut off the bytes before decoding, and each
         ``\\r\\n`` left inside becomes ``\\n``."""
+        text = str(memoryview(data)[self.text_start : self.content_end(data)], "utf-8")
+        return text.replace("\r\n", "\n") if "\r" in text else text
+
+    def stored(self, data: bytes) -> str | memoryview:
+        """The content to bind for ``CAST(? AS TEXT)``: the file's own UTF-8 bytes, without
+        a copy, when no ``\\r`` needs changing (the parser checked they are UTF-8), else the
+        decoded :meth:`content`. A 16 MiB message then costs SQLite's copy of it and not a
+        Python string as well."""
+        end = self.content_end(data)
+        if data.find(b"\r", self.text_start, end) >= 0:
+            return self.content(data)
+        return memoryview(data)[self.text_start : end]
+
+    def content_end(self, data: bytes) -> int:
+        """Where the content's bytes end: before the trailing line endings (and their
+        ``\\r``)."""
         end = self.end
         while end > self.text_start and data[end - 1] == 0x0A:  # "\n", with its "\r"
             end -= 2 if end - 2 >= self.text_start and data[end - 2] == 0x0D else 1
-        text = str(memoryview(data)[self.text_start : end], "utf-8")
-        return text.replace("\r\n", "\n") if "\r" in text else text
+        return end
 
     def record(self, data: bytes) -> LogRecord:
         """The record with its content decoded from the file's bytes."""

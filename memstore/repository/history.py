@@ -115,7 +115,8 @@ def add_message(connection: sqlite3.Connection, message: StoredMessage) -> None:
 
 def add_messages(db: Session, rows: Iterable[tuple[Any, ...]]) -> int:
     """Insert messages given as tuples in :data:`MESSAGE_COLUMNS` order (``created_at`` an
-    aware datetime), taking them from ``rows`` as it goes; returns how many were inserted.
+    aware datetime; ``content`` text, or UTF-8 bytes stored as text), taking them from
+    ``rows`` as it goes; returns how many were inserted.
 
     Rows go in as multi-row INSERT ... VALUES statements of :data:`ROWS_PER_INSERT` rows,
     not an executemany: the FTS trigger then fires for many rows inside one statement, and
@@ -124,7 +125,7 @@ def add_messages(db: Session, rows: Iterable[tuple[Any, ...]]) -> int:
     """
     connection, pending, inserted = driver_connection(db), iter(rows), 0
     while chunk := list(itertools.islice(pending, ROWS_PER_INSERT)):
-        values = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?)"] * len(chunk))
+        values = ", ".join(["(?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?)"] * len(chunk))
         params = tuple(value for row in chunk for value in (*row[:5], format_utc(row[5]), *row[6:]))
         connection.execute(INSERT_MESSAGES + values, params)
         inserted += len(chunk)
