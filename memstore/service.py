@@ -737,8 +737,8 @@ class MemoryService:
             vocab.prepare(connection)
             folded = self._one_word(connection, word, "word")
             fast = vocab.unfiltered_history(scope, filters)
-            refs, total = vocab.instances(connection, folded, params, fast, size, offset)
-            instances = locate_instances(connection, folded, refs)
+            records, total = vocab.instances(connection, folded, params, fast, size, offset)
+            instances = locate_instances(connection, folded, records)
         empty = InstancePage(word=folded, scope=scope, instances=[], total=total, next_offset=total)
         taken = take_within(instances, self._room(empty, "next_offset", total), size)
         return empty.model_copy(
@@ -1050,39 +1050,32 @@ def following(offset: int, taken: int, total: int) -> int | None:
 
 
 def locate_instances(
-    connection: sqlite3.Connection, word: str, refs: list[vocab.InstanceRef]
+    connection: sqlite3.Connection, word: str, records: list[vocab.PageRecord]
 ) -> list[Instance]:
-    """Each instance located in its record's text: the n-th region highlight() marks in the
-    record is the record's n-th instance of the word."""
-    regions: dict[tuple[str, int], list[tuple[int, int]]] = {}
+    """Each instance of the page located in its record's text by SQLite's own tokenizer: the
+    record's n-th highlighted region is its n-th instance of the word."""
     located: list[Instance] = []
-    for ref in refs:
-        key = (ref.source_type, ref.pk)
-        if key not in regions:
-            markers = lexical.markers_for(ref.content)
-            marked = vocab.highlighted(
-                connection, ref.source_type, ref.pk, ref.content, word, markers
+    for record in records:
+        spans = vocab.located(connection, record.content, word, record.skip, len(record.positions))
+        for position, (start, end) in zip(record.positions, spans, strict=True):
+            shown, shown_start = lexical.excerpt(record.content, start, end)
+            located.append(
+                Instance(
+                    source_type=record.source_type,
+                    id=record.id,
+                    token_index=position,
+                    start=start,
+                    end=end,
+                    matched_text=record.content[start:end],
+                    excerpt=shown,
+                    excerpt_start=shown_start,
+                    created_at=record.created_at,
+                    session_id=record.session_id,
+                    role=record.role,
+                    sequence=record.sequence,
+                    source_ref=record.source_ref,
+                )
             )
-            regions[key] = lexical.marked_spans(marked, *markers)
-        start, end = regions[key][ref.nth]
-        shown, shown_start = lexical.excerpt(ref.content, start, end)
-        located.append(
-            Instance(
-                source_type=ref.source_type,
-                id=ref.id,
-                token_index=ref.position,
-                start=start,
-                end=end,
-                matched_text=ref.content[start:end],
-                excerpt=shown,
-                excerpt_start=shown_start,
-                created_at=ref.created_at,
-                session_id=ref.session_id,
-                role=ref.role,
-                sequence=ref.sequence,
-                source_ref=ref.source_ref,
-            )
-        )
     return located
 
 

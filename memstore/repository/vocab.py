@@ -8,10 +8,7 @@ a temp FTS5 probe table, so a word is compared exactly as SQLite indexed it.
 
 from __future__ import annotations
 
-import bisect
-import json
 import sqlite3
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -42,16 +39,14 @@ PROBE_HIGHLIGHT = (
     "SELECT highlight(word_probe, 0, :open, :close) FROM temp.word_probe "
     "WHERE word_probe MATCH :phrase"
 )
-NUL = "\x00"
-NUL_STAND_IN = "\x01"  # a separator, as NUL is, that highlight() copies through
 
-# Instances of the scope and filters as (source, doc pk, id, created_at, term, position).
-# :history / :memories switch each store on or off.
-MESSAGE_INSTANCES = """
+# Instances of the scope and filters as (source, doc pk, id, created_at, term, position):
+# what the word counts of search_words are made from. :history / :memories switch each
+# store on or off.
+INSTANCES = f"""
     SELECT 'message' AS source_type, m.pk AS pk, m.id AS id, m.created_at AS created_at,
            i.term AS term, i.offset AS position
-    FROM temp.messages_vocab_instance AS i JOIN messages AS m ON m.pk = i.doc"""
-INSTANCES = f"""{MESSAGE_INSTANCES}
+    FROM temp.messages_vocab_instance AS i JOIN messages AS m ON m.pk = i.doc
     WHERE :history AND {{term}}
       AND (:session_id IS NULL OR m.session_id = :session_id)
       AND (:role IS NULL OR m.role = :role)
@@ -63,7 +58,6 @@ INSTANCES = f"""{MESSAGE_INSTANCES}
     WHERE :memories AND {{term}} AND {MEMORY_FILTERS}
 """
 PREFIX = "i.term >= :low AND i.term < :high"
-EXACT = "i.term = :word"
 
 WORDS = f"""
     SELECT term, count(*) AS occurrences, count(DISTINCT source_type || pk) AS documents
@@ -79,48 +73,58 @@ HISTORY_WORDS = """
 HISTORY_WORD_TOTAL = (
     "SELECT count(*) FROM temp.messages_vocab_row WHERE term >= :low AND term < :high"
 )
-# A page of instances (newest record first) with each record's text and history fields,
-# joined to the page's rows only. Unfiltered history (the common case) reads the messages'
-# instances alone, without the union and the filter clauses.
-PAGE = """
-    SELECT page.source_type, page.pk, page.id, page.created_at, page.position,
-           coalesce(m.content, mem.content) AS content, m.session_id, m.role, m.sequence,
-           m.source_ref
-    FROM (SELECT source_type, pk, id, created_at, position FROM ({instances})
-          ORDER BY created_at DESC, source_type, id, position
-          LIMIT :limit OFFSET :offset) AS page
-    LEFT JOIN messages AS m ON page.source_type = 'message' AND m.pk = page.pk
-    LEFT JOIN memories AS mem ON page.source_type = 'memory' AND mem.pk = page.pk
-    ORDER BY page.created_at DESC, page.source_type, page.id, page.position
+# How many instances of the word each record of the scope and filters holds. The page is
+# found from these counts (a running sum in page order), so that its cost grows with the
+# records holding the word, not with every instance of it: one message holding a word
+# 400,000 times is one row here.
+MESSAGE_COUNTS = """
+    SELECT 'message' AS source_type, m.pk AS pk, m.id AS id, m.created_at AS created_at,
+           hits.n AS n
+    FROM (SELECT doc, count(*) AS n FROM temp.messages_vocab_instance
+          WHERE term = :word GROUP BY doc) AS hits
+    JOIN messages AS m ON m.pk = hits.doc"""
+RECORD_COUNTS = f"""{MESSAGE_COUNTS}
+    WHERE :history
+      AND (:session_id IS NULL OR m.session_id = :session_id)
+      AND (:role IS NULL OR m.role = :role)
+      AND (:since IS NULL OR m.created_at >= :since)
+      AND (:until IS NULL OR m.created_at < :until)
+    UNION ALL
+    SELECT 'memory', mem.pk, mem.id, mem.created_at, hits.n
+    FROM (SELECT doc, count(*) AS n FROM temp.memories_vocab_instance
+          WHERE term = :word GROUP BY doc) AS hits
+    JOIN memories AS mem ON mem.pk = hits.doc
+    WHERE :memories AND {MEMORY_FILTERS}
 """
-INSTANCE_PAGE = PAGE.format(instances=INSTANCES.format(term=EXACT))
-HISTORY_INSTANCE_PAGE = PAGE.format(instances=f"{MESSAGE_INSTANCES} WHERE {EXACT}")
-# Every position of the word in the given records of one store: a record's n-th
-# highlighted region is the instance at its n-th position. (Counting them in SQL, with a
-# row_number() window or a correlated count over every instance of the word, measured
-# slower on a common word than this second, narrow read.)
+# The records a page [offset, offset + limit) of instances covers (newest record first,
+# then source type and id), each with how many instances come before it, its text and its
+# history fields.
+PAGE = """
+    WITH counted AS ({counts}),
+    ranked AS (
+        SELECT *, sum(n) OVER (ORDER BY created_at DESC, source_type, id
+                               ROWS UNBOUNDED PRECEDING) AS upto
+        FROM counted)
+    SELECT ranked.source_type, ranked.pk, ranked.id, ranked.created_at, ranked.upto - ranked.n,
+           coalesce(m.content, mem.content), m.session_id, m.role, m.sequence, m.source_ref
+    FROM ranked
+    LEFT JOIN messages AS m ON ranked.source_type = 'message' AND m.pk = ranked.pk
+    LEFT JOIN memories AS mem ON ranked.source_type = 'memory' AND mem.pk = ranked.pk
+    WHERE ranked.upto > :offset AND ranked.upto - ranked.n < :offset + :limit
+    ORDER BY ranked.upto
+"""
+INSTANCE_PAGE = PAGE.format(counts=RECORD_COUNTS)
+HISTORY_INSTANCE_PAGE = PAGE.format(counts=MESSAGE_COUNTS)
+INSTANCE_TOTAL = f"SELECT coalesce(sum(n), 0) FROM ({RECORD_COUNTS})"
+HISTORY_INSTANCE_TOTAL = "SELECT cnt FROM temp.messages_vocab_row WHERE term = :word"
+# The token positions of the word in one record, in order, from its skip-th.
 POSITIONS = {
-    source_type: f"SELECT doc, offset FROM temp.{table} "
-    "WHERE term = :word AND doc IN (SELECT value FROM json_each(:docs))"
+    source_type: f"SELECT offset FROM temp.{table} WHERE term = :word AND doc = :pk "
+    "ORDER BY offset LIMIT :take OFFSET :skip"
     for source_type, table in (
         ("message", "messages_vocab_instance"),
         ("memory", "memories_vocab_instance"),
     )
-}
-INSTANCE_TOTAL = f"SELECT count(*) FROM ({INSTANCES.format(term=EXACT)})"
-HISTORY_INSTANCE_TOTAL = "SELECT cnt FROM temp.messages_vocab_row WHERE term = :word"
-# The highlighted text, and whether it holds NUL (see :func:`highlighted`).
-HIGHLIGHT = {
-    "message": (
-        "SELECT highlight(messages_fts, 0, :open, :close) AS marked, "
-        "instr(content, char(0)) > 0 AS has_nul FROM messages_fts "
-        "WHERE messages_fts MATCH :phrase AND rowid = :pk"
-    ),
-    "memory": (
-        "SELECT highlight(memories_fts, 0, :open, :close) AS marked, "
-        "instr(content, char(0)) > 0 AS has_nul FROM memories_fts "
-        "WHERE memories_fts MATCH :phrase AND rowid = :pk"
-    ),
 }
 
 
@@ -134,16 +138,17 @@ class WordCount:
 
 
 @dataclass(frozen=True)
-class InstanceRef:
-    """One occurrence: its record (with the record's text and history fields, None for
-    memories), its token position, and its rank among the word's instances in the record."""
+class PageRecord:
+    """A record holding instances of a page: which of its instances the page shows (from
+    its ``skip``-th, their token positions in order), its text and its history fields (None
+    for memories)."""
 
     source_type: str
     pk: int
     id: str
     created_at: datetime
-    position: int
-    nth: int
+    skip: int
+    positions: list[int]
     content: str
     session_id: str | None
     role: str | None
@@ -206,73 +211,58 @@ def instances(
     fast: bool,
     limit: int,
     offset: int,
-) -> tuple[list[InstanceRef], int]:
-    """A page of the occurrences of the folded ``word`` (newest record first, then source
-    type, id and position), and their total (from the row table when ``fast``: unfiltered
-    history)."""
+) -> tuple[list[PageRecord], int]:
+    """The records of a page of the occurrences of the folded ``word`` (newest record first,
+    then source type, id and position), each with the token positions the page shows, and
+    the exact total (from the row table when ``fast``: unfiltered history)."""
     bound = {"word": word, **params}
     page_query = HISTORY_INSTANCE_PAGE if fast else INSTANCE_PAGE
-    rows = connection.execute(page_query, {**bound, "limit": limit, "offset": offset}).fetchall()
-    ranks = positions(connection, word, {(row[0], row[1]) for row in rows})
-    page = [
-        InstanceRef(
-            source_type,
-            pk,
-            id_,
-            parse_utc(created_at),
-            position,
-            bisect.bisect_left(ranks[source_type, pk], position),
-            *rest,
-        )
-        for source_type, pk, id_, created_at, position, *rest in rows
-    ]
+    rows = connection.execute(page_query, {**bound, "limit": limit, "offset": offset})
+    page: list[PageRecord] = []
+    for source_type, pk, id_, created_at, before, *rest in rows.fetchall():
+        skip = max(offset - before, 0)  # the record's instances before the page's first
+        take = offset + limit - before - skip  # the LIMIT stops at the record's last
+        params = {"word": word, "pk": pk, "skip": skip, "take": take}
+        positions = [position for (position,) in connection.execute(POSITIONS[source_type], params)]
+        page.append(PageRecord(source_type, pk, id_, parse_utc(created_at), skip, positions, *rest))
     total = connection.execute(HISTORY_INSTANCE_TOTAL if fast else INSTANCE_TOTAL, bound)
     found = total.fetchone()
     return page, int(found[0] or 0) if found else 0
 
 
-def positions(
-    connection: sqlite3.Connection, word: str, records: set[tuple[str, int]]
-) -> dict[tuple[str, int], list[int]]:
-    """Every token position of ``word`` in each of the ``(source_type, pk)`` records, in
-    order."""
-    found: dict[tuple[str, int], list[int]] = {record: [] for record in records}
-    for source_type, query in POSITIONS.items():
-        docs = [pk for kind, pk in records if kind == source_type]
-        if docs:
-            params = {"word": word, "docs": json.dumps(docs)}
-            for doc, position in connection.execute(query, params):
-                found[source_type, doc].append(position)
-    for ranked in found.values():
-        ranked.sort()
-    return found
-
-
-def highlighted(
-    connection: sqlite3.Connection,
-    source_type: str,
-    pk: int,
-    content: str,
-    word: str,
-    markers: Sequence[str],
-) -> str:
-    """The record's text with every token matching ``word`` wrapped in ``markers``.
-
-    highlight() copies the text between markers as C strings, so it drops whatever follows
-    a NUL character up to the next marker. A record holding NUL is highlighted in the probe
-    table instead, with each NUL read as U+0001 (both separate words alike), and the markers
-    are then put back into the original text.
-    """
-    open_mark, close_mark = markers
-    phrase = '"' + word.replace('"', '""') + '"'
-    params = {"open": open_mark, "close": close_mark, "phrase": phrase, "pk": pk}
-    marked, has_nul = connection.execute(HIGHLIGHT[source_type], params).fetchone()
-    if not has_nul:
-        return str(marked)
-    connection.execute(PROBE_INSERT, {"value": content.replace(NUL, NUL_STAND_IN)})
+def highlighted(connection: sqlite3.Connection, piece: str, word: str) -> str | None:
+    """``piece`` with every token matching ``word`` wrapped in the markers of
+    :mod:`memstore.lexical`, by SQLite's own tokenizer in the probe table; None when it
+    holds no such token. The piece must come from :func:`lexical.pieces` (no marker
+    characters, cut between tokens)."""
+    params = {
+        "open": lexical.OPEN,
+        "close": lexical.CLOSE,
+        "phrase": '"' + word.replace('"', '""') + '"',
+        "value": piece,
+    }
+    connection.execute(PROBE_INSERT, params)
     try:
-        (marked,) = connection.execute(PROBE_HIGHLIGHT, params).fetchone()
+        found = connection.execute(PROBE_HIGHLIGHT, params).fetchone()
     finally:
         connection.execute(PROBE_CLEAR)
-    spans = lexical.marked_spans(str(marked), open_mark, close_mark)
-    return lexical.mark(content, spans, open_mark, close_mark)
+    return None if found is None else str(found[0])
+
+
+def located(
+    connection: sqlite3.Connection, content: str, word: str, skip: int, take: int
+) -> list[tuple[int, int]]:
+    """The ``[start, end)`` character spans of the record's instances of ``word`` from its
+    ``skip``-th, at most ``take``: the text is highlighted a piece at a time until they are
+    found (see :mod:`memstore.lexical`)."""
+    spans: list[tuple[int, int]] = []
+    seen = 0
+    for start, piece in lexical.pieces(content):
+        marked = highlighted(connection, piece, word)
+        for low, high in lexical.marked_spans(marked) if marked is not None else ():
+            if seen >= skip:
+                spans.append((start + low, start + high))
+                if len(spans) == take:
+                    return spans
+            seen += 1
+    return spans
