@@ -34,7 +34,7 @@ from sqlalchemy.pool import QueuePool
 
 from alembic import command
 from memstore import dbfile, files
-from memstore.errors import Fts5Unavailable, StoreBusy, StoreDamaged, StoreError, StoreReadOnly
+from memstore.errors import FileError, Fts5Unavailable, StoreBusy, StoreDamaged, StoreError, StoreReadOnly
 
 log = logging.getLogger(__name__)
 
@@ -276,6 +276,12 @@ class Database:
                 self._engine = self._open()
 
     def _open(self) -> Engine:
+        if str(self.path) == ":memory:":
+            raise FileError(
+                ":memory:",
+                "memstore keeps its store in a file, shared by pooled connections; give a "
+                "file path (a temporary one for a throwaway store).",
+            )
         known, code = revisions(self._config), self.code_version()
         if files.regular(self.path, "the database") is None:
             self._create()

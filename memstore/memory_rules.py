@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from datetime import UTC, datetime
+from datetime import datetime
 
 from memstore.errors import InvalidInput
+from memstore.times import in_utc
 
 MAX_CONTENT_CHARS = 4000
 MAX_KEY_CHARS = 200
@@ -67,7 +68,8 @@ def parse_expiry(value: str | datetime | None, now: datetime) -> datetime | None
         now: The current time, aware.
 
     Raises:
-        InvalidInput: If it is not ISO 8601 or not in the future.
+        InvalidInput: If it is not ISO 8601, leaves the years 1-9999 in UTC, or is not in the
+            future.
     """
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
@@ -78,7 +80,7 @@ def parse_expiry(value: str | datetime | None, now: datetime) -> datetime | None
             raise InvalidInput(
                 "expires_at", f"{value!r} is not ISO 8601, e.g. 2026-12-31T18:00 or 2026-12-31."
             ) from error
-    when = value.astimezone(UTC)  # a naive datetime is taken as local time
+    when = in_utc(value, "expires_at")  # a naive datetime is taken as local time
     if when <= now:
         raise InvalidInput("expires_at", f"{when.isoformat()} is not in the future.")
     return when

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from memstore.errors import MemstoreError
+from memstore.errors import InvalidInput, MemstoreError
 from memstore.logs.write import LogWriter, loggable
 from memstore.schemas import Message
 from memstore.service import MemoryService
@@ -83,11 +83,13 @@ class Recorder:
             blank message, history off, or a database failure: see :attr:`memory_error`).
 
         Raises:
-            OSError: When the Markdown log cannot be written (the host's log is its own).
-            ValueError: For an unknown role.
+            OSError: When the Markdown log cannot be written (the host's log is its own); the
+                file is then as it was before the append.
+            FileError: When the log folder or the day's log is not a folder or regular file.
+            InvalidInput: For an unknown role.
         """
         if role not in self.speakers:
-            raise ValueError(f"role {role!r}: use user, assistant or system")
+            raise InvalidInput("role", f"is {role!r}; use user, assistant or system.")
         text = loggable(content)
         if private or not text.strip():
             return None

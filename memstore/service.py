@@ -7,6 +7,7 @@ returns pydantic models, never ORM rows.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
@@ -19,10 +20,11 @@ from memstore import backup as backups
 from memstore import context as context_block
 from memstore import diary as days
 from memstore import importer, lexical, lifecycle, retrieval
+from memstore.arguments import checked
 from memstore.budget import fill_dialogue, json_prefix, json_size, take_within
 from memstore.config import MemoryConfig
 from memstore.db import Database
-from memstore.errors import InvalidInput, InvalidQuery, NotFound, StoreDamaged
+from memstore.errors import InvalidInput, InvalidQuery, MemoryDisabled, NotFound, StoreDamaged
 from memstore.guard import reject_secrets
 from memstore.memory_rules import clean_content, normalize_content, normalize_key, parse_expiry
 from memstore.models import (
@@ -71,6 +73,7 @@ from memstore.schemas import (
     WordPage,
     memory_status,
 )
+from memstore.times import aware_utc
 
 Progress = Callable[[FileImport], None]
 SCOPES = ("history", "memories", "all")
@@ -87,13 +90,25 @@ def aware(value: datetime | None, argument: str) -> datetime | None:
     """``value`` in UTC, or None.
 
     Raises:
-        InvalidInput: If ``value`` has no time zone.
+        InvalidInput: If ``value`` has no time zone or leaves the years 1-9999 in UTC.
     """
-    if value is None:
-        return None
-    if value.tzinfo is None or value.utcoffset() is None:
-        raise InvalidInput(argument, f"{value.isoformat()} has no time zone; add one, e.g. +00:00.")
-    return value.astimezone(UTC)
+    return None if value is None else aware_utc(value, argument)
+
+
+def json_object(value: Mapping[str, Any] | None, argument: str) -> dict[str, Any]:
+    """``value`` as a dict that JSON can hold (string keys; no NaN or infinity).
+
+    Raises:
+        InvalidInput: If JSON cannot hold it.
+    """
+    copied = dict(value or {})
+    try:
+        json.dumps(copied, allow_nan=False)
+    except (TypeError, ValueError) as error:
+        raise InvalidInput(argument, f"must be JSON: {error}.") from error
+    if not all(isinstance(key, str) for key in copied):
+        raise InvalidInput(argument, "must be JSON: its keys must be text.")
+    return copied
 
 
 def position(value: int, argument: str, hint: str) -> None:
@@ -263,6 +278,7 @@ class MemoryService:
 
     # Sessions
 
+    @checked
     def start_session(
         self,
         *,
@@ -278,19 +294,21 @@ class MemoryService:
             metadata: JSON-serialisable data kept with the session.
 
         Raises:
-            InvalidInput: For a naive time or an id already in use.
+            InvalidInput: For a naive time, metadata that JSON cannot hold, or an id already
+                in use.
         """
         row = SessionRow(
             id=session_id or new_id("ses"),
             started_at=aware(started_at, "started_at") or utc_now(),
             ended_at=None,
-            session_metadata=dict(metadata or {}),
+            session_metadata=json_object(metadata, "metadata"),
         )
         with self._db.write() as db:
             if history_rows.get_session(db, row.id) is not None:
                 raise InvalidInput("session_id", f"{row.id!r} already exists; pick another id.")
             return session_model(history_rows.add_session(db, row))
 
+    @checked
     def end_session(self, session_id: str, *, ended_at: datetime | None = None) -> Session:
         """Close a session.
 
@@ -307,6 +325,7 @@ class MemoryService:
             db.flush()
             return session_model(row)
 
+    @checked
     def get_session(self, session_id: str) -> Session | None:
         """The session with this id, or None."""
         with self._db.read() as db:
@@ -315,6 +334,7 @@ class MemoryService:
 
     # Messages
 
+    @checked
     def record_message(
         self,
         session_id: str,
@@ -367,6 +387,7 @@ class MemoryService:
             history_rows.add_message(connection, message)
         return Message.model_validate(message)
 
+    @checked
     def messages(self, session_id: str, *, after: int = 0, limit: int = 100) -> list[Message]:
         """Messages of a session with sequence > ``after``, every role and status, in order.
 
@@ -374,12 +395,14 @@ class MemoryService:
             InvalidInput: If ``after`` < 0 or ``limit`` < 1.
         """
         position(after, "after", "0 or the sequence of a message read before")
+        position(limit, "limit", "1 or more")
         if limit < 1:
             raise InvalidInput("limit", f"is {limit}; use 1 or more.")
         with self._db.read() as db:
             rows = history_rows.list_messages(db, session_id, after, limit)
             return [Message.model_validate(row) for row in rows]
 
+    @checked
     def delete_message(self, message_id: str) -> bool:
         """Delete a message and its search visibility; tombstone its source reference so no
         import brings it back. Memories derived from it keep their source reference.
@@ -394,12 +417,14 @@ class MemoryService:
             history_rows.delete_message(connection, message, utc_now())
             return True
 
+    @checked
     def delete_message_result(self, message_id: str) -> DeleteResult:
         """:meth:`delete_message` as a result model (what the CLI prints)."""
         return DeleteResult(deleted=self.delete_message(message_id), id=message_id)
 
     # Import
 
+    @checked
     def import_markdown(
         self,
         paths: Iterable[str | Path],
@@ -459,6 +484,7 @@ class MemoryService:
 
     # Memories
 
+    @checked
     def remember(
         self,
         content: str,
@@ -495,10 +521,12 @@ class MemoryService:
             source_message_id, source_ref: The message the memory came from.
 
         Raises:
+            MemoryDisabled: When the configuration says ``enabled: false``.
             InvalidInput: For any invalid argument (named in the message).
             SecretRejected: When the content looks like a credential; nothing is stored.
             NotFound: For an unknown ``memory_id``, ``supersedes`` or source message.
         """
+        self._require_enabled()
         if memory_id is not None:
             return self.update_memory(
                 memory_id, content, category=category, key=key, expires_at=expires_at
@@ -520,12 +548,14 @@ class MemoryService:
             )
         return memory_model(memory, now)
 
+    @checked
     def get_memory(self, memory_id: str) -> Memory | None:
         """The memory with this id, whatever its status, or None."""
         with self._db.read_sql() as connection:
             memory = memory_rows.get(connection, memory_id)
         return None if memory is None else memory_model(memory, utc_now())
 
+    @checked
     def update_memory(
         self,
         memory_id: str,
@@ -541,10 +571,12 @@ class MemoryService:
         Arguments left as None (or empty) keep their value.
 
         Raises:
+            MemoryDisabled: When the configuration says ``enabled: false``.
             NotFound: If there is no such memory.
             InvalidInput: For invalid fields, or a memory that was superseded.
             SecretRejected: When the new content looks like a credential.
         """
+        self._require_enabled()
         now = utc_now()
         draft = memory_draft(content, category=category, key=key, expires_at=expires_at, now=now)
         with self._db.write_sql() as connection:
@@ -554,11 +586,13 @@ class MemoryService:
             revised = lifecycle.update(connection, memory, draft, now)
         return memory_model(revised, now)
 
+    @checked
     def memory_sources(self, memory_id: str) -> list[MemorySource]:
         """The messages (or source references) a memory came from, oldest link first."""
         with self._db.read() as db:
             return [MemorySource.model_validate(row) for row in memory_rows.sources(db, memory_id)]
 
+    @checked
     def delete_memory(self, memory_id: str) -> bool:
         """Permanently delete a memory and its source links; history is never touched.
 
@@ -572,10 +606,12 @@ class MemoryService:
             memory_rows.delete_memory(connection, memory)
             return True
 
+    @checked
     def delete_memory_result(self, memory_id: str) -> DeleteResult:
         """:meth:`delete_memory` as a result model (what the CLI prints)."""
         return DeleteResult(deleted=self.delete_memory(memory_id), id=memory_id)
 
+    @checked
     def pin_memory(self, memory_id: str, pinned: bool = True) -> Memory:
         """Pin (or unpin) a memory: pinned memories come first in the context.
 
@@ -596,6 +632,7 @@ class MemoryService:
             memory_rows.set_pinned(connection, memory_id, pinned, now)
         return memory_model(replace(memory, pinned=pinned, modified_at=now), now)
 
+    @checked
     def list_memories(
         self,
         *,
@@ -634,6 +671,7 @@ class MemoryService:
             memories=memories, total=total, next_offset=following if following < total else None
         )
 
+    @checked
     def context(self, query: str = "") -> MemoryContext:
         """The memory block to inject this turn, within ``context_chars`` characters.
 
@@ -654,6 +692,7 @@ class MemoryService:
 
     # Words and reading
 
+    @checked
     def search_words(
         self,
         prefix: str = "",
@@ -703,6 +742,7 @@ class MemoryService:
             update={"words": taken, "next_offset": following(offset, len(taken), total)}
         )
 
+    @checked
     def word_instances(
         self,
         word: str,
@@ -745,6 +785,7 @@ class MemoryService:
             update={"instances": taken, "next_offset": following(offset, len(taken), total)}
         )
 
+    @checked
     def read_conversation(
         self, session_id: str, *, after: int = 0, limit: int | None = None
     ) -> ConversationPage:
@@ -776,6 +817,7 @@ class MemoryService:
             update={"messages": taken, "next_after": taken[-1].sequence if more else None}
         )
 
+    @checked
     def read_memory_message(self, message_id: str, *, offset: int = 0) -> MessageChunk:
         """The characters of one message from ``offset``, as many as fit ``recall_chars``;
         follow ``next_offset`` until None to read every character.
@@ -838,6 +880,7 @@ class MemoryService:
 
     # Diary
 
+    @checked
     def diary(self, day: date | str | None = None, *, tz: str | None = None) -> Diary:
         """One local calendar day, for reading only: each conversation with messages that day
         (its span, count and every message, system, interrupted and error ones included, in
@@ -885,6 +928,7 @@ class MemoryService:
 
     # Backup
 
+    @checked
     def backup(self, destination: str | Path) -> BackupReport:
         """Copy the database to a new file with SQLite's online backup API, then check the copy.
 
@@ -926,6 +970,7 @@ class MemoryService:
 
     # Recall
 
+    @checked
     def recall(
         self,
         query: str,
@@ -1005,9 +1050,13 @@ class MemoryService:
         sizes = (json_size(empty.model_copy(update={field: value})) for value in (None, widest))
         return self.config.recall_chars - max(sizes)
 
+    def _require_enabled(self) -> None:
+        if not self.config.enabled:
+            raise MemoryDisabled()
+
     def _page_limit(self, limit: int | None) -> int:
-        if limit is not None and limit < 1:
-            raise InvalidInput("limit", f"is {limit}; use 1 or more.")
+        if limit is not None and not 1 <= limit <= MAX_POSITION:
+            raise InvalidInput("limit", f"is {limit}; use 1 or more (at most 2**63 - 1).")
         return min(limit or self.config.max_results, self.config.max_results)
 
     # Health

@@ -17,11 +17,11 @@ from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel
-from sqlalchemy.exc import SQLAlchemyError
 
-from memstore.errors import InvalidInput, MemstoreError
+from memstore.errors import MemoryDisabled, MemstoreError, NotFound
 from memstore.schemas import UNTRUSTED_WARNING
 from memstore.service import MemoryService
+from memstore.times import parse_aware
 
 log = logging.getLogger(__name__)
 
@@ -55,17 +55,11 @@ def parse_time(value: str | None, argument: str) -> datetime | None:
     """A timezone-aware ISO 8601 argument, or None.
 
     Raises:
-        InvalidInput: If it is not ISO 8601 or has no time zone.
+        InvalidInput: If it is not ISO 8601, has no time zone or leaves years 1-9999 in UTC.
     """
     if value is None or not value.strip():
         return None
-    try:
-        parsed = datetime.fromisoformat(value.strip())
-    except ValueError as error:
-        raise InvalidInput(argument, f"{value!r} is not ISO 8601 with a time zone.") from error
-    if parsed.tzinfo is None:
-        raise InvalidInput(argument, f"{value!r} has no time zone; add one, e.g. +02:00.")
-    return parsed
+    return parse_aware(value, argument)
 
 
 class MemoryTools:
@@ -168,7 +162,7 @@ class MemoryTools:
         Args:
             memory_id: The id of the memory, from list_memories or recall.
         """
-        return self._call("forget", locals(), lambda: self.service.delete_memory_result(memory_id))
+        return self._call("forget", locals(), lambda: self._forget(memory_id))
 
     def list_memories(
         self,
@@ -306,20 +300,32 @@ class MemoryTools:
             "pin_memory", locals(), lambda: self.service.pin_memory(memory_id, pinned=pinned)
         )
 
+    def _forget(self, memory_id: str) -> BaseModel:
+        """Delete the memory, or raise NotFound so the model cannot tell the user it forgot
+        something that was not there."""
+        result = self.service.delete_memory_result(memory_id)
+        if not result.deleted:
+            raise NotFound("memory", memory_id)
+        return result
+
     def _call(
         self, name: str, arguments: dict[str, Any], call: Callable[[], BaseModel]
     ) -> dict[str, Any]:
         shown = "<private>" if self.private else {k: v for k, v in arguments.items() if k != "self"}
         if not self.available:
-            return self._failed(name, shown, "MemoryDisabled", "memory tools are off right now.")
+            return self._failed(name, shown, MemoryDisabled())
         try:
             result = call().model_dump(mode="json")
-        except (MemstoreError, SQLAlchemyError) as error:
-            return self._failed(name, shown, type(error).__name__, str(error))
+        except Exception as error:  # a tool never raises into the agent, whatever failed
+            if not isinstance(error, MemstoreError):
+                log.warning("memory tool %s failed unexpectedly", name, exc_info=True)
+            return self._failed(name, shown, error)
         log.info("memory tool %s(%s) succeeded", name, shown)
         return {"ok": True, "untrusted": UNTRUSTED_WARNING, "result": result}
 
     @staticmethod
-    def _failed(name: str, shown: object, kind: str, message: str) -> dict[str, Any]:
-        log.info("memory tool %s(%s) failed: %s: %s", name, shown, kind, message)
-        return {"ok": False, "error": {"type": kind, "message": message}}
+    def _failed(name: str, shown: object, error: Exception) -> dict[str, Any]:
+        kind = type(error).__name__
+        log.info("memory tool %s(%s) failed: %s: %s", name, shown, kind, error)
+        retryable = isinstance(error, MemstoreError) and error.retryable
+        return {"ok": False, "error": {"type": kind, "message": str(error), "retryable": retryable}}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memstore import MemoryConfig, MemoryService
+from memstore import InvalidInput, MemoryConfig, MemoryService
 from memstore.logs.write import loggable
 from memstore.recorder import Recorder
 
@@ -120,5 +120,5 @@ def test_interrupted_replies_are_marked_and_not_searchable(
 def test_blank_messages_and_unknown_roles(service: MemoryService, tmp_path: Path) -> None:
     recorder = recorder_for(service, tmp_path / "logs")
     assert recorder.record("user", " \n ", when=WHEN) is None
-    with pytest.raises(ValueError, match="role"):
+    with pytest.raises(InvalidInput, match="role"):
         recorder.record("robot", "hola", when=WHEN)

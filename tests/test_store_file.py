@@ -114,6 +114,15 @@ def test_a_fifo_given_as_database_or_config_is_refused_at_once(
     assert error["type"] == "FileError" and "FIFO" in error["message"]
 
 
+def test_an_in_memory_database_is_refused_instead_of_a_file_named_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(FileError, match="give a file path"):
+        MemoryService(":memory:").recall("tea")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_folder_or_device_as_database_is_refused(tmp_path: Path) -> None:
     with pytest.raises(FileError, match="a folder"):
         MemoryService(tmp_path).recall("tea")

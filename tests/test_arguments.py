@@ -1,0 +1,223 @@
+"""The API boundary under wrong types and edge values: InvalidInput naming the argument,
+never an error from inside; tools that never raise; deletes of missing ids; disabled memory."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from contextlib import closing
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memstore import InvalidInput, MemoryConfig, MemoryService, MemoryTools
+from memstore.cli import cli
+from tests.conftest import REPO
+
+EXAMPLES = REPO / "examples" / "logs"
+PLUS_FIVE = timezone(timedelta(hours=5))
+MINUS_FIVE = timezone(timedelta(hours=-5))
+EARLIEST = datetime(1, 1, 1, tzinfo=PLUS_FIVE)  # year 0 in UTC
+LATEST = datetime(9999, 12, 31, 23, 59, 59, tzinfo=MINUS_FIVE)  # year 10000 in UTC
+Call = Callable[[MemoryService], Any]
+SHARED_STORE = Path(tempfile.mkdtemp(prefix="memstore-arguments-")) / "memory.sqlite3"
+
+
+@pytest.fixture
+def session_id(service: MemoryService) -> str:
+    return service.start_session().id
+
+
+# The failing inputs of the hostile-inputs review, each with the argument it must name.
+BAD_TYPES: list[tuple[str, Callable[[MemoryService, str], Any]]] = [
+    ("role", lambda s, sid: s.record_message(sid, None, "hola")),
+    ("content", lambda s, sid: s.record_message(sid, "user", b"bytes")),
+    ("limit", lambda s, sid: s.recall("tea", limit=5.5)),
+    ("limit", lambda s, sid: s.recall("tea", limit=10**30)),
+    ("limit", lambda s, sid: s.messages(sid, limit=10**30)),
+    ("limit", lambda s, sid: s.list_memories(limit=True)),
+    ("content", lambda s, sid: s.remember(None)),
+    ("session_id", lambda s, sid: s.recall("tea", session_id=[1])),
+    ("session_id", lambda s, sid: s.word_instances("tea", session_id={"id": 1})),
+    ("metadata", lambda s, sid: s.start_session(metadata={"when": datetime.now(UTC)})),
+    ("metadata", lambda s, sid: s.start_session(metadata={"x": float("nan")})),
+    ("metadata", lambda s, sid: s.start_session(metadata=["not", "a", "mapping"])),
+    ("since", lambda s, sid: s.recall("tea", since="2026-10-05T09:00:00+02:00")),
+    ("confidence", lambda s, sid: s.remember("Diego likes tea.", confidence="high")),
+    ("offset", lambda s, sid: s.search_words("te", offset=1.0)),
+    ("paths", lambda s, sid: s.import_markdown("logs/", speakers={"Diego": "user"})),
+    ("speakers", lambda s, sid: s.import_markdown(["logs/"], speakers=[("Diego", "user")])),
+    ("message_id", lambda s, sid: s.delete_message(42)),
+    ("pinned", lambda s, sid: s.pin_memory("mem_x", pinned="yes")),
+    ("query", lambda s, sid: s.context(query=None)),
+]
+
+
+@pytest.mark.parametrize(("argument", "call"), BAD_TYPES)
+def test_wrong_types_are_invalid_input_naming_the_argument(
+    service: MemoryService, session_id: str, argument: str, call: Callable[..., Any]
+) -> None:
+    with pytest.raises(InvalidInput) as caught:
+        call(service, session_id)
+    assert caught.value.argument == argument
+    assert str(caught.value).startswith(f"{argument}: ")
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    value=st.one_of(
+        st.none(), st.booleans(), st.floats(), st.binary(), st.lists(st.integers()), st.text()
+    )
+)
+def test_any_value_for_limit_is_accepted_or_invalid_input(value: object) -> None:
+    service = MemoryService(SHARED_STORE)  # hypothesis runs this many times: one file
+    try:
+        service.list_memories(limit=value)  # type: ignore[arg-type]
+    except InvalidInput as error:
+        assert error.argument == "limit"
+
+
+EDGE_TIMES: list[tuple[str, Call]] = [
+    ("since", lambda s: s.recall("tea", since=EARLIEST)),
+    ("until", lambda s: s.word_instances("tea", until=LATEST)),
+    ("since", lambda s: s.search_words("te", since=EARLIEST)),
+    ("started_at", lambda s: s.start_session(started_at=EARLIEST)),
+    ("ended_at", lambda s: s.end_session(s.start_session().id, ended_at=LATEST)),
+    ("expires_at", lambda s: s.remember("Diego likes tea.", expires_at=LATEST)),
+    (
+        "expires_at",
+        lambda s: s.remember("Diego likes tea.", expires_at="9999-12-31T23:59:59-05:00"),
+    ),
+    (
+        "created_at",
+        lambda s: s.record_message(s.start_session().id, "user", "hi", created_at=LATEST),
+    ),
+]
+
+
+@pytest.mark.parametrize(("argument", "call"), EDGE_TIMES)
+def test_times_leaving_the_calendar_in_utc_are_invalid_input(
+    service: MemoryService, argument: str, call: Call
+) -> None:
+    with pytest.raises(InvalidInput, match="years 1 to 9999") as caught:
+        call(service)
+    assert caught.value.argument == argument
+
+
+@pytest.mark.parametrize(
+    ("args", "argument"),
+    [
+        (["recall", "tea", "--since", "0001-01-01T00:00:00+05:00"], "since"),
+        (["words", "--until", "9999-12-31T23:59:59-05:00"], "until"),
+        (["remember", "Diego likes tea.", "--expires", "9999-12-31T23:59:59-05:00"], "expires_at"),
+    ],
+)
+def test_the_cli_reports_calendar_edges_as_json_invalid_input(
+    db_path: Path, args: list[str], argument: str
+) -> None:
+    MemoryService(db_path).remember("Diego likes green tea.")
+    completed = subprocess.run(
+        [sys.executable, "-m", "memstore", "--database", str(db_path), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert completed.returncode == 1 and "Traceback" not in completed.stderr
+    error = json.loads(completed.stderr)["error"]
+    assert error["type"] == "InvalidInput" and error["message"].startswith(f"{argument}: ")
+
+
+def test_tools_report_calendar_edges_as_failed_results(service: MemoryService) -> None:
+    result = MemoryTools(service).recall("tea", since="0001-01-01T00:00:00+05:00")
+    assert result["ok"] is False and result["error"]["type"] == "InvalidInput"
+    assert result["error"]["message"].startswith("since: ")
+
+
+# Tools never raise
+
+
+def test_a_constraint_error_inside_a_tool_is_a_failed_result(service: MemoryService) -> None:
+    service.health()
+    with closing(sqlite3.connect(service.path)) as connection:
+        connection.execute(
+            "CREATE TRIGGER refuse BEFORE INSERT ON memories "
+            "BEGIN SELECT RAISE(ABORT, 'refused by a trigger'); END"
+        )
+        connection.commit()
+    result = MemoryTools(service).remember("Diego likes jazz.")
+    assert result["ok"] is False
+    assert (
+        result["error"]["type"] == "StoreError"
+        and "refused by a trigger" in result["error"]["message"]
+    )
+    assert result["error"]["retryable"] is False
+
+
+def test_an_unexpected_failure_inside_a_tool_is_a_failed_result(
+    service: MemoryService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(service, "recall", broken)
+    result = MemoryTools(service).recall("tea")
+    assert result == {
+        "ok": False,
+        "error": {"type": "RuntimeError", "message": "a bug", "retryable": False},
+    }
+
+
+# Deleting what is not there
+
+
+def test_forgetting_a_missing_memory_is_not_found_for_the_tools(service: MemoryService) -> None:
+    result = MemoryTools(service).forget("mem_does_not_exist")
+    assert result["ok"] is False and result["error"]["type"] == "NotFound"
+    assert service.delete_memory("mem_does_not_exist") is False
+    assert service.delete_message("msg_does_not_exist") is False
+    kept = service.remember("Diego likes jazz.")
+    assert MemoryTools(service).forget(kept.id)["ok"] is True
+
+
+@pytest.mark.parametrize("command", ["delete-memory", "delete-message"])
+def test_deleting_a_missing_id_exits_1_in_the_cli(runner: Any, db_path: Path, command: str) -> None:
+    MemoryService(db_path).remember("Diego likes jazz.")
+    result = runner.invoke(cli, ["--database", str(db_path), command, "xyz_missing"])
+    assert result.exit_code == 1 and json.loads(result.stdout)["deleted"] is False
+
+
+# enabled: false
+
+
+def test_with_memory_disabled_remember_is_refused_and_the_rest_works(tmp_path: Path) -> None:
+    config = tmp_path / "assistant.json"
+    database = tmp_path / "memory.sqlite3"
+    config.write_text(json.dumps({"memory": {"enabled": False, "database": str(database)}}))
+    MemoryService(database).remember("Diego likes jazz.")
+
+    def memstore(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "memstore", "--config", str(config), *args]
+        return subprocess.run(command, capture_output=True, text=True, timeout=60)
+
+    refused = memstore("remember", "Diego likes tea.")
+    assert refused.returncode == 1
+    assert json.loads(refused.stderr)["error"]["type"] == "MemoryDisabled"
+    imported = memstore("import", str(EXAMPLES), "--speaker", "Diego=user", "--include-tail")
+    assert imported.returncode == 0, imported.stderr
+    assert memstore("recall", "jazz").returncode == 0
+    assert memstore("check").returncode == 0
+    assert memstore("backup", str(tmp_path / "copy.sqlite3")).returncode == 0
+    (memory,) = MemoryService(database).list_memories().memories
+    assert memory.content == "Diego likes jazz."
+    assert memstore("delete-memory", memory.id).returncode == 0
+    disabled = MemoryService(database, config=MemoryConfig(enabled=False))
+    with pytest.raises(Exception, match="enabled: false"):
+        disabled.remember("Diego likes tea.")
