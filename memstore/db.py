@@ -34,7 +34,14 @@ from sqlalchemy.pool import QueuePool
 
 from alembic import command
 from memstore import dbfile, files
-from memstore.errors import FileError, Fts5Unavailable, StoreBusy, StoreDamaged, StoreError, StoreReadOnly
+from memstore.errors import (
+    FileError,
+    Fts5Unavailable,
+    StoreBusy,
+    StoreDamaged,
+    StoreError,
+    StoreReadOnly,
+)
 
 log = logging.getLogger(__name__)
 
