@@ -19,9 +19,11 @@ from pydantic import BaseModel
 
 from memstore import diary as days
 from memstore.config import MemoryConfig, read_section
+from memstore.display import printable
 from memstore.errors import FileError, MemstoreError
 from memstore.importer import expand_paths
 from memstore.models import ROLES
+from memstore.schemas import ImportReport
 from memstore.service import MemoryService
 
 MAX_INTEGER = 2**63 - 1  # SQLite's largest integer: offsets beyond it cannot be bound
@@ -59,6 +61,13 @@ class JsonErrors(click.Group):
             sys.exit(EXIT_FAILURE)
         except MemstoreError as error:
             emit_error(type(error).__name__, str(error))
+            sys.exit(EXIT_FAILURE)
+        except MemoryError:
+            emit_error(
+                "MemoryError",
+                "memstore ran out of memory; the unit of work it was in was rolled back, so "
+                "nothing of it was stored. Free memory (or split a large log) and retry.",
+            )
             sys.exit(EXIT_FAILURE)
         sys.exit(code if isinstance(code, int) else 0)
 
@@ -174,12 +183,21 @@ def parse_speakers(
 def import_command(
     ctx: click.Context, paths: tuple[Path, ...], speakers: dict[str, str], include_tail: bool
 ) -> None:
-    """Import daily Markdown logs (files, or folders of YYYY-MM-DD.md files).
+    """Import daily Markdown logs: files, or folders of YYYY-MM-DD.md files. A folder is not
+    searched recursively: only the logs directly inside it are read (its subfolders hold
+    archived code, not logs), so give day folders themselves. One summary line goes to
+    stderr; exit 1 when a file has an error, no log was found or no speaker matched.
 
     Example: memstore import ~/logs --speaker "Diego=user" --speaker "Morgan=assistant"
     """
     service = service_from(ctx, new_ok=True)
     files = expand_paths(paths)
+    if not files:
+        raise FileError(
+            ", ".join(str(path) for path in paths),
+            "no daily log (YYYY-MM-DD.md) is there; folders are not searched recursively, "
+            "so give the folders that hold the logs themselves (e.g. logs/*/).",
+        )
     show = sys.stderr.isatty() and len(files) > 1
     with click.progressbar(
         length=len(files), label="importing", file=sys.stderr, hidden=not show
@@ -188,7 +206,34 @@ def import_command(
             files, speakers=speakers, include_tail=include_tail, progress=lambda _: bar.update(1)
         )
     emit(report)
-    ctx.exit(EXIT_FAILURE if report.errors else 0)
+    click.echo(import_summary(report, include_tail), err=True)
+    unmatched = not report.imported and not report.skipped and bool(report.unknown_speakers)
+    ctx.exit(EXIT_FAILURE if report.errors or unmatched else 0)
+
+
+def import_summary(report: ImportReport, include_tail: bool) -> str:
+    """One line for a person: what was imported, skipped, deferred, left out for unknown
+    speakers (named), and how many files failed."""
+    files = len(report.files)
+    parts = [f"imported {report.imported} messages from {files} file{'s' if files != 1 else ''}"]
+    if report.skipped:
+        parts.append(f"{report.skipped} already imported or deleted")
+    if report.deferred:
+        hint = (
+            "an unclosed code fence keeps them open"
+            if include_tail
+            else ("add --include-tail for files no longer written")
+        )
+        parts.append(f"{report.deferred} final records deferred ({hint})")
+    if report.unknown_speakers:
+        named = ", ".join(f"{name!r} ({n})" for name, n in report.unknown_speakers.items())
+        total = sum(report.unknown_speakers.values())
+        parts.append(
+            f"{total} records of unknown speakers not imported: {named} (add --speaker NAME=ROLE)"
+        )
+    if report.errors:
+        parts.append(f'{report.errors} files with an error (see their "error")')
+    return printable("; ".join(parts) + ".")
 
 
 @cli.command()

@@ -10,14 +10,14 @@ reads the day's Markdown log read-only.
 from __future__ import annotations
 
 import re
-import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import tzlocal
 
+from memstore.display import printable
 from memstore.errors import InvalidInput
 from memstore.importer import MAX_LOG_BYTES
 from memstore.logs.parse import FenceTracker
@@ -170,8 +170,9 @@ def render(diary: Diary) -> str:
     span, message count and messages (local HH:MM, role, status when not completed), then the
     memories; or, without conversations, the day's log as it is.
 
-    Control characters other than tab and line feed are shown escaped (``\\x1b``), so stored
-    text cannot drive the terminal.
+    Control characters other than tab and line feed, and bidi controls, are shown escaped
+    (``\\x1b``, ``\\u202e``: :mod:`memstore.display`), so stored text cannot drive the
+    terminal or reorder what a line shows.
     """
     place = zone(diary.time_zone)
     lines = [*heading(diary), ""]
@@ -180,7 +181,7 @@ def render(diary: Diary) -> str:
     if not diary.conversations:
         lines += [*log_lines(diary), ""]
     lines += memory_lines(diary.memories, diary.day, place)
-    return "\n".join(lines)
+    return printable("\n".join(lines))  # paths and errors too, not only stored text
 
 
 def heading(diary: Diary) -> list[str]:
@@ -250,17 +251,3 @@ def memory_lines(memories: list[Memory], day: date, place: tzinfo) -> list[str]:
 def clock(moment: datetime, place: tzinfo) -> str:
     """``HH:MM`` of ``moment`` in ``place``."""
     return moment.astimezone(place).strftime("%H:%M")
-
-
-def printable(text: str) -> str:
-    """``text`` with control characters other than tab and line feed escaped."""
-    return "".join(escaped(text))
-
-
-def escaped(text: str) -> Iterator[str]:
-    """Each character of ``text``, control characters (except tab, line feed) as ``\\xNN``."""
-    for char in text:
-        if char in "\t\n" or unicodedata.category(char) != "Cc":
-            yield char
-        else:
-            yield f"\\x{ord(char):02x}"

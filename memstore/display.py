@@ -1,0 +1,25 @@
+"""Text shown to a person at a terminal, made safe to print.
+
+Stored text is untrusted: a message may hold terminal escape sequences, or bidirectional
+overrides (U+202E) that make a line read differently from what it holds. Every text view
+passes it through :func:`printable`, which shows control characters (other than tab and
+line feed), the bidi controls and the line and paragraph separators as escapes such as
+``\\x1b`` or ``\\u202e``.
+"""
+
+from __future__ import annotations
+
+import re
+
+UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """``text`` with control, bidi and separator characters escaped (tab and line feed kept)."""
+    return UNSAFE.sub(escape, text)
+
+
+def escape(found: re.Match[str]) -> str:
+    """The escape shown for one unsafe character."""
+    code = ord(found.group())
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
