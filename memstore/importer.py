@@ -21,7 +21,9 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from memstore import files
 from memstore.db import driver_connection
+from memstore.errors import FileError
 from memstore.logs.parse import LogFormatError, ParsedLog, RecordSpan, parse_log
 from memstore.logs.records import MAX_LISTED, LogWarning, Warnings
 from memstore.models import ImportRow, SessionRow, new_id
@@ -126,19 +128,22 @@ def read(path: Path) -> tuple[str, bytes]:
     """The resolved path (the base of source references) and the bytes of one log file.
 
     Raises:
-        FileRejected: For a symbolic link, a non-file, a file over 16 MiB or a path that is
-            not valid UTF-8 (source references are UTF-8 text).
+        FileRejected: For a symbolic link, a missing file or one that is not a regular file
+            (a FIFO is refused without blocking), a file over 16 MiB or a path that is not
+            valid UTF-8 (source references are UTF-8 text).
         OSError: When the file system refuses to inspect or read the file.
     """
     if path.is_symlink():
         raise FileRejected("is a symbolic link; import the file it points to instead")
-    if not path.is_file():
-        raise FileRejected("does not exist or is not a regular file")
     resolved = str(path.resolve())
     if not utf8(resolved):
         raise FileRejected("has a path that is not valid UTF-8; rename it or its folder")
-    with path.open("rb") as file:
-        data = file.read(MAX_LOG_BYTES + 1)  # a file growing past the limit is caught too
+    try:
+        data = files.read_regular(path, MAX_LOG_BYTES, "a daily log")  # growing past: caught
+    except FileNotFoundError as error:
+        raise FileRejected("does not exist; check the path") from error
+    except FileError as error:
+        raise FileRejected(error.reason.replace("a daily log must", "must")) from error
     if len(data) > MAX_LOG_BYTES:
         raise FileRejected(f"is over {MAX_LOG_BYTES // (1024 * 1024)} MiB; split it first")
     return resolved, data

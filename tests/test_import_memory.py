@@ -7,7 +7,10 @@ rejected file lands, offsets of UTF-8 errors are exact) and keep the memory from
 
 from __future__ import annotations
 
+import json
 import sqlite3
+import subprocess
+import sys
 import tracemalloc
 from collections.abc import Callable
 from contextlib import AbstractContextManager, closing
@@ -179,3 +182,91 @@ def test_character_across_the_block_size_is_valid() -> None:
     text = "a" * (BLOCK - 2 - len(start)) + "\U0001f4cb" + " fin"
     log = parse_log(start + text.encode(), NAME)
     assert [record.content for record in log.records] == [text]
+
+
+# Peak memory in a real process, for the line shapes that once took 60 times the file
+
+# The peak RSS of this process alone (VmHWM: ru_maxrss would carry over pytest's own peak
+# through fork and exec), before and after the import.
+CHILD = """
+import sys
+from memstore import MemoryService
+
+def peak():
+    with open("/proc/self/status") as status:
+        return next(int(l.split()[1]) for l in status if l.startswith("VmHWM:")) * 1024
+
+service = MemoryService(sys.argv[1])
+service.health()
+before = peak()
+report = service.import_markdown([sys.argv[2]], speakers={"Diego": "user"}, include_tail=True)
+print(report.imported, len(report.files[0].warnings), peak() - before)
+"""
+
+
+def shaped_log(folder: Path, line: bytes, size: int) -> Path:
+    """A log of one record followed by ``line`` repeated up to about ``size`` bytes."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / NAME
+    head = f"{HEAD}\n\n[09:00:00 +0000]\nDiego: start\n".encode()
+    path.write_bytes(head + line * ((size - len(head)) // len(line)))
+    return path
+
+
+# Blank lines make no message: the file's bytes alone (1x). Short lines make one message of
+# millions of one-letter words, for which SQLite holds the bound text, the row's record and
+# FTS5's position list at once (measured 5.0x and 4.5x with CRLF at 4 MiB, 4.7x at 16 MiB):
+# the bounds guard against regressions; the 4x target is not met for this shape yet.
+@pytest.mark.parametrize(
+    ("line", "imported", "bound"), [(b"x\n", 1, 5.5), (b"\n", 1, 1.5), (b"x\r\n", 1, 5.0)]
+)
+def test_peak_memory_stays_proportional_to_the_file_for_any_line_shape(
+    tmp_path: Path, line: bytes, imported: int, bound: float
+) -> None:
+    # Short and blank lines were kept one object each: 8M short lines peaked at 1 GB for a
+    # 16 MiB log. Here 4 MiB, measured in a fresh process (make bench measures 16 MiB).
+    if not Path("/proc/self/status").exists():
+        pytest.skip("needs /proc to read the peak memory of one process")
+    path = shaped_log(tmp_path / "logs", line, 4 * 1024 * 1024)
+    completed = subprocess.run(
+        [sys.executable, "-c", CHILD, str(tmp_path / "m.sqlite3"), str(path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    stored, warnings, grown = map(int, completed.stdout.split())
+    assert (stored, warnings) == (imported, 0)
+    assert grown <= bound * path.stat().st_size
+
+
+LIMITED = """
+import resource, sys
+from memstore.cli import main
+with open("/proc/self/status") as status:
+    size = next(int(l.split()[1]) for l in status if l.startswith("VmSize:")) * 1024
+resource.setrlimit(resource.RLIMIT_AS, (size + 24 * 1024 * 1024, resource.RLIM_INFINITY))
+sys.argv = ["memstore", "--database", sys.argv[1], "import", sys.argv[2], "--speaker",
+            "Diego=user", "--include-tail"]
+main()
+"""
+
+
+def test_running_out_of_memory_is_the_json_error_and_stores_nothing(tmp_path: Path) -> None:
+    if not Path("/proc/self/status").exists():
+        pytest.skip("needs /proc to set a memory limit near the process's size")
+    database = tmp_path / "m.sqlite3"
+    MemoryService(database).health()
+    before = snapshot(database)
+    path = shaped_log(tmp_path / "logs", b"x\n", 16 * 1024 * 1024 - 1024)
+    completed = subprocess.run(
+        [sys.executable, "-c", LIMITED, str(database), str(path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert completed.returncode == 1, completed.stderr
+    error = json.loads(completed.stderr.strip().splitlines()[-1])["error"]
+    assert error["type"] == "MemoryError" and "Traceback" not in completed.stderr
+    assert snapshot(database) == before
+    assert MemoryService(database).health().ok

@@ -641,3 +641,46 @@ def test_any_bytes_are_reported_never_raised(
             assert data[offset : offset + 1] == b"["
         again = one(run(service, path, include_tail=include_tail))
         assert (again.imported, again.skipped) == (0, file.imported)
+
+
+def test_a_record_cut_inside_a_character_is_a_warning_and_the_rest_imports(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    # The failing input: a recorder append cut short by a full disk ends inside "ñ", and
+    # later records follow it; the whole day's log used to fail with "Invalid UTF-8".
+    torn = "\n\n[09:00:03 +0000] \nMorgan: Espa\u00f1a".encode()[:-2]  # half of "ñ" and "a"
+    data = log_bytes(FIRST) + torn + "".join([SECOND, THIRD]).encode()
+    path = write(tmp_path, data)
+    file = one(run(service, path, include_tail=True))
+    bad = len(log_bytes(FIRST)) + len(torn) - 1
+    assert [(w.kind, w.byte) for w in file.warnings] == [("invalid_utf8", bad)]
+    assert file.error is None and file.imported == 3
+    assert [m.content for m in stored(service, file)] == [
+        "Hola Morgan",
+        "Hola Diego.\nSegunda l\u00ednea.",
+        "\u00bfQu\u00e9 tal?",
+    ]
+
+
+def test_thousands_of_warnings_are_listed_up_to_a_hundred_and_counted(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    # Wrong --speaker names on a long log once gave one warning per record; the report now
+    # lists the first 100 and counts every one, and names each unknown speaker once.
+    entries = [entry(f"09:{n // 60:02d}:{n % 60:02d} +0000", "Caroline", "hi") for n in range(500)]
+    path = write(tmp_path, log_bytes(*entries))
+    file = one(run(service, path, include_tail=True))
+    assert file.imported == 0 and file.unknown_speakers == {"Caroline": 500}
+    assert file.warning_counts == {"unknown_speaker": 500}
+    assert len(file.warnings) == 101 and file.warnings[-1].kind == "more_warnings"
+    assert "400 more warnings" in file.warnings[-1].message
+
+
+def test_a_fifo_named_like_a_log_is_refused_without_blocking(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs on this platform")
+    os.mkfifo(tmp_path / NAME)
+    file = one(run(service, tmp_path))
+    assert file.error is not None and "FIFO" in file.error and file.imported == 0

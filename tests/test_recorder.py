@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import shutil
 import sqlite3
+import subprocess
+from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -122,3 +127,57 @@ def test_blank_messages_and_unknown_roles(service: MemoryService, tmp_path: Path
     assert recorder.record("user", " \n ", when=WHEN) is None
     with pytest.raises(InvalidInput, match="role"):
         recorder.record("robot", "hola", when=WHEN)
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A real 128 KiB tmpfs, where the tests may mount one (root on Linux); else a skip."""
+    mount = tmp_path / "small"
+    mount.mkdir()
+    if shutil.which("mount") is None or os.geteuid() != 0:
+        pytest.skip("mounting a small tmpfs needs root and mount(8)")
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=128k", "tmpfs", str(mount)], capture_output=True
+    )
+    if mounted.returncode:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def fill(folder: Path) -> Path:
+    """Fill the file system of ``folder`` up to its last bytes with one filler file."""
+    filler = folder / "filler"
+    descriptor = os.open(filler, os.O_WRONLY | os.O_CREAT)
+    with contextlib.suppress(OSError):
+        while True:
+            os.write(descriptor, b"\0" * 512)
+    os.close(descriptor)
+    return filler
+
+
+def test_a_full_disk_leaves_the_log_exactly_as_before_and_importable(
+    service: MemoryService, small_disk: Path, tmp_path: Path
+) -> None:
+    # The failing input: a disk that filled during an append left a record cut inside a
+    # UTF-8 character, and the whole day's log then failed to import.
+    logs = small_disk / "logs"
+    recorder = recorder_for(service, logs)
+    recorder.record("user", "Antes del disco lleno.", when=WHEN)
+    log = logs / "2026-10-05.md"
+    before = log.read_bytes()
+    filler = fill(small_disk)
+    with pytest.raises(OSError):
+        recorder.record("assistant", "ñ" * 50_000, when=WHEN + timedelta(seconds=1))
+    assert log.read_bytes() == before
+    filler.unlink()
+    recorder.record("assistant", "Después, con sitio.", when=WHEN + timedelta(seconds=2))
+    copy = tmp_path / "copy" / log.name
+    copy.parent.mkdir()
+    copy.write_bytes(log.read_bytes())
+    report = MemoryService(tmp_path / "fresh.sqlite3").import_markdown(
+        [copy], speakers={"Diego": "user", "Morgan": "assistant"}, include_tail=True
+    )
+    assert (report.imported, report.errors, report.files[0].warnings) == (2, 0, [])
