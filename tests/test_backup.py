@@ -6,12 +6,21 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import sqlite3
+import stat
+import subprocess
+import sys
 import time
 from contextlib import closing
 from pathlib import Path
 
 import pytest
+
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None  # type: ignore[assignment]
 from click.testing import CliRunner
 
 from memstore import BackupExists, InvalidInput, MemoryService
@@ -207,3 +216,50 @@ def test_recovery_points_the_configuration_at_a_verified_backup(
     assert result.exit_code == 0, result.stderr
     report = json.loads(result.stdout)
     assert report["database"] == str(copy) and report["counts"]["messages"] == 30
+
+
+KILLED_BACKUP = """
+import os, signal, sys
+from pathlib import Path
+from memstore import backup as backups
+target = Path(sys.argv[2])
+with backups.staging(target) as staged:
+    backups.copy(Path(sys.argv[1]), staged)
+    os.kill(os.getpid(), signal.SIGKILL)  # killed midway: nothing cleans up after it
+"""
+
+
+def test_a_copy_left_by_a_killed_backup_is_removed_by_the_next_backup(
+    written: MemoryService, tmp_path: Path
+) -> None:
+    # The failing input: a killed backup left a hidden, complete copy of the database that
+    # nothing ever removed.
+    folder = tmp_path / "backups"
+    killed = subprocess.run(
+        [sys.executable, "-c", KILLED_BACKUP, str(written.path), str(folder / "first.sqlite3")],
+        capture_output=True,
+        timeout=60,
+    )
+    assert killed.returncode == -signal.SIGKILL
+    (abandoned,) = leftovers(folder)
+    assert abandoned.startswith(".first.sqlite3.memstore-")
+    assert stat.S_IMODE((folder / abandoned).stat().st_mode) == 0o600
+    written.backup(folder / "second.sqlite3")
+    assert leftovers(folder) == [] and sorted(p.name for p in folder.iterdir()) == [
+        "second.sqlite3"
+    ]
+
+
+def test_a_copy_that_a_running_backup_holds_is_left_alone(
+    written: MemoryService, tmp_path: Path
+) -> None:
+    if fcntl is None:
+        pytest.skip("no flock on this platform")
+    folder = tmp_path / "backups"
+    folder.mkdir()
+    running = folder / ".other.sqlite3.memstore-abcd1234.partial"
+    running.write_bytes(b"being written")
+    with running.open("rb") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        written.backup(folder / "mine.sqlite3")
+        assert running.read_bytes() == b"being written"

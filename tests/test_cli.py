@@ -328,3 +328,69 @@ def test_remember_refuses_a_secret_with_a_json_error(runner: CliRunner, db_path:
     assert result.exit_code == 1
     error = json.loads(result.stderr)["error"]
     assert error["type"] == "SecretRejected" and "hunter2" not in error["message"]
+
+
+def memstore_process(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memstore", *args],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=60,
+    )
+
+
+def test_an_import_of_wrong_speakers_says_so_on_stderr_and_exits_1(db_path: Path) -> None:
+    # The failing input: every record had an unknown speaker, the warnings were buried in the
+    # JSON on stdout, and the exit status was 0.
+    completed = memstore_process(
+        "--database", str(db_path), "import", str(EXAMPLES), "--speaker", "Bob=user"
+    )
+    assert completed.returncode == 1
+    assert json.loads(completed.stdout)["imported"] == 0
+    assert completed.stderr.splitlines() == [
+        "imported 0 messages from 3 files; 3 final records deferred (add --include-tail for "
+        "files no longer written); 10 records of unknown speakers not imported: 'Diego' (6), "
+        "'Morgan' (4) (add --speaker NAME=ROLE)."
+    ]
+
+
+def test_an_import_summary_names_what_was_skipped_and_deferred(db_path: Path) -> None:
+    args = ["--database", str(db_path), "import", str(EXAMPLES), *SPEAKERS]
+    assert memstore_process(*args).returncode == 0
+    again = memstore_process(*args)
+    assert again.returncode == 0
+    assert again.stderr == (
+        "imported 0 messages from 3 files; 10 already imported or deleted; 3 final records "
+        "deferred (add --include-tail for files no longer written).\n"
+    )
+
+
+def test_a_folder_of_day_folders_is_an_error_not_a_silent_empty_import(
+    db_path: Path, tmp_path: Path
+) -> None:
+    # The failing input: logs kept in day folders were not found and the import exited 0.
+    nested = tmp_path / "logs" / "2026-10-05"
+    nested.mkdir(parents=True)
+    (nested / "2026-10-05.md").write_bytes((EXAMPLES / "2026-10-05.md").read_bytes())
+    completed = memstore_process(
+        "--database", str(db_path), "import", str(tmp_path / "logs"), *SPEAKERS
+    )
+    assert completed.returncode == 1 and completed.stdout == ""
+    error = json.loads(completed.stderr)["error"]
+    assert error["type"] == "FileError" and "not searched recursively" in error["message"]
+    assert not db_path.exists()
+    nested_ok = memstore_process("--database", str(db_path), "import", str(nested), *SPEAKERS)
+    assert nested_ok.returncode == 0 and json.loads(nested_ok.stdout)["imported"] > 0
+
+
+def test_unknown_speaker_names_are_escaped_in_the_summary(db_path: Path, tmp_path: Path) -> None:
+    log = tmp_path / "2026-10-05.md"
+    log.write_text(
+        "Morgan Log — 2026-10-05\n\n[09:00:00 +0000]\nEve\u202e\x1b: hi", encoding="utf-8"
+    )
+    completed = memstore_process(
+        "--database", str(db_path), "import", str(log), "--speaker", "Diego=user", "--include-tail"
+    )
+    assert completed.returncode == 1
+    assert "'Eve\\u202e\\x1b' (1)" in completed.stderr and "\u202e" not in completed.stderr

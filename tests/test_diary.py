@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import UTC, date, datetime, timedelta
@@ -509,3 +511,33 @@ def test_the_diary_of_a_missing_database_shows_the_log_and_creates_nothing(
     assert day.log == LOG and day.conversations == [] and day.memories == []
     assert day.previous_day is None and day.next_day is None
     assert not database.exists()
+
+
+def test_the_text_view_escapes_bidi_overrides_and_controls_in_a_real_process(
+    db_path: Path, seeded: Seeded
+) -> None:
+    # The failing input: U+202E reversed what the terminal showed of the rest of the line.
+    with seeded():
+        talk("ses_bidi", ("2026-10-05T07:15", "user", "pay \u202e01$ ok\u2066 \x9b31m red \u200f"))
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "memstore",
+            "--database",
+            str(db_path),
+            "diary",
+            "2026-10-05",
+            "--tz",
+            MADRID,
+            "--format",
+            "text",
+        ],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=60,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert "pay \\u202e01$ ok\\u2066 \\x9b31m red \\u200f" in completed.stdout
+    assert not any(c in completed.stdout for c in "\u202e\u2066\x9b\u200f")
