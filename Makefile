@@ -32,6 +32,7 @@ lint: $(BIN)/memstore
 
 bench: $(BIN)/memstore
 	$(BIN)/python bench/run.py $(BENCH_ARGS)
+	$(BIN)/python bench/hostile.py
 
 # LoCoMo recall@8 of memstore against plain bm25 (needs ../shared beside the repository)
 eval: $(BIN)/memstore

@@ -356,6 +356,10 @@ class _Segmenter:
         fence = self._fence
         for line in body:
             raw = line.raw
+            if not raw and segment is not None and segment.speaker is not None:
+                segment.end = line.end  # an empty line of a message: nothing else to note
+                after_blank = True
+                continue
             if after_blank and not fence.is_open and _BOUNDARY_BYTES.match(raw):
                 if segment is not None:
                     yield segment
