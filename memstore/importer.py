@@ -251,10 +251,22 @@ def new_rows(
 ) -> Iterator[tuple[Any, ...]]:
     """The messages rows (in ``history.MESSAGE_COLUMNS`` order) of new records with their
     roles and source references, numbered from sequence ``first``, each record's content
-    decoded from ``data`` as it is reached."""
+    taken from ``data`` as it is reached (left there, as a ``SpanText``, for one of over a
+    MiB)."""
     for sequence, (record, role, ref) in enumerate(new, start=first):
-        content, created_at = record.stored(data), record.created_at
-        yield new_id("msg"), session_id, sequence, role, content, created_at, "completed", ref
+        end = record.content_end(data)
+        large = end - record.text_start > history.LARGE_TEXT_BYTES
+        content = history.SpanText(data, record.text_start, end) if large else record.stored(data)
+        yield (
+            new_id("msg"),
+            session_id,
+            sequence,
+            role,
+            content,
+            record.created_at,
+            "completed",
+            ref,
+        )
 
 
 def store(
