@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 DEMO_DB := $(VENV)/demo/memory.sqlite3
 SPEAKERS := --speaker "Diego=user" --speaker "Morgan=assistant" --speaker "System=system"
 
-.PHONY: demo test lint bench eval clean
+.PHONY: demo test lint bench guard eval clean
 
 $(BIN)/memstore: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,11 @@ lint: $(BIN)/memstore
 bench: $(BIN)/memstore
 	$(BIN)/python bench/run.py $(BENCH_ARGS)
 	$(BIN)/python bench/hostile.py
+	$(BIN)/python bench/guard.py
+
+# The credential guard's catch and refusal rates and its cost in remember
+guard: $(BIN)/memstore
+	$(BIN)/python bench/guard.py
 
 # LoCoMo recall@8 of memstore against plain bm25 (needs ../shared beside the repository)
 eval: $(BIN)/memstore

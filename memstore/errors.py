@@ -65,7 +65,23 @@ class InvalidQuery(InvalidInput):
 
 
 class SecretRejected(MemstoreError):
-    """A memory whose content looks like a credential; nothing was stored."""
+    """A memory write whose content (or key) looks like it holds a credential; nothing was
+    stored. The message and attributes never hold the text itself.
+
+    Attributes:
+        argument: ``content`` or ``key``.
+        kind: What the guard found ("GitHub Token", "labelled credential", ...).
+        length: The text's length in characters.
+    """
+
+    def __init__(self, argument: str, kind: str, length: int) -> None:
+        super().__init__(
+            f"{argument} looks like it holds a credential ({kind}, {length} characters); "
+            "nothing was stored. Keep secrets in a password manager, not in memories."
+        )
+        self.argument = argument
+        self.kind = kind
+        self.length = length
 
 
 class MemoryDisabled(MemstoreError):

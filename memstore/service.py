@@ -184,7 +184,7 @@ def memory_draft(
 
     Raises:
         InvalidInput: For a bad category, origin, confidence, content, key or expiry.
-        SecretRejected: When the content looks like it holds a credential.
+        SecretRejected: When the content or the key looks like it holds a credential.
     """
     one_of(category, CATEGORIES, "category")
     one_of(origin, ORIGINS, "origin")
@@ -194,7 +194,9 @@ def memory_draft(
         raise InvalidInput("content", "holds text that is not valid Unicode; retype it.")
     cleaned = None if content is None else clean_content(content)
     if cleaned is not None:
-        reject_secrets(cleaned)
+        reject_secrets(cleaned, "content")
+    if key is not None:
+        reject_secrets(key, "key")
     return lifecycle.Draft(
         content=cleaned,
         normalized=None if cleaned is None else normalize_content(cleaned),

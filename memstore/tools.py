@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from memstore.errors import MemoryDisabled, MemstoreError, NotFound
+from memstore.errors import MemoryDisabled, MemstoreError, NotFound, SecretRejected
 from memstore.schemas import UNTRUSTED_WARNING
 from memstore.service import MemoryService
 from memstore.times import parse_aware
@@ -319,6 +319,8 @@ class MemoryTools:
         except Exception as error:  # a tool never raises into the agent, whatever failed
             if not isinstance(error, MemstoreError):
                 log.warning("memory tool %s failed unexpectedly", name, exc_info=True)
+            if isinstance(error, SecretRejected):  # its arguments hold the secret
+                shown = f"<refused: {error.kind} in {error.argument}, {error.length} characters>"
             return self._failed(name, shown, error)
         log.info("memory tool %s(%s) succeeded", name, shown)
         return {"ok": True, "untrusted": UNTRUSTED_WARNING, "result": result}

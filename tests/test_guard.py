@@ -1,15 +1,23 @@
-"""The credential guard: formats via detect-secrets, labelled credentials in six languages,
-and no false positives on real dialogue."""
+"""The credential guard: formats via detect-secrets and its own, labelled credentials in
+twelve languages judged by the value's shape, disguised tokens, logs that never hold a
+refused secret, and no false positives on real dialogue."""
 
 from __future__ import annotations
 
 import json
+import logging
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
-from memstore import MemoryService, SecretRejected
+from memstore import MemoryService, MemoryTools, SecretRejected
 from memstore.guard import secret_kind
+from tests import guard_corpus, guard_heldout
 
 # Each value is built from pieces so that this file itself does not look like a leak.
 FORMATS = {
@@ -20,8 +28,13 @@ FORMATS = {
     "Stripe Access Key": "sk_live_" + "abcdefghijklmnopqrstuvwx",
     "JSON Web Token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9."
     + "eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
-    "Private Key": "-----BEGIN RSA " + "PRIVATE KEY-----\nMIIEow...",
-    "OpenSSH Private Key": "-----BEGIN OPENSSH " + "PRIVATE KEY-----",
+    # A block counts when it holds a key: the words BEGIN PRIVATE KEY alone are prose.
+    "Private Key": "-----BEGIN RSA "
+    + "PRIVATE KEY-----\nMIIEowIBAAKCAQEA0Zp9xk3Lm8QvT2bR7s"
+    + "Jd4WqYh1nUe6oPcXf5aGtK",
+    "OpenSSH Private Key": "-----BEGIN OPENSSH "
+    + "PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAA"
+    + "AABG5vbmUAAAAEbm9uZQAAAAAAAAAB",
     "npm token": "//registry.npmjs.org/:_authToken=" + "npm_abcdefghijklmnopqrstuvwxyz0123456789",
     "PyPI Token": "pypi-AgEIcHlwaS5vcmc" + "A" * 80,
     "SendGrid API Key": "SG."
@@ -110,3 +123,138 @@ def test_real_dialogue_is_never_taken_for_a_secret(corpus_logs: Path) -> None:
             if kind is not None:
                 flagged.append((kind, content[:80]))
     assert flagged == []
+
+
+# The labelled corpora (tests/guard_corpus.py tuned the rules; tests/guard_heldout.py was
+# written separately and first measured after the rules were done: 89 of 106, no refusal).
+
+CATCH_RATE = 0.97
+MOST_REFUSED = 1
+
+
+@pytest.mark.parametrize("corpus", [guard_corpus, guard_heldout], ids=["tuning", "held-out"])
+def test_the_labelled_corpus_is_caught_and_ordinary_talk_passes(corpus: ModuleType) -> None:
+    missed = [(name, text) for name, text in corpus.CREDENTIALS if secret_kind(text) is None]
+    refused = [text for _, text in corpus.ORDINARY if secret_kind(text) is not None]
+    caught = 1 - len(missed) / len(corpus.CREDENTIALS)
+    assert caught >= CATCH_RATE, missed
+    assert len(refused) <= MOST_REFUSED, refused
+
+
+def test_the_corpora_are_as_large_and_varied_as_promised() -> None:
+    assert len(guard_corpus.CREDENTIALS) >= 80
+    assert len({name for name, _ in guard_corpus.CREDENTIALS}) >= 40
+    assert len(guard_corpus.ORDINARY) >= 120
+    assert len({language for language, _ in guard_corpus.ORDINARY}) >= 8
+
+
+GITHUB = "ghp_" + "Gyv3lOIjfIymYR52E8yqtP6VhlEAJ9Zb9wHH"
+
+
+@pytest.mark.parametrize(
+    "disguised",
+    [
+        "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in GITHUB),  # fullwidth
+        "\u200b".join(GITHUB[i : i + 5] for i in range(0, len(GITHUB), 5)),  # zero-width
+        "\u200d".join(GITHUB),
+        " ".join(GITHUB),  # spaced out
+        f"my token is {GITHUB[:10]}\u2060{GITHUB[10:]}",  # a word joiner
+    ],
+)
+def test_disguised_copies_of_a_caught_token_are_caught(disguised: str) -> None:
+    assert secret_kind(f"Remember this: {disguised}") == secret_kind(f"Remember this: {GITHUB}")
+
+
+def test_the_key_is_scanned_too(service: MemoryService) -> None:
+    with pytest.raises(SecretRejected) as caught:
+        service.remember("Diego's deploy token for the blog.", key=GITHUB)
+    assert (caught.value.argument, caught.value.kind) == ("key", "GitHub Token")
+    assert service.remember("Diego's router is in the hall.", key="wifi_password").key == (
+        "wifi_password"
+    )
+
+
+def test_a_refused_write_never_reaches_a_log_record(
+    service: MemoryService, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The failing input: a refused secret was written verbatim into the INFO log of the tool
+    # call. Every record, of every logger, at every level, is searched for it.
+    caplog.set_level(logging.DEBUG)
+    secret = "Tulp!2024-Molen"
+    tools = MemoryTools(service)
+    results = [
+        tools.remember(f"Diego's password is {secret}"),
+        tools.remember("Diego's wifi", key=f"password={secret}"),
+    ]
+    assert [r["error"]["type"] for r in results] == ["SecretRejected", "SecretRejected"]
+    assert all(secret not in r["error"]["message"] for r in results)
+    logged = [record.getMessage() for record in caplog.records]
+    assert any("refused: labelled credential in content" in line for line in logged)
+    assert all(secret not in line for line in logged)
+
+
+def test_the_cli_in_verbose_mode_never_prints_a_refused_secret(db_path: Path) -> None:
+    secret = "Brezel&Senf2025"
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "memstore",
+            "-v",
+            "--database",
+            str(db_path),
+            "remember",
+            f"Das WLAN-Kennwort ist {secret}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert completed.returncode == 1
+    assert json.loads(completed.stderr.splitlines()[-1])["error"]["type"] == "SecretRejected"
+    assert secret not in completed.stderr + completed.stdout
+
+
+# Real dialogue: every message of ../shared/corpora that mentions a credential word
+
+CREDENTIAL_WORDS = re.compile(r"password|token|secret|key|clave|senha|passwort", re.IGNORECASE)
+
+
+def texts(value: object) -> Iterator[str]:
+    """Every string inside a JSON value."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from texts(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from texts(item)
+
+
+def corpus_messages(root: Path) -> set[str]:
+    """The texts of every corpus file (JSON strings, JSONL records, or lines) that mention a
+    credential word, cut to a memory's 4,000 characters."""
+    found: set[str] = set()
+    for path in sorted(root.rglob("*")):
+        if not path.is_file() or path.suffix == ".md" or path.name.endswith("SHA256SUMS"):
+            continue
+        data = path.read_text(encoding="utf-8", errors="replace")
+        if path.suffix == ".json":
+            items = list(texts(json.loads(data)))
+        elif path.suffix == ".jsonl":
+            items = [
+                t for line in data.splitlines() if line.strip() for t in texts(json.loads(line))
+            ]
+        else:
+            items = data.splitlines()
+        found.update(item[:4000] for item in items if CREDENTIAL_WORDS.search(item))
+    return found
+
+
+@pytest.mark.corpora
+def test_no_real_message_mentioning_a_credential_word_is_refused(shared: Path) -> None:
+    messages = corpus_messages(shared / "corpora")
+    assert len(messages) > 2000  # passwords, tokens, keys, claves, senhas in 12 corpora
+    refused = [(secret_kind(m), m[:120]) for m in messages if secret_kind(m) is not None]
+    assert refused == []

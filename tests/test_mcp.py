@@ -135,3 +135,25 @@ def test_a_missing_sdk_is_a_json_error_naming_the_extra(
     assert result.exit_code == 1
     error = json.loads(result.stderr)["error"]
     assert error["type"] == "MissingExtra" and "pip install 'memstore[mcp]'" in error["message"]
+
+
+def test_a_refused_secret_is_not_in_the_verbose_server_log(db_path: Path, tmp_path: Path) -> None:
+    # The failing input: `memstore -v mcp` logged the refused content at INFO, and MCP
+    # clients keep the server's stderr in their log files.
+    errlog = tmp_path / "stderr.txt"
+    secret = "Olas#Marea19"
+
+    async def scenario() -> None:
+        async with connected(["-v", "--database", str(db_path), "mcp"], errlog) as session:
+            await session.initialize()
+            refused = await session.call_tool(
+                "remember", {"content": f"La contraseña del wifi es {secret}"}
+            )
+            assert refused.is_error is True
+            assert refused.content[0].text.startswith("SecretRejected: content looks like")
+            assert secret not in refused.content[0].text
+
+    run(scenario)
+    logged = errlog.read_text(encoding="utf-8")
+    assert "refused: labelled credential in content" in logged  # the call is logged...
+    assert secret not in logged  # ...as its kind and length only

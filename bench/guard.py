@@ -1,0 +1,114 @@
+"""The credential guard, measured: catch and refusal rates on the labelled corpora, refusals
+on real dialogue, and what it adds to ``remember``.
+
+Usage:
+    .venv/bin/python bench/guard.py [--repeat K]
+
+1. ``tests/guard_corpus.py`` (the rules were tuned on it) and ``tests/guard_heldout.py``
+   (written separately; first measured once the rules were done): credentials caught and
+   ordinary sentences refused, with each miss and refusal listed.
+2. Every message of ``../shared/corpora`` that mentions password, token, secret, key, clave,
+   senha or Passwort (cut to 4,000 characters, a memory's limit): how many are refused
+   (skipped without ``../shared``).
+3. ``remember`` p50 on a fresh database with the guard and on another with the guard
+   switched off, the same ordinary contents alternating between the two in one run: the
+   difference is what the guard adds. Also the guard's own p50 on those contents.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from memstore import MemoryService, service  # noqa: E402
+from memstore.guard import secret_kind  # noqa: E402
+from tests import guard_corpus, guard_heldout  # noqa: E402
+from tests.test_guard import corpus_messages  # noqa: E402
+
+SHARED = REPO.parent / "shared"
+
+
+def rates(name: str, corpus: ModuleType) -> list[str]:
+    """The corpus's lines: caught, refused, and each miss and refusal."""
+    missed = [(kind, text) for kind, text in corpus.CREDENTIALS if secret_kind(text) is None]
+    refused = [(lang, text) for lang, text in corpus.ORDINARY if secret_kind(text) is not None]
+    total, ordinary = len(corpus.CREDENTIALS), len(corpus.ORDINARY)
+    lines = [
+        f"{name}: {total - len(missed)} of {total} credentials caught "
+        f"({(total - len(missed)) / total:.1%}), {len(refused)} of {ordinary} ordinary "
+        f"sentences refused ({len(refused) / ordinary:.1%})"
+    ]
+    lines += [f"  missed {kind}: {text[:70]!r}" for kind, text in missed]
+    lines += [f"  refused ({lang}): {text[:70]!r}" for lang, text in refused]
+    return lines
+
+
+def real_dialogue() -> list[str]:
+    """The line of real corpus messages refused."""
+    if not (SHARED / "corpora").is_dir():
+        return ["real dialogue: skipped (no ../shared/corpora)"]
+    messages = corpus_messages(SHARED / "corpora")
+    refused = [m for m in messages if secret_kind(m) is not None]
+    return [f"real dialogue: {len(refused)} of {len(messages)} messages mentioning credentials "
+            "refused"] + [f"  refused: {m[:70]!r}" for m in refused]  # fmt: skip
+
+
+def ms(call: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    call()
+    return (time.perf_counter() - start) * 1000
+
+
+def remember_cost(repeat: int) -> list[str]:
+    """The p50 of remember with and without the guard, and of the guard alone."""
+    contents = [text for _, text in guard_corpus.ORDINARY + guard_heldout.ORDINARY]
+    work = Path(tempfile.mkdtemp(prefix="memstore-guard-"))
+    guarded, unguarded = MemoryService(work / "on.sqlite3"), MemoryService(work / "off.sqlite3")
+    guarded.health(), unguarded.health()
+    guard = service.reject_secrets
+    on: list[float] = []
+    off: list[float] = []
+    alone: list[float] = []
+    for round_ in range(repeat):
+        for index, text in enumerate(contents):
+            content = f"{text} ({round_}.{index})"  # new content each time: no duplicate reuse
+            on.append(ms(lambda c=content: guarded.remember(c)))
+            service.reject_secrets = lambda *_: None  # type: ignore[assignment]
+            try:
+                off.append(ms(lambda c=content: unguarded.remember(c)))
+            finally:
+                service.reject_secrets = guard
+            alone.append(ms(lambda c=content: secret_kind(c)))
+    p50_on, p50_off = statistics.median(on), statistics.median(off)
+    return [
+        f"remember p50: {p50_on:.3f} ms with the guard, {p50_off:.3f} ms without; the guard "
+        f"adds {p50_on - p50_off:.3f} ms (its own p50: {statistics.median(alone):.3f} ms, "
+        f"{len(on)} calls each)"
+    ]
+
+
+def main() -> None:
+    """Print every measurement."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeat", type=int, default=3, help="rounds over the contents")
+    args = parser.parse_args()
+    lines = [
+        *rates("tuning corpus", guard_corpus),
+        *rates("held-out corpus", guard_heldout),
+        *real_dialogue(),
+        *remember_cost(args.repeat),
+    ]
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

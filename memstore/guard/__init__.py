@@ -1,0 +1,43 @@
+"""The credential guard for explicit memory writes.
+
+Memories are injected into every prompt and sent to the model provider, so a credential kept
+as a memory would leak on every turn. A write whose content or key looks like it holds one is
+refused with :class:`SecretRejected`, which names the kind found and the text's length, never
+the value. The text is scanned as written and normalised (:mod:`.normalize`: NFKC, format
+characters dropped, spaced-out runs joined), for shapes (:mod:`.formats`: detect-secrets'
+detectors, the formats they lack, entropy) and for labels in twelve languages followed by a
+value (:mod:`.labels`, judged by :mod:`.values`). This is a heuristic, not a complete secret
+scanner: a credential in a shape it does not know, or written out in words, gets through.
+"""
+
+from __future__ import annotations
+
+from memstore.errors import SecretRejected
+from memstore.guard.formats import format_kind
+from memstore.guard.labels import label_kind
+from memstore.guard.normalize import variants, without_links
+
+__all__ = ["reject_secrets", "secret_kind"]
+
+
+def secret_kind(text: str) -> str | None:
+    """The kind of credential ``text`` seems to hold ("AWS Access Key", "labelled
+    credential", ...), or None when it looks clean."""
+    for form in variants(text):
+        kind = format_kind(form) or label_kind(without_links(form))
+        if kind is not None:
+            return kind
+    return None
+
+
+def reject_secrets(text: str, argument: str = "content") -> None:
+    """Raise :class:`SecretRejected` when ``text`` (the ``argument`` of a memory write)
+    seems to hold a credential.
+
+    Raises:
+        SecretRejected: Naming the argument, the kind found and the text's length in
+            characters, never the value.
+    """
+    kind = secret_kind(text)
+    if kind is not None:
+        raise SecretRejected(argument, kind, len(text))

@@ -1,0 +1,189 @@
+"""Credentials recognisable by their shape, whatever words surround them.
+
+First the detectors of the detect-secrets library (the token formats it knows), then the
+formats it lacks or over-reads, written here: newer provider prefixes, private key blocks
+that hold a key, URLs with a password that is not a documentation placeholder, HTTP
+authorization headers, environment-style assignments, command-line passwords, and, for a
+token nothing names, detect-secrets' Shannon entropy. Two of its detectors are replaced:
+its private-key detector fires on the words ``BEGIN PRIVATE KEY`` in prose, and its basic-
+auth detector on ``postgresql://user:password@localhost``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from detect_secrets.plugins.artifactory import ArtifactoryDetector
+from detect_secrets.plugins.aws import AWSKeyDetector
+from detect_secrets.plugins.azure_storage_key import AzureStorageKeyDetector
+from detect_secrets.plugins.base import RegexBasedDetector
+from detect_secrets.plugins.cloudant import CloudantDetector
+from detect_secrets.plugins.discord import DiscordBotTokenDetector
+from detect_secrets.plugins.github_token import GitHubTokenDetector
+from detect_secrets.plugins.gitlab_token import GitLabTokenDetector
+from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString
+from detect_secrets.plugins.ibm_cloud_iam import IbmCloudIamDetector
+from detect_secrets.plugins.ibm_cos_hmac import IbmCosHmacDetector
+from detect_secrets.plugins.jwt import JwtTokenDetector
+from detect_secrets.plugins.mailchimp import MailchimpDetector
+from detect_secrets.plugins.npm import NpmDetector
+from detect_secrets.plugins.openai import OpenAIDetector
+from detect_secrets.plugins.pypi_token import PypiTokenDetector
+from detect_secrets.plugins.sendgrid import SendGridDetector
+from detect_secrets.plugins.slack import SlackDetector
+from detect_secrets.plugins.softlayer import SoftlayerDetector
+from detect_secrets.plugins.square_oauth import SquareOAuthDetector
+from detect_secrets.plugins.stripe import StripeDetector
+from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
+from detect_secrets.plugins.twilio import TwilioKeyDetector
+
+from memstore.guard.normalize import without_links
+from memstore.guard.values import is_placeholder
+
+DETECTORS: tuple[RegexBasedDetector, ...] = tuple(
+    detector()
+    for detector in (
+        ArtifactoryDetector,
+        AWSKeyDetector,
+        AzureStorageKeyDetector,
+        CloudantDetector,
+        DiscordBotTokenDetector,
+        GitHubTokenDetector,
+        GitLabTokenDetector,
+        IbmCloudIamDetector,
+        IbmCosHmacDetector,
+        JwtTokenDetector,
+        MailchimpDetector,
+        NpmDetector,
+        OpenAIDetector,
+        PypiTokenDetector,
+        SendGridDetector,
+        SlackDetector,
+        SoftlayerDetector,
+        SquareOAuthDetector,
+        StripeDetector,
+        TelegramBotTokenDetector,
+        TwilioKeyDetector,
+    )
+)
+# Prefixed tokens detect-secrets does not know (each prefix is the provider's own).
+TOKENS = {
+    "AWS temporary access key": r"\bASIA[0-9A-Z]{16}\b",
+    "AWS secret access key": r"aws_secret_access_key\s*[=:]\s*[\"']?[A-Za-z0-9/+]{40}",
+    "Azure SAS signature": r"[?&]sig=[A-Za-z0-9%/+=]{20,}",
+    "Google API key": r"\bAIza[0-9A-Za-z_-]{35}",
+    "Google OAuth client secret": r"\bGOCSPX-[A-Za-z0-9_-]{20,}",
+    "GitHub fine-grained token": r"\bgithub_pat_[A-Za-z0-9_]{50,}",
+    "GitHub token": r"\bgh[pousr]_[A-Za-z0-9]{30,}",
+    "OpenAI key": r"\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}",
+    "Anthropic key": r"\bsk-ant-[a-z]+[0-9]*-[A-Za-z0-9_-]{20,}",
+    "API secret key": r"\bsk-[A-Za-z0-9]{32,}",
+    "Hugging Face token": r"\bhf_[A-Za-z0-9]{30,}",
+    "npm token": r"\bnpm_[A-Za-z0-9]{36}",
+    "Docker token": r"\bdckr_pat_[A-Za-z0-9_-]{20,}",
+    "Replicate token": r"\br8_[A-Za-z0-9]{30,}",
+    "Groq key": r"\bgsk_[A-Za-z0-9]{40,}",
+    "Mailgun key": r"\bkey-[0-9a-f]{32}\b",
+    "Shopify token": r"\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}",
+    "DigitalOcean token": r"\bdo[opr]_v1_[a-f0-9]{64}",
+    "Slack webhook": r"hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]{20,}",
+    "Square access token": r"\bEAAA[A-Za-z0-9_-]{50,}",
+    "RubyGems key": r"\brubygems_[0-9a-f]{48}",
+    "NuGet key": r"\boy2[a-z0-9]{43}\b",
+    "New Relic key": r"\bNR(?:AK|AA|II)-[A-Z0-9]{20,}",
+    # A key block holds a key: 40 base64 characters in a row after any header lines.
+    "Private key": (
+        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+        r"(?:\s*[A-Za-z-]+: [^\n]*)*\s*[A-Za-z0-9+/=]{40}"
+    ),
+}
+TOKEN = re.compile("|".join(f"(?P<t{i}>{pattern})" for i, pattern in enumerate(TOKENS.values())))
+TOKEN_KINDS = list(TOKENS)
+# Formats whose value decides: a documentation placeholder or a lookup is no credential.
+URL_PASSWORD = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s:/@]*:(?P<value>[^\s@]+)@[\w.-]+", re.I)
+URL_SECRET = re.compile(
+    r"[?&](?:password|passwd|pwd|pass|secret|client_secret|api_?key|apikey|access_token)"
+    r"=(?P<value>[^\s&#]+)",
+    re.IGNORECASE,
+)
+# A .pgpass line: host:port:database:user:password.
+PGPASS = re.compile(r"(?<![\w:])[\w.-]+:\d{2,5}:[^:\s]+:[^:\s]+:(?P<value>\S{4,})")
+AUTH_HEADER = re.compile(
+    r"\bauthorization\s*[:=]\s*[\"']?(?:basic|bearer|token)\s+(?P<value>[A-Za-z0-9._~+/=-]{8,})",
+    re.I,
+)
+SECRET_NAME = (
+    r"[A-Z0-9_]*(?:PASSWORD|PASSWD|PWD|SECRET|TOKEN|API_?KEY|ACCESS_KEY|AUTH|CREDENTIALS?"
+    r"|PRIVATE_KEY)[A-Z0-9_]*"
+)
+ASSIGNMENT = re.compile(rf"\b{SECRET_NAME}\s*[=:]\s*[\"']?(?P<value>[^\s\"';,]+)")
+COMMAND = re.compile(
+    r"\bsshpass\s+-p\s*[\"']?(?P<value>[^\s\"']+)"
+    r"|\bmysql(?:dump)?\b[^\n]*?\s-p(?P<attached>[^\s\"']+)"
+    r"|\s--(?:password|passwd|api-key|apikey|token|secret|auth-token)[= ]"
+    r"[\"']?(?P<option>[^\s\"']+)"
+    r"|\bcurl\b[^\n]*?\s(?:-u|--user)\s+[\"']?[^\s:\"']+:(?P<user>[^\s\"'@]+)"
+)
+Check = tuple[str, re.Pattern[str], Callable[[re.Match[str]], str | None]]
+# A token nothing names: long, mixing cases and digits, and random-looking by entropy.
+CANDIDATE = re.compile(r"(?<![\w/+=.-])[A-Za-z0-9+/=_-]{24,}(?![\w/+=.-])")
+ENTROPY = Base64HighEntropyString()
+MIN_ENTROPY = 4.3
+
+
+def valued(name: str) -> Callable[[re.Match[str]], str | None]:
+    """A check that reports ``name`` unless the match's value is a placeholder."""
+
+    def check(found: re.Match[str]) -> str | None:
+        value = next((v for v in found.groupdict().values() if v), "")
+        return None if is_placeholder(value) else name
+
+    return check
+
+
+CHECKS: tuple[Check, ...] = (
+    ("URL with a password", URL_PASSWORD, valued("URL with a password")),
+    ("URL with a secret parameter", URL_SECRET, valued("URL with a secret parameter")),
+    (".pgpass line", PGPASS, valued(".pgpass line")),
+    ("authorization header", AUTH_HEADER, valued("authorization header")),
+    ("secret assignment", ASSIGNMENT, valued("secret assignment")),
+    ("password on a command line", COMMAND, valued("password on a command line")),
+)
+
+
+def format_kind(text: str) -> str | None:
+    """The kind of the first credential found in ``text`` by its shape, or None.
+
+    detect-secrets' detectors and the entropy test do not look inside links
+    (:func:`without_links`); the prefixed tokens, passwords and secret parameters in URLs and
+    SAS signatures are looked for everywhere.
+    """
+    prose = without_links(text)
+    for detector in DETECTORS:
+        if any(True for _ in detector.analyze_string(prose)):
+            return str(detector.secret_type)
+    found = TOKEN.search(text)
+    if found is not None and found.lastgroup is not None:
+        return TOKEN_KINDS[int(found.lastgroup[1:])]
+    for _, pattern, check in CHECKS:
+        for match in pattern.finditer(text):
+            kind = check(match)
+            if kind is not None:
+                return kind
+    return random_token(prose)
+
+
+def random_token(text: str) -> str | None:
+    """``high-entropy token`` when ``text`` holds a long token that mixes upper and lower
+    case and digits and whose Shannon entropy (detect-secrets') is high; None otherwise."""
+    for found in CANDIDATE.finditer(text):
+        token = found.group()
+        mixed = (
+            any(c.isupper() for c in token)
+            and any(c.islower() for c in token)
+            and any(c.isdigit() for c in token)
+        )
+        if mixed and ENTROPY.calculate_shannon_entropy(token) >= MIN_ENTROPY:
+            return "high-entropy token"
+    return None

@@ -1,0 +1,94 @@
+"""Credentials that a label names: "my password is swordfish", "PIN-код от карты: 3391",
+"パスワードは Sakura*2024 です", in English, Spanish, French, German, Italian, Portuguese,
+Dutch, Polish, Russian, Chinese, Japanese and Korean.
+
+A match is a label, up to eight words saying whose or what for ("del wifi de la casa",
+"für die EC-Karte"), a connector (``:``, ``=``, or a verb: "is", "es", "est", "lautet",
+"è", "é", "to", "jest", "是", "は", "는"), then a value, which :mod:`memstore.guard.values`
+judges by its shape and by the label's kind:
+
+- password labels take a made-up value, digits, or one word of letters that ends the clause
+  and is no state ("swordfish", not "required" or "pretty hard");
+- PIN labels take 3 to 12 digits only ("Map pin: Casa Azul" is a place);
+- key and token labels take a made-up value only ("Palabras clave: jardín", "Het token is
+  verlopen" are words).
+"""
+
+from __future__ import annotations
+
+import re
+
+from memstore.guard import values
+
+PASSWORD_LABELS = (
+    r"pass(?:words?|wd|code|phrase)|pwd|contrase[ñn]as?|mots? de passe|mdp|passw[oö]rt(?:er)?"
+    r"|kennw[oö]rt(?:er)?|parola d'ordine|senhas?|palavra-passe|wachtwoord(?:en)?"
+    r"|has(?:ł|l)[oa]|парол[ьяи]|密码|口令|パスワード|비밀번호|비번|패스워드|암호|login"
+)
+LOCKS = r"door|alarm|gate|garage|safe|lock|unlock|access|entry|keypad|intercom|building"
+PIN_LABELS = (
+    r"pin(?:[- ]?(?:code|kod|nummer|number|número|numero))?|(?:code|kod|c[óo]digo) pin"
+    rf"|geheimzahl|пин(?:-код)?|pin码|暗証番号|핀 ?번호|digicode|unlock(?: code| pin)?"
+    rf"|(?:{LOCKS})[ -]?code|code (?:to|for|of) (?:the |my )?(?:{LOCKS}|house)"
+    r"|codice (?:del|della|dell') ?(?:cancello|portone|allarme|garage|cassaforte|porta)"
+    r"|c[óo]digo (?:de la|del|da|do) (?:puerta|alarma|portón|portão|alarme|garaje|garagem)"
+    r"|code (?:de la|du|de l') ?(?:porte|alarme|portail|garage|immeuble)"
+    r"|код (?:от|к|для) (?:домофона|двери|подъезда|сейфа|замка|сигнализации)"
+)
+KEY_LABELS = (
+    r"(?:api|access|secret|private|client|secret access)[ _-]?(?:keys?|secrets?|tokens?)"
+    r"|(?:auth|bearer|refresh|session|secret)[ _-]?tokens?|tokens?|jeton|токен|令牌|トークン|토큰"
+    r"|clave(?: de (?:api|acceso))?|cl[ée](?: (?:api|secr[èe]te|d'acc[èe]s))?|api-schl[üu]ssel"
+    r"|chiave(?: (?:api|segreta))?|chave(?: de (?:api|acesso))?|(?:api-)?sleutel"
+    r"|klucz(?: api)?|(?:api-)?ключ|密钥|秘密鍵|api ?キー|api ?키"
+)
+VERBS = (
+    r"is|was|are|es|era|est|ist|lautet|war|heißt|è|e'|é|luidt|to|jest|brzmi|это|—|-|"
+    r"is now|est maintenant|ist jetzt"
+)
+CJK_PARTICLES = r"是|为|為|は|が|는|은|이|가"
+# Spaces and tabs only: a label never reaches across a line break to the next line's text.
+CONNECTOR = (
+    rf"[ \t]*[:=][ \t]*|[ \t]+(?P<verb>{VERBS})[ \t]+|[ \t]*,?[ \t]+c'est[ \t]+"
+    rf"|[ \t]*(?:{CJK_PARTICLES})[ \t]*"
+)
+FILLER = r"(?:[ \t]+[^\s.,;!?:=]+){0,8}?"
+# Latin and Cyrillic labels are whole words; Chinese, Japanese and Korean ones stand in a
+# run of letters without spaces ("我的密码是", "비밀번호는").
+WORD_START = r"(?:(?<!\w)|(?=[\u3000-\uffff]))"
+WORD_END = r"(?:(?<=[\u3000-\uffff])|(?!\w))"
+LABELLED = re.compile(
+    rf"{WORD_START}(?:(?P<password>{PASSWORD_LABELS})|(?P<pin>{PIN_LABELS})"
+    rf"|(?P<key>{KEY_LABELS})){WORD_END}(?:{FILLER}(?:{CONNECTOR})|(?P<bare>[ \t]+))"
+    r"[\"'`\u201c«]?(?P<value>[^\s\"'`\u201d»]+)(?=(?P<after>[ \t]*\S?))"
+    # "diego.m / Roble!Verde84": a login, then its password
+    r"(?:[ \t]*[/|][ \t]*(?P<second>\S+))?",
+    re.IGNORECASE,
+)
+CLAUSE_ENDS = set(".,;!?)")
+WEAK_VERBS = {"to", "-", "—"}  # Polish "to" is also English "to"; dashes also join words
+
+
+def label_kind(text: str) -> str | None:
+    """``labelled credential`` when a label in ``text`` names a value that passes its kind's
+    rule, else None."""
+    for found in LABELLED.finditer(text):
+        if any(accepted(found, found[name]) for name in ("value", "second") if found[name]):
+            return "labelled credential"
+    return None
+
+
+def accepted(found: re.Match[str], value: str) -> bool:
+    """Whether ``value``, after the label of ``found``, passes the label kind's rule. Without
+    a connector ("password Qu4rtz-77", a .netrc line) only a made-up value or a PIN counts."""
+    after = found["after"].strip()
+    ends = not after or after in CLAUSE_ENDS or value[-1:] in CLAUSE_ENDS
+    if found["pin"]:
+        return values.pin(value) or values.made_up(value)
+    if found["password"]:
+        # A word of letters only counts after a real connector: "password: swordfish",
+        # "password is swordfish", not "password to connect".
+        stated = found["bare"] is None and (found["verb"] or "is").casefold() not in WEAK_VERBS
+        spelled = stated and values.passphrase(value, ends)
+        return values.made_up(value) or values.pin(value) or spelled
+    return values.made_up(value) and found["bare"] is None
