@@ -17,7 +17,7 @@ import pytest
 
 from memstore import MemoryService, MemoryTools, SecretRejected
 from memstore.guard import secret_kind
-from tests import guard_corpus, guard_heldout
+from tests import guard_check, guard_corpus, guard_heldout
 
 # Each value is built from pieces so that this file itself does not look like a leak.
 FORMATS = {
@@ -125,14 +125,18 @@ def test_real_dialogue_is_never_taken_for_a_secret(corpus_logs: Path) -> None:
     assert flagged == []
 
 
-# The labelled corpora (tests/guard_corpus.py tuned the rules; tests/guard_heldout.py was
-# written separately and first measured after the rules were done: 89 of 106, no refusal).
+# The labelled corpora: tests/guard_corpus.py tuned the rules; tests/guard_heldout.py and then
+# tests/guard_check.py were written separately, each first measured once the rules were done
+# (89 of 106 caught and none refused; 93 of 102 caught and 2 of 140 refused), and the rules
+# were then widened for what they showed: none is a held-out set any more.
 
 CATCH_RATE = 0.97
 MOST_REFUSED = 1
 
 
-@pytest.mark.parametrize("corpus", [guard_corpus, guard_heldout], ids=["tuning", "held-out"])
+@pytest.mark.parametrize(
+    "corpus", [guard_corpus, guard_heldout, guard_check], ids=["tuning", "held-out", "check"]
+)
 def test_the_labelled_corpus_is_caught_and_ordinary_talk_passes(corpus: ModuleType) -> None:
     missed = [(name, text) for name, text in corpus.CREDENTIALS if secret_kind(text) is None]
     refused = [text for _, text in corpus.ORDINARY if secret_kind(text) is not None]

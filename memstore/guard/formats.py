@@ -88,6 +88,8 @@ TOKENS = {
     "Shopify token": r"\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}",
     "DigitalOcean token": r"\bdo[opr]_v1_[a-f0-9]{64}",
     "Slack webhook": r"hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]{20,}",
+    "Discord webhook": r"discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{30,}",
+    "Sentry DSN": r"\bhttps?://[0-9a-f]{32}(?::[0-9a-f]{32})?@[\w.-]*sentry\.io/\d+",
     "Square access token": r"\bEAAA[A-Za-z0-9_-]{50,}",
     "RubyGems key": r"\brubygems_[0-9a-f]{48}",
     "NuGet key": r"\boy2[a-z0-9]{43}\b",

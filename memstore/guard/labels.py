@@ -24,11 +24,13 @@ PASSWORD_LABELS = (
     r"pass(?:words?|wd|code|phrase)|pwd|contrase[ñn]as?|mots? de passe|mdp|passw[oö]rt(?:er)?"
     r"|kennw[oö]rt(?:er)?|parola d'ordine|senhas?|palavra-passe|wachtwoord(?:en)?"
     r"|has(?:ł|l)[oa]|парол[ьяи]|密码|口令|パスワード|비밀번호|비번|패스워드|암호|login"
+    r"|(?:wi-?fi|wlan|wpa2?|network) key"
 )
 LOCKS = r"door|alarm|gate|garage|safe|lock|unlock|access|entry|keypad|intercom|building"
 PIN_LABELS = (
     r"pin(?:[- ]?(?:code|kod|nummer|number|número|numero))?|(?:code|kod|c[óo]digo) pin"
-    rf"|geheimzahl|пин(?:-код)?|pin码|暗証番号|핀 ?번호|digicode|unlock(?: code| pin)?"
+    rf"|geheimzahl|пин(?:-код)?|pin码|暗証番号|핀 ?번호|digicode|unlock(?: code| pin)?|combination"
+    r"|clave (?:de|del) (?:la )?(?:alarma|tarjeta|puerta|caja fuerte|cajero|portal)"
     rf"|(?:{LOCKS})[ -]?code|code (?:to|for|of) (?:the |my )?(?:{LOCKS}|house)"
     r"|codice (?:del|della|dell') ?(?:cancello|portone|allarme|garage|cassaforte|porta)"
     r"|c[óo]digo (?:de la|del|da|do) (?:puerta|alarma|portón|portão|alarme|garaje|garagem)"
@@ -36,7 +38,8 @@ PIN_LABELS = (
     r"|код (?:от|к|для) (?:домофона|двери|подъезда|сейфа|замка|сигнализации)"
 )
 KEY_LABELS = (
-    r"(?:api|access|secret|private|client|secret access)[ _-]?(?:keys?|secrets?|tokens?)"
+    r"(?:api|access|secret|private|client|secret access|app|application)[ _-]?"
+    r"(?:keys?|secrets?|tokens?)"
     r"|(?:auth|bearer|refresh|session|secret)[ _-]?tokens?|tokens?|jeton|токен|令牌|トークン|토큰"
     r"|clave(?: de (?:api|acceso))?|cl[ée](?: (?:api|secr[èe]te|d'acc[èe]s))?|api-schl[üu]ssel"
     r"|chiave(?: (?:api|segreta))?|chave(?: de (?:api|acesso))?|(?:api-)?sleutel"
@@ -49,7 +52,8 @@ VERBS = (
 CJK_PARTICLES = r"是|为|為|は|が|는|은|이|가"
 # Spaces and tabs only: a label never reaches across a line break to the next line's text.
 CONNECTOR = (
-    rf"[ \t]*[:=][ \t]*|[ \t]+(?P<verb>{VERBS})[ \t]+|[ \t]*,?[ \t]+c'est[ \t]+"
+    rf"[ \t]*[:=][ \t]*|[ \t]+(?P<verb>{VERBS})[ \t]+"
+    r"|[ \t]*,?[ \t]+(?:c'est|it's|it is|that's|das ist|es|è)[ \t]+"
     rf"|[ \t]*(?:{CJK_PARTICLES})[ \t]*"
 )
 FILLER = r"(?:[ \t]+[^\s.,;!?:=]+){0,8}?"
@@ -59,7 +63,8 @@ WORD_START = r"(?:(?<!\w)|(?=[\u3000-\uffff]))"
 WORD_END = r"(?:(?<=[\u3000-\uffff])|(?!\w))"
 LABELLED = re.compile(
     rf"{WORD_START}(?:(?P<password>{PASSWORD_LABELS})|(?P<pin>{PIN_LABELS})"
-    rf"|(?P<key>{KEY_LABELS})){WORD_END}(?:{FILLER}(?:{CONNECTOR})|(?P<bare>[ \t]+))"
+    rf"|(?P<key>{KEY_LABELS})){WORD_END}(?:{FILLER}(?:{CONNECTOR})"
+    rf"|{FILLER}(?P<digits>[ \t]+)(?=[0-9][0-9-]{{2,14}}(?:$|[\s,.;!?]))|(?P<bare>[ \t]+))"
     r"[\"'`\u201c«]?(?P<value>[^\s\"'`\u201d»]+)(?=(?P<after>[ \t]*\S?))"
     # "diego.m / Roble!Verde84": a login, then its password
     r"(?:[ \t]*[/|][ \t]*(?P<second>\S+))?",
@@ -83,6 +88,8 @@ def accepted(found: re.Match[str], value: str) -> bool:
     a connector ("password Qu4rtz-77", a .netrc line) only a made-up value or a PIN counts."""
     after = found["after"].strip()
     ends = not after or after in CLAUSE_ENDS or value[-1:] in CLAUSE_ENDS
+    if found["digits"] is not None:  # "пин-код от карты 9027": digits right after the words
+        return bool(found["pin"] or found["password"]) and values.pin(value)
     if found["pin"]:
         return values.pin(value) or values.made_up(value)
     if found["password"]:

@@ -13,6 +13,10 @@ from __future__ import annotations
 
 import re
 
+# Chinese, Japanese and Korean text after a label is prose ("12文字以上"): passwords are typed
+# in the letters of a keyboard's Latin (or Cyrillic, Greek) layout.
+IDEOGRAPHS = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+GLUED_ENDING = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+$")
 EDGES = "\"'`\u201c\u201d\u2018\u2019«»()[]{}<>*_"  # quotes, brackets, Markdown emphasis
 TRAILING = ".,;:!?"
 SPECIALS = set("!@#$%^&*+=?~|\\")  # not "/": "buy/sell", "and/or" are words
@@ -22,7 +26,7 @@ TYPE_NAMES = {
     "secretbytes", "optional", "list", "dict", "array", "hash", "uuid", "password", "passwd",
     "pass", "pwd", "secret", "token", "key", "apikey", "api_key", "credentials", "value",
     "example", "sample", "dummy", "placeholder", "redacted", "hidden", "masked", "user",
-    "username", "login",
+    "username", "login", "changeme",
 }  # fmt: skip
 LOOKUP = re.compile(
     r"(?:os\.)?(?:environ|getenv)|process\.env|getpass|input\(|keyring|vault|env[.(\[]|"
@@ -32,6 +36,7 @@ LOOKUP = re.compile(
 PLACEHOLDER_WORDS = re.compile(
     r"(?:^|[\W_])(?:your|here|example|placeholder|dummy|redacted)(?:$|[\W_])", re.IGNORECASE
 )
+ENV_VARIABLE = re.compile(r"%\w+%$")  # Windows: %DB_PASSWORD%
 MASK = re.compile(r"^[*xX•·.…#_-]+$|\.\.\.|…")
 # States and instructions that follow a label but are no password, in the guard's languages.
 STATES = {
@@ -58,15 +63,18 @@ STATES = {
 
 
 def clean(value: str) -> str:
-    """``value`` without the quotes and brackets around it and its trailing punctuation."""
-    return value.rstrip(TRAILING).strip(EDGES).rstrip(TRAILING)
+    """``value`` without the quotes and brackets around it, its trailing punctuation, and a
+    Japanese or Korean ending glued to it ("8356이야", "Sakura*2024です")."""
+    text = value.rstrip(TRAILING).strip(EDGES).rstrip(TRAILING)
+    glued = GLUED_ENDING.search(text)
+    return text[: glued.start()] if glued and glued.start() else text
 
 
 def is_placeholder(value: str) -> bool:
     """Whether ``value`` stands for a credential without being one: a mask, a lookup, a type
     name, a path, a call, or a word such as ``your-api-key``."""
     text = clean(value)
-    if len(text) < 3 or value[:1] in "$%<{" or text.startswith(("$", "%")):
+    if len(text) < 3 or value[:1] in "$<{" or text.startswith("$") or ENV_VARIABLE.match(text):
         return True
     folded = text.casefold()
     if folded in TYPE_NAMES or folded.split("[", 1)[0] in TYPE_NAMES:
@@ -86,7 +94,7 @@ def made_up(value: str) -> bool:
     """Whether ``value`` looks invented: 4+ characters mixing letters with digits or symbols,
     6+ digits, or 16+ characters of a token alphabet with a digit."""
     text = clean(value)
-    if len(text) < 4 or is_placeholder(text):
+    if len(text) < 4 or is_placeholder(text) or IDEOGRAPHS.search(text):
         return False
     letters = any(char.isalpha() for char in text)
     digits = any(char.isdigit() for char in text)
@@ -95,9 +103,10 @@ def made_up(value: str) -> bool:
 
 
 def pin(value: str) -> bool:
-    """Whether ``value`` is a PIN: 3 to 12 digits."""
+    """Whether ``value`` is a PIN: 3 to 12 digits, maybe in groups ("3-7-1-9")."""
     text = clean(value)
-    return text.isdigit() and 3 <= len(text) <= 12
+    digits = text.replace("-", "")
+    return digits.isascii() and digits.isdigit() and 3 <= len(digits) <= 12
 
 
 def passphrase(value: str, ends_clause: bool) -> bool:
