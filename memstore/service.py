@@ -39,6 +39,7 @@ from memstore.models import (
 from memstore.repository import diary as diary_rows
 from memstore.repository import health as health_checks
 from memstore.repository import history as history_rows
+from memstore.repository import instances as instance_rows
 from memstore.repository import memories as memory_rows
 from memstore.repository import vocab
 from memstore.repository.fts_query import (
@@ -779,7 +780,7 @@ class MemoryService:
             vocab.prepare(connection)
             folded = self._one_word(connection, word, "word")
             fast = vocab.unfiltered_history(scope, filters)
-            records, total = vocab.instances(connection, folded, params, fast, size, offset)
+            records, total = instance_rows.page(connection, folded, params, fast, size, offset)
             instances = locate_instances(connection, folded, records)
         empty = InstancePage(word=folded, scope=scope, instances=[], total=total, next_offset=total)
         taken = take_within(instances, self._room(empty, "next_offset", total), size)
@@ -1101,13 +1102,13 @@ def following(offset: int, taken: int, total: int) -> int | None:
 
 
 def locate_instances(
-    connection: sqlite3.Connection, word: str, records: list[vocab.PageRecord]
+    connection: sqlite3.Connection, word: str, records: list[instance_rows.PageRecord]
 ) -> list[Instance]:
     """Each instance of the page located in its record's text by SQLite's own tokenizer: the
     record's n-th highlighted region is its n-th instance of the word."""
     located: list[Instance] = []
     for record in records:
-        spans = vocab.located(connection, record.content, word, record.skip, len(record.positions))
+        spans = instance_rows.located(connection, record, word)
         for position, (start, end) in zip(record.positions, spans, strict=True):
             shown, shown_start = lexical.excerpt(record.content, start, end)
             located.append(

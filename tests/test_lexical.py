@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 from memstore import InvalidInput, InvalidQuery, MemoryConfig, MemoryService, NotFound
 from memstore.cli import cli
 from memstore.lexical import SEPARATOR, excerpt, marked_spans, pieces
+from memstore.repository import instances as instance_rows
 from memstore.repository import vocab
 from memstore.schemas import UNTRUSTED_WARNING, InstancePage, WordEntry, WordPage
 from tests import factories
@@ -896,3 +897,29 @@ def test_an_ascii_word_folds_as_sqlite_folds_it(service: MemoryService, word: st
     with service._db.read_sql() as connection:
         vocab.prepare(connection)
         assert vocab.tokens(connection, word) == [word.lower()]
+
+
+@pytest.mark.parametrize("scope", ["history", "all"])
+def test_crowded_and_spread_words_page_the_same_way(
+    service: MemoryService, monkeypatch: pytest.MonkeyPatch, scope: str
+) -> None:
+    # Two ways to find a page (instance rows, or per-record counts for a word crowded into
+    # few records) must give the same instances, in the same order, page after page.
+    session = service.start_session()
+    for n, count in enumerate([1, 7, 2, 30, 1, 5]):
+        text = " ".join(["eco"] * count + ["x"] * n)
+        service.record_message(session.id, "user", text, created_at=T0 + timedelta(minutes=n))
+    service.remember("Diego hears an eco eco in the hall.")
+
+    def pages(dense: bool) -> list[tuple[str, int, int, int]]:
+        monkeypatch.setattr(instance_rows, "crowded", lambda *counts: dense)
+        found, offset = [], 0
+        while offset is not None:
+            page = service.word_instances("eco", scope=scope, offset=offset, limit=4)
+            found += [(i.id, i.token_index, i.start, i.end) for i in page.instances]
+            offset = page.next_offset
+        return found
+
+    spread, crowded = pages(False), pages(True)
+    assert spread == crowded
+    assert len(spread) == 46 + (2 if scope == "all" else 0)

@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from memstore import lexical
-from memstore.models import format_utc, parse_utc
+from memstore.models import format_utc
 from memstore.repository.search import MEMORY_FILTERS, Filters
 
 TEMP_TABLES = (
@@ -73,59 +72,6 @@ HISTORY_WORDS = """
 HISTORY_WORD_TOTAL = (
     "SELECT count(*) FROM temp.messages_vocab_row WHERE term >= :low AND term < :high"
 )
-# How many instances of the word each record of the scope and filters holds. The page is
-# found from these counts (a running sum in page order), so that its cost grows with the
-# records holding the word, not with every instance of it: one message holding a word
-# 400,000 times is one row here.
-MESSAGE_COUNTS = """
-    SELECT 'message' AS source_type, m.pk AS pk, m.id AS id, m.created_at AS created_at,
-           hits.n AS n
-    FROM (SELECT doc, count(*) AS n FROM temp.messages_vocab_instance
-          WHERE term = :word GROUP BY doc) AS hits
-    JOIN messages AS m ON m.pk = hits.doc"""
-RECORD_COUNTS = f"""{MESSAGE_COUNTS}
-    WHERE :history
-      AND (:session_id IS NULL OR m.session_id = :session_id)
-      AND (:role IS NULL OR m.role = :role)
-      AND (:since IS NULL OR m.created_at >= :since)
-      AND (:until IS NULL OR m.created_at < :until)
-    UNION ALL
-    SELECT 'memory', mem.pk, mem.id, mem.created_at, hits.n
-    FROM (SELECT doc, count(*) AS n FROM temp.memories_vocab_instance
-          WHERE term = :word GROUP BY doc) AS hits
-    JOIN memories AS mem ON mem.pk = hits.doc
-    WHERE :memories AND {MEMORY_FILTERS}
-"""
-# The records a page [offset, offset + limit) of instances covers (newest record first,
-# then source type and id), each with how many instances come before it, its text and its
-# history fields.
-PAGE = """
-    WITH counted AS ({counts}),
-    ranked AS (
-        SELECT *, sum(n) OVER (ORDER BY created_at DESC, source_type, id
-                               ROWS UNBOUNDED PRECEDING) AS upto
-        FROM counted)
-    SELECT ranked.source_type, ranked.pk, ranked.id, ranked.created_at, ranked.upto - ranked.n,
-           coalesce(m.content, mem.content), m.session_id, m.role, m.sequence, m.source_ref
-    FROM ranked
-    LEFT JOIN messages AS m ON ranked.source_type = 'message' AND m.pk = ranked.pk
-    LEFT JOIN memories AS mem ON ranked.source_type = 'memory' AND mem.pk = ranked.pk
-    WHERE ranked.upto > :offset AND ranked.upto - ranked.n < :offset + :limit
-    ORDER BY ranked.upto
-"""
-INSTANCE_PAGE = PAGE.format(counts=RECORD_COUNTS)
-HISTORY_INSTANCE_PAGE = PAGE.format(counts=MESSAGE_COUNTS)
-INSTANCE_TOTAL = f"SELECT coalesce(sum(n), 0) FROM ({RECORD_COUNTS})"
-HISTORY_INSTANCE_TOTAL = "SELECT cnt FROM temp.messages_vocab_row WHERE term = :word"
-# The token positions of the word in one record, in order, from its skip-th.
-POSITIONS = {
-    source_type: f"SELECT offset FROM temp.{table} WHERE term = :word AND doc = :pk "
-    "ORDER BY offset LIMIT :take OFFSET :skip"
-    for source_type, table in (
-        ("message", "messages_vocab_instance"),
-        ("memory", "memories_vocab_instance"),
-    )
-}
 
 
 @dataclass(frozen=True)
@@ -135,25 +81,6 @@ class WordCount:
     word: str
     occurrences: int
     documents: int
-
-
-@dataclass(frozen=True)
-class PageRecord:
-    """A record holding instances of a page: which of its instances the page shows (from
-    its ``skip``-th, their token positions in order), its text and its history fields (None
-    for memories)."""
-
-    source_type: str
-    pk: int
-    id: str
-    created_at: datetime
-    skip: int
-    positions: list[int]
-    content: str
-    session_id: str | None
-    role: str | None
-    sequence: int | None
-    source_ref: str | None
 
 
 def prepare(connection: sqlite3.Connection) -> None:
@@ -202,67 +129,3 @@ def words(
     rows = connection.execute(page, {**bounds, "limit": limit, "offset": offset})
     counted = [WordCount(*row) for row in rows]
     return counted, int(connection.execute(total, bounds).fetchone()[0] or 0)
-
-
-def instances(
-    connection: sqlite3.Connection,
-    word: str,
-    params: dict[str, Any],
-    fast: bool,
-    limit: int,
-    offset: int,
-) -> tuple[list[PageRecord], int]:
-    """The records of a page of the occurrences of the folded ``word`` (newest record first,
-    then source type, id and position), each with the token positions the page shows, and
-    the exact total (from the row table when ``fast``: unfiltered history)."""
-    bound = {"word": word, **params}
-    page_query = HISTORY_INSTANCE_PAGE if fast else INSTANCE_PAGE
-    rows = connection.execute(page_query, {**bound, "limit": limit, "offset": offset})
-    page: list[PageRecord] = []
-    for source_type, pk, id_, created_at, before, *rest in rows.fetchall():
-        skip = max(offset - before, 0)  # the record's instances before the page's first
-        take = offset + limit - before - skip  # the LIMIT stops at the record's last
-        params = {"word": word, "pk": pk, "skip": skip, "take": take}
-        positions = [position for (position,) in connection.execute(POSITIONS[source_type], params)]
-        page.append(PageRecord(source_type, pk, id_, parse_utc(created_at), skip, positions, *rest))
-    total = connection.execute(HISTORY_INSTANCE_TOTAL if fast else INSTANCE_TOTAL, bound)
-    found = total.fetchone()
-    return page, int(found[0] or 0) if found else 0
-
-
-def highlighted(connection: sqlite3.Connection, piece: str, word: str) -> str | None:
-    """``piece`` with every token matching ``word`` wrapped in the markers of
-    :mod:`memstore.lexical`, by SQLite's own tokenizer in the probe table; None when it
-    holds no such token. The piece must come from :func:`lexical.pieces` (no marker
-    characters, cut between tokens)."""
-    params = {
-        "open": lexical.OPEN,
-        "close": lexical.CLOSE,
-        "phrase": '"' + word.replace('"', '""') + '"',
-        "value": piece,
-    }
-    connection.execute(PROBE_INSERT, params)
-    try:
-        found = connection.execute(PROBE_HIGHLIGHT, params).fetchone()
-    finally:
-        connection.execute(PROBE_CLEAR)
-    return None if found is None else str(found[0])
-
-
-def located(
-    connection: sqlite3.Connection, content: str, word: str, skip: int, take: int
-) -> list[tuple[int, int]]:
-    """The ``[start, end)`` character spans of the record's instances of ``word`` from its
-    ``skip``-th, at most ``take``: the text is highlighted a piece at a time until they are
-    found (see :mod:`memstore.lexical`)."""
-    spans: list[tuple[int, int]] = []
-    seen = 0
-    for start, piece in lexical.pieces(content):
-        marked = highlighted(connection, piece, word)
-        for low, high in lexical.marked_spans(marked) if marked is not None else ():
-            if seen >= skip:
-                spans.append((start + low, start + high))
-                if len(spans) == take:
-                    return spans
-            seen += 1
-    return spans

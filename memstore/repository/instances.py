@@ -1,0 +1,251 @@
+"""Pages of the instances of one word, and their places in each record's text.
+
+Instances come from the connection-local fts5vocab ``instance`` tables (see
+:mod:`memstore.repository.vocab`, which creates them). A page is found one of two ways,
+chosen by how crowded the word is (the row table's occurrences against documents):
+
+- spread over many records (most words): the instance rows themselves, ordered and cut by
+  SQLite (``ORDER BY ... LIMIT``), each record's rank of its first instance counted from a
+  read of its positions;
+- crowded into few records (one message holding a word 400,000 times): per-record counts with
+  a running sum, so that only the records the page covers are read, each from its first
+  shown instance.
+
+Places come from SQLite's own tokenizer through highlight() (see :mod:`memstore.lexical`):
+on the FTS table itself for a short record without marker characters, else on the record's
+pieces in the probe table, up to the page's last instance.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime
+from itertools import groupby
+from typing import Any
+
+from memstore import lexical
+from memstore.models import parse_utc
+from memstore.repository.search import MEMORY_FILTERS
+from memstore.repository.vocab import PROBE_CLEAR, PROBE_HIGHLIGHT, PROBE_INSERT
+
+FILTERS = """
+      AND (:session_id IS NULL OR m.session_id = :session_id)
+      AND (:role IS NULL OR m.role = :role)
+      AND (:since IS NULL OR m.created_at >= :since)
+      AND (:until IS NULL OR m.created_at < :until)"""
+FIELDS = "coalesce(m.content, mem.content), m.session_id, m.role, m.sequence, m.source_ref"
+RECORD_JOINS = """
+    LEFT JOIN messages AS m ON page.source_type = 'message' AND m.pk = page.pk
+    LEFT JOIN memories AS mem ON page.source_type = 'memory' AND mem.pk = page.pk"""
+# Instance rows (source, record pk, id, created_at, position) of the scope and filters.
+MESSAGE_ROWS = """
+    SELECT 'message' AS source_type, m.pk AS pk, m.id AS id, m.created_at AS created_at,
+           i.offset AS position
+    FROM temp.messages_vocab_instance AS i JOIN messages AS m ON m.pk = i.doc
+    WHERE i.term = :word"""
+ROWS = f"""{MESSAGE_ROWS} AND :history {FILTERS}
+    UNION ALL
+    SELECT 'memory', mem.pk, mem.id, mem.created_at, i.offset
+    FROM temp.memories_vocab_instance AS i JOIN memories AS mem ON mem.pk = i.doc
+    WHERE i.term = :word AND :memories AND {MEMORY_FILTERS}
+"""
+ROWS_PAGE = """
+    SELECT page.source_type, page.pk, page.id, page.created_at, page.position, {fields}
+    FROM (SELECT * FROM ({rows}) ORDER BY created_at DESC, source_type, id, position
+          LIMIT :limit OFFSET :offset) AS page {joins}
+    ORDER BY page.created_at DESC, page.source_type, page.id, page.position
+"""
+# Instances per record (source, record pk, id, created_at, n) of the scope and filters.
+MESSAGE_COUNTS = """
+    SELECT 'message' AS source_type, m.pk AS pk, m.id AS id, m.created_at AS created_at,
+           hits.n AS n
+    FROM (SELECT doc, count(*) AS n FROM temp.messages_vocab_instance
+          WHERE term = :word GROUP BY doc) AS hits
+    JOIN messages AS m ON m.pk = hits.doc"""
+COUNTS = f"""{MESSAGE_COUNTS} WHERE :history {FILTERS}
+    UNION ALL
+    SELECT 'memory', mem.pk, mem.id, mem.created_at, hits.n
+    FROM (SELECT doc, count(*) AS n FROM temp.memories_vocab_instance
+          WHERE term = :word GROUP BY doc) AS hits
+    JOIN memories AS mem ON mem.pk = hits.doc
+    WHERE :memories AND {MEMORY_FILTERS}
+"""
+# The records a page [offset, offset + limit) covers, with the instances before each.
+COUNTED_PAGE = """
+    WITH page AS (
+        SELECT *, sum(n) OVER (ORDER BY created_at DESC, source_type, id
+                               ROWS UNBOUNDED PRECEDING) AS upto
+        FROM ({counts}))
+    SELECT page.source_type, page.pk, page.id, page.created_at, page.upto - page.n, {fields}
+    FROM page {joins}
+    WHERE page.upto > :offset AND page.upto - page.n < :offset + :limit
+    ORDER BY page.upto
+"""
+PAGES = {
+    (crowded, fast): (COUNTED_PAGE if crowded else ROWS_PAGE).format(
+        fields=FIELDS,
+        joins=RECORD_JOINS,
+        rows=MESSAGE_ROWS if fast else ROWS,
+        counts=MESSAGE_COUNTS if fast else COUNTS,
+    )
+    for crowded in (True, False)
+    for fast in (True, False)
+}
+TOTAL = f"SELECT count(*) FROM ({ROWS})"
+HISTORY_TOTAL = "SELECT cnt FROM temp.messages_vocab_row WHERE term = :word"
+SPREAD = "SELECT cnt, doc FROM temp.messages_vocab_row WHERE term = :word"
+CROWDED_BY = 8  # more instances than 8 per record (and 1,000 in all): the counted page
+TABLES = {"message": "messages_vocab_instance", "memory": "memories_vocab_instance"}
+# Every position of the word in some records, or from one record's skip-th.
+POSITIONS = {
+    kind: f"SELECT doc, offset FROM temp.{table} "
+    "WHERE term = :word AND doc IN (SELECT value FROM json_each(:docs))"
+    for kind, table in TABLES.items()
+}
+POSITIONS_FROM = {
+    kind: f"SELECT offset FROM temp.{table} WHERE term = :word AND doc = :pk "
+    "ORDER BY offset LIMIT :take OFFSET :skip"
+    for kind, table in TABLES.items()
+}
+HIGHLIGHT = {
+    kind: f"SELECT highlight({index}, 0, :open, :close) FROM {index} "
+    f"WHERE {index} MATCH :phrase AND rowid = :pk"
+    for kind, index in (("message", "messages_fts"), ("memory", "memories_fts"))
+}
+
+
+@dataclass(frozen=True)
+class PageRecord:
+    """A record holding instances of a page: which of its instances the page shows (from
+    its ``skip``-th, their token positions in order), its text and its history fields (None
+    for memories)."""
+
+    source_type: str
+    pk: int
+    id: str
+    created_at: datetime
+    skip: int
+    positions: list[int]
+    content: str
+    session_id: str | None
+    role: str | None
+    sequence: int | None
+    source_ref: str | None
+
+
+def page(
+    connection: sqlite3.Connection,
+    word: str,
+    params: dict[str, Any],
+    fast: bool,
+    limit: int,
+    offset: int,
+) -> tuple[list[PageRecord], int]:
+    """The records of a page of the instances of the folded ``word`` (newest record first,
+    then source type, id and position), each with the token positions the page shows, and
+    the exact total (from the row table when ``fast``: unfiltered history)."""
+    bound = {"word": word, **params, "limit": limit, "offset": offset}
+    spread = connection.execute(SPREAD, bound).fetchone()
+    crowded = spread is not None and spread[0] > max(CROWDED_BY * spread[1], 1000)
+    rows = connection.execute(PAGES[crowded, fast], bound).fetchall()
+    records = (
+        counted(connection, word, rows, limit, offset)
+        if crowded
+        else listed(connection, word, rows)
+    )
+    total = connection.execute(HISTORY_TOTAL if fast else TOTAL, bound).fetchone()
+    return records, int(total[0] or 0) if total else 0
+
+
+def crowded(occurrences: int, documents: int) -> bool:
+    """Whether a word's instances crowd into few records (the counted page is then cheaper):
+    over :data:`CROWDED_BY` a record, and over 1,000 in all."""
+    return occurrences > max(CROWDED_BY * documents, 1000)
+
+
+def listed(
+    connection: sqlite3.Connection, word: str, rows: list[tuple[Any, ...]]
+) -> list[PageRecord]:
+    """The page's records from its instance rows, each record's skip counted from all its
+    positions (few: the word is spread out)."""
+    ranks = all_positions(connection, word, {(row[0], row[1]) for row in rows})
+    records = []
+    for (kind, pk), group in groupby(rows, key=lambda row: (row[0], row[1])):
+        shown = list(group)
+        _, _, id_, created_at, first, *fields = shown[0]
+        skip = bisect.bisect_left(ranks[kind, pk], first)
+        positions = [row[4] for row in shown]
+        records.append(PageRecord(kind, pk, id_, parse_utc(created_at), skip, positions, *fields))
+    return records
+
+
+def counted(
+    connection: sqlite3.Connection,
+    word: str,
+    rows: list[tuple[Any, ...]],
+    limit: int,
+    offset: int,
+) -> list[PageRecord]:
+    """The page's records from per-record counts, each record's positions read from its
+    first shown instance."""
+    records = []
+    for kind, pk, id_, created_at, before, *fields in rows:
+        skip = max(offset - before, 0)  # the record's instances before the page's first
+        take = offset + limit - before - skip  # the LIMIT stops at the record's last
+        bound = {"word": word, "pk": pk, "skip": skip, "take": take}
+        positions = [p for (p,) in connection.execute(POSITIONS_FROM[kind], bound)]
+        records.append(PageRecord(kind, pk, id_, parse_utc(created_at), skip, positions, *fields))
+    return records
+
+
+def all_positions(
+    connection: sqlite3.Connection, word: str, records: set[tuple[str, int]]
+) -> dict[tuple[str, int], list[int]]:
+    """Every token position of ``word`` in each ``(source_type, pk)`` record, in order."""
+    found: dict[tuple[str, int], list[int]] = {record: [] for record in records}
+    for kind, query in POSITIONS.items():
+        docs = [pk for source, pk in records if source == kind]
+        if docs:
+            bound = {"word": word, "docs": json.dumps(docs)}
+            for doc, position in connection.execute(query, bound):
+                found[kind, doc].append(position)
+    for positions in found.values():
+        positions.sort()
+    return found
+
+
+def located(connection: sqlite3.Connection, record: PageRecord, word: str) -> list[tuple[int, int]]:
+    """The ``[start, end)`` character spans of the record's shown instances of ``word``: the
+    highlighted regions from its ``skip``-th, as many as it shows positions."""
+    phrase = '"' + word.replace('"', '""') + '"'
+    bound = {"open": lexical.OPEN, "close": lexical.CLOSE, "phrase": phrase, "pk": record.pk}
+    content, take = record.content, len(record.positions)
+    if len(content) <= lexical.PIECE_CHARS and not lexical.UNSAFE.search(content):
+        (marked,) = connection.execute(HIGHLIGHT[record.source_type], bound).fetchone()
+        return lexical.marked_spans(str(marked))[record.skip : record.skip + take]
+    spans: list[tuple[int, int]] = []
+    seen = 0
+    for start, piece in lexical.pieces(content):
+        for low, high in piece_regions(connection, piece, bound):
+            if seen >= record.skip:
+                spans.append((start + low, start + high))
+                if len(spans) == take:
+                    return spans
+            seen += 1
+    return spans
+
+
+def piece_regions(
+    connection: sqlite3.Connection, piece: str, bound: dict[str, Any]
+) -> list[tuple[int, int]]:
+    """The highlighted regions of one piece of a text (from :func:`lexical.pieces`), by
+    SQLite's own tokenizer in the probe table."""
+    connection.execute(PROBE_INSERT, {"value": piece})
+    try:
+        found = connection.execute(PROBE_HIGHLIGHT, bound).fetchone()
+    finally:
+        connection.execute(PROBE_CLEAR)
+    return [] if found is None else lexical.marked_spans(str(found[0]))
