@@ -21,6 +21,9 @@ from typing import Any, ParamSpec, TypeVar
 
 from memstore.errors import InvalidInput
 
+# Text the methods judge themselves (recall's query is an InvalidQuery, context's is only
+# ranked, a message's content has its own message): the surrogate check leaves them alone.
+OWN_TEXT = frozenset({"query", "word", "prefix", "content"})
 P = ParamSpec("P")
 R = TypeVar("R")
 Check = Callable[[object], bool]
@@ -58,12 +61,25 @@ def checked(method: Callable[P, R]) -> Callable[P, R]:
 
 
 def verify(rules: Mapping[str, tuple[Check, str]], name: str, value: object) -> None:
-    """Raise InvalidInput when ``value`` does not pass the rule for argument ``name``."""
+    """Raise InvalidInput when ``value`` does not pass the rule for argument ``name``, or is
+    text that is not valid Unicode (a lone surrogate, which SQLite cannot hold)."""
+    own = name in OWN_TEXT
+    if isinstance(value, str) and not own and not value.isascii() and not encodable(value):
+        raise InvalidInput(name, "holds text that is not valid Unicode (a lone surrogate).")
     found = rules.get(name)
     if found is not None and not found[0](value):
         shown = repr(value)
         shown = shown if len(shown) <= 60 else shown[:59] + "…"
         raise InvalidInput(name, f"must be {found[1]}, not {type(value).__name__} {shown}.")
+
+
+def encodable(text: str) -> bool:
+    """Whether ``text`` encodes as UTF-8."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def rule(hint: Any) -> tuple[Check, str]:

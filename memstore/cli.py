@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+from collections import Counter
 from collections.abc import Callable, Sequence
 from datetime import date, datetime
 from pathlib import Path
@@ -203,7 +204,7 @@ def import_command(
         length=len(files), label="importing", file=sys.stderr, hidden=not show
     ) as bar:
         report = service.import_markdown(
-            files, speakers=speakers, include_tail=include_tail, progress=lambda _: bar.update(1)
+            paths, speakers=speakers, include_tail=include_tail, progress=lambda _: bar.update(1)
         )
     emit(report)
     click.echo(import_summary(report, include_tail), err=True)
@@ -231,6 +232,13 @@ def import_summary(report: ImportReport, include_tail: bool) -> str:
         parts.append(
             f"{total} records of unknown speakers not imported: {named} (add --speaker NAME=ROLE)"
         )
+    left_out: Counter[str] = Counter()
+    for file in report.files:
+        left_out.update(file.warning_counts)
+    del left_out["unknown_speaker"]  # named above
+    if left_out:
+        kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(left_out.items()))
+        parts.append(f"{left_out.total()} warnings for text left out ({kinds})")
     if report.errors:
         parts.append(f'{report.errors} files with an error (see their "error")')
     return printable("; ".join(parts) + ".")

@@ -32,6 +32,7 @@ TABLE = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
 MIGRATIONS = "SELECT version FROM schema_migrations ORDER BY version"
 ALEMBIC = "SELECT version_num FROM alembic_version"
 PROBE_TIMEOUT_S = 0.5
+MARKS = ("PRAGMA application_id", "PRAGMA user_version")
 
 
 @dataclass(frozen=True)
@@ -42,11 +43,14 @@ class Schema:
         objects: Entries in ``sqlite_master``; 0 is an empty database.
         recorded: The versions in ``schema_migrations``, ascending; None without that table.
         alembic: The rows of ``alembic_version``; None without that table.
+        marked: Whether the header carries an ``application_id`` or ``user_version``: an
+            application has claimed the file, even with no table in it yet.
     """
 
     objects: int
     recorded: tuple[int, ...] | None
     alembic: tuple[str, ...] | None
+    marked: bool = False
 
     @property
     def is_memstore(self) -> bool:
@@ -69,7 +73,8 @@ def schema_of(connection: sqlite3.Connection) -> Schema:
         tuple(str(v) for (v,) in connection.execute(ALEMBIC)) if has("alembic_version") else None
     )
     (objects,) = connection.execute(OBJECTS).fetchone()
-    return Schema(int(objects), recorded, alembic)
+    marked = any(connection.execute(pragma).fetchone()[0] for pragma in MARKS)
+    return Schema(int(objects), recorded, alembic, marked)
 
 
 def reader_uri(path: Path) -> str:
@@ -134,12 +139,13 @@ def pending(schema: Schema, path: Path, revisions: Mapping[str, int], code: int)
             ``schema_migrations``.
     """
     if not schema.is_memstore:
-        if schema.objects:
+        if schema.objects or schema.marked:
             raise FileError(
                 str(path),
                 "it is not a memstore database (another application's SQLite database, "
-                f"with {schema.objects} tables, indexes or views); it was left untouched. "
-                "Check --database or the configuration's database setting.",
+                f"with {schema.objects} tables, indexes or views and its own application_id "
+                "or user_version); it was left untouched. Check --database or the "
+                "configuration's database setting.",
             )
         return True
     recorded = list(schema.recorded or ())

@@ -3,15 +3,21 @@
 Stored text is untrusted: a message may hold terminal escape sequences, or bidirectional
 overrides (U+202E) that make a line read differently from what it holds. Every text view
 passes it through :func:`printable`, which shows control characters (other than tab and
-line feed), the bidi controls and the line and paragraph separators as escapes such as
-``\\x1b`` or ``\\u202e``.
+line feed), invisible format characters such as the zero-width space, the bidi controls and
+the line and paragraph separators as escapes such as ``\\x1b`` or ``\\u202e``.
 """
 
 from __future__ import annotations
 
 import re
 
-UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+# Controls (not tab or line feed), the soft hyphen, invisible format characters (zero-width
+# space, word joiner, BOM; not the joiners U+200C/U+200D that emoji and scripts need), bidi
+# controls and the line and paragraph separators.
+UNSAFE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u061c\u180e\u200b\u200e\u200f\u2028-\u202e"
+    "\u2060-\u2064\u2066-\u2069\ufeff]"
+)
 
 
 def printable(text: str) -> str:

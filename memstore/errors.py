@@ -161,8 +161,8 @@ class StoreReadOnly(StoreError):
 
     def __init__(self, path: str, reason: str) -> None:
         super().__init__(
-            f"The database {path} is read-only ({reason}), so nothing was written; reading "
-            "still works. Copy it to a folder you can write to, or fix its permissions."
+            f"The database {path} is read-only ({reason}), so nothing was written. Copy it "
+            "to a folder you can write to, or fix its permissions, to change it."
         )
         self.path = path
 

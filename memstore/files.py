@@ -10,6 +10,7 @@ another process opens its other end.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -19,6 +20,7 @@ from memstore.errors import FileError
 PRIVATE_FILE = 0o600
 PRIVATE_FOLDER = 0o700
 KINDS = (
+    (stat.S_ISREG, "a regular file"),
     (stat.S_ISDIR, "a folder"),
     (stat.S_ISFIFO, "a FIFO (named pipe)"),
     (stat.S_ISCHR, "a character device"),
@@ -117,27 +119,33 @@ def read_regular(path: Path, limit: int, what: str) -> bytes:
         OSError: When it cannot be opened or read (FileNotFoundError when missing).
     """
     descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    mode = os.fstat(descriptor).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(descriptor)
+        raise FileError(str(path), f"{what} must be a regular file, and this is {kind(mode)}.")
     with os.fdopen(descriptor, "rb") as file:
-        mode = os.fstat(descriptor).st_mode
-        if not stat.S_ISREG(mode):
-            raise FileError(str(path), f"{what} must be a regular file, and this is {kind(mode)}.")
         return file.read(limit + 1)
 
 
 def open_append(path: Path) -> int:
     """A descriptor appending to the regular file at ``path``, created private (0600) when
-    missing; a FIFO or device is refused without blocking.
+    missing; a FIFO, a device or a symbolic link is refused without blocking.
 
     Raises:
         FileError: If ``path`` is not a regular file.
         OSError: When it cannot be opened.
     """
-    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK
+    flags |= getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
     try:
         descriptor = os.open(path, flags, PRIVATE_FILE)
     except OSError as error:
-        if error.errno == getattr(os, "ENXIO", None):  # a FIFO nobody reads
+        if error.errno == errno.ENXIO:  # a FIFO nobody reads
             raise FileError(str(path), "a log must be a regular file, not a FIFO.") from error
+        if error.errno == errno.ELOOP:  # O_NOFOLLOW: the importer refuses links too
+            raise FileError(
+                str(path), "a log must be a regular file, not a symbolic link."
+            ) from error
         raise
     status = os.fstat(descriptor)
     if not stat.S_ISREG(status.st_mode):

@@ -81,6 +81,22 @@ def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
     return files
 
 
+def empty_folders(paths: Iterable[str | Path]) -> list[Path]:
+    """The folders among ``paths`` that hold no ``*.md`` file directly (their subfolders are
+    not searched)."""
+    folders = [Path(given).expanduser().absolute() for given in paths]
+    return [path for path in folders if is_real_directory(path) and not any(path.glob("*.md"))]
+
+
+def empty_folder(path: Path) -> FileImport:
+    """The report of a folder given to import that holds no daily log."""
+    return rejected(
+        path,
+        "holds no daily log (YYYY-MM-DD.md); folders are not searched recursively, so give "
+        "the folders that hold the logs themselves",
+    )
+
+
 def is_real_directory(path: Path) -> bool:
     """Whether ``path`` is a directory and not a symbolic link; False when it cannot be
     inspected (a name too long, no permission): :func:`load` then reports why."""

@@ -30,12 +30,16 @@ log = logging.getLogger(__name__)
 
 
 class MemoryServer(MCPServer[Any]):
-    """An MCP server that reports a memory tool's unsuccessful result as a tool error."""
+    """An MCP server that reports a memory tool's unsuccessful result as a tool error, and
+    arguments the tool's schema refuses as an ``InvalidInput`` one."""
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
-        result = await super().call_tool(name, arguments, context)
+        try:
+            result = await super().call_tool(name, arguments, context)
+        except ToolError as error:  # the SDK's own: arguments that fail the tool's schema
+            raise ToolError(f"InvalidInput: {error}") from error
         message = failure(result)
         if message is not None:
             raise ToolError(message)  # the SDK answers with isError=True and this text

@@ -18,7 +18,7 @@ from pathlib import Path
 from sqlalchemy.exc import SQLAlchemyError
 
 from memstore.errors import InvalidInput, MemstoreError
-from memstore.logs.write import LogWriter, loggable
+from memstore.logs.write import LogWriter, loggable, stamp_time
 from memstore.schemas import Message
 from memstore.service import MemoryService
 
@@ -86,14 +86,16 @@ class Recorder:
             OSError: When the Markdown log cannot be written (the host's log is its own); the
                 file is then as it was before the append.
             FileError: When the log folder or the day's log is not a folder or regular file.
-            InvalidInput: For an unknown role.
+            InvalidInput: For an unknown role, or a ``when`` that is naive, leaves the
+                calendar in UTC or has an offset a log stamp cannot hold (nothing is
+                written).
         """
         if role not in self.speakers:
             raise InvalidInput("role", f"is {role!r}; use user, assistant or system.")
         text = loggable(content)
         if private or not text.strip():
             return None
-        moment = (when or datetime.now().astimezone()).replace(microsecond=0)
+        moment = stamp_time(datetime.now().astimezone() if when is None else when)
         written = self.writer.append(moment, self.speakers[role], text)
         if not self.stores_history:
             return None

@@ -105,7 +105,7 @@ def json_object(value: Mapping[str, Any] | None, argument: str) -> dict[str, Any
     copied = dict(value or {})
     try:
         json.dumps(copied, allow_nan=False)
-    except (TypeError, ValueError) as error:
+    except (TypeError, ValueError, RecursionError) as error:
         raise InvalidInput(argument, f"must be JSON: {error}.") from error
     if not all(isinstance(key, str) for key in copied):
         raise InvalidInput(argument, "must be JSON: its keys must be text.")
@@ -227,6 +227,8 @@ class MemoryService:
         config: MemoryConfig | None = None,
         migrations: str | None = None,
     ) -> None:
+        if not isinstance(database, str | Path):
+            raise InvalidInput("database", f"must be a path, not {type(database).__name__}.")
         self.config = config or MemoryConfig()
         self._db = Database(database, migrations=migrations)
 
@@ -452,8 +454,11 @@ class MemoryService:
             InvalidInput: For an empty speaker map or an unknown role.
         """
         roles = speaker_roles(speakers)
-        reports = []
-        for path, loaded in importer.loaded(importer.expand_paths(paths)):
+        given = list(paths)
+        if not all(isinstance(path, str | Path) for path in given):
+            raise InvalidInput("paths", "must be a list of file or folder paths (str or Path).")
+        reports = [importer.empty_folder(path) for path in importer.empty_folders(given)]
+        for path, loaded in importer.loaded(importer.expand_paths(given)):
             report = self._store_file(path, loaded, roles, include_tail)
             reports.append(report)
             if progress is not None:

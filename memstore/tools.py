@@ -18,7 +18,13 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from memstore.errors import MemoryDisabled, MemstoreError, NotFound, SecretRejected
+from memstore.errors import (
+    InvalidInput,
+    MemoryDisabled,
+    MemstoreError,
+    NotFound,
+    SecretRejected,
+)
 from memstore.schemas import UNTRUSTED_WARNING
 from memstore.service import MemoryService
 from memstore.times import parse_aware
@@ -57,9 +63,11 @@ def parse_time(value: str | None, argument: str) -> datetime | None:
     Raises:
         InvalidInput: If it is not ISO 8601, has no time zone or leaves years 1-9999 in UTC.
     """
-    if value is None or not value.strip():
+    if value is None:
         return None
-    return parse_aware(value, argument)
+    if not isinstance(value, str):
+        raise InvalidInput(argument, f"must be ISO 8601 text, not {type(value).__name__}.")
+    return parse_aware(value, argument) if value.strip() else None
 
 
 class MemoryTools:

@@ -58,7 +58,22 @@ BAD_TYPES: list[tuple[str, Callable[[MemoryService, str], Any]]] = [
     ("message_id", lambda s, sid: s.delete_message(42)),
     ("pinned", lambda s, sid: s.pin_memory("mem_x", pinned="yes")),
     ("query", lambda s, sid: s.context(query=None)),
+    # Text SQLite cannot hold (a lone surrogate) in an id once gave UnicodeEncodeError.
+    ("memory_id", lambda s, sid: s.delete_memory("mem_\ud800")),
+    ("session_id", lambda s, sid: s.get_session("\udcff")),
+    ("session_id", lambda s, sid: s.recall("tea", session_id="ses_\ud800")),
+    ("key", lambda s, sid: s.remember("Diego likes tea.", key="k\ud800")),
+    ("metadata", lambda s, sid: s.start_session(metadata=deeply_nested(100_000))),
+    ("paths", lambda s, sid: s.import_markdown([1], speakers={"Diego": "user"})),
 ]
+
+
+def deeply_nested(depth: int) -> dict[str, object]:
+    """A dict nested ``depth`` levels deep (RecursionError for json.dumps)."""
+    value: dict[str, object] = {}
+    for _ in range(depth):
+        value = {"a": value}
+    return value
 
 
 @pytest.mark.parametrize(("argument", "call"), BAD_TYPES)
@@ -137,6 +152,20 @@ def test_the_cli_reports_calendar_edges_as_json_invalid_input(
 
 def test_tools_report_calendar_edges_as_failed_results(service: MemoryService) -> None:
     result = MemoryTools(service).recall("tea", since="0001-01-01T00:00:00+05:00")
+    assert result["ok"] is False and result["error"]["type"] == "InvalidInput"
+    assert result["error"]["message"].startswith("since: ")
+
+
+def test_a_database_that_is_not_a_path_is_invalid_input() -> None:
+    with pytest.raises(InvalidInput) as caught:
+        MemoryService(None)  # type: ignore[arg-type]
+    assert caught.value.argument == "database"
+
+
+@pytest.mark.parametrize("since", [5.5, 3, ["2026"], {"a": 1}, True, b"2026-10-05"])
+def test_tools_refuse_times_that_are_not_text(service: MemoryService, since: object) -> None:
+    # The failing input: AttributeError "'float' object has no attribute 'strip'".
+    result = MemoryTools(service).recall("tea", since=since)  # type: ignore[arg-type]
     assert result["ok"] is False and result["error"]["type"] == "InvalidInput"
     assert result["error"]["message"].startswith("since: ")
 

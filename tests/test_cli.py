@@ -394,3 +394,38 @@ def test_unknown_speaker_names_are_escaped_in_the_summary(db_path: Path, tmp_pat
     )
     assert completed.returncode == 1
     assert "'Eve\\u202e\\x1b' (1)" in completed.stderr and "\u202e" not in completed.stderr
+
+
+def test_a_folder_without_logs_among_others_is_an_error_not_silence(
+    db_path: Path, tmp_path: Path
+) -> None:
+    empty = tmp_path / "nested"
+    (empty / "2026-10-05").mkdir(parents=True)
+    completed = memstore_process(
+        "--database",
+        str(db_path),
+        "import",
+        str(EXAMPLES / "2026-10-05.md"),
+        str(empty),
+        *SPEAKERS,
+    )
+    assert completed.returncode == 1
+    report = json.loads(completed.stdout)
+    assert report["errors"] == 1 and "holds no daily log" in report["files"][0]["error"]
+    assert "1 files with an error" in completed.stderr
+
+
+def test_the_summary_counts_the_records_left_out_with_warnings(
+    db_path: Path, tmp_path: Path
+) -> None:
+    # The failing input: a log whose every record was malformed said "imported 0 messages
+    # from 1 file." and nothing more.
+    log = tmp_path / "2026-10-05.md"
+    records = "".join(f"\n\n[25:{n:02d}:00 +0000]\nDiego: hola" for n in range(30))
+    log.write_text(f"Morgan Log — 2026-10-05{records}", encoding="utf-8")
+    completed = memstore_process(
+        "--database", str(db_path), "import", str(log), *SPEAKERS, "--include-tail"
+    )
+    assert completed.stderr == (
+        "imported 0 messages from 1 file; 30 warnings for text left out (30 malformed_stamp).\n"
+    )

@@ -42,7 +42,13 @@ def speakers_of(owner: Path) -> dict[str, str]:
 
 
 def import_set(root: Path, service: MemoryService, *, include_tail: bool) -> SetImport:
-    owners = sorted(folder for folder in root.iterdir() if (folder / "SPEAKERS").is_file())
+    # Some edge-set conversations produce no log at all; a folder without one is reported
+    # as an error (an import never stays silent), so only folders holding logs are given.
+    owners = sorted(
+        folder
+        for folder in root.iterdir()
+        if (folder / "SPEAKERS").is_file() and any(folder.glob("*.md"))
+    )
     start = time.perf_counter()
     reports = [
         service.import_markdown([owner], speakers=speakers_of(owner), include_tail=include_tail)

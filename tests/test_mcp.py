@@ -157,3 +157,16 @@ def test_a_refused_secret_is_not_in_the_verbose_server_log(db_path: Path, tmp_pa
     logged = errlog.read_text(encoding="utf-8")
     assert "refused: labelled credential in content" in logged  # the call is logged...
     assert secret not in logged  # ...as its kind and length only
+
+
+def test_arguments_the_schema_refuses_are_an_invalid_input_tool_error(
+    db_path: Path, tmp_path: Path
+) -> None:
+    async def scenario() -> None:
+        async with connected(["--database", str(db_path), "mcp"], tmp_path / "e.txt") as session:
+            await session.initialize()
+            refused = await session.call_tool("recall", {"query": "tea", "limit": "many"})
+            assert refused.is_error is True
+            assert refused.content[0].text.startswith("InvalidInput: ")
+
+    run(scenario)

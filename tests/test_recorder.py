@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from memstore import InvalidInput, MemoryConfig, MemoryService
+from memstore import FileError, InvalidInput, MemoryConfig, MemoryService
 from memstore.logs.write import loggable
 from memstore.recorder import Recorder
 
@@ -181,3 +181,52 @@ def test_a_full_disk_leaves_the_log_exactly_as_before_and_importable(
         [copy], speakers={"Diego": "user", "Morgan": "assistant"}, include_tail=True
     )
     assert (report.imported, report.errors, report.files[0].warnings) == (2, 0, [])
+
+
+@pytest.mark.parametrize(
+    ("when", "problem"),
+    [
+        (datetime(1, 1, 1, tzinfo=timezone(timedelta(hours=5))), "years 1 to 9999"),
+        (datetime(9999, 12, 31, 23, 59, tzinfo=timezone(timedelta(hours=-5))), "years 1 to 9999"),
+        (datetime(2026, 10, 5, 9, tzinfo=timezone(timedelta(hours=-23, minutes=-59))), "14 hours"),
+        (datetime(2026, 10, 5, 9, tzinfo=timezone(timedelta(minutes=19, seconds=32))), "minutes"),
+        (datetime(2026, 10, 5, 9), "no time zone"),
+        ("2026-10-05T09:00:00+02:00", "aware datetime"),
+    ],
+)
+def test_a_time_no_log_stamp_can_hold_is_refused_before_anything_is_written(
+    service: MemoryService, tmp_path: Path, when: object, problem: str
+) -> None:
+    # The failing inputs: a -23:59 offset was written as a stamp the importer then rejects
+    # (the record lost from the recovery log); a year-1 time wrote 0001-01-01.md, then the
+    # database write failed quietly.
+    recorder = recorder_for(service, tmp_path / "logs")
+    with pytest.raises(InvalidInput, match=problem) as caught:
+        recorder.record("user", "Hola", when=when)  # type: ignore[arg-type]
+    assert caught.value.argument == "when"
+    assert not (tmp_path / "logs").exists()
+
+
+def test_a_day_log_that_is_a_fifo_or_a_link_is_refused(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    recorder = recorder_for(service, logs)
+    os.mkfifo(logs / "2026-10-05.md")
+    with pytest.raises(FileError, match="FIFO"):
+        recorder.record("user", "Hola", when=WHEN)
+    (logs / "2026-10-05.md").unlink()
+    (tmp_path / "elsewhere.md").write_text("")
+    (logs / "2026-10-05.md").symlink_to(tmp_path / "elsewhere.md")
+    with pytest.raises(FileError, match="symbolic link"):
+        recorder.record("user", "Hola", when=WHEN)
+    assert (tmp_path / "elsewhere.md").read_text() == ""
+
+
+def test_a_log_folder_that_is_a_file_is_named_as_a_file(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    (tmp_path / "logs").write_text("not a folder")
+    with pytest.raises(FileError, match="this is a regular file"):
+        recorder_for(service, tmp_path / "logs").record("user", "Hola", when=WHEN)

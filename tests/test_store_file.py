@@ -314,3 +314,23 @@ def test_database_companions_logs_and_backups_are_owner_only(tmp_path: Path, uma
         assert {stat.S_IMODE(p.stat().st_mode) for p in folders} == {0o700}
     finally:
         os.umask(previous)
+
+
+def test_an_empty_sqlite_file_claimed_by_another_application_is_refused(tmp_path: Path) -> None:
+    # No table yet, but its header names its application: not memstore's to take.
+    for pragma in ("application_id = 1234567", "user_version = 7"):
+        path = tmp_path / f"{pragma.split()[0]}.db"
+        with closing(sqlite3.connect(path)) as connection:
+            connection.execute(f"PRAGMA {pragma}")
+            connection.commit()
+        before = path.read_bytes()
+        with pytest.raises(FileError, match="not a memstore database"):
+            MemoryService(path).remember("Diego likes tea.")
+        assert path.read_bytes() == before
+
+
+def test_a_folder_as_config_is_named_as_a_folder(tmp_path: Path) -> None:
+    completed = memstore("--config", str(tmp_path), "recall", "tea")
+    assert completed.returncode == 1
+    error = error_of(completed)
+    assert error["type"] == "FileError" and "this is a folder" in error["message"]

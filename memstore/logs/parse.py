@@ -28,7 +28,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
-import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta, timezone
@@ -142,7 +141,7 @@ def parse_log(data: bytes, file_name: str) -> ParsedLog:
     assistant_name = _read_header(next(lines), day)
     segmenter = _Segmenter()
     found = Warnings()
-    spans = Spans()
+    spans = Spans(data)
     for span in _read_segments(segmenter.segments(lines), data, day, found):
         spans.append(span)
     preamble = Warnings()
@@ -430,7 +429,7 @@ def _read_record(segment: _Segment, data: bytes, day: date) -> RecordSpan:
         )
         raise _Rejected(LogWarning("empty_content", stamp_line.byte, message))
     assert segment.speaker is not None  # _read_speaker checked it
-    name = sys.intern(speaker["name"])  # one string per speaker, not one per record
+    name = speaker["name"]
     text_start = segment.speaker.byte + len(f"{name}: ".encode())
     return RecordSpan(stamp_line.byte, name, created_at, text_start, segment.end)
 

@@ -92,27 +92,29 @@ class RecordSpan:
 
 class Spans(Sequence[RecordSpan]):
     """The valid records of one log in file order, stored as arrays of integers: the byte
-    offsets, the time in whole seconds since 1970 (UTC), and an index into the speaker names."""
+    offsets of the record, of its speaker's name and of its text and end, and its time in
+    whole seconds since 1970 (UTC). A speaker's name is read again from the file's bytes
+    when a record is, so a log of 600,000 records of as many speakers holds no name.
 
-    def __init__(self) -> None:
+    Args:
+        data: The file's bytes the offsets point into.
+    """
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
         self._bytes = array("q")
         self._seconds = array("q")
+        self._names = array("q")
         self._text_starts = array("q")
         self._ends = array("q")
-        self._speakers = array("l")
-        self._names: list[str] = []
-        self._index: dict[str, int] = {}
 
     def append(self, span: RecordSpan) -> None:
         """Add the next record (its time is whole seconds, as stamps are)."""
-        number = self._index.setdefault(span.speaker, len(self._names))
-        if number == len(self._names):
-            self._names.append(span.speaker)
         self._bytes.append(span.byte)
         self._seconds.append((span.created_at - EPOCH) // timedelta(seconds=1))
+        self._names.append(span.text_start - len(f"{span.speaker}: ".encode()))
         self._text_starts.append(span.text_start)
         self._ends.append(span.end)
-        self._speakers.append(number)
 
     def __len__(self) -> int:
         return len(self._bytes)
@@ -126,11 +128,13 @@ class Spans(Sequence[RecordSpan]):
     def __getitem__(self, index: int | slice) -> RecordSpan | Sequence[RecordSpan]:
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
+        text_start = self._text_starts[index]
+        name = self._data[self._names[index] : text_start - 2].decode("utf-8")
         return RecordSpan(
             self._bytes[index],
-            self._names[self._speakers[index]],
+            name,
             EPOCH + timedelta(seconds=self._seconds[index]),
-            self._text_starts[index],
+            text_start,
             self._ends[index],
         )
 

@@ -14,11 +14,13 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from memstore import files
+from memstore.errors import InvalidInput
 from memstore.logs.parse import FenceTracker, starts_record
+from memstore.times import aware_utc
 
 try:
     import fcntl
@@ -26,6 +28,7 @@ except ImportError:  # Windows: appends are serialised within this process only
     fcntl = None  # type: ignore[assignment]
 
 MAX_SPEAKER_CHARS = 100
+MAX_OFFSET = timedelta(hours=14)
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,29 @@ def loggable(content: str) -> str:
     if fence.opening is not None:
         lines.append(fence.opening)
     return "\n".join(lines)
+
+
+def stamp_time(when: object) -> datetime:
+    """``when`` as the log's stamp will hold it: whole seconds, in its own UTC offset.
+
+    Raises:
+        InvalidInput: If ``when`` is not an aware datetime, leaves the years 1 to 9999 in
+            UTC, or has an offset a stamp cannot hold (whole minutes, at most 14 hours: the
+            importer reads no other), so that no record is written that a later import
+            would lose.
+    """
+    if not isinstance(when, datetime):
+        raise InvalidInput("when", f"must be an aware datetime, not {type(when).__name__}.")
+    aware_utc(when, "when")
+    offset = when.utcoffset()
+    assert offset is not None  # aware_utc checked it
+    if offset % timedelta(minutes=1) or abs(offset) > MAX_OFFSET:
+        raise InvalidInput(
+            "when",
+            f"{when.isoformat()} has the UTC offset {offset}; a log stamp holds whole "
+            "minutes up to 14 hours. Convert it to the local zone first.",
+        )
+    return when.replace(microsecond=0)
 
 
 def render(when: datetime, speaker: str, content: str) -> str:
