@@ -31,7 +31,11 @@ from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 
-from memstore import MemoryService
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from memstore import MemoryService  # noqa: E402
+from tests.test_import_memory import CHILD as IMPORT_CHILD  # noqa: E402  # prints its growth
 
 WORD = "painting"
 OCCURRENCES = 400_000
@@ -47,21 +51,6 @@ RAW_HIGHLIGHT = (
     "SELECT highlight(messages_fts, 0, char(2), char(3)) FROM messages_fts "
     "WHERE messages_fts MATCH ? AND rowid = ?"
 )
-# argv: database log. Prints the peak RSS growth in bytes of this process's import.
-IMPORT_CHILD = """
-import sys
-from memstore import MemoryService
-
-def peak():
-    with open("/proc/self/status") as status:
-        return next(int(l.split()[1]) for l in status if l.startswith("VmHWM:")) * 1024
-
-service = MemoryService(sys.argv[1])
-service.health()
-before = peak()
-service.import_markdown([sys.argv[2]], speakers={"Diego": "user"}, include_tail=True)
-print(peak() - before)
-"""
 
 
 def p50_ms(call: Callable[[], object], repeat: int) -> float:
@@ -131,7 +120,7 @@ def import_peaks(work: Path) -> list[str]:
             check=True,
         )
         seconds = time.perf_counter() - start
-        grown, size = int(completed.stdout), log.stat().st_size
+        grown, size = int(completed.stdout.split()[-1]), log.stat().st_size
         lines.append(
             f"import of a 16 MiB log of {label}: peak RSS +{grown / 2**20:.1f} MiB = "
             f"{grown / size:.2f}x the file, {seconds:.1f} s"

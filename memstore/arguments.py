@@ -64,7 +64,7 @@ def verify(rules: Mapping[str, tuple[Check, str]], name: str, value: object) -> 
     """Raise InvalidInput when ``value`` does not pass the rule for argument ``name``, or is
     text that is not valid Unicode (a lone surrogate, which SQLite cannot hold)."""
     own = name in OWN_TEXT
-    if isinstance(value, str) and not own and not value.isascii() and not encodable(value):
+    if isinstance(value, str) and not own and not value.isascii() and not valid_unicode(value):
         raise InvalidInput(name, "holds text that is not valid Unicode (a lone surrogate).")
     found = rules.get(name)
     if found is not None and not found[0](value):
@@ -73,8 +73,9 @@ def verify(rules: Mapping[str, tuple[Check, str]], name: str, value: object) -> 
         raise InvalidInput(name, f"must be {found[1]}, not {type(value).__name__} {shown}.")
 
 
-def encodable(text: str) -> bool:
-    """Whether ``text`` encodes as UTF-8."""
+def valid_unicode(text: str) -> bool:
+    """Whether ``text`` encodes as UTF-8: no lone surrogate, which SQLite cannot hold (a
+    byte that is not UTF-8 in a file name or a shell argument decodes to one)."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:

@@ -22,6 +22,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from memstore import files
+from memstore.arguments import valid_unicode
 from memstore.db import driver_connection
 from memstore.errors import FileError
 from memstore.logs.parse import LogFormatError, ParsedLog, RecordSpan, parse_log
@@ -152,7 +153,7 @@ def read(path: Path) -> tuple[str, bytes]:
     if path.is_symlink():
         raise FileRejected("is a symbolic link; import the file it points to instead")
     resolved = str(path.resolve())
-    if not utf8(resolved):
+    if not valid_unicode(resolved):  # a name that is not UTF-8 decodes to lone surrogates
         raise FileRejected("has a path that is not valid UTF-8; rename it or its folder")
     try:
         data = files.read_regular(path, MAX_LOG_BYTES, "a daily log")  # growing past: caught
@@ -163,15 +164,6 @@ def read(path: Path) -> tuple[str, bytes]:
     if len(data) > MAX_LOG_BYTES:
         raise FileRejected(f"is over {MAX_LOG_BYTES // (1024 * 1024)} MiB; split it first")
     return resolved, data
-
-
-def utf8(text: str) -> bool:
-    """Whether ``text`` encodes as UTF-8 (file names that are not decode to lone surrogates)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def sealed_size(log: LoadedLog, include_tail: bool, previous: ImportRow | None) -> int:

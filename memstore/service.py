@@ -20,7 +20,7 @@ from memstore import backup as backups
 from memstore import context as context_block
 from memstore import diary as days
 from memstore import importer, lexical, lifecycle, retrieval
-from memstore.arguments import checked
+from memstore.arguments import checked, valid_unicode
 from memstore.budget import fill_dialogue, json_prefix, json_size, take_within
 from memstore.config import MemoryConfig
 from memstore.db import Database
@@ -191,7 +191,7 @@ def memory_draft(
     one_of(origin, ORIGINS, "origin")
     if not 0.0 <= confidence <= 1.0:
         raise InvalidInput("confidence", f"is {confidence}; use a number from 0 to 1.")
-    if content is not None and not importer.utf8(content):
+    if content is not None and not valid_unicode(content):
         raise InvalidInput("content", "holds text that is not valid Unicode; retype it.")
     cleaned = None if content is None else clean_content(content)
     if cleaned is not None:
@@ -373,7 +373,7 @@ class MemoryService:
         one_of(status, MESSAGE_STATUSES, "status")
         if not content.strip():
             raise InvalidInput("content", "is empty; a message needs some text.")
-        if not importer.utf8(content):
+        if not valid_unicode(content):
             raise InvalidInput("content", "holds text that is not valid Unicode; fix its encoding.")
         when = (aware(created_at, "created_at") or utc_now()).astimezone(UTC)
         with self._db.write_sql() as connection:
@@ -870,7 +870,7 @@ class MemoryService:
     def _one_word(connection: sqlite3.Connection, text: str, argument: str) -> str:
         if len(text) > MAX_WORD_CHARS:
             raise InvalidQuery(argument, f"is over {MAX_WORD_CHARS} characters; give one word.")
-        if not importer.utf8(text):  # a lone surrogate: SQLite only takes valid Unicode
+        if not valid_unicode(text):  # a lone surrogate: SQLite only takes valid Unicode
             raise InvalidQuery(
                 argument, f"{text!r} is not valid Unicode (bytes that are not UTF-8?); retype it."
             )
@@ -1025,7 +1025,7 @@ class MemoryService:
                 limit < 1.
         """
         one_of(role, ("user", "assistant"), "role")
-        if not importer.utf8(query):  # a lone surrogate: SQLite only takes valid Unicode
+        if not valid_unicode(query):  # a lone surrogate: SQLite only takes valid Unicode
             raise InvalidQuery("query", f"{query!r} is not valid Unicode; retype it.")
         match = build_match(query, mode)  # type: ignore[arg-type]  # checked there
         filters = time_filters(session_id, role, since, until)
