@@ -13,6 +13,8 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from memstore.errors import FileError
@@ -110,21 +112,49 @@ def create_private(path: Path) -> None:
         os.close(descriptor)
 
 
-def read_regular(path: Path, limit: int, what: str) -> bytes:
+def read_regular(path: Path, limit: int, what: str) -> bytearray:
     """At most ``limit`` + 1 bytes of the regular file at ``path``, read without blocking on
-    a FIFO (it is opened non-blocking and examined before reading).
+    a FIFO (it is opened non-blocking and examined before reading), straight into one
+    buffer (no second copy of a large file).
 
     Raises:
         FileError: If ``path`` is not a regular file.
         OSError: When it cannot be opened or read (FileNotFoundError when missing).
     """
     descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    mode = os.fstat(descriptor).st_mode
-    if not stat.S_ISREG(mode):
+    status = os.fstat(descriptor)
+    if not stat.S_ISREG(status.st_mode):
         os.close(descriptor)
-        raise FileError(str(path), f"{what} must be a regular file, and this is {kind(mode)}.")
-    with os.fdopen(descriptor, "rb") as file:
-        return file.read(limit + 1)
+        raise FileError(
+            str(path), f"{what} must be a regular file, and this is {kind(status.st_mode)}."
+        )
+    buffer = bytearray(min(status.st_size, limit) + 1)  # one more: a file past the limit
+    with os.fdopen(descriptor, "rb") as file, memoryview(buffer) as view:
+        filled = 0
+        while filled < len(buffer) and (got := file.readinto(view[filled:])):
+            filled += got
+    del buffer[filled:]
+    return buffer
+
+
+@contextmanager
+def opened_regular(path: Path) -> Iterator[int]:
+    """A read-only descriptor of the regular file at ``path`` (not through a symbolic link,
+    not blocking on a FIFO), closed on exit.
+
+    Raises:
+        FileError: If ``path`` is not a regular file.
+        OSError: When it cannot be opened.
+    """
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
+    descriptor = os.open(path, flags | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(descriptor).st_mode
+        if not stat.S_ISREG(mode):
+            raise FileError(str(path), f"must be a regular file, and this is {kind(mode)}.")
+        yield descriptor
+    finally:
+        os.close(descriptor)
 
 
 def open_append(path: Path) -> int:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -40,10 +41,12 @@ class FileRejected(Exception):
 
 @dataclass(frozen=True)
 class LoadedLog:
-    """A daily log read and parsed, ready to store."""
+    """A daily log read and parsed, ready to store. ``data`` is a bytearray so that storing
+    can empty it, for every holder at once, before writing the log's longest messages (see
+    :func:`store`)."""
 
     path: str
-    data: bytes
+    data: bytearray
     parsed: ParsedLog
 
 
@@ -141,7 +144,7 @@ def loaded(paths: Sequence[Path]) -> Iterator[tuple[Path, LoadedLog | FileReject
             yield path, rejection
 
 
-def read(path: Path) -> tuple[str, bytes]:
+def read(path: Path) -> tuple[str, bytearray]:
     """The resolved path (the base of source references) and the bytes of one log file.
 
     Raises:
@@ -156,7 +159,7 @@ def read(path: Path) -> tuple[str, bytes]:
     if not valid_unicode(resolved):  # a name that is not UTF-8 decodes to lone surrogates
         raise FileRejected("has a path that is not valid UTF-8; rename it or its folder")
     try:
-        data = files.read_regular(path, MAX_LOG_BYTES, "a daily log")  # growing past: caught
+        data = files.read_regular(path, MAX_LOG_BYTES, "a daily log")  # one over: caught
     except FileNotFoundError as error:
         raise FileRejected("does not exist; check the path") from error
     except FileError as error:
@@ -255,39 +258,49 @@ def unknown_speaker(record: RecordSpan) -> LogWarning:
 
 
 def new_rows(
-    new: Iterable[tuple[RecordSpan, str, str]], data: bytes, session_id: str, first: int
+    new: Iterable[tuple[RecordSpan, str, str]],
+    log: LoadedLog,
+    session_id: str,
+    first: int,
+    large: list[tuple[Any, ...]],
 ) -> Iterator[tuple[Any, ...]]:
     """The messages rows (in ``history.MESSAGE_COLUMNS`` order) of new records with their
     roles and source references, numbered from sequence ``first``, each record's content
-    taken from ``data`` as it is reached (left there, as a ``SpanText``, for one of over a
-    MiB)."""
+    taken from the log's bytes as it is reached. A record of over a MiB is put in ``large``
+    instead, its text left in the file (a ``history.FileText``)."""
+    data = log.data
     for sequence, (record, role, ref) in enumerate(new, start=first):
         end = record.content_end(data)
-        large = end - record.text_start > history.LARGE_TEXT_BYTES
-        content = history.SpanText(data, record.text_start, end) if large else record.stored(data)
-        yield (
-            new_id("msg"),
-            session_id,
-            sequence,
-            role,
-            content,
-            record.created_at,
-            "completed",
-            ref,
-        )
+        row = (new_id("msg"), session_id, sequence, role, None, record.created_at, "completed", ref)
+        if end - record.text_start > history.LARGE_TEXT_BYTES:
+            text = history.FileText.of(log.path, data, record.text_start, end)
+            large.append((*row[:4], text, *row[5:]))
+        else:
+            yield (*row[:4], record.stored(data), *row[5:])
+
+
+def release(log: LoadedLog) -> None:
+    """Empty the log's bytes, for the parsed log and its records too (they share them), so
+    that SQLite's work on a long message does not come on top of the whole file. Where a
+    view of the bytes is still alive they stay."""
+    with suppress(BufferError):
+        log.data.clear()
 
 
 def store(
     db: Session, log: LoadedLog, speakers: Mapping[str, str], include_tail: bool, now: datetime
 ) -> FileImport:
     """Store the new sealed records of one loaded log in the caller's transaction, a multi-row
-    INSERT at a time.
+    INSERT at a time. Messages of over a MiB go in last, after the log's bytes are emptied
+    (:func:`release`), their text read again from the file and checked against what was
+    parsed.
 
     Args:
         speakers: Case-folded speaker name -> role.
 
     Raises:
-        FileRejected: When the already imported prefix or an accepted record changed.
+        FileRejected: When the already imported prefix or an accepted record changed, or the
+            file changed while its long messages were read again.
     """
     previous = db.get(ImportRow, log.path)
     check_prefix(log, previous)
@@ -298,10 +311,21 @@ def store(
     tally = Tally()
     tally.found.extend(log.parsed.found)
     new = classify(db, log, speakers, sealed, tally)
-    tally.imported = history.add_messages(db, new_rows(new, log.data, session_id, sequence))
+    large: list[tuple[Any, ...]] = []
+    tally.imported = history.add_messages(db, new_rows(new, log, session_id, sequence, large))
+    digest = prefix_sha256(log, sealed)
+    if large:
+        release(log)
+        try:
+            tally.imported += history.add_messages(db, large)
+        except (history.TextChanged, OSError, FileError) as error:
+            raise FileRejected(
+                "changed while its long messages were read again; nothing was imported, "
+                "import it again"
+            ) from error
     if tally.imported and tally.first_new < tally.last_stored:
         history.renumber_by_source(db, session_id)
-    remember_prefix(db, log, previous, sealed, session_id, now)
+    remember_prefix(db, log.path, previous, (sealed, digest), session_id, now)
     return FileImport(
         path=log.path,
         session_id=session_id,
@@ -339,15 +363,15 @@ def ensure_session(db: Session, log: LoadedLog, now: datetime) -> str:
 
 def remember_prefix(
     db: Session,
-    log: LoadedLog,
+    path: str,
     previous: ImportRow | None,
-    sealed: int,
+    prefix: tuple[int, str],
     session_id: str,
     now: datetime,
 ) -> None:
-    """Record the sealed prefix's size and SHA-256 for the next import's check."""
-    digest = prefix_sha256(log, sealed)
-    row = previous or ImportRow(path=log.path, session_id=session_id)
+    """Record the sealed prefix's size and SHA-256 (``prefix``) for the next import's check."""
+    sealed, digest = prefix
+    row = previous or ImportRow(path=path, session_id=session_id)
     row.sealed_size, row.sealed_sha256, row.imported_at = sealed, digest, now
     db.add(row)
     db.flush()

@@ -88,7 +88,7 @@ class ParsedLog:
     tail_start: int | None
     open_fence: bool
     found: Warnings = field(repr=False)
-    data: bytes = field(repr=False)
+    data: bytes | bytearray = field(repr=False)
 
     @property
     def warnings(self) -> tuple[LogWarning, ...]:
@@ -116,7 +116,7 @@ class LogFormatError(ValueError):
         self.byte = byte
 
 
-def parse_log(data: bytes, file_name: str) -> ParsedLog:
+def parse_log(data: bytes | bytearray, file_name: str) -> ParsedLog:
     """Parse the raw bytes of one daily log.
 
     A record holding bytes that are not UTF-8 (a write cut short inside a character, say) is
@@ -164,7 +164,7 @@ class _Line(NamedTuple):
 
     byte: int
     end: int  # offset just past the line ending (or the end of the file)
-    raw: bytes  # without the line ending
+    raw: bytes | bytearray  # without the line ending
 
     @property
     def text(self) -> str:
@@ -214,7 +214,7 @@ def _day_from_file_name(file_name: str) -> date:
     )
 
 
-def _first_invalid_utf8(data: bytes, start: int, end: int) -> int | None:
+def _first_invalid_utf8(data: bytes | bytearray, start: int, end: int) -> int | None:
     """The offset of the first byte in ``data[start:end]`` that is not valid UTF-8, or None.
 
     The bytes are decoded a block of whole lines at a time, so that the text of a large
@@ -232,7 +232,7 @@ def _first_invalid_utf8(data: bytes, start: int, end: int) -> int | None:
     return None
 
 
-def _lines(data: bytes) -> Iterator[_Line]:
+def _lines(data: bytes | bytearray) -> Iterator[_Line]:
     """The lines of the bytes, one at a time, split at ``\n`` (dropping a ``\r`` before
     it), after a BOM."""
     start = len(_BOM) if data.startswith(_BOM) else 0
@@ -281,12 +281,12 @@ def starts_record(text: str) -> bool:
     return _BOUNDARY.match(text) is not None
 
 
-def _is_blank(raw: bytes) -> bool:
+def _is_blank(raw: bytes | bytearray) -> bool:
     """Tell whether a line (without its ending) is empty or only spaces and tabs."""
     return not raw.strip(b" \t")
 
 
-def _may_fence(raw: bytes) -> bool:
+def _may_fence(raw: bytes | bytearray) -> bool:
     """Whether a line can open or close a fence: at most 3 spaces, then ``` or ~~~."""
     stripped = raw.lstrip(b" ")
     return len(raw) - len(stripped) <= 3 and stripped.startswith(_FENCE_STARTS)
@@ -399,7 +399,7 @@ def _preamble_warnings(stray: _Line | None) -> list[LogWarning]:
 
 
 def _read_segments(
-    segments: Iterable[_Segment], data: bytes, day: date, found: Warnings
+    segments: Iterable[_Segment], data: bytes | bytearray, day: date, found: Warnings
 ) -> Iterator[RecordSpan]:
     """Read each segment as a record, adding a warning to ``found`` for each one that is
     not."""
@@ -410,7 +410,7 @@ def _read_segments(
             found.add(rejected.warning)
 
 
-def _read_record(segment: _Segment, data: bytes, day: date) -> RecordSpan:
+def _read_record(segment: _Segment, data: bytes | bytearray, day: date) -> RecordSpan:
     """Read one segment as a record, or raise _Rejected with the reason."""
     stamp_line = segment.stamp
     bad = _first_invalid_utf8(data, stamp_line.byte, segment.end)

@@ -60,14 +60,14 @@ class RecordSpan:
     text_start: int
     end: int
 
-    def content(self, data: bytes) -> str:
+    def content(self, data: bytes | bytearray) -> str:
         """The record's content (as :attr:`LogRecord.content`), decoded from the file's bytes
         with one copy: trailing line endings are cut off the bytes before decoding, and each
         ``\\r\\n`` left inside becomes ``\\n``."""
         text = str(memoryview(data)[self.text_start : self.content_end(data)], "utf-8")
         return text.replace("\r\n", "\n") if "\r" in text else text
 
-    def stored(self, data: bytes) -> str | memoryview:
+    def stored(self, data: bytes | bytearray) -> str | memoryview:
         """The content to bind for ``CAST(? AS TEXT)``: the file's own UTF-8 bytes, without
         a copy, when no ``\\r`` needs changing (the parser checked they are UTF-8), else the
         decoded :meth:`content`. A 16 MiB message then costs SQLite's copy of it and not a
@@ -77,7 +77,7 @@ class RecordSpan:
             return self.content(data)
         return memoryview(data)[self.text_start : end]
 
-    def content_end(self, data: bytes) -> int:
+    def content_end(self, data: bytes | bytearray) -> int:
         """Where the content's bytes end: before the trailing line endings (and their
         ``\\r``)."""
         end = self.end
@@ -85,7 +85,7 @@ class RecordSpan:
             end -= 2 if end - 2 >= self.text_start and data[end - 2] == 0x0D else 1
         return end
 
-    def record(self, data: bytes) -> LogRecord:
+    def record(self, data: bytes | bytearray) -> LogRecord:
         """The record with its content decoded from the file's bytes."""
         return LogRecord(self.byte, self.speaker, self.created_at, self.content(data))
 
@@ -100,7 +100,7 @@ class Spans(Sequence[RecordSpan]):
         data: The file's bytes the offsets point into.
     """
 
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes | bytearray) -> None:
         self._data = data
         self._bytes = array("q")
         self._seconds = array("q")
