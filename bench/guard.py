@@ -7,7 +7,9 @@ Usage:
 1. ``tests/guard_corpus.py`` (the rules were tuned on it), ``tests/guard_heldout.py`` and
    ``tests/guard_check.py`` (each written separately and first measured once the rules were
    done, then used to widen them, so no longer held out; the README gives the first
-   figures): credentials caught and ordinary sentences refused, each miss and refusal listed.
+   figures), and ``tests/guard_attack.py`` (a hostile tester's, first measured once all
+   that was done): credentials caught and ordinary sentences refused, each miss and refusal
+   listed.
 2. Every message of ``../shared/corpora`` that mentions password, token, secret, key, clave,
    senha or Passwort (cut to 4,000 characters, a memory's limit): how many are refused
    (skipped without ``../shared``).
@@ -32,7 +34,7 @@ sys.path.insert(0, str(REPO))
 
 from memstore import MemoryService, service  # noqa: E402
 from memstore.guard import secret_kind  # noqa: E402
-from tests import guard_check, guard_corpus, guard_heldout  # noqa: E402
+from tests import guard_attack, guard_check, guard_corpus, guard_heldout  # noqa: E402
 from tests.test_guard import corpus_messages  # noqa: E402
 
 SHARED = REPO.parent / "shared"
@@ -106,6 +108,7 @@ def main() -> None:
         *rates("tuning corpus", guard_corpus),
         *rates("held-out corpus", guard_heldout),
         *rates("check corpus", guard_check),
+        *rates("attack corpus", guard_attack),
         *real_dialogue(),
         *remember_cost(args.repeat),
     ]

@@ -70,6 +70,23 @@ def parse_time(value: str | None, argument: str) -> datetime | None:
     return parse_aware(value, argument) if value.strip() else None
 
 
+WRITTEN_TEXT = ("content", "key")
+
+
+def withheld(shown: object) -> object:
+    """The logged arguments of a call that failed, a write's text (content, key) shown by its
+    length only: a write refused for another reason than the guard (a bad category, an
+    expiry in the past) may still hold a secret the guard never scanned."""
+    if not isinstance(shown, dict):
+        return shown
+    return {
+        name: f"<{len(value)} characters>"
+        if name in WRITTEN_TEXT and isinstance(value, str)
+        else value
+        for name, value in shown.items()
+    }
+
+
 class MemoryTools:
     """The memory tools of one store, for an agent.
 
@@ -321,7 +338,7 @@ class MemoryTools:
     ) -> dict[str, Any]:
         shown = "<private>" if self.private else {k: v for k, v in arguments.items() if k != "self"}
         if not self.available:
-            return self._failed(name, shown, MemoryDisabled())
+            return self._failed(name, withheld(shown), MemoryDisabled())
         try:
             result = call().model_dump(mode="json")
         except Exception as error:  # a tool never raises into the agent, whatever failed
@@ -329,12 +346,13 @@ class MemoryTools:
                 log.warning("memory tool %s failed unexpectedly", name, exc_info=True)
             if isinstance(error, SecretRejected):  # its arguments hold the secret
                 shown = f"<refused: {error.kind} in {error.argument}, {error.length} characters>"
-            return self._failed(name, shown, error)
+            return self._failed(name, withheld(shown), error)
         log.info("memory tool %s(%s) succeeded", name, shown)
         return {"ok": True, "untrusted": UNTRUSTED_WARNING, "result": result}
 
     @staticmethod
     def _failed(name: str, shown: object, error: Exception) -> dict[str, Any]:
+        """Log and return a failed result; ``shown`` never holds a write's text."""
         kind = type(error).__name__
         log.info("memory tool %s(%s) failed: %s: %s", name, shown, kind, error)
         retryable = isinstance(error, MemstoreError) and error.retryable

@@ -17,7 +17,7 @@ import pytest
 
 from memstore import MemoryService, MemoryTools, SecretRejected
 from memstore.guard import secret_kind
-from tests import guard_check, guard_corpus, guard_heldout
+from tests import guard_attack, guard_check, guard_corpus, guard_heldout
 
 # Each value is built from pieces so that this file itself does not look like a leak.
 FORMATS = {
@@ -135,13 +135,24 @@ MOST_REFUSED = 1
 
 
 @pytest.mark.parametrize(
-    "corpus", [guard_corpus, guard_heldout, guard_check], ids=["tuning", "held-out", "check"]
+    ("corpus", "catch_rate"),
+    [
+        (guard_corpus, CATCH_RATE),
+        (guard_heldout, CATCH_RATE),
+        (guard_check, CATCH_RATE),
+        # a hostile tester's, with languages and shapes the guard does not claim (Thai, seed
+        # phrases, card numbers); first measured at 39% caught and 27 of 92 refused
+        (guard_attack, 0.85),
+    ],
+    ids=["tuning", "held-out", "check", "attack"],
 )
-def test_the_labelled_corpus_is_caught_and_ordinary_talk_passes(corpus: ModuleType) -> None:
+def test_the_labelled_corpus_is_caught_and_ordinary_talk_passes(
+    corpus: ModuleType, catch_rate: float
+) -> None:
     missed = [(name, text) for name, text in corpus.CREDENTIALS if secret_kind(text) is None]
     refused = [text for _, text in corpus.ORDINARY if secret_kind(text) is not None]
     caught = 1 - len(missed) / len(corpus.CREDENTIALS)
-    assert caught >= CATCH_RATE, missed
+    assert caught >= catch_rate, missed
     assert len(refused) <= MOST_REFUSED, refused
 
 
@@ -195,6 +206,26 @@ def test_a_refused_write_never_reaches_a_log_record(
     logged = [record.getMessage() for record in caplog.records]
     assert any("refused: labelled credential in content" in line for line in logged)
     assert all(secret not in line for line in logged)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"category": "bogus"},  # refused before the guard ever scans the content
+        {"expires_at": "2001-01-01"},
+        {"memory_id": "mem_missing"},
+    ],
+)
+def test_a_write_that_fails_otherwise_never_logs_its_text(
+    service: MemoryService, caplog: pytest.LogCaptureFixture, bad: dict[str, str]
+) -> None:
+    # The failing input: remember(secret, category="bogus") logged every argument at INFO.
+    caplog.set_level(logging.DEBUG)
+    secret = "Kx9!mPq2vL-Granite"
+    result = MemoryTools(service).remember(f"my password is {secret}", key=f"k{secret}", **bad)
+    assert result["ok"] is False
+    assert all(secret not in record.getMessage() for record in caplog.records)
+    assert any("characters>" in record.getMessage() for record in caplog.records)
 
 
 def test_the_cli_in_verbose_mode_never_prints_a_refused_secret(db_path: Path) -> None:

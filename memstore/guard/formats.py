@@ -39,7 +39,7 @@ from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
 from detect_secrets.plugins.twilio import TwilioKeyDetector
 
 from memstore.guard.normalize import without_links
-from memstore.guard.values import is_placeholder
+from memstore.guard.values import is_placeholder, made_up
 
 DETECTORS: tuple[RegexBasedDetector, ...] = tuple(
     detector()
@@ -94,6 +94,12 @@ TOKENS = {
     "RubyGems key": r"\brubygems_[0-9a-f]{48}",
     "NuGet key": r"\boy2[a-z0-9]{43}\b",
     "New Relic key": r"\bNR(?:AK|AA|II)-[A-Z0-9]{20,}",
+    "Postman key": r"\bPMAK-[0-9a-f]{24}-[0-9a-f]{34}",
+    "age secret key": r"\bAGE-SECRET-KEY-1[0-9A-Z]{50,}",
+    "Terraform Cloud token": r"\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_-]{60,}",
+    "Notion or Linear key": r"\b(?:secret|lin_api)_[A-Za-z0-9]{40,}",
+    "Slack token": r"\bxox[abposr]-[A-Za-z0-9-]{20,}",
+    "Telegram bot token": r"/bot\d{6,}:[A-Za-z0-9_-]{30,}",
     # A key block holds a key: 40 base64 characters in a row after any header lines.
     "Private key": (
         r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
@@ -108,12 +114,16 @@ LONG_RUN = re.compile(r"[A-Za-z0-9_+/=%-]{16,}")
 # Formats whose value decides: a documentation placeholder or a lookup is no credential.
 URL_PASSWORD = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s:/@]*:(?P<value>[^\s@]+)@[\w.-]+", re.I)
 URL_SECRET = re.compile(
-    r"[?&](?:password|passwd|pwd|pass|secret|client_secret|api_?key|apikey|access_token)"
+    r"[?&](?:password|passwd|pwd|pass|secret|client_secret|api_?key|apikey|access_token"
+    r"|private_token)"
     r"=(?P<value>[^\s&#]+)",
     re.IGNORECASE,
 )
-# A .pgpass line: host:port:database:user:password.
-PGPASS = re.compile(r"(?<![\w:])[\w.-]+:\d{2,5}:[^:\s]+:[^:\s]+:(?P<value>\S{4,})")
+# A .pgpass line: host:port:database:user:password (a host with a letter in it: not a MAC
+# address or a timestamp).
+PGPASS = re.compile(
+    r"(?<![\w:])(?=[\w.-]*[A-Za-z])[\w.-]+:\d{2,5}:[^:\s]+:[^:\s]+:(?P<value>\S{4,})"
+)
 AUTH_HEADER = re.compile(
     r"\bauthorization\s*[:=]\s*[\"']?(?:basic|bearer|token)\s+(?P<value>[A-Za-z0-9._~+/=-]{8,})",
     re.I,
@@ -122,19 +132,46 @@ SECRET_NAME = (
     r"[A-Z0-9_]*(?:PASSWORD|PASSWD|PWD|SECRET|TOKEN|API_?KEY|ACCESS_KEY|AUTH|CREDENTIALS?"
     r"|PRIVATE_KEY)[A-Z0-9_]*"
 )
-ASSIGNMENT = re.compile(rf"\b{SECRET_NAME}\s*[=:]\s*[\"']?(?P<value>[^\s\"';,]+)")
+# Settings about secrets rather than secrets: MAX_TOKENS, TOKEN_EXPIRY, AUTH_PROVIDER, ...
+SETTING = re.compile(
+    r"^(?:MAX|MIN)_|_(?:TTL|EXPIRY|EXPIRES|LIFETIME|TIMEOUT|LIMIT|LENGTH|SIZE|COUNT|MAX|MIN"
+    r"|PROVIDER|ENABLED|DISABLED|TYPE|MODE|METHOD|HEADER|FILE|PATH|URL|URI|ENDPOINT|HOST"
+    r"|PORT|NAME|USER|USERNAME|ID|SCOPES?|ALGORITHM|ISSUER|AUDIENCE|DIR)$|^MAX_TOKENS$"
+)
+ASSIGNMENT = re.compile(rf"\b(?P<name>{SECRET_NAME})\s*[=:]\s*[\"']?(?P<value>[^\s\"';,]+)")
 COMMAND = re.compile(
     r"\bsshpass\s+-p\s*[\"']?(?P<value>[^\s\"']+)"
     r"|\bmysql(?:dump)?\b[^\n]*?\s-p(?P<attached>[^\s\"']+)"
     r"|\s--(?:password|passwd|api-key|apikey|token|secret|auth-token)[= ]"
     r"[\"']?(?P<option>[^\s\"']+)"
     r"|\bcurl\b[^\n]*?\s(?:-u|--user)\s+[\"']?[^\s:\"']+:(?P<user>[^\s\"'@]+)"
+    r"|\b(?:docker|podman|mongo|mongosh)\b[^\n]*?\s-p\s+[\"']?(?P<login>[^\s\"']+)"
+    r"|\bredis-cli\b[^\n]*?\s-a\s+[\"']?(?P<redis>[^\s\"']+)"
+    r"|\bsqlcmd\b[^\n]*?\s-P\s+[\"']?(?P<sqlcmd>[^\s\"']+)"
+    r"|\bldap\w*\b[^\n]*?\s-w\s+[\"']?(?P<ldap>[^\s\"']+)"
+    r"|\bsmbclient\b[^\n]*?\s-U\s+[^\s%]+%(?P<smb>\S+)"
+    r"|\becho\s+[\"']?(?P<piped>[^\s\"'|]+)[\"']?\s*\|\s*sudo\s+-S"
+    r"|ConvertTo-SecureString\s+[\"'](?P<secure>[^\"']+)"
 )
 Check = tuple[str, re.Pattern[str], Callable[[re.Match[str]], str | None]]
 # A token nothing names: long, mixing cases and digits, and random-looking by entropy.
 CANDIDATE = re.compile(r"(?<![\w/+=.-])[A-Za-z0-9+/=_-]{24,}(?![\w/+=.-])")
 ENTROPY = Base64HighEntropyString()
+# What a random-looking token is said to be when it is public: keys and ids.
+PUBLIC = re.compile(
+    r"public|pub ?key|ssh-(?:rsa|ed25519|dss)|ecdsa-sha2|\bids?\b|playlist|video|file|cid\b"
+    r"|hash|checksum|digest|sha-?\d+|commit|fingerprint|order|invoice|tracking",
+    re.IGNORECASE,
+)
 MIN_ENTROPY = 4.3
+
+
+def assigned(found: re.Match[str]) -> str | None:
+    """``secret assignment`` for a secret's name given a made-up value (not a setting about
+    secrets such as TOKEN_EXPIRY=3600, nor a lookup such as ${DB_PASSWORD})."""
+    if SETTING.search(found["name"]) or not made_up(found["value"]):
+        return None
+    return "secret assignment"
 
 
 def valued(name: str) -> Callable[[re.Match[str]], str | None]:
@@ -152,7 +189,7 @@ CHECKS: tuple[Check, ...] = (
     ("URL with a secret parameter", URL_SECRET, valued("URL with a secret parameter")),
     (".pgpass line", PGPASS, valued(".pgpass line")),
     ("authorization header", AUTH_HEADER, valued("authorization header")),
-    ("secret assignment", ASSIGNMENT, valued("secret assignment")),
+    ("secret assignment", ASSIGNMENT, assigned),
     ("password on a command line", COMMAND, valued("password on a command line")),
 )
 
@@ -194,6 +231,8 @@ def random_token(text: str) -> str | None:
     case and digits and whose Shannon entropy (detect-secrets') is high; None otherwise."""
     for found in CANDIDATE.finditer(text):
         token = found.group()
+        if PUBLIC.search(text, max(found.start() - 40, 0), found.start()):
+            continue
         mixed = (
             any(c.isupper() for c in token)
             and any(c.islower() for c in token)

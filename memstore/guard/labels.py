@@ -25,8 +25,13 @@ PASSWORD_LABELS = (
     r"|kennw[oö]rt(?:er)?|parola d'ordine|senhas?|palavra-passe|wachtwoord(?:en)?"
     r"|has(?:ł|l)[oa]|парол[ьяи]|密码|口令|パスワード|비밀번호|비번|패스워드|암호|login"
     r"|(?:wi-?fi|wlan|wpa2?|network) key"
+    # beyond the twelve languages, the common words: Turkish, Finnish, Swedish, Danish and
+    # Norwegian, Czech, Greek, Arabic, Hebrew, Hindi, Vietnamese, Indonesian, Hungarian,
+    # Catalan
+    r"|şifre(?:si)?|salasana|lösenord(?:et)?|adgangskode|kodeord|passord|heslo|κωδικός"
+    r"|كلمة المرور|סיסמה|הסיסמה|पासवर्ड|mật khẩu|kata sandi|jelsz[óa]\w*|contrasenya"
 )
-LOCKS = r"door|alarm|gate|garage|safe|lock|unlock|access|entry|keypad|intercom|building"
+LOCKS = r"door|alarm|disarm|gate|garage|safe|lock|unlock|access|entry|keypad|intercom|building"
 PIN_LABELS = (
     r"pin(?:[- ]?(?:code|kod|nummer|number|número|numero))?|(?:code|kod|c[óo]digo) pin"
     rf"|geheimzahl|пин(?:-код)?|pin码|暗証番号|핀 ?번호|digicode|unlock(?: code| pin)?|combination"
@@ -44,42 +49,71 @@ KEY_LABELS = (
     r"|clave(?: de (?:api|acceso))?|cl[ée](?: (?:api|secr[èe]te|d'acc[èe]s))?|api-schl[üu]ssel"
     r"|chiave(?: (?:api|segreta))?|chave(?: de (?:api|acesso))?|(?:api-)?sleutel"
     r"|klucz(?: api)?|(?:api-)?ключ|密钥|秘密鍵|api ?キー|api ?키"
+    # configuration names: db_password, smtp_pass, pw, pass (a made-up value only)
+    r"|[a-z0-9]+_(?:password|passwd|pass|pwd|pw|secret|token|key)|pw|pass|psk|requirepass"
+    r"|masterauth|auth|(?:admin|master|search|admin api) key"
+    r"|(?:totp|otp|2fa|mfa)[ _-]?(?:secret|seed|key)|(?:backup|recovery) codes?"
+    r"|creds|credentials|credenciales|identifiants|zugangsdaten"
 )
 VERBS = (
     r"is|was|are|es|era|est|ist|lautet|war|heißt|è|e'|é|luidt|to|jest|brzmi|это|—|-|"
-    r"is now|est maintenant|ist jetzt"
+    r"is now|est maintenant|ist jetzt|on|är|er|je|είναι|هي|היא|là|adalah|este|és"
 )
 CJK_PARTICLES = r"是|为|為|は|が|는|은|이|가"
 # Spaces and tabs only: a label never reaches across a line break to the next line's text.
 CONNECTOR = (
-    rf"[ \t]*[:=][ \t]*|[ \t]+(?P<verb>{VERBS})[ \t]+"
+    rf"[\"']?[ \t]*[:=>][ \t]*|[ \t]+(?P<verb>{VERBS})[ \t]+"
     r"|[ \t]*,?[ \t]+(?:c'est|it's|it is|that's|das ist|es|è)[ \t]+"
     rf"|[ \t]*(?:{CJK_PARTICLES})[ \t]*"
 )
 FILLER = r"(?:[ \t]+[^\s.,;!?:=]+){0,8}?"
+# Words that may start what stands between a label and its connector: whose or what for it
+# is ("password for the NAS", "PIN de la tarjeta", "пароль от почты"). Other words make the
+# label part of another subject ("password manager is Bitwarden", "token limit is 128k").
+OWNERS = {
+    "for", "of", "to", "at", "on", "from", "de", "del", "della", "dello", "dell'", "do", "da",
+    "das", "dos", "du", "des", "di", "für", "fürs", "von", "vom", "van", "voor", "pour", "para",
+    "per", "od", "dla", "w", "от", "для", "к", "в", "na", "al", "au", "aux", "zum", "zur",
+    "my", "our", "his", "her", "mein", "meine", "meiner", "meines", "unserer", "mi", "mon",
+    "ma", "mes", "mio", "mia", "meu", "minha", "mijn", "mój", "moja", "мой", "моя",
+    "του", "της", "של", "của", "lui", "dari", "الخاصة",
+}  # fmt: skip
 # Latin and Cyrillic labels are whole words; Chinese, Japanese and Korean ones stand in a
 # run of letters without spaces ("我的密码是", "비밀번호는").
 WORD_START = r"(?:(?<!\w)|(?=[\u3000-\uffff]))"
 WORD_END = r"(?:(?<=[\u3000-\uffff])|(?!\w))"
 LABELLED = re.compile(
     rf"{WORD_START}(?:(?P<password>{PASSWORD_LABELS})|(?P<pin>{PIN_LABELS})"
-    rf"|(?P<key>{KEY_LABELS})){WORD_END}(?:{FILLER}(?:{CONNECTOR})"
-    rf"|{FILLER}(?P<digits>[ \t]+)(?=[0-9][0-9-]{{2,14}}(?:$|[\s,.;!?]))|(?P<bare>[ \t]+))"
+    rf"|(?P<key>{KEY_LABELS})){WORD_END}(?:(?P<filler>{FILLER})(?:{CONNECTOR})"
+    rf"|(?P<filler_digits>{FILLER})(?P<digits>[ \t]+)(?=[0-9][0-9-]{{2,14}}(?:$|[\s,.;!?]))"
+    r"|(?P<comma>[ \t]*,[ \t]*)|(?P<bare>[ \t]+))"
     r"[\"'`\u201c«]?(?P<value>[^\s\"'`\u201d»]+)(?=(?P<after>[ \t]*\S?))"
     # "diego.m / Roble!Verde84": a login, then its password
     r"(?:[ \t]*[/|][ \t]*(?P<second>\S+))?",
     re.IGNORECASE,
 )
 CLAUSE_ENDS = set(".,;!?)")
-WEAK_VERBS = {"to", "-", "—"}  # Polish "to" is also English "to"; dashes also join words
+# Polish "to" is also English "to", Finnish "on" English "on"; dashes also join words: after
+# these, a word of letters only is no password.
+WEAK_VERBS = {"to", "-", "—", "on", "er", "je", "este", "és", "là"}
+# The other order: "use Kx9!mPq2vL as the password", "Kx9!mPq2vL is my password".
+REVERSED = re.compile(
+    r"(?<!\S)[\"'`]?(?P<value>\S+?)[\"'`]?\s+(?:as|is)\s+(?:the|my|our|his|her)\s+"
+    r"(?:password|passcode|passphrase|pin)\b",
+    re.IGNORECASE,
+)
 
 
 def label_kind(text: str) -> str | None:
     """``labelled credential`` when a label in ``text`` names a value that passes its kind's
     rule, else None."""
-    for found in LABELLED.finditer(text):
+    start = 0
+    while (found := LABELLED.search(text, start)) is not None:
         if any(accepted(found, found[name]) for name in ("value", "second") if found[name]):
             return "labelled credential"
+        start = found.start() + 1  # a refused match may hide a later label inside it
+    if any(values.made_up(found["value"]) for found in REVERSED.finditer(text)):
+        return "labelled credential"
     return None
 
 
@@ -88,8 +122,13 @@ def accepted(found: re.Match[str], value: str) -> bool:
     a connector ("password Qu4rtz-77", a .netrc line) only a made-up value or a PIN counts."""
     after = found["after"].strip()
     ends = not after or after in CLAUSE_ENDS or value[-1:] in CLAUSE_ENDS
-    if found["digits"] is not None:  # "пин-код от карты 9027": digits right after the words
-        return bool(found["pin"] or found["password"]) and values.pin(value)
+    filler = (found["filler"] or found["filler_digits"] or "").split()
+    if filler and filler[0].casefold() not in OWNERS and not filler[0][:1].isupper():
+        return False  # a brand may stand there too: "mot de passe Gmail c'est ..."
+    if found["digits"] is not None:  # "пин-код от карты 9027", "현관 비밀번호 7392"
+        return bool(found["pin"] or (found["password"] and not filler)) and values.pin(value)
+    if found["comma"] is not None:  # "Diego's debit card PIN, 4819"
+        return bool(found["pin"]) and values.pin(value)
     if found["pin"]:
         return values.pin(value) or values.made_up(value)
     if found["password"]:
@@ -98,4 +137,5 @@ def accepted(found: re.Match[str], value: str) -> bool:
         stated = found["bare"] is None and (found["verb"] or "is").casefold() not in WEAK_VERBS
         spelled = stated and values.passphrase(value, ends)
         return values.made_up(value) or values.pin(value) or spelled
-    return values.made_up(value) and found["bare"] is None
+    # Without a connector, only a long one: "api-key 4b7e2a9c...", not "token 2023".
+    return values.made_up(value) and (found["bare"] is None or len(values.clean(value)) >= 16)

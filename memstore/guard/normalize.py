@@ -13,8 +13,12 @@ import re
 import unicodedata
 
 LINK = re.compile(r"\b(?:https?|ftp)://\S+|\bdata:[\w/+.-]+;base64,\S+", re.IGNORECASE)
-SPACED_OUT = re.compile(r"(?<!\S)(?:\S )+\S(?!\S)")
-MIN_SPACED_CHARS = 12  # shorter spaced runs are initials, lists, "a b c"
+SPACED_OUT = re.compile(r"(?<!\S)(?:\S(?: +|-))+\S(?!\S)")  # "g h p", "g  h  p", "g-h-p"
+MIN_SPACED_CHARS = 8  # shorter spaced runs are initials, lists, "a b c"
+GROUPED_KEY = re.compile(r"\b(AKIA|ASIA)((?: [A-Z0-9]{4}){4})\b")  # "AKIA Z7Q4 L2M9 ..."
+# Characters shown as nothing that are not format characters: Hangul fillers, the combining
+# grapheme joiner, Mongolian and other variation selectors.
+INVISIBLE = re.compile("[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0]")
 
 
 def variants(text: str) -> list[str]:
@@ -23,14 +27,17 @@ def variants(text: str) -> list[str]:
     plain = unicodedata.normalize("NFKC", text)
     if not plain.isascii():
         plain = "".join(char for char in plain if unicodedata.category(char) != "Cf")
-    joined = SPACED_OUT.sub(join_run, plain)
+        plain = INVISIBLE.sub("", plain)
+    joined = GROUPED_KEY.sub(lambda found: found[1] + found[2].replace(" ", ""), plain)
+    joined = SPACED_OUT.sub(join_run, joined)
     return [plain] if joined == plain else [plain, joined]
 
 
 def join_run(found: re.Match[str]) -> str:
     """A spaced-out run without its spaces, when it is long enough to hide a token."""
     run = found.group()
-    return run.replace(" ", "") if len(run) >= 2 * MIN_SPACED_CHARS - 1 else run
+    letters = re.sub(r" +|(?<=\S)-(?=\S)", "", run)
+    return letters if len(letters) >= MIN_SPACED_CHARS else run
 
 
 def without_links(text: str) -> str:

@@ -36,6 +36,12 @@ LOOKUP = re.compile(
 PLACEHOLDER_WORDS = re.compile(
     r"(?:^|[\W_])(?:your|here|example|placeholder|dummy|redacted)(?:$|[\W_])", re.IGNORECASE
 )
+# A type: a generic (Vec<u8>, List[str]), a sized primitive (bytes32, u8), a CamelCase name of
+# two or more word-like parts (SecretStr, Uint8Array, Base64String; not Qm4uT8zLx2Pa).
+TYPE_LIKE = re.compile(
+    r"\w+<[\w, ]*>$|(?:u?int|bytes|float|[uif])\d{1,3}$|(?:[A-Z][a-z]{2,}\d{0,2}){2,}$"
+)
+DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}$")
 ENV_VARIABLE = re.compile(r"%\w+%$")  # Windows: %DB_PASSWORD%
 MASK = re.compile(r"^[*xX•·.…#_-]+$|\.\.\.|…")
 # States and instructions that follow a label but are no password, in the guard's languages.
@@ -48,10 +54,12 @@ STATES = {
     "mandatory", "needed", "something", "anything", "nothing", "everything", "somewhere",
     "written", "managed", "secure", "insecure", "unchanged", "updated", "deleted", "blocked",
     "locked", "unlocked", "visible", "sensitive", "confidential", "obvious", "simple",
-    "complicated", "complex", "useless", "weak", "secret", "hidden",
+    "complicated", "complex", "useless", "weak", "secret", "hidden", "unique", "memorable",
+    "random", "long", "reused", "changing", "expiring", "working", "accepted", "rejected",
     # Spanish, French, German, Italian, Portuguese
     "olvidada", "olvidado", "requerida", "requerido", "obligatoria", "obligatorio", "caducada",
-    "incorrecta", "cambiada", "necesaria", "secreta", "requis", "requise", "obligatoire",
+    "incorrecta", "cambiada", "necesaria", "secreta", "segura", "seguro", "sicher", "sicura",
+    "sicuro", "veilig", "bezpieczne", "requis", "requise", "obligatoire",
     "expire", "vergessen", "erforderlich", "abgelaufen", "falsch", "geheim",
     "notwendig", "benotigt", "dimenticata", "obbligatoria", "scaduta", "scaduto", "sbagliata",
     "cambiata", "richiesta", "segreta", "esquecida", "obrigatoria", "expirada", "errada",
@@ -77,7 +85,8 @@ def is_placeholder(value: str) -> bool:
     if len(text) < 3 or value[:1] in "$<{" or text.startswith("$") or ENV_VARIABLE.match(text):
         return True
     folded = text.casefold()
-    if folded in TYPE_NAMES or folded.split("[", 1)[0] in TYPE_NAMES:
+    typed = TYPE_LIKE.match(text) or TYPE_LIKE.match(value.rstrip(TRAILING))
+    if folded in TYPE_NAMES or folded.split("[", 1)[0] in TYPE_NAMES or typed:
         return True
     return bool(
         MASK.search(text)
@@ -94,7 +103,7 @@ def made_up(value: str) -> bool:
     """Whether ``value`` looks invented: 4+ characters mixing letters with digits or symbols,
     6+ digits, or 16+ characters of a token alphabet with a digit."""
     text = clean(value)
-    if len(text) < 4 or is_placeholder(text) or IDEOGRAPHS.search(text):
+    if len(text) < 4 or is_placeholder(value) or IDEOGRAPHS.search(text):
         return False
     letters = any(char.isalpha() for char in text)
     digits = any(char.isdigit() for char in text)
@@ -103,8 +112,10 @@ def made_up(value: str) -> bool:
 
 
 def pin(value: str) -> bool:
-    """Whether ``value`` is a PIN: 3 to 12 digits, maybe in groups ("3-7-1-9")."""
+    """Whether ``value`` is a PIN: 3 to 12 digits, maybe in groups ("3-7-1-9"), not a date."""
     text = clean(value)
+    if DATE.match(text):
+        return False
     digits = text.replace("-", "")
     return digits.isascii() and digits.isdigit() and 3 <= len(digits) <= 12
 
