@@ -15,8 +15,8 @@ from typing import Any
 from sqlalchemy import Connection, text
 
 from alembic import context
-from memstore.db import autogenerate_filter, make_engine
-from memstore.models import Base, format_utc
+from memstore.store.database import autogenerate_filter, make_engine
+from memstore.store.models import Base, format_utc
 
 
 def record_version(ctx: Any, step: Any, heads: Any, run_args: Any) -> None:

@@ -74,13 +74,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from memstore.concerns.context import HEADER
+from memstore.concerns.memory_rules import MAX_CONTENT_CHARS, normalize_content
 from memstore.config import MemoryConfig
-from memstore.context import HEADER
 from memstore.guard import secret_kind
-from memstore.memory_rules import MAX_CONTENT_CHARS, normalize_content
-from memstore.models import CATEGORIES, format_utc
-from memstore.repository import ranking, search
-from memstore.repository.fts_query import (
+from memstore.repository import recall as search
+from memstore.service import MemoryService
+from memstore.store.models import CATEGORIES, format_utc
+from memstore.text import ranking
+from memstore.text.fts_query import (
     MAX_DISTINCT_TOKENS,
     Mode,
     QueryPart,
@@ -89,7 +91,6 @@ from memstore.repository.fts_query import (
     ranking_tiers,
     tokenize,
 )
-from memstore.service import MemoryService
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"

@@ -8,6 +8,8 @@ Conversation history and explicit memories in one SQLite file with FTS5 search::
     service.recall("jardín azul", mode="phrase")
 """
 
+from memstore.adapters.recorder import Recorder
+from memstore.adapters.tools import MemoryTools
 from memstore.config import ConfigLoader, MemoryConfig
 from memstore.errors import (
     BackupExists,
@@ -25,7 +27,6 @@ from memstore.errors import (
     StoreError,
     StoreReadOnly,
 )
-from memstore.recorder import Recorder
 from memstore.schemas import (
     BackupReport,
     FileImport,
@@ -39,7 +40,6 @@ from memstore.schemas import (
     Session,
 )
 from memstore.service import MemoryService
-from memstore.tools import MemoryTools
 
 __all__ = [
     "BackupExists",

@@ -1,5 +1,5 @@
 """``python -m memstore``: the same CLI as the ``memstore`` command."""
 
-from memstore.cli import main
+from memstore.adapters.cli import main
 
 main()

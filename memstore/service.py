@@ -16,41 +16,31 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from memstore import backup as backups
-from memstore import context as context_block
-from memstore import diary as days
-from memstore import importer, lexical, lifecycle, retrieval
 from memstore.arguments import checked, valid_unicode
-from memstore.budget import fill_dialogue, json_prefix, json_size, take_within
+from memstore.concerns import backup as backups
+from memstore.concerns import context as context_block
+from memstore.concerns import diary as days
+from memstore.concerns import importing as importer
+from memstore.concerns import recall_page as retrieval
+from memstore.concerns import supersede as lifecycle
+from memstore.concerns.memory_rules import (
+    clean_content,
+    normalize_content,
+    normalize_key,
+    parse_expiry,
+)
 from memstore.config import MemoryConfig
-from memstore.db import Database
 from memstore.errors import InvalidInput, InvalidQuery, MemoryDisabled, NotFound, StoreDamaged
 from memstore.guard import reject_secrets
-from memstore.memory_rules import clean_content, normalize_content, normalize_key, parse_expiry
-from memstore.models import (
-    CATEGORIES,
-    MESSAGE_STATUSES,
-    ORIGINS,
-    ROLES,
-    MemoryRow,
-    SessionRow,
-    new_id,
-)
 from memstore.repository import diary as diary_rows
 from memstore.repository import health as health_checks
-from memstore.repository import history as history_rows
 from memstore.repository import instances as instance_rows
 from memstore.repository import memories as memory_rows
-from memstore.repository import vocab
-from memstore.repository.fts_query import (
-    build_match,
-    fold,
-    query_tokens,
-    ranking_match,
-)
-from memstore.repository.history import StoredMessage
+from memstore.repository import messages as history_rows
+from memstore.repository import words as vocab
 from memstore.repository.memories import StoredMemory
-from memstore.repository.search import Filters, history_hits, memory_hit_ids, memory_hits
+from memstore.repository.messages import StoredMessage
+from memstore.repository.recall import Filters, history_hits, memory_hit_ids, memory_hits
 from memstore.schemas import (
     BackupReport,
     ConversationPage,
@@ -73,6 +63,24 @@ from memstore.schemas import (
     WordEntry,
     WordPage,
     memory_status,
+)
+from memstore.store.database import Database
+from memstore.store.models import (
+    CATEGORIES,
+    MESSAGE_STATUSES,
+    ORIGINS,
+    ROLES,
+    MemoryRow,
+    SessionRow,
+    new_id,
+)
+from memstore.text import highlight as lexical
+from memstore.text.clipping import fill_dialogue, json_prefix, json_size, take_within
+from memstore.text.fts_query import (
+    build_match,
+    fold,
+    query_tokens,
+    ranking_match,
 )
 from memstore.times import aware_utc
 

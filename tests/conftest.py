@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from memstore import MemoryService
-from memstore.db import Database
+from memstore.store.database import Database
 from tests import factories
 
 REPO = Path(__file__).resolve().parents[1]

@@ -10,7 +10,7 @@ import factory
 from factory.alchemy import SQLAlchemyModelFactory
 from sqlalchemy.orm import Session
 
-from memstore.models import MemoryRow, MessageRow, SessionRow
+from memstore.store.models import MemoryRow, MessageRow, SessionRow
 
 BASE_TIME = datetime(2026, 10, 5, 9, 0, tzinfo=UTC)
 

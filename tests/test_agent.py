@@ -22,9 +22,9 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from memstore import MemoryConfig, MemoryService
-from memstore.agent import NOTICES, MemoryAgent
-from memstore.recorder import Recorder
-from memstore.tools import MemoryTools
+from memstore.adapters.agent import NOTICES, MemoryAgent
+from memstore.adapters.recorder import Recorder
+from memstore.adapters.tools import MemoryTools
 
 SPEAKERS = {"user": "Diego", "assistant": "Morgan", "system": "System"}
 

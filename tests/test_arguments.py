@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memstore import InvalidInput, MemoryConfig, MemoryService, MemoryTools
-from memstore.cli import cli
+from memstore.adapters.cli import cli
 from tests.conftest import REPO
 
 EXAMPLES = REPO / "examples" / "logs"

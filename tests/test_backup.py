@@ -24,8 +24,8 @@ except ImportError:  # Windows
 from click.testing import CliRunner
 
 from memstore import BackupExists, InvalidInput, MemoryService
-from memstore import backup as backups
-from memstore.cli import cli
+from memstore.adapters.cli import cli
+from memstore.concerns import backup as backups
 
 
 def journal_mode(path: Path) -> str:
@@ -221,7 +221,7 @@ def test_recovery_points_the_configuration_at_a_verified_backup(
 KILLED_BACKUP = """
 import os, signal, sys
 from pathlib import Path
-from memstore import backup as backups
+from memstore.concerns import backup as backups
 target = Path(sys.argv[2])
 with backups.staging(target) as staged:
     backups.copy(Path(sys.argv[1]), staged)

@@ -15,7 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memstore.budget import (
+from memstore.schemas import Message, RecallConversation
+from memstore.text.clipping import (
     TOKEN_JOINER,
     char_cost,
     clip,
@@ -30,8 +31,7 @@ from memstore.budget import (
     least_size,
     window,
 )
-from memstore.repository.fts_query import fold
-from memstore.schemas import Message, RecallConversation
+from memstore.text.fts_query import fold
 from tests.test_fts_query_tokens import TEXT, reference_fold, reference_token_spans
 
 ELLIPSIS = "…"

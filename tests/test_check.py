@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from memstore import MemoryService, StoreBusy
-from memstore.cli import cli
+from memstore.adapters.cli import cli
 
 
 def check(runner: CliRunner, path: Path) -> tuple[int, dict, str]:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from memstore.cli import cli
+from memstore.adapters.cli import cli
 from tests.conftest import REPO
 
 EXAMPLES = REPO / "examples" / "logs"

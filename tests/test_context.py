@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memstore import MemoryConfig, MemoryService
-from memstore.context import HEADER, Item, build, order, overhead, prefix, suffix
+from memstore.concerns.context import HEADER, Item, build, order, overhead, prefix, suffix
 
 
 def test_an_empty_store_gives_an_empty_block(service: MemoryService) -> None:

@@ -11,8 +11,8 @@ import pytest
 from sqlalchemy import text
 
 from memstore import Fts5Unavailable, MemoryService, StoreBusy, StoreError
-from memstore import db as db_module
-from memstore.db import Database
+from memstore.store import database as db_module
+from memstore.store.database import Database
 
 
 def test_every_connection_gets_the_pragmas(db_path: Path) -> None:

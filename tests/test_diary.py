@@ -19,10 +19,10 @@ from click.testing import CliRunner
 from sqlalchemy import text
 
 from memstore import InvalidInput, MemoryConfig, MemoryService
-from memstore import diary as days
-from memstore.cli import cli
-from memstore.db import Database
+from memstore.adapters.cli import cli
+from memstore.concerns import diary as days
 from memstore.repository import diary as diary_rows
+from memstore.store.database import Database
 from tests.factories import MemoryFactory, MessageFactory, SessionFactory
 
 Seeded = Callable[[], AbstractContextManager[None]]

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memstore.errors import InvalidInput, InvalidQuery
-from memstore.repository.fts_query import (
+from memstore.text.fts_query import (
     MAX_DISTINCT_TOKENS,
     MAX_QUERY_CHARS,
     MODES,

@@ -12,7 +12,7 @@ import unicodedata
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memstore.repository.fts_query import (
+from memstore.text.fts_query import (
     combining_pattern,
     fold,
     token_spans,

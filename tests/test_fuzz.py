@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memstore import InvalidInput, MemoryService
-from memstore.cli import cli
+from memstore.adapters.cli import cli
 
 STORED = [
     "¿Qué decidimos sobre el jardín azul con lavanda?",

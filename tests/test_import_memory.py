@@ -19,11 +19,12 @@ from typing import Any
 
 import pytest
 
-from memstore import FileImport, MemoryService, importer
-from memstore.importer import store
+from memstore import FileImport, MemoryService
+from memstore.concerns import importing as importer
+from memstore.concerns.importing import store
 from memstore.logs.parse import parse_log
-from memstore.repository import history
-from memstore.repository.history import ROWS_PER_INSERT
+from memstore.repository import messages as history
+from memstore.repository.messages import ROWS_PER_INSERT
 from tests import factories
 
 NAME = "2026-10-05.md"
@@ -243,7 +244,7 @@ def test_peak_memory_stays_proportional_to_the_file_for_any_line_shape(
 
 LIMITED = """
 import resource, sys
-from memstore.cli import main
+from memstore.adapters.cli import main
 with open("/proc/self/status") as status:
     size = next(int(l.split()[1]) for l in status if l.startswith("VmSize:")) * 1024
 resource.setrlimit(resource.RLIMIT_AS, (size + 24 * 1024 * 1024, resource.RLIM_INFINITY))

@@ -26,11 +26,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memstore import InvalidInput, InvalidQuery, MemoryConfig, MemoryService, NotFound
-from memstore.cli import cli
-from memstore.lexical import SEPARATOR, excerpt, marked_spans, pieces
+from memstore.adapters.cli import cli
 from memstore.repository import instances as instance_rows
-from memstore.repository import vocab
+from memstore.repository import words as vocab
 from memstore.schemas import UNTRUSTED_WARNING, InstancePage, WordEntry, WordPage
+from memstore.text.highlight import SEPARATOR, excerpt, marked_spans, pieces
 from tests import factories
 
 T0 = datetime(2021, 10, 5, 9, 0, tzinfo=UTC)  # before any clock the tests run on

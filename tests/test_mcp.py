@@ -19,8 +19,8 @@ pytest.importorskip("mcp")
 
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from memstore.cli import cli
-from memstore.tools import INSTRUCTIONS, TOOL_NAMES, MemoryTools
+from memstore.adapters.cli import cli
+from memstore.adapters.tools import INSTRUCTIONS, TOOL_NAMES, MemoryTools
 
 # Starting the server imports pydantic, SQLAlchemy and the SDK: a few seconds on a loaded CI
 # machine. A hung server fails the test at this deadline instead of hanging the run.
@@ -130,7 +130,7 @@ def test_a_missing_sdk_is_a_json_error_naming_the_extra(
     # Simulate an environment without the SDK: every mcp module import fails.
     for name in [n for n in sys.modules if n == "mcp" or n.startswith(("mcp.", "mcp_types"))]:
         monkeypatch.setitem(sys.modules, name, None)
-    monkeypatch.delitem(sys.modules, "memstore.mcp_server", raising=False)
+    monkeypatch.delitem(sys.modules, "memstore.adapters.mcp_server", raising=False)
     result = runner.invoke(cli, ["--database", str(db_path), "mcp"])
     assert result.exit_code == 1
     error = json.loads(result.stderr)["error"]

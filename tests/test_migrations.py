@@ -19,14 +19,14 @@ from sqlalchemy import text
 
 from alembic import command
 from memstore import MemoryService, SchemaError, StoreError
-from memstore.db import (
+from memstore.store.database import (
     Database,
     alembic_config,
     autogenerate_filter,
     make_engine,
     script_location,
 )
-from memstore.models import Base
+from memstore.store.models import Base
 from tests.conftest import REPO
 
 EXPECTED_TRIGGERS = {
@@ -219,7 +219,7 @@ def test_a_wheel_install_finds_its_migrations(tmp_path: Path) -> None:
         archive.extractall(unpacked)
     assert (unpacked / "memstore" / "_alembic" / "versions" / "0002_fts5.py").is_file()
     probe = (
-        "import memstore, memstore.db as db;"
+        "import memstore, memstore.store.database as db;"
         "from memstore import MemoryService;"
         "print(memstore.__file__); print(db.script_location());"
         f"print(MemoryService({str(tmp_path / 'w.sqlite3')!r}).health().schema_version)"

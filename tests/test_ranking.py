@@ -18,10 +18,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memstore import MemoryConfig, MemoryService
-from memstore.budget import fair_share
 from memstore.errors import InvalidQuery
-from memstore.repository import ranking
-from memstore.repository.fts_query import (
+from memstore.schemas import RecallResult
+from memstore.text import ranking
+from memstore.text.clipping import fair_share
+from memstore.text.fts_query import (
     MODES,
     Mode,
     QueryPart,
@@ -29,7 +30,6 @@ from memstore.repository.fts_query import (
     is_stopword,
     ranking_tiers,
 )
-from memstore.schemas import RecallResult
 from tests.test_fts_query import HOSTILE_TEXT, TOKENIZE
 from tests.test_recall import chat, found, padding
 

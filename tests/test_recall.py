@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 from memstore import MemoryConfig, MemoryService
 from memstore.errors import InvalidInput, InvalidQuery
-from memstore.repository.fts_query import MODES
 from memstore.schemas import RecallResult
+from memstore.text.fts_query import MODES
 from tests.factories import BASE_TIME, MessageFactory, SessionFactory
 from tests.test_fts_query import HOSTILE
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from memstore import FileError, InvalidInput, MemoryConfig, MemoryService
+from memstore.adapters.recorder import Recorder
 from memstore.logs.write import loggable
-from memstore.recorder import Recorder
 
 SPEAKERS = {"user": "Diego", "assistant": "Morgan", "system": "System"}
 MADRID = timezone(timedelta(hours=2))

@@ -21,7 +21,7 @@ import pytest
 from click.testing import CliRunner
 
 from memstore import FileError, MemoryService, SchemaError, StoreReadOnly
-from memstore.cli import cli
+from memstore.adapters.cli import cli
 from tests.conftest import REPO
 
 EXAMPLES = REPO / "examples" / "logs"

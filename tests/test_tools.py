@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from memstore import MemoryConfig, MemoryService
-from memstore.tools import INSTRUCTIONS, TOOL_NAMES, MemoryTools
+from memstore.adapters.tools import INSTRUCTIONS, TOOL_NAMES, MemoryTools
 
 
 @pytest.fixture

@@ -14,8 +14,8 @@ from datetime import datetime
 from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
-from memstore.models import MemoryRow, format_utc, parse_utc
-from memstore.repository.history import MESSAGE_COLUMNS, StoredMessage
+from memstore.repository.messages import MESSAGE_COLUMNS, StoredMessage
+from memstore.store.models import MemoryRow, format_utc, parse_utc
 
 # Every role and status: the diary shows system, interrupted and error messages too.
 MESSAGES_BETWEEN = text(

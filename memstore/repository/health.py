@@ -15,8 +15,8 @@ from sqlalchemy import text
 from sqlalchemy.exc import DatabaseError
 from sqlalchemy.orm import Session
 
-from memstore.db import is_busy
 from memstore.schemas import FtsCheck, HealthReport
+from memstore.store.database import is_busy
 
 T = TypeVar("T")
 

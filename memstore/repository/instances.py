@@ -11,7 +11,7 @@ chosen by how crowded the word is (the row table's occurrences against documents
   a running sum, so that only the records the page covers are read, each from its first
   shown instance.
 
-Places come from SQLite's own tokenizer through highlight() (see :mod:`memstore.lexical`):
+Places come from SQLite's own tokenizer through highlight() (see :mod:`memstore.text.highlight`):
 on the FTS table itself for a short record without marker characters, else on the record's
 pieces in the probe table, up to the page's last instance.
 """
@@ -26,10 +26,10 @@ from datetime import datetime
 from itertools import groupby
 from typing import Any
 
-from memstore import lexical
-from memstore.models import parse_utc
-from memstore.repository.search import MEMORY_FILTERS
-from memstore.repository.vocab import PROBE_CLEAR, PROBE_HIGHLIGHT, PROBE_INSERT
+from memstore.repository.recall import MEMORY_FILTERS
+from memstore.repository.words import PROBE_CLEAR, PROBE_HIGHLIGHT, PROBE_INSERT
+from memstore.store.models import parse_utc
+from memstore.text import highlight as lexical
 
 FILTERS = """
       AND (:session_id IS NULL OR m.session_id = :session_id)

@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, and_, func, or_, select
 from sqlalchemy.orm import Session
 
-from memstore.models import MemoryRow, MemorySourceRow, format_utc, parse_utc
+from memstore.store.models import MemoryRow, MemorySourceRow, format_utc, parse_utc
 
 
 @dataclass(frozen=True)

@@ -18,14 +18,14 @@ from typing import Any
 import click
 from pydantic import BaseModel
 
-from memstore import diary as days
+from memstore.concerns import diary as days
+from memstore.concerns.importing import expand_paths
 from memstore.config import MemoryConfig, read_section
-from memstore.display import printable
 from memstore.errors import FileError, MemstoreError
-from memstore.importer import expand_paths
-from memstore.models import ROLES
 from memstore.schemas import ImportReport
 from memstore.service import MemoryService
+from memstore.store.models import ROLES
+from memstore.text.printable import printable
 
 MAX_INTEGER = 2**63 - 1  # SQLite's largest integer: offsets beyond it cannot be bound
 EXIT_FAILURE = 1
@@ -428,7 +428,7 @@ def mcp(ctx: click.Context) -> None:
     Example: memstore --config ~/.config/assistant.json mcp
     """
     try:
-        from memstore.mcp_server import serve
+        from memstore.adapters.mcp_server import serve
     except ImportError as error:
         if not (error.name or "").startswith("mcp"):
             raise

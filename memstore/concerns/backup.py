@@ -23,9 +23,10 @@ from collections.abc import Iterator
 from contextlib import closing, contextmanager, suppress
 from pathlib import Path
 
-from memstore import dbfile, files
-from memstore.db import BUSY_TIMEOUT_MS
+from memstore import files
 from memstore.errors import BackupExists, InvalidInput, StoreError
+from memstore.store import probe as dbfile
+from memstore.store.database import BUSY_TIMEOUT_MS
 
 try:
     import fcntl

@@ -33,7 +33,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.pool import QueuePool
 
 from alembic import command
-from memstore import dbfile, files
+from memstore import files
 from memstore.errors import (
     FileError,
     Fts5Unavailable,
@@ -42,6 +42,7 @@ from memstore.errors import (
     StoreError,
     StoreReadOnly,
 )
+from memstore.store import probe as dbfile
 
 log = logging.getLogger(__name__)
 
@@ -119,7 +120,7 @@ def script_location() -> str:
     spec = find_spec("memstore._alembic")
     if spec is not None and spec.submodule_search_locations:
         return str(next(iter(spec.submodule_search_locations)))
-    return str(Path(__file__).resolve().parent.parent / "alembic")
+    return str(Path(__file__).resolve().parents[2] / "alembic")
 
 
 def alembic_config(location: str | None = None) -> Config:

@@ -1,10 +1,10 @@
 """The MCP server (optional extra ``memstore[mcp]``, on the official ``mcp`` SDK, 2.x).
 
-``memstore mcp`` serves the memory tools over stdio to any Model Context Protocol client. The
-tools are the bound methods of :class:`~memstore.tools.MemoryTools`, registered as they are,
-exactly as the pydantic-ai adapter registers them: the same names, JSON schemas from the same
-signatures and docstrings, the same untrusted labels, the same instructions. With memory
-disabled (``enabled: false``) the server offers no tools.
+``memstore mcp`` serves the memory tools over stdio to any Model Context Protocol client.
+The tools are the bound methods of :class:`~memstore.adapters.tools.MemoryTools`, registered
+as they are, exactly as the pydantic-ai adapter registers them: the same names, JSON schemas
+from the same signatures and docstrings, the same untrusted labels, the same instructions.
+With memory disabled (``enabled: false``) the server offers no tools.
 
 An unsuccessful tool result (``{"ok": false, "error": {...}}``) goes back as an MCP tool error
 (``isError``) whose text is the error's type and message, and the server keeps serving.
@@ -23,8 +23,8 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, InputRequiredResult
 
+from memstore.adapters.tools import INSTRUCTIONS, MemoryTools
 from memstore.service import MemoryService
-from memstore.tools import INSTRUCTIONS, MemoryTools
 
 log = logging.getLogger(__name__)
 

@@ -16,9 +16,9 @@ import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from memstore.budget import fair_share, fit_conversation, fit_memory, json_size, least_size
-from memstore.repository.search import MessageHit
+from memstore.repository.recall import MessageHit
 from memstore.schemas import Memory, Message, RecallConversation
+from memstore.text.clipping import fair_share, fit_conversation, fit_memory, json_size, least_size
 
 
 @dataclass(frozen=True)

@@ -17,11 +17,11 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import tzlocal
 
-from memstore.display import printable
+from memstore.concerns.importing import MAX_LOG_BYTES
 from memstore.errors import InvalidInput
-from memstore.importer import MAX_LOG_BYTES
 from memstore.logs.parse import FenceTracker
 from memstore.schemas import Diary, DiaryConversation, Memory, Message
+from memstore.text.printable import printable
 
 DAY_FORMAT = re.compile(r"\d{4}-\d{2}-\d{2}")
 LOCAL_KEY = "local"  # tzlocal's key for a zone read from /etc/localtime without a name
@@ -171,7 +171,7 @@ def render(diary: Diary) -> str:
     memories; or, without conversations, the day's log as it is.
 
     Control characters other than tab and line feed, and bidi controls, are shown escaped
-    (``\\x1b``, ``\\u202e``: :mod:`memstore.display`), so stored text cannot drive the
+    (``\\x1b``, ``\\u202e``: :mod:`memstore.text.printable`), so stored text cannot drive the
     terminal or reorder what a line shows.
     """
     place = zone(diary.time_zone)

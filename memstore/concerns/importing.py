@@ -24,13 +24,13 @@ from sqlalchemy.orm import Session
 
 from memstore import files
 from memstore.arguments import valid_unicode
-from memstore.db import driver_connection
 from memstore.errors import FileError
 from memstore.logs.parse import LogFormatError, ParsedLog, RecordSpan, parse_log
 from memstore.logs.records import MAX_LISTED, LogWarning, Warnings
-from memstore.models import ImportRow, SessionRow, new_id
-from memstore.repository import history
+from memstore.repository import messages as history
 from memstore.schemas import FileImport, ImportWarning
+from memstore.store.database import driver_connection
+from memstore.store.models import ImportRow, SessionRow, new_id
 
 MAX_LOG_BYTES = 16 * 1024 * 1024
 

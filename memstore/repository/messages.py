@@ -15,8 +15,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from memstore import files
-from memstore.db import driver_connection
-from memstore.models import DeletedSourceRow, MessageRow, SessionRow, format_utc, parse_utc
+from memstore.store.database import driver_connection
+from memstore.store.models import DeletedSourceRow, MessageRow, SessionRow, format_utc, parse_utc
 
 MESSAGE_COLUMNS = "id, session_id, sequence, role, content, created_at, status, source_ref"
 INSERT_MESSAGES = f"INSERT INTO messages ({MESSAGE_COLUMNS}) VALUES "

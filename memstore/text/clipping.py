@@ -19,8 +19,8 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-from memstore.repository.fts_query import fold, token_spans
 from memstore.schemas import Memory, Message, RecallConversation
+from memstore.text.fts_query import fold, token_spans
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 

@@ -17,10 +17,10 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from memstore.errors import InvalidInput, NotFound
-from memstore.models import new_id
-from memstore.repository import history as history_rows
 from memstore.repository import memories as memory_rows
+from memstore.repository import messages as history_rows
 from memstore.repository.memories import StoredMemory
+from memstore.store.models import new_id
 
 
 @dataclass(frozen=True)

@@ -16,22 +16,21 @@ the part's weight (bm25 is negative: lower ranks first).
   prefix query adds its own squared idf, so that "painted" counts for "painting". Stems only
   rank: a hit must still hold a word of the query.
 
-Measured on LoCoMo's tuning conversations (``make eval``), recall@8 went from 0.580 to
-0.631 by squaring the idf, to 0.647 with the stopword tier, and to 0.680 with stems (with
-the fair-share page of :mod:`memstore.retrieval` in between). Pairs are neutral there (its
-questions paraphrase the evidence) and are kept for the rule they give. Stopwords scored
-alongside content words (at a tenth of their weight) instead of in their own tier measured
-within half a point and cost two to three times the query time on long questions; a
+Measured on LoCoMo's tuning conversations (``make eval``), recall@8 went from 0.580 to 0.631
+by squaring the idf, to 0.647 with the stopword tier, and to 0.680 with stems (with the
+fair-share page of :mod:`memstore.concerns.recall_page` in between). Pairs are neutral there
+(its questions paraphrase the evidence) and are kept for the rule they give. Stopwords
+scored alongside content words (at a tenth of their weight) instead of in their own tier
+measured within half a point and cost two to three times the query time on long questions; a
 discount derived from document frequency alone (no list) gave 0.631 where the list gives
-0.647: question words ("when", "did", "her") are rare in the conversations themselves.
-"""
+0.647: question words ("when", "did", "her") are rare in the conversations themselves. """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
 
-from memstore.repository.fts_query import QueryPart
+from memstore.text.fts_query import QueryPart
 
 PAIR_WEIGHT = 0.25
 STEM_WEIGHT = 1.0

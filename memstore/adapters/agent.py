@@ -17,8 +17,8 @@ from pydantic_ai import Agent, RunContext
 from pydantic_ai.messages import ModelMessage, RetryPromptPart, ToolReturnPart
 from pydantic_ai.tools import ToolDefinition
 
-from memstore.recorder import Recorder
-from memstore.tools import INSTRUCTIONS, TOOL_NAMES, MemoryTools
+from memstore.adapters.recorder import Recorder
+from memstore.adapters.tools import INSTRUCTIONS, TOOL_NAMES, MemoryTools
 
 NOTICES = {
     "en": "Note: nothing was saved to memory in this turn.",

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from memstore.models import format_utc
-from memstore.repository.search import MEMORY_FILTERS, Filters
+from memstore.repository.recall import MEMORY_FILTERS, Filters
+from memstore.store.models import format_utc
 
 TEMP_TABLES = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS temp.messages_vocab_row "

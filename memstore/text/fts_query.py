@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from memstore.errors import InvalidQuery
-from memstore.repository import stopwords
+from memstore.text import stopwords
 
 Mode = Literal["any", "all", "phrase"]
 MODES: tuple[Mode, ...] = ("any", "all", "phrase")
