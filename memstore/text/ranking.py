@@ -23,7 +23,7 @@ fair-share page of :mod:`memstore.concerns.recall_page` in between). Pairs are n
 scored alongside content words (at a tenth of their weight) instead of in their own tier
 measured within half a point and cost two to three times the query time on long questions; a
 discount derived from document frequency alone (no list) gave 0.631 where the list gives
-0.647: question words ("when", "did", "her") are rare in the conversations themselves. """
+0.647: question words ("when", "did", "her") are rare in the conversations themselves."""
 
 from __future__ import annotations
 
