@@ -78,13 +78,13 @@ from memstore.concerns.context import HEADER
 from memstore.concerns.memory_rules import MAX_CONTENT_CHARS, normalize_content
 from memstore.config import MemoryConfig
 from memstore.guard import secret_kind
+from memstore.kinds import Category, Mode, values
 from memstore.repository import recall as search
 from memstore.service import MemoryService
-from memstore.store.models import CATEGORIES, format_utc
+from memstore.store.models import format_utc
 from memstore.text import ranking
 from memstore.text.fts_query import (
     MAX_DISTINCT_TOKENS,
-    Mode,
     QueryPart,
     build_match,
     fold,
@@ -92,6 +92,7 @@ from memstore.text.fts_query import (
     tokenize,
 )
 
+CATEGORIES = values(Category)
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
 CORPUS2LOGS = SHARED / "tools" / "corpus2logs.py"

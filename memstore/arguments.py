@@ -4,8 +4,9 @@ constraint failure, ``limit=5.5`` a binding error, ``remember(None)`` an asserti
 
 :func:`checked` reads a method's annotations once and, on every call, compares each given
 argument with them: ``str``, ``int`` (not ``bool``), ``float`` (an int is fine), ``bool``,
-``datetime``, ``date``, ``Path``, mappings, iterables (not a bare string), callables, and
-unions of these with None. ``Any`` is not checked. It costs about a microsecond a call.
+``datetime``, ``date``, ``Path``, Literal choices (:mod:`memstore.kinds`), mappings,
+iterables (not a bare string), callables, and unions of these with None. ``Any`` is not
+checked. It costs about a microsecond a call.
 """
 
 from __future__ import annotations
@@ -103,6 +104,11 @@ def one_rule(hint: Any) -> tuple[Check, str]:
     origin = typing.get_origin(hint) or hint
     if hint is Any:
         return (lambda value: True), "anything"
+    if origin is typing.Literal:
+        members = typing.get_args(hint)
+        return (lambda value: isinstance(value, str) and value in members), "one of " + ", ".join(
+            members
+        )
     if origin is int:
         return (lambda value: isinstance(value, int) and not isinstance(value, bool)), NAMES[int]
     if origin is float:

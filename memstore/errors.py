@@ -11,6 +11,7 @@ one type. Each message says what went wrong and ends with what to do next::
      ├── MemoryDisabled     a memory write while the configuration says ``enabled: false``
      ├── FileError          a path that memstore must not open as asked: not a regular file
      │                      (a FIFO, a device, a folder), or another application's database
+     ├── ImportRejected     a daily log that cannot be imported as it is (path, byte, reason)
      ├── SchemaError        a schema this code cannot use: newer, gapped, or an alembic_version
      │                      that disagrees with schema_migrations
      ├── Fts5Unavailable    the Python SQLite build has no FTS5
@@ -107,6 +108,29 @@ class FileError(MemstoreError):
         super().__init__(f"{path}: {reason}")
         self.path = path
         self.reason = reason
+
+
+class ImportRejected(MemstoreError):
+    """A daily log that cannot be imported as it is; nothing of it was written, and the
+    other files of the import go on.
+
+    Attributes:
+        reason: What is wrong and what to do, e.g. "is a symbolic link; import the file it
+            points to instead".
+        path: The log file, once known (parsing works on bytes alone).
+        byte: The byte offset of the problem in the file, when there is one place.
+    """
+
+    def __init__(self, reason: str, *, path: str | None = None, byte: int | None = None) -> None:
+        where = "" if byte is None else f" (byte {byte})"
+        super().__init__(f"{path}: {reason}{where}" if path else f"{reason}{where}")
+        self.reason = reason
+        self.path = path
+        self.byte = byte
+
+    def at(self, path: str) -> ImportRejected:
+        """The same rejection, naming the file."""
+        return ImportRejected(self.reason, path=path, byte=self.byte)
 
 
 class SchemaError(MemstoreError):

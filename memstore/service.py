@@ -32,6 +32,7 @@ from memstore.concerns.memory_rules import (
 from memstore.config import MemoryConfig
 from memstore.errors import InvalidInput, InvalidQuery, MemoryDisabled, NotFound, StoreDamaged
 from memstore.guard import reject_secrets
+from memstore.kinds import Category, MessageStatus, Origin, Role, values
 from memstore.repository import diary as diary_rows
 from memstore.repository import health as health_checks
 from memstore.repository import instances as instance_rows
@@ -66,10 +67,6 @@ from memstore.schemas import (
 )
 from memstore.store.database import Database
 from memstore.store.models import (
-    CATEGORIES,
-    MESSAGE_STATUSES,
-    ORIGINS,
-    ROLES,
     MemoryRow,
     SessionRow,
     new_id,
@@ -195,8 +192,8 @@ def memory_draft(
         InvalidInput: For a bad category, origin, confidence, content, key or expiry.
         SecretRejected: When the content or the key looks like it holds a credential.
     """
-    one_of(category, CATEGORIES, "category")
-    one_of(origin, ORIGINS, "origin")
+    one_of(category, values(Category), "category")
+    one_of(origin, values(Origin), "origin")
     if not 0.0 <= confidence <= 1.0:
         raise InvalidInput("confidence", f"is {confidence}; use a number from 0 to 1.")
     if content is not None and not valid_unicode(content):
@@ -377,8 +374,8 @@ class MemoryService:
             NotFound: If the session does not exist.
             InvalidInput: For a bad role, status, time or empty content.
         """
-        one_of(role, ROLES, "role")
-        one_of(status, MESSAGE_STATUSES, "status")
+        one_of(role, values(Role), "role")
+        one_of(status, values(MessageStatus), "status")
         if not content.strip():
             raise InvalidInput("content", "is empty; a message needs some text.")
         if not valid_unicode(content):
@@ -668,7 +665,7 @@ class MemoryService:
         Raises:
             InvalidInput: For an unknown category, limit < 1, or an offset outside 0..2**63 - 1.
         """
-        one_of(category, CATEGORIES, "category")
+        one_of(category, values(Category), "category")
         position(offset, "offset", "0 or a previous next_offset")
         size = self._page_limit(limit)
         now = utc_now()
@@ -1156,7 +1153,7 @@ def speaker_roles(speakers: Mapping[str, str]) -> dict[str, str]:
         )
     roles: dict[str, str] = {}
     for name, role in speakers.items():
-        one_of(role, ROLES, f"speaker {name!r}")
+        one_of(role, values(Role), f"speaker {name!r}")
         folded = name.strip().casefold()
         if roles.get(folded, role) != role:
             raise InvalidInput(

@@ -18,13 +18,13 @@ from typing import Any
 import click
 from pydantic import BaseModel
 
+from memstore import kinds
 from memstore.concerns import diary as days
 from memstore.concerns.importing import expand_paths
 from memstore.config import MemoryConfig, read_section
 from memstore.errors import FileError, MemstoreError
 from memstore.schemas import ImportReport
 from memstore.service import MemoryService
-from memstore.store.models import ROLES
 from memstore.text.printable import printable
 
 MAX_INTEGER = 2**63 - 1  # SQLite's largest integer: offsets beyond it cannot be bound
@@ -155,7 +155,7 @@ def parse_speakers(
     speakers: dict[str, str] = {}
     for value in values:
         name, sep, role = (part.strip() for part in value.rpartition("="))
-        if not sep or not name or role.lower() not in ROLES:
+        if not sep or not name or role.lower() not in kinds.values(kinds.Role):
             raise click.BadParameter(
                 f"{value!r} is not NAME=ROLE with a role of user, assistant or system, "
                 'e.g. "Diego=user"'

@@ -13,11 +13,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from memstore.kinds import Mode
 from memstore.repository.memories import MEMORY_FIELDS, StoredMemory
 from memstore.repository.messages import MESSAGE_COLUMNS, StoredMessage
 from memstore.store.models import format_utc
 from memstore.text import ranking
-from memstore.text.fts_query import Mode, QueryPart, ranking_tiers
+from memstore.text.fts_query import QueryPart, ranking_tiers
 
 # A hit's rank is the weighted sum of the bm25() of each query part it matches (see
 # memstore.repository.ranking). :parts is a JSON object {match: [weight, role]}, read into a

@@ -30,6 +30,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from memstore.kinds import Category, MemoryStatus, MessageStatus, Origin, Role, values
+
 NAMING_CONVENTION = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
     "uq": "uq_%(table_name)s_%(column_0_N_name)s",
@@ -37,12 +39,6 @@ NAMING_CONVENTION = {
     "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
     "pk": "pk_%(table_name)s",
 }
-
-ROLES = ("user", "assistant", "system")
-MESSAGE_STATUSES = ("completed", "interrupted", "error")
-CATEGORIES = ("preference", "fact", "project", "goal", "other")
-MEMORY_STATUSES = ("active", "superseded", "candidate", "expired")
-ORIGINS = ("explicit", "extracted")
 
 
 def format_utc(value: datetime) -> str:
@@ -80,8 +76,9 @@ class UTCDateTime(TypeDecorator[datetime]):
         return None if value is None else parse_utc(value)
 
 
-def _one_of(column: str, values: tuple[str, ...]) -> str:
-    allowed = ", ".join(f"'{value}'" for value in values)
+def one_of(column: str, kind: Any) -> str:
+    """The CHECK expression holding ``column`` to the members of the Literal ``kind``."""
+    allowed = ", ".join(f"'{value}'" for value in values(kind))
     return f"{column} IN ({allowed})"
 
 
@@ -109,8 +106,8 @@ class MessageRow(Base):
     __tablename__ = "messages"
     __table_args__ = (
         UniqueConstraint("session_id", "sequence"),
-        CheckConstraint(_one_of("role", ROLES), name="role"),
-        CheckConstraint(_one_of("status", MESSAGE_STATUSES), name="status"),
+        CheckConstraint(one_of("role", Role), name="role"),
+        CheckConstraint(one_of("status", MessageStatus), name="status"),
         CheckConstraint("sequence >= 1", name="sequence"),
         Index("ix_messages_created_at", "created_at"),
     )
@@ -131,9 +128,9 @@ class MemoryRow(Base):
 
     __tablename__ = "memories"
     __table_args__ = (
-        CheckConstraint(_one_of("category", CATEGORIES), name="category"),
-        CheckConstraint(_one_of("status", MEMORY_STATUSES), name="status"),
-        CheckConstraint(_one_of("origin", ORIGINS), name="origin"),
+        CheckConstraint(one_of("category", Category), name="category"),
+        CheckConstraint(one_of("status", MemoryStatus), name="status"),
+        CheckConstraint(one_of("origin", Origin), name="origin"),
         CheckConstraint("confidence >= 0 AND confidence <= 1", name="confidence"),
         CheckConstraint("length(trim(content)) BETWEEN 1 AND 4000", name="content_length"),
         Index(

@@ -10,7 +10,7 @@ Ranking splits a query into parts (:func:`ranking_tiers`): each word, each pair 
 content words as a two-word phrase, and each content word's stem as a prefix query, every one
 a literal FTS5 query of its own (the ``*`` of a stem is the one operator written, by this
 module, after a quoted string), so that each can be weighted (see
-:mod:`memstore.repository.ranking`).
+:mod:`memstore.text.ranking`).
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 from memstore.errors import InvalidQuery
+from memstore.kinds import Mode, values
 from memstore.text import stopwords
 
-Mode = Literal["any", "all", "phrase"]
-MODES: tuple[Mode, ...] = ("any", "all", "phrase")
+MODES = values(Mode)
 MAX_QUERY_CHARS = 512
 MAX_DISTINCT_TOKENS = 32
 STEM_MIN_CHARS = 4
@@ -186,7 +186,7 @@ def ranking_match(text: str) -> str | None:
 class QueryPart:
     """One literal FTS5 query of a recall's ranking.
 
-    ``kind`` says how its bm25 is weighted (see :mod:`memstore.repository.ranking`): a
+    ``kind`` says how its bm25 is weighted (see :mod:`memstore.text.ranking`): a
     ``word``, a ``pair`` of adjacent content words, a word's ``stem``, the ``phrase`` of
     phrase mode, or a ``filter`` that only selects. ``role`` says how it selects: a hit
     matches at least one ``gate`` part and no ``veto`` part; a ``rank`` part only ranks.
