@@ -15,7 +15,8 @@ from typing import Any
 from sqlalchemy import Connection, text
 
 from alembic import context
-from memstore.store.database import autogenerate_filter, make_engine
+from memstore.store.engine import make_engine
+from memstore.store.migrations import autogenerate_filter
 from memstore.store.models import Base, format_utc
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import json
 import types
 import typing
 from collections.abc import Callable, Iterable, Mapping
@@ -20,11 +21,14 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
-from memstore.errors import InvalidInput
+from memstore.errors import InvalidInput, InvalidQuery
+from memstore.times import aware_utc
 
 # Text the methods judge themselves (recall's query is an InvalidQuery, context's is only
 # ranked, a message's content has its own message): the surrogate check leaves them alone.
 OWN_TEXT = frozenset({"query", "word", "prefix", "content"})
+QUERY_PARTS = frozenset({"mode"})  # a bad recall mode is a bad query: InvalidQuery
+MAX_POSITION = 2**63 - 1  # SQLite's largest integer: offsets beyond it are no position
 P = ParamSpec("P")
 R = TypeVar("R")
 Check = Callable[[object], bool]
@@ -71,7 +75,8 @@ def verify(rules: Mapping[str, tuple[Check, str]], name: str, value: object) -> 
     if found is not None and not found[0](value):
         shown = repr(value)
         shown = shown if len(shown) <= 60 else shown[:59] + "…"
-        raise InvalidInput(name, f"must be {found[1]}, not {type(value).__name__} {shown}.")
+        error = InvalidQuery if name in QUERY_PARTS else InvalidInput
+        raise error(name, f"must be {found[1]}, not {type(value).__name__} {shown}.")
 
 
 def valid_unicode(text: str) -> bool:
@@ -106,9 +111,7 @@ def one_rule(hint: Any) -> tuple[Check, str]:
         return (lambda value: True), "anything"
     if origin is typing.Literal:
         members = typing.get_args(hint)
-        return (lambda value: isinstance(value, str) and value in members), "one of " + ", ".join(
-            members
-        )
+        return (lambda value: value in members), "one of " + ", ".join(members)
     if origin is int:
         return (lambda value: isinstance(value, int) and not isinstance(value, bool)), NAMES[int]
     if origin is float:
@@ -125,3 +128,42 @@ def one_rule(hint: Any) -> tuple[Check, str]:
         return callable, "a function"
     kind: type = origin
     return (lambda value: isinstance(value, kind)), NAMES.get(kind, kind.__name__)
+
+
+def one_of(value: str | None, allowed: Iterable[str], argument: str) -> None:
+    """Raise InvalidInput unless ``value`` is None or one of ``allowed``."""
+    options = tuple(allowed)
+    if value is not None and value not in options:
+        raise InvalidInput(argument, f"is {value!r}; use one of {', '.join(options)}.")
+
+
+def position(value: int, argument: str, hint: str) -> None:
+    """Raise InvalidInput unless ``value`` is a position SQLite can hold (0 to 2**63 - 1);
+    ``hint`` says where a valid one comes from."""
+    if not 0 <= value <= MAX_POSITION:
+        raise InvalidInput(argument, f"is {value}; use {hint}.")
+
+
+def aware(value: datetime | None, argument: str) -> datetime | None:
+    """``value`` in UTC, or None.
+
+    Raises:
+        InvalidInput: If ``value`` has no time zone or leaves the years 1-9999 in UTC.
+    """
+    return None if value is None else aware_utc(value, argument)
+
+
+def json_object(value: Mapping[str, Any] | None, argument: str) -> dict[str, Any]:
+    """``value`` as a dict that JSON can hold (string keys; no NaN or infinity).
+
+    Raises:
+        InvalidInput: If JSON cannot hold it.
+    """
+    copied = dict(value or {})
+    try:
+        json.dumps(copied, allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as error:
+        raise InvalidInput(argument, f"must be JSON: {error}.") from error
+    if not all(isinstance(key, str) for key in copied):
+        raise InvalidInput(argument, "must be JSON: its keys must be text.")
+    return copied

@@ -69,13 +69,6 @@ class Memory(Result):
     """True when ``content`` was clipped to fit a budget (it then ends with …)."""
 
 
-def memory_status(status: str, expires_at: datetime | None, now: datetime) -> MemoryStatus:
-    """The status to show: an active memory whose expiry has passed shows as ``expired``."""
-    if status == "active" and expires_at is not None and expires_at <= now:
-        return "expired"
-    return status  # type: ignore[return-value]  # the CHECK constraint admits only these
-
-
 class RecallConversation(Result):
     """One recall hit with its paired dialogue, in sequence order."""
 

@@ -56,3 +56,8 @@ def parse_aware(text: str, argument: str) -> datetime:
             argument, f"{text!r} is not an ISO 8601 timestamp like {EXAMPLE}."
         ) from error
     return aware_utc(parsed, argument)
+
+
+def utc_now() -> datetime:
+    """The current time, aware, in UTC."""
+    return datetime.now(UTC)

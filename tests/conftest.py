@@ -44,7 +44,7 @@ def seeded(db_path: Path) -> Callable[[], AbstractContextManager[None]]:
 
     @contextmanager
     def transaction() -> Iterator[None]:
-        with database.write() as session:
+        with database.orm_session() as session:
             factories.bind(session)
             yield
 

@@ -25,7 +25,7 @@ from click.testing import CliRunner
 
 from memstore import BackupExists, InvalidInput, MemoryService
 from memstore.adapters.cli import cli
-from memstore.concerns import backup as backups
+from memstore.store import backups
 
 
 def journal_mode(path: Path) -> str:
@@ -221,7 +221,7 @@ def test_recovery_points_the_configuration_at_a_verified_backup(
 KILLED_BACKUP = """
 import os, signal, sys
 from pathlib import Path
-from memstore.concerns import backup as backups
+from memstore.store import backups
 target = Path(sys.argv[2])
 with backups.staging(target) as staged:
     backups.copy(Path(sys.argv[1]), staged)

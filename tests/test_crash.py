@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from memstore import MemoryService
-from memstore.concerns.importing import session_id_for
+from memstore.concerns.import_records import session_id_for
 
 SPEAKERS = {"Diego": "user", "Morgan": "assistant"}
 WORDS = ("jardín", "azul", "lavanda", "café", "mañana", "riego", "garden", "lavender")

@@ -11,13 +11,14 @@ import pytest
 from sqlalchemy import text
 
 from memstore import Fts5Unavailable, MemoryService, StoreBusy, StoreError
-from memstore.store import database as db_module
+from memstore.store import engine as db_module
 from memstore.store.database import Database
 
 
-def test_every_connection_gets_the_pragmas(db_path: Path) -> None:
+def test_every_orm_session_gets_the_pragmas(db_path: Path) -> None:
+    # the test factories write through ORM sessions
     database = Database(db_path)
-    for unit in (database.read, database.write):
+    for unit in (database.orm_session,):
         with unit() as session:
             pragma = {
                 name: session.execute(text(f"PRAGMA {name}")).scalar()
@@ -33,7 +34,7 @@ def test_every_connection_gets_the_pragmas(db_path: Path) -> None:
 
 def test_the_sqlite_units_get_the_pragmas_and_their_own_transaction(db_path: Path) -> None:
     database = Database(db_path)
-    for unit in (database.read_sql, database.write_sql):
+    for unit in (database.read, database.write, database.inspect):
         with unit() as connection:
             pragma = [
                 connection.execute(f"PRAGMA {name}").fetchone()[0]
@@ -48,14 +49,14 @@ def test_an_error_inside_a_sqlite_write_unit_rolls_everything_back(service: Memo
     session = service.start_session()
     database = service._db
     insert = "INSERT INTO deleted_sources (source_ref, deleted_at) VALUES (?, ?)"
-    with pytest.raises(RuntimeError, match="midway"), database.write_sql() as connection:
+    with pytest.raises(RuntimeError, match="midway"), database.write() as connection:
         connection.execute(insert, ("a.md#byte=0", "2026-10-05T07:15:02.000000+00:00"))
         raise RuntimeError("midway")
     # a constraint error is a StoreError like any other SQLite failure (adapters catch one type)
-    with pytest.raises(StoreError, match="UNIQUE constraint"), database.write_sql() as connection:
+    with pytest.raises(StoreError, match="UNIQUE constraint"), database.write() as connection:
         connection.execute(insert, ("b.md#byte=0", "2026-10-05T07:15:02.000000+00:00"))
         connection.execute(insert, ("b.md#byte=0", "2026-10-05T07:15:02.000000+00:00"))
-    with database.read_sql() as connection:
+    with database.read() as connection:
         assert connection.execute("SELECT count(*) FROM deleted_sources").fetchone() == (0,)
     # the pooled connections are clean: the next write takes the lock and lands
     assert service.record_message(session.id, "user", "after the errors") is not None

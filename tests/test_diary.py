@@ -206,10 +206,10 @@ def test_previous_and_next_days_skip_empty_days_in_the_requested_zone(
 
 def test_neighbour_days_are_one_seek_on_the_created_at_index(db_path: Path) -> None:
     # Finding the closest day must not scan every message, however long the history.
-    with Database(db_path).read() as db:
+    with Database(db_path).read() as connection:
         for query in (diary_rows.NEWEST_BEFORE, diary_rows.OLDEST_FROM):
-            explain = text("EXPLAIN QUERY PLAN " + query.text)
-            plan = db.execute(explain, {"start": "2026-10-05", "end": "2026-10-06"}).all()
+            explain = "EXPLAIN QUERY PLAN " + query
+            plan = connection.execute(explain, {"start": "2026-10-05", "end": "2026-10-06"}).fetchall()
             details = " ".join(row[-1] for row in plan)
             assert "ix_messages_created_at" in details and "TEMP B-TREE" not in details
 

@@ -20,12 +20,14 @@ from typing import Any
 import pytest
 
 from memstore import FileImport, MemoryService
-from memstore.concerns import importing as importer
-from memstore.concerns.importing import store
+from memstore.concerns import import_records as importer
+from memstore.concerns.import_files import LoadedLog
+from memstore.concerns.import_records import store
 from memstore.logs.parse import parse_log
-from memstore.repository import messages as history
-from memstore.repository.messages import ROWS_PER_INSERT
+from memstore.repository import imports
+from memstore.repository.imports import ROWS_PER_INSERT
 from tests import factories
+from tests.logrecords import records_of, warnings_of
 
 NAME = "2026-10-05.md"
 HEAD = "Morgan Log \u2014 2026-10-05"
@@ -172,7 +174,7 @@ def test_invalid_utf8_is_reported_where_decoding_the_whole_file_fails(
     data[at : at + len(bad)] = bad
     expected = first_invalid_byte(bytes(data))
     log = parse_log(bytes(data), NAME)
-    (warning,) = log.warnings
+    (warning,) = warnings_of(log)
     assert (warning.kind, warning.byte) == ("invalid_utf8", expected)
     assert f"from byte {expected} " in warning.message
     assert records - 2 <= len(log.spans) < records  # a replaced line ending joins two
@@ -183,7 +185,7 @@ def test_character_across_the_block_size_is_valid() -> None:
     start = f"{HEAD}\n\n[09:00:00 +0000]\nDiego: ".encode()
     text = "a" * (BLOCK - 2 - len(start)) + "\U0001f4cb" + " fin"
     log = parse_log(start + text.encode(), NAME)
-    assert [record.content for record in log.records] == [text]
+    assert [record.content for record in records_of(log)] == [text]
 
 
 # Peak memory in a real process, for the line shapes that once took 60 times the file
@@ -286,7 +288,7 @@ def test_a_message_over_a_mib_is_stored_whole_indexed_once_and_checked_ok(
     log = f"{HEAD}\n\n[09:00:00 +0000]\n{speaker}: {text}\n\n".replace("\n", ending)
     path = tmp_path / NAME
     path.write_bytes(log.encode())
-    assert len(text.encode()) > history.LARGE_TEXT_BYTES
+    assert len(text.encode()) > imports.LARGE_TEXT_BYTES
     speakers = {"Diego": "user", "System": "system"}
     (file,) = service.import_markdown([path], speakers=speakers, include_tail=True).files
     assert (file.imported, file.error) == (1, None)
@@ -311,7 +313,7 @@ def test_a_long_message_changed_on_disk_before_it_is_read_again_imports_nothing(
     before = snapshot(service.path) if service.path.exists() else None
     release = importer.release
 
-    def release_then_rewrite(log: importer.LoadedLog) -> None:
+    def release_then_rewrite(log: LoadedLog) -> None:
         release(log)
         with path.open("r+b") as file:  # same size, other bytes
             file.seek(-10, 2)

@@ -894,7 +894,7 @@ def test_cli_word_filters_and_errors(
 @given(word=st.text(alphabet=string.ascii_letters + string.digits, min_size=1, max_size=40))
 def test_an_ascii_word_folds_as_sqlite_folds_it(service: MemoryService, word: str) -> None:
     # _one_word skips SQLite's tokenizer for ASCII letters and digits: it must agree with it.
-    with service._db.read_sql() as connection:
+    with service._db.read() as connection:
         vocab.prepare(connection)
         assert vocab.tokens(connection, word) == [word.lower()]
 

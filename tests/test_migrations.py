@@ -19,13 +19,9 @@ from sqlalchemy import text
 
 from alembic import command
 from memstore import MemoryService, SchemaError, StoreError
-from memstore.store.database import (
-    Database,
-    alembic_config,
-    autogenerate_filter,
-    make_engine,
-    script_location,
-)
+from memstore.store.database import Database
+from memstore.store.engine import make_engine
+from memstore.store.migrations import alembic_config, autogenerate_filter, script_location
 from memstore.store.models import Base
 from tests.conftest import REPO
 
@@ -200,8 +196,8 @@ def test_two_services_on_one_new_file_migrate_once(db_path: Path) -> None:
     first, second = Database(db_path), Database(db_path)
     first.ensure_schema()
     second.ensure_schema()
-    with first.read() as session:
-        assert session.execute(text("SELECT count(*) FROM schema_migrations")).scalar() == 2
+    with first.read() as connection:
+        assert connection.execute("SELECT count(*) FROM schema_migrations").fetchone() == (2,)
 
 
 def test_a_wheel_install_finds_its_migrations(tmp_path: Path) -> None:
@@ -219,7 +215,7 @@ def test_a_wheel_install_finds_its_migrations(tmp_path: Path) -> None:
         archive.extractall(unpacked)
     assert (unpacked / "memstore" / "_alembic" / "versions" / "0002_fts5.py").is_file()
     probe = (
-        "import memstore, memstore.store.database as db;"
+        "import memstore, memstore.store.migrations as db;"
         "from memstore import MemoryService;"
         "print(memstore.__file__); print(db.script_location());"
         f"print(MemoryService({str(tmp_path / 'w.sqlite3')!r}).health().schema_version)"

@@ -3,8 +3,8 @@
 Times are stored in UTC; which calendar day a message belongs to depends on the zone the day
 is cut in. A day is [local midnight, next local midnight), as UTC instants, so a message is in
 the day exactly when its local date is that day; a conversation crossing midnight is in both
-days, each with that day's messages. Everything here is pure except :func:`read_log`, which
-reads the day's Markdown log read-only.
+days, each with that day's messages. :func:`diary` is the unit of work; the day's
+Markdown log is only ever read. :mod:`memstore.concerns.diary_text` renders a day as text.
 """
 
 from __future__ import annotations
@@ -17,17 +17,17 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import tzlocal
 
-from memstore.concerns.importing import MAX_LOG_BYTES
+from memstore.concerns.import_files import MAX_LOG_BYTES
+from memstore.concerns.memories import memory_model
+from memstore.config import MemoryConfig
 from memstore.errors import InvalidInput
-from memstore.logs.parse import FenceTracker
-from memstore.schemas import Diary, DiaryConversation, Memory, Message
-from memstore.text.printable import printable
+from memstore.repository import diary as diary_rows
+from memstore.schemas import Diary, DiaryConversation, Message
+from memstore.store.database import Database
+from memstore.times import utc_now
 
 DAY_FORMAT = re.compile(r"\d{4}-\d{2}-\d{2}")
 LOCAL_KEY = "local"  # tzlocal's key for a zone read from /etc/localtime without a name
-INDENT = "    "
-EN_DASH = "\u2013"
-WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 
 # The day and its zone
@@ -162,92 +162,34 @@ def read_log(path: Path) -> tuple[str | None, str | None]:
         return None, f"it is not valid UTF-8 (byte {error.start}); open it in an editor"
 
 
-# Text for a person at a terminal
+def diary(
+    db: Database, config: MemoryConfig, log_dir: Path, day: date | str | None, tz: str | None
+) -> Diary:
+    """One local calendar day (see :meth:`memstore.MemoryService.diary`); nothing is written,
+    and a missing database is not created.
 
-
-def render(diary: Diary) -> str:
-    """The day as text: the date and zone, the neighbouring days, each conversation with its
-    span, message count and messages (local HH:MM, role, status when not completed), then the
-    memories; or, without conversations, the day's log as it is.
-
-    Control characters other than tab and line feed, and bidi controls, are shown escaped
-    (``\\x1b``, ``\\u202e``: :mod:`memstore.text.printable`), so stored text cannot drive the
-    terminal or reorder what a line shows.
+    Raises:
+        InvalidInput: For a malformed day or an unknown time zone.
     """
-    place = zone(diary.time_zone)
-    lines = [*heading(diary), ""]
-    for conversation in diary.conversations:
-        lines += [*conversation_lines(conversation, place), ""]
-    if not diary.conversations:
-        lines += [*log_lines(diary), ""]
-    lines += memory_lines(diary.memories, diary.day, place)
-    return printable("\n".join(lines))  # paths and errors too, not only stored text
-
-
-def heading(diary: Diary) -> list[str]:
-    """The date, its zone and the neighbouring days with a conversation."""
-    day = diary.day
-    return [
-        f"{WEEKDAYS[day.weekday()]} {day.isoformat()} ({diary.time_zone})",
-        f"Previous day: {diary.previous_day or 'none'} · Next day: {diary.next_day or 'none'}",
-    ]
-
-
-def conversation_lines(conversation: DiaryConversation, place: tzinfo) -> list[str]:
-    """A conversation's header line, then each of its messages."""
-    count = conversation.message_count
-    span = clock(conversation.started_at, place) + EN_DASH + clock(conversation.ended_at, place)
-    noun = "message" if count == 1 else "messages"
-    lines = [f"Conversation {span}, {count} {noun} ({conversation.session_id})"]
-    for message in conversation.messages:
-        status = "" if message.status == "completed" else f" ({message.status})"
-        prefix = f"  {clock(message.created_at, place)} {message.role}{status}:"
-        lines += entry(prefix, message.content)
-    return lines
-
-
-def entry(prefix: str, content: str) -> list[str]:
-    """``prefix`` and the first line of ``content``, then the other lines indented; fenced
-    code, fences included, as it is (unindented, so it copies exactly)."""
-    first, *rest = printable(content).split("\n")
-    fence = FenceTracker()
-    fence.feed(first)
-    lines = [prefix, first] if fence.is_open else [f"{prefix} {first}" if first else prefix]
-    for line in rest:
-        inside = fence.is_open
-        fence.feed(line)
-        lines.append(line if inside or fence.is_open or not line else INDENT + line)
-    return lines
-
-
-def log_lines(diary: Diary) -> list[str]:
-    """What stands for the conversations on a day the database holds none."""
-    where = diary.log_path
-    if diary.log is not None:
-        body = printable(diary.log.replace("\r\n", "\n")).rstrip("\n")
-        return [f"No stored conversation; the day's Markdown log ({where}):", "", body]
-    if diary.log_error is not None:
-        return [
-            f"No stored conversation; the Markdown log {where} cannot be shown: {diary.log_error}."
-        ]
-    return [f"No stored conversation, and no Markdown log at {where}."]
-
-
-def memory_lines(memories: list[Memory], day: date, place: tzinfo) -> list[str]:
-    """The memories written or updated that day, one entry each."""
-    if not memories:
-        return ["Memories: none written or updated."]
-    lines = ["Memories:"]
-    for memory in memories:
-        written = local_date(memory.created_at, place) == day
-        when = memory.created_at if written else memory.modified_at
-        event = "written" if written else "updated"
-        status = "" if memory.status == "active" else f" ({memory.status})"
-        prefix = f"  {clock(when, place)} {event} [{memory.category}]{status}"
-        lines += entry(prefix, memory.content)
-    return lines
-
-
-def clock(moment: datetime, place: tzinfo) -> str:
-    """``HH:MM`` of ``moment`` in ``place``."""
-    return moment.astimezone(place).strftime("%H:%M")
+    place = zone(tz)
+    when = today(place) if day is None else parse_day(day)
+    start, end = bounds(when, place)
+    found, memories, now = diary_rows.Interval([], [], None, None), [], utc_now()
+    if db.path.exists():  # only reads: a missing database is not created
+        with db.read() as connection:
+            found = diary_rows.interval(connection, start, end)
+        memories = [memory_model(memory, now) for memory in found.memories]
+    days = conversations(Message.model_validate(message) for message in found.messages)
+    log_path = None if days else log_dir / f"{when.isoformat()}.md"
+    log, log_error = (None, None) if log_path is None else read_log(log_path)
+    return Diary(
+        day=when,
+        time_zone=place.key,
+        previous_day=local_date(found.before, place),
+        next_day=local_date(found.after, place),
+        conversations=days,
+        memories=memories,
+        log=log,
+        log_path=None if log_path is None else str(log_path),
+        log_error=log_error,
+    )

@@ -1,4 +1,4 @@
-"""Pure rules of the memory lifecycle: content, keys, duplicates and expiry.
+"""The fields of a memory write, checked: content, keys, duplicates and expiry.
 
 Where they come from: the memory paragraphs of the Morgan design notes (keys of letters,
 numbers, dots, hyphens and underscores; normalised duplicates reused; expiry read as local
@@ -9,15 +9,85 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
 from datetime import datetime
 
+from memstore.arguments import valid_unicode
 from memstore.errors import InvalidInput
+from memstore.guard import reject_secrets
+from memstore.kinds import Category, Origin
 from memstore.times import in_utc
 
 MAX_CONTENT_CHARS = 4000
 MAX_KEY_CHARS = 200
 KEY_OUTSIDE = re.compile(r"[^\w.\-]+|_+")
 WHITESPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class Draft:
+    """Validated fields of a memory write; None means "not given"."""
+
+    content: str | None = None
+    normalized: str | None = None
+    category: Category | None = None
+    key: str | None = None
+    expires_at: datetime | None = None
+    origin: Origin = "explicit"
+    confidence: float = 1.0
+
+
+@dataclass(frozen=True)
+class Fields:
+    """The fields of a memory write as given; None keeps (or leaves out) a field."""
+
+    category: Category | None = None
+    key: str | None = None
+    expires_at: str | datetime | None = None
+
+
+@dataclass(frozen=True)
+class Origins:
+    """Where a new memory comes from and what it replaces, as given to ``remember``."""
+
+    supersedes: str | None = None
+    origin: Origin = "explicit"
+    confidence: float = 1.0
+    source_message_id: str | None = None
+    source_ref: str | None = None
+
+
+def draft(
+    content: str | None,
+    fields: Fields,
+    now: datetime,
+    origin: Origin = "explicit",
+    confidence: float = 1.0,
+) -> Draft:
+    """Check the fields of a memory write.
+
+    Raises:
+        InvalidInput: For a bad confidence, content, key or expiry.
+        SecretRejected: When the content or the key looks like it holds a credential.
+    """
+    if not 0.0 <= confidence <= 1.0:
+        raise InvalidInput("confidence", f"is {confidence}; use a number from 0 to 1.")
+    if content is not None and not valid_unicode(content):
+        raise InvalidInput("content", "holds text that is not valid Unicode; retype it.")
+    cleaned = None if content is None else clean_content(content)
+    if cleaned is not None:
+        reject_secrets(cleaned, "content")
+    if fields.key is not None:
+        reject_secrets(fields.key, "key")
+    return Draft(
+        content=cleaned,
+        normalized=None if cleaned is None else normalize_content(cleaned),
+        category=fields.category,
+        key=normalize_key(fields.key),
+        expires_at=parse_expiry(fields.expires_at, now),
+        origin=origin,
+        confidence=confidence,
+    )
 
 
 def clean_content(content: str) -> str:

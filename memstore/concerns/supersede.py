@@ -16,24 +16,13 @@ import sqlite3
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from memstore.concerns.memory_rules import Draft
 from memstore.errors import InvalidInput, NotFound
+from memstore.kinds import MemoryStatus
 from memstore.repository import memories as memory_rows
-from memstore.repository import messages as history_rows
+from memstore.repository import messages
 from memstore.repository.memories import StoredMemory
 from memstore.store.models import new_id
-
-
-@dataclass(frozen=True)
-class Draft:
-    """Validated fields of a memory write; None means "not given"."""
-
-    content: str | None = None
-    normalized: str | None = None
-    category: str | None = None
-    key: str | None = None
-    expires_at: datetime | None = None
-    origin: str = "explicit"
-    confidence: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -56,7 +45,7 @@ def holder(
     if normalized is None and key is None:
         return None
     found = memory_rows.active_with(connection, normalized=normalized, key=key)
-    if found is not None and found.expires_at is not None and found.expires_at <= now:
+    if found is not None and found.expired(now):
         memory_rows.retire(connection, [found.id], "expired", now)
         return None
     return found
@@ -115,7 +104,7 @@ def targets(
     return replaced
 
 
-def new_memory(draft: Draft, status: str, now: datetime) -> StoredMemory:
+def new_memory(draft: Draft, status: MemoryStatus, now: datetime) -> StoredMemory:
     """A new memory for a draft with every field given."""
     assert draft.content is not None and draft.normalized is not None
     return StoredMemory(
@@ -182,10 +171,10 @@ def link(connection: sqlite3.Connection, memory: StoredMemory, source: Source | 
         return
     message = None
     if source.message_id is not None:
-        message = history_rows.get_message(connection, source.message_id)
+        message = messages.get_message(connection, source.message_id)
         if message is None:
             raise NotFound("message", source.message_id)
     elif source.source_ref is not None:
-        message = history_rows.message_by_source(connection, source.source_ref)
+        message = messages.message_by_source(connection, source.source_ref)
     ref = source.source_ref or (message.source_ref if message else None)
     memory_rows.add_source(connection, memory.id, message.id if message else None, ref)

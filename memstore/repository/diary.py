@@ -8,42 +8,35 @@ the tables store, so text comparison is time comparison.
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import select, text
-from sqlalchemy.orm import Session
-
+from memstore.repository.memories import SELECT_MEMORY, StoredMemory
 from memstore.repository.messages import MESSAGE_COLUMNS, StoredMessage
-from memstore.store.models import MemoryRow, format_utc, parse_utc
+from memstore.store.models import format_utc, parse_utc
 
 # Every role and status: the diary shows system, interrupted and error messages too.
-MESSAGES_BETWEEN = text(
-    f"""
+MESSAGES_BETWEEN = f"""
     SELECT {MESSAGE_COLUMNS}
     FROM messages
     WHERE created_at >= :start AND created_at < :end
     ORDER BY created_at, session_id, sequence
-    """
-)
+"""
 # Any status: a memory superseded or retired that day was modified that day. Ordered by the
 # event that puts it in the interval: its creation, else its last modification.
-MEMORIES_TOUCHED = text(
-    """
-    SELECT * FROM memories
+MEMORIES_TOUCHED = f"""
+    {SELECT_MEMORY}
     WHERE (created_at >= :start AND created_at < :end)
        OR (modified_at >= :start AND modified_at < :end)
     ORDER BY CASE WHEN created_at >= :start AND created_at < :end
                   THEN created_at ELSE modified_at END, pk
-    """
-)
+"""
 # ORDER BY ... LIMIT 1 on the indexed column: one index seek, whatever the table's size.
-NEWEST_BEFORE = text(
+NEWEST_BEFORE = (
     "SELECT created_at FROM messages WHERE created_at < :start ORDER BY created_at DESC LIMIT 1"
 )
-OLDEST_FROM = text(
-    "SELECT created_at FROM messages WHERE created_at >= :end ORDER BY created_at LIMIT 1"
-)
+OLDEST_FROM = "SELECT created_at FROM messages WHERE created_at >= :end ORDER BY created_at LIMIT 1"
 
 
 @dataclass(frozen=True)
@@ -52,14 +45,14 @@ class Interval:
 
     messages: list[StoredMessage]
     """Every message in the interval, by time, then session and sequence."""
-    memories: list[MemoryRow]
+    memories: list[StoredMemory]
     before: datetime | None
     """The time of the newest message before ``start``, or None."""
     after: datetime | None
     """The time of the oldest message at or after ``end``, or None."""
 
 
-def interval(db: Session, start: datetime, end: datetime) -> Interval:
+def interval(connection: sqlite3.Connection, start: datetime, end: datetime) -> Interval:
     """The messages and memories of [``start``, ``end``) and the nearest messages outside it.
 
     Args:
@@ -67,14 +60,19 @@ def interval(db: Session, start: datetime, end: datetime) -> Interval:
         end: Aware end, exclusive.
     """
     bounds = {"start": format_utc(start), "end": format_utc(end)}
+    messages = connection.execute(MESSAGES_BETWEEN, bounds)
+    memories = connection.execute(MEMORIES_TOUCHED, bounds)
     return Interval(
-        messages=[StoredMessage.from_row(row) for row in db.execute(MESSAGES_BETWEEN, bounds)],
-        memories=list(db.scalars(select(MemoryRow).from_statement(MEMORIES_TOUCHED), bounds)),
-        before=stored_time(db.scalar(NEWEST_BEFORE, bounds)),
-        after=stored_time(db.scalar(OLDEST_FROM, bounds)),
+        messages=[StoredMessage.from_row(row) for row in messages],
+        memories=[StoredMemory.from_row(row) for row in memories],
+        before=stored_time(connection, NEWEST_BEFORE, bounds),
+        after=stored_time(connection, OLDEST_FROM, bounds),
     )
 
 
-def stored_time(value: str | None) -> datetime | None:
-    """A stored UTC text as an aware datetime, or None."""
-    return None if value is None else parse_utc(value)
+def stored_time(
+    connection: sqlite3.Connection, query: str, bounds: dict[str, str]
+) -> datetime | None:
+    """The time ``query`` finds, as an aware datetime, or None."""
+    row = connection.execute(query, bounds).fetchone()
+    return None if row is None else parse_utc(row[0])

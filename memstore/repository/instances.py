@@ -26,6 +26,7 @@ from datetime import datetime
 from itertools import groupby
 from typing import Any
 
+from memstore.kinds import Role, SourceType
 from memstore.repository.recall import MEMORY_FILTERS
 from memstore.repository.words import PROBE_CLEAR, PROBE_HIGHLIGHT, PROBE_INSERT
 from memstore.store.models import parse_utc
@@ -123,7 +124,7 @@ class PageRecord:
     its ``skip``-th, their token positions in order), its text and its history fields (None
     for memories)."""
 
-    source_type: str
+    source_type: SourceType
     pk: int
     id: str
     created_at: datetime
@@ -131,7 +132,7 @@ class PageRecord:
     positions: list[int]
     content: str
     session_id: str | None
-    role: str | None
+    role: Role | None
     sequence: int | None
     source_ref: str | None
 

@@ -9,10 +9,15 @@ from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, func, or_, select
-from sqlalchemy.orm import Session
+from memstore.kinds import MemoryStatus
+from memstore.store.models import format_utc, parse_utc
 
-from memstore.store.models import MemoryRow, MemorySourceRow, format_utc, parse_utc
+
+def in_force_sql(alias: str = "") -> str:
+    """The SQL condition of a memory in force (active, expiry not passed at ``:now``), for a
+    query naming the memories table ``alias`` (a fixed name such as ``"mem"``)."""
+    t = f"{alias}." if alias else ""
+    return f"{t}status = 'active' AND ({t}expires_at IS NULL OR {t}expires_at > :now)"
 
 
 @dataclass(frozen=True)
@@ -25,7 +30,7 @@ class StoredMemory:
     normalized_content: str
     category: str
     key: str | None
-    status: str
+    status: MemoryStatus
     origin: str
     confidence: float
     pinned: bool
@@ -43,6 +48,20 @@ class StoredMemory:
                 values[name] = parse_utc(values[name])
         values["pinned"] = bool(values["pinned"])
         return cls(**values)
+
+    def in_force(self, now: datetime) -> bool:
+        """Whether the memory is in force at ``now``: the Python side of :func:`in_force_sql`."""
+        return self.status == "active" and not self.expired(now)
+
+    def expired(self, now: datetime) -> bool:
+        """Whether its expiry has passed at ``now`` (whatever its status)."""
+        return self.expires_at is not None and self.expires_at <= now
+
+    def shown_status(self, now: datetime) -> MemoryStatus:
+        """The status to show: an active memory past its expiry shows as ``expired``."""
+        if self.status == "active" and self.expired(now):
+            return "expired"
+        return self.status
 
     def values(self) -> dict[str, Any]:
         """Its columns as bound parameters (times as stored UTC text)."""
@@ -77,21 +96,30 @@ INSERT_SOURCE = (
     "INSERT INTO memory_sources (memory_id, message_id, source_ref) "
     "VALUES (:memory_id, :message_id, :source_ref)"
 )
-IN_FORCE = """
-    SELECT id, category, pinned, content FROM memories
-    WHERE status = 'active' AND (expires_at IS NULL OR expires_at > :now)
+IN_FORCE = f"""
+    SELECT id, category, pinned, content FROM memories WHERE {in_force_sql()}
     ORDER BY pinned DESC, created_at DESC, pk DESC
+"""
+SOURCES = (
+    "SELECT memory_id, message_id, source_ref FROM memory_sources "
+    "WHERE memory_id = :memory_id ORDER BY pk"
+)
+# A page of memories: in force only unless :all, of one category unless :category is null.
+PAGE_WHERE = f"(:all OR ({in_force_sql()})) AND (:category IS NULL OR category = :category)"
+PAGE_TOTAL = f"SELECT count(*) FROM memories WHERE {PAGE_WHERE}"
+PAGE = f"""
+    {SELECT_MEMORY} WHERE {PAGE_WHERE}
+    ORDER BY pinned DESC, modified_at DESC, pk DESC LIMIT :limit OFFSET :offset
 """
 
 
-def unexpired(now: datetime) -> ColumnElement[bool]:
-    """The clause of memories whose expiry has not passed."""
-    return or_(MemoryRow.expires_at.is_(None), MemoryRow.expires_at > now)
+@dataclass(frozen=True)
+class StoredSource:
+    """A memory's link to the message (or source reference) it came from."""
 
-
-def current(now: datetime) -> ColumnElement[bool]:
-    """Confirmed memories in force: active and unexpired."""
-    return and_(MemoryRow.status == "active", unexpired(now))
+    memory_id: str
+    message_id: str | None
+    source_ref: str | None
 
 
 def get(connection: sqlite3.Connection, memory_id: str) -> StoredMemory | None:
@@ -154,10 +182,10 @@ def add_source(
     connection.execute(INSERT_SOURCE, params)
 
 
-def sources(db: Session, memory_id: str) -> list[MemorySourceRow]:
+def sources(connection: sqlite3.Connection, memory_id: str) -> list[StoredSource]:
     """The source links of a memory, oldest first."""
-    query = select(MemorySourceRow).where(MemorySourceRow.memory_id == memory_id)
-    return list(db.scalars(query.order_by(MemorySourceRow.pk)))
+    rows = connection.execute(SOURCES, {"memory_id": memory_id})
+    return [StoredSource(*row) for row in rows]
 
 
 def delete_memory(connection: sqlite3.Connection, memory: StoredMemory) -> None:
@@ -168,27 +196,19 @@ def delete_memory(connection: sqlite3.Connection, memory: StoredMemory) -> None:
 
 
 def page(
-    db: Session,
+    connection: sqlite3.Connection,
     *,
     category: str | None,
     include_inactive: bool,
     now: datetime,
     limit: int,
     offset: int,
-) -> tuple[list[MemoryRow], int]:
+) -> tuple[list[StoredMemory], int]:
     """Memories newest first (pinned first among current ones) and the exact total."""
-    conditions = [] if include_inactive else [current(now)]
-    if category is not None:
-        conditions.append(MemoryRow.category == category)
-    total = db.scalar(select(func.count()).select_from(MemoryRow).where(*conditions)) or 0
-    query = (
-        select(MemoryRow)
-        .where(*conditions)
-        .order_by(MemoryRow.pinned.desc(), MemoryRow.modified_at.desc(), MemoryRow.pk.desc())
-        .limit(limit)
-        .offset(offset)
-    )
-    return list(db.scalars(query)), int(total)
+    params = {"all": include_inactive, "category": category, "now": format_utc(now)}
+    (total,) = connection.execute(PAGE_TOTAL, params).fetchone()
+    rows = connection.execute(PAGE, {**params, "limit": limit, "offset": offset})
+    return [StoredMemory.from_row(row) for row in rows], int(total)
 
 
 def in_force(connection: sqlite3.Connection, now: datetime) -> list[tuple[str, str, int, str]]:

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from memstore.kinds import Mode
-from memstore.repository.memories import MEMORY_FIELDS, StoredMemory
+from memstore.queries import RecallFilters
+from memstore.repository.memories import MEMORY_FIELDS, StoredMemory, in_force_sql
 from memstore.repository.messages import MESSAGE_COLUMNS, StoredMessage
 from memstore.store.models import format_utc
 from memstore.text import ranking
@@ -77,7 +78,7 @@ FIRST_BATCH = 32
 # The memories in force (active, unexpired) that pass the filters, for a query that calls
 # the memories table ``mem``: since / until on its creation time, session / role through its
 # source messages (so a memory without one never matches those two).
-MEMORY_FILTERS = """mem.status = 'active' AND (mem.expires_at IS NULL OR mem.expires_at > :now)
+MEMORY_FILTERS = f"""{in_force_sql("mem")}
       AND (:since IS NULL OR mem.created_at >= :since)
       AND (:until IS NULL OR mem.created_at < :until)
       AND ((:session_id IS NULL AND :role IS NULL) OR EXISTS (
@@ -112,25 +113,6 @@ class MessageHit(StoredMessage):
     partner: StoredMessage | None
 
 
-@dataclass(frozen=True)
-class Filters:
-    """Recall filters on the matched record: session, role, and [since, until) in UTC."""
-
-    session_id: str | None = None
-    role: str | None = None
-    since: datetime | None = None
-    until: datetime | None = None
-
-    def params(self) -> dict[str, str | None]:
-        """The bound parameters of the filter clauses."""
-        return {
-            "session_id": self.session_id,
-            "role": self.role,
-            "since": None if self.since is None else format_utc(self.since),
-            "until": None if self.until is None else format_utc(self.until),
-        }
-
-
 def part_documents(
     connection: sqlite3.Connection, tiers: Sequence[Sequence[QueryPart]]
 ) -> dict[str, int]:
@@ -140,7 +122,7 @@ def part_documents(
 
 
 def history_hits(
-    connection: sqlite3.Connection, query: str, mode: Mode, filters: Filters
+    connection: sqlite3.Connection, query: str, mode: Mode, filters: RecallFilters
 ) -> Iterator[MessageHit]:
     """Searchable messages matching ``query`` in ``mode``, with their pair partners, best
     rank first.
@@ -161,7 +143,9 @@ def history_hits(
             yield from tier_hits(connection, json.dumps(weights), filters)
 
 
-def tier_hits(connection: sqlite3.Connection, parts: str, filters: Filters) -> Iterator[MessageHit]:
+def tier_hits(
+    connection: sqlite3.Connection, parts: str, filters: RecallFilters
+) -> Iterator[MessageHit]:
     """The hits of one tier's weighted ``parts`` (JSON), best rank first.
 
     Fetched in batches of growing size (32, 64, ...), two queries a batch: a caller that
@@ -192,12 +176,12 @@ def memory_hit_ids(
     connection: sqlite3.Connection, match: str, now: datetime, limit: int
 ) -> list[str]:
     """The ids of :func:`memory_hits` without filters, best first (no rows are built)."""
-    params = {"query": match, "now": format_utc(now), "limit": limit, **Filters().params()}
+    params = {"query": match, "now": format_utc(now), "limit": limit, **RecallFilters().params()}
     return [memory_id for (memory_id,) in connection.execute(MEMORY_HIT_IDS, params)]
 
 
 def memory_hits(
-    connection: sqlite3.Connection, match: str, filters: Filters, now: datetime, limit: int
+    connection: sqlite3.Connection, match: str, filters: RecallFilters, now: datetime, limit: int
 ) -> list[StoredMemory]:
     """Matching active, unexpired memories, best bm25 rank first, at most ``limit``.
 

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from memstore.repository.recall import MEMORY_FILTERS, Filters
+from memstore.queries import WordQuery
+from memstore.repository.recall import MEMORY_FILTERS
 from memstore.store.models import format_utc
 
 TEMP_TABLES = (
@@ -100,19 +101,14 @@ def tokens(connection: sqlite3.Connection, value: str) -> list[str]:
         connection.execute(PROBE_CLEAR)
 
 
-def scope_params(scope: str, filters: Filters, now: datetime) -> dict[str, Any]:
+def scope_params(query: WordQuery, now: datetime) -> dict[str, Any]:
     """The bound parameters that select the stores and apply the filters."""
     return {
-        "history": scope in ("history", "all"),
-        "memories": scope in ("memories", "all"),
+        "history": query.history,
+        "memories": query.memories,
         "now": format_utc(now),
-        **filters.params(),
+        **query.filters.params(),
     }
-
-
-def unfiltered_history(scope: str, filters: Filters) -> bool:
-    """True when the row table's counts answer the query directly."""
-    return scope == "history" and not any(filters.params().values())
 
 
 def words(

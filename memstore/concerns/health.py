@@ -1,0 +1,113 @@
+"""Health: every check of the database file, as one report with a sentence per problem.
+
+The checks themselves (SQL) are in :mod:`memstore.repository.health`; this module runs them
+in a unit of work that always rolls back, on a private copy where the file cannot be
+written, and says what each finding means and what to do.
+"""
+
+from __future__ import annotations
+
+from memstore.errors import StoreDamaged
+from memstore.repository import health as checks
+from memstore.repository.health import Findings, IndexCheck
+from memstore.schemas import FtsCheck, HealthReport
+from memstore.store import backups
+from memstore.store.database import Database
+from memstore.store.fts_names import FTS_INDEXES
+
+DAMAGED = (
+    "the file is damaged: stop every writer, keep it with its -wal/-shm files for "
+    "investigation and restore a verified backup (README, Backup and recovery)"
+)
+
+
+def health(db: Database) -> HealthReport:
+    """Integrity, foreign keys, each FTS5 index, schema version and row counts (see
+    :meth:`memstore.MemoryService.health`).
+
+    Raises:
+        StoreBusy: If the FTS5 checks could not take the write lock within 500 ms.
+        SchemaError: If the database is newer than this code, gapped, or its records
+            disagree.
+        StoreError: If SQLite fails otherwise.
+    """
+    path, code = str(db.path), db.code_version()
+    try:
+        with db.inspect() as connection:
+            if db.read_only is None:
+                return report(checks.findings(connection), path, code)
+            with backups.scratch_copy(db.path) as copied, Database(copied).inspect() as fts:
+                found = checks.findings(connection, fts_connection=fts)
+            shown = report(found, path, code)
+            return shown.model_copy(update={"read_only": True, "read_only_reason": db.read_only})
+    except StoreDamaged as error:
+        return unreadable(path, code, str(error))
+
+
+def report(found: Findings, path: str, code_version: int) -> HealthReport:
+    """The report of ``found``; ``ok`` only when every check passed."""
+    damaged = found.integrity != "ok" or bool(found.failed)
+    problems = describe(found, code_version) + found.failed
+    problems += [
+        f"trigger {name} is missing: changes to its table no longer reach the index; restore "
+        "a verified backup (README, Backup and recovery)"
+        for name in found.missing_triggers
+    ]
+    if damaged:
+        problems.append(DAMAGED)
+    return HealthReport(
+        ok=not problems,
+        database=path,
+        integrity=found.integrity,
+        foreign_key_errors=found.foreign_key_errors,
+        fts=[FtsCheck.model_validate(check) for check in found.fts],
+        schema_version=found.schema_version,
+        code_version=code_version,
+        counts=found.counts,
+        problems=problems,
+    )
+
+
+def describe(found: Findings, code_version: int) -> list[str]:
+    """One sentence per finding: what is wrong and where."""
+    damaged = found.integrity != "ok"
+    problems = [
+        f"integrity_check: {finding}"
+        for finding in found.integrity.splitlines()
+        if damaged and not finding.startswith("*** in database")
+    ]
+    problems += [
+        f"foreign key: {e['table']} row {e['rowid']} has a {e['column']} that matches no "
+        f"{e['parent']} row"
+        for e in found.foreign_key_errors
+    ]
+    problems += [fts_problem(check, damaged) for check in found.fts if not check.ok]
+    if found.schema_version != code_version:
+        problems.append(
+            f"schema version is {found.schema_version}; this code expects {code_version}"
+        )
+    return problems
+
+
+def fts_problem(check: IndexCheck, damaged: bool) -> str:
+    """The finding of a failed FTS5 integrity-check; on an otherwise sound file the index
+    can be rebuilt from its table."""
+    found = f"FTS5 index {check.index} failed its integrity-check ({check.error})"
+    if damaged:
+        return found
+    return f"{found}; rebuild it with INSERT INTO {check.index}({check.index}) VALUES('rebuild')"
+
+
+def unreadable(path: str, code_version: int, reason: str) -> HealthReport:
+    """The report of a file SQLite cannot open or read as a database at all."""
+    return HealthReport(
+        ok=False,
+        database=path,
+        integrity=reason,
+        foreign_key_errors=[],
+        fts=[FtsCheck(index=index, ok=False, error=reason) for index in FTS_INDEXES],
+        schema_version=0,
+        code_version=code_version,
+        counts={},
+        problems=[f"{path}: {reason}"],
+    )

@@ -1,0 +1,129 @@
+"""Sessions and messages: opening and closing sessions, recording, listing and deleting
+messages. Each function is one unit of work on the database."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from memstore.arguments import aware, json_object, position, valid_unicode
+from memstore.errors import InvalidInput, NotFound
+from memstore.kinds import MessageStatus, Role
+from memstore.repository import messages, sessions
+from memstore.repository.messages import StoredMessage
+from memstore.repository.sessions import StoredSession
+from memstore.schemas import Message, Session
+from memstore.store.database import Database
+from memstore.store.models import new_id
+from memstore.times import utc_now
+
+
+def start_session(
+    db: Database,
+    session_id: str | None,
+    started_at: datetime | None,
+    metadata: Mapping[str, Any] | None,
+) -> Session:
+    """Open a live session (see :meth:`memstore.MemoryService.start_session`).
+
+    Raises:
+        InvalidInput: For a naive time, metadata that JSON cannot hold, or an id in use.
+    """
+    session = StoredSession(
+        id=session_id or new_id("ses"),
+        started_at=aware(started_at, "started_at") or utc_now(),
+        ended_at=None,
+        metadata=json_object(metadata, "metadata"),
+    )
+    with db.write() as connection:
+        if sessions.get(connection, session.id) is not None:
+            raise InvalidInput("session_id", f"{session.id!r} already exists; pick another id.")
+        sessions.add(connection, session)
+    return Session.model_validate(session)
+
+
+def end_session(db: Database, session_id: str, ended_at: datetime | None) -> Session:
+    """Close a session.
+
+    Raises:
+        NotFound: If there is no such session.
+        InvalidInput: For a naive ``ended_at``.
+    """
+    ended = aware(ended_at, "ended_at") or utc_now()
+    with db.write() as connection:
+        session = sessions.get(connection, session_id)
+        if session is None:
+            raise NotFound("session", session_id)
+        sessions.end(connection, session_id, ended)
+    return Session.model_validate(session).model_copy(update={"ended_at": ended})
+
+
+def get_session(db: Database, session_id: str) -> Session | None:
+    """The session with this id, or None."""
+    with db.read() as connection:
+        session = sessions.get(connection, session_id)
+    return None if session is None else Session.model_validate(session)
+
+
+def record_message(
+    db: Database,
+    session_id: str,
+    role: Role,
+    content: str,
+    status: MessageStatus,
+    created_at: datetime | None,
+    source_ref: str | None,
+) -> Message | None:
+    """Append a message with the next sequence number, idempotent by ``source_ref`` (see
+    :meth:`memstore.MemoryService.record_message`).
+
+    Raises:
+        NotFound: If the session does not exist.
+        InvalidInput: For a naive time or empty content.
+    """
+    if not content.strip():
+        raise InvalidInput("content", "is empty; a message needs some text.")
+    if not valid_unicode(content):
+        raise InvalidInput("content", "holds text that is not valid Unicode; fix its encoding.")
+    when = (aware(created_at, "created_at") or utc_now()).astimezone(UTC)
+    with db.write() as connection:
+        if source_ref is not None:
+            if messages.is_tombstoned(connection, source_ref):
+                return None
+            existing = messages.message_by_source(connection, source_ref)
+            if existing is not None:
+                return Message.model_validate(existing)
+        sequence = messages.next_sequence(connection, session_id)
+        if sequence is None:
+            raise NotFound("session", session_id)
+        message = StoredMessage(
+            new_id("msg"), session_id, sequence, role, content, when, status, source_ref
+        )
+        messages.add_message(connection, message)
+    return Message.model_validate(message)
+
+
+def list_messages(db: Database, session_id: str, after: int, limit: int) -> list[Message]:
+    """Messages of a session with sequence > ``after``, every role and status, in order.
+
+    Raises:
+        InvalidInput: If ``after`` < 0 or ``limit`` < 1.
+    """
+    position(after, "after", "0 or the sequence of a message read before")
+    position(limit, "limit", "1 or more")
+    if limit < 1:
+        raise InvalidInput("limit", f"is {limit}; use 1 or more.")
+    with db.read() as connection:
+        rows = messages.list_messages(connection, session_id, after, limit)
+    return [Message.model_validate(row) for row in rows]
+
+
+def delete_message(db: Database, message_id: str) -> bool:
+    """Delete a message and tombstone its source reference; False when there was none."""
+    with db.write() as connection:
+        message = messages.get_message(connection, message_id)
+        if message is None:
+            return False
+        messages.delete_message(connection, message, utc_now())
+        return True

@@ -1,0 +1,64 @@
+"""Reading back: one conversation in pages, and one message in chunks, each page within
+``recall_chars`` characters of JSON."""
+
+from __future__ import annotations
+
+from memstore.arguments import position
+from memstore.concerns.pages import room
+from memstore.config import MemoryConfig
+from memstore.errors import InvalidInput, NotFound
+from memstore.repository import messages, sessions
+from memstore.schemas import ConversationPage, Message, MessageChunk, MessageInfo, Session
+from memstore.store.database import Database
+from memstore.text.clipping import fill_dialogue, json_prefix
+
+
+def read_conversation(
+    db: Database, config: MemoryConfig, session_id: str, after: int, limit: int
+) -> ConversationPage:
+    """Completed user and assistant messages of a session with sequence > ``after``, at most
+    ``limit`` (already capped) and within ``recall_chars`` (see
+    :meth:`memstore.MemoryService.read_conversation`).
+
+    Raises:
+        NotFound: If there is no such session.
+        InvalidInput: If ``after`` is outside 0..2**63 - 1.
+    """
+    position(after, "after", "0 or a previous next_after")
+    with db.read() as connection:
+        session = sessions.get(connection, session_id)
+        if session is None:
+            raise NotFound("session", session_id)
+        rows = messages.dialogue(connection, session_id, after, limit + 1)
+    found = [Message.model_validate(row) for row in rows]
+    empty = ConversationPage(session=Session.model_validate(session), messages=[], next_after=0)
+    widest = max((message.sequence for message in found), default=0)
+    taken = fill_dialogue(found[:limit], room(config, empty, "next_after", widest))
+    more = len(taken) < len(found)
+    return empty.model_copy(
+        update={"messages": taken, "next_after": taken[-1].sequence if more else None}
+    )
+
+
+def read_message(db: Database, config: MemoryConfig, message_id: str, offset: int) -> MessageChunk:
+    """The characters of one message from ``offset``, as many as fit ``recall_chars``.
+
+    Raises:
+        NotFound: If there is no such message.
+        InvalidInput: If ``offset`` is outside ``0..total_chars``.
+    """
+    with db.read() as connection:
+        message = messages.get_message(connection, message_id)
+    if message is None:
+        raise NotFound("message", message_id)
+    info, content = MessageInfo.model_validate(message), message.content
+    if not 0 <= offset <= len(content):
+        raise InvalidInput("offset", f"is {offset}; use 0..{len(content)} (total_chars).")
+    empty = MessageChunk(
+        message=info, offset=offset, total_chars=len(content), next_offset=0, content=""
+    )
+    chunk = json_prefix(content[offset:], room(config, empty, "next_offset", len(content)))
+    end = offset + len(chunk)
+    return empty.model_copy(
+        update={"content": chunk, "next_offset": end if end < len(content) else None}
+    )

@@ -1,0 +1,60 @@
+"""Recall: memories and conversation history matching a query, best first, in one page.
+
+The ranking rules are in :mod:`memstore.text.ranking`, the SQL in
+:mod:`memstore.repository.recall`, the pairing of hits and the page's character budget in
+:mod:`memstore.concerns.recall_page`.
+"""
+
+from __future__ import annotations
+
+from memstore.arguments import valid_unicode
+from memstore.concerns import recall_page
+from memstore.concerns.memories import memory_model
+from memstore.config import MemoryConfig
+from memstore.errors import InvalidQuery
+from memstore.kinds import Mode
+from memstore.queries import RecallFilters
+from memstore.repository.recall import history_hits, memory_hits
+from memstore.schemas import RecallResult
+from memstore.store.database import Database
+from memstore.text.clipping import json_size
+from memstore.text.fts_query import build_match, fold, query_tokens
+from memstore.times import utc_now
+
+
+def recall(
+    db: Database,
+    config: MemoryConfig,
+    query: str,
+    *,
+    mode: Mode,
+    history: bool,
+    filters: RecallFilters,
+    limit: int,
+) -> RecallResult:
+    """Search memories and history for ``query`` (see :meth:`memstore.MemoryService.recall`);
+    ``limit`` is already capped by ``max_results``.
+
+    Raises:
+        InvalidQuery: For an empty, too long or too wordy query, or text that is not valid
+            Unicode.
+    """
+    if not valid_unicode(query):  # a lone surrogate: SQLite only takes valid Unicode
+        raise InvalidQuery("query", f"{query!r} is not valid Unicode; retype it.")
+    match = build_match(query, mode)
+    terms = frozenset(fold(token) for token in query_tokens(query))
+    now = utc_now()
+    empty = RecallResult(memories=[], conversations=[], truncated=False)
+    room = config.recall_chars - json_size(empty)
+    with db.read() as connection:
+        rows = memory_hits(connection, match, filters, now, limit)
+        memories, room, clipped = recall_page.fill_memories(
+            [memory_model(row, now) for row in rows], room=room, folded_terms=terms
+        )
+        hits = history_hits(connection, query, mode, filters) if history else iter(())
+        page = recall_page.fill_page(
+            recall_page.conversations(hits), limit=limit, room=room, folded_terms=terms
+        )
+    return RecallResult(
+        memories=memories, conversations=page.conversations, truncated=clipped or page.truncated
+    )

@@ -1,0 +1,70 @@
+"""The database file behind a :class:`memstore.MemoryService`: its path, its settings, and
+opening and closing it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Self
+
+from memstore.config import MemoryConfig
+from memstore.errors import InvalidInput
+from memstore.store.database import Database
+
+
+class StoreHandle:
+    """The database file a service works on, opened lazily, and the service's settings: the
+    base of :class:`memstore.MemoryService` (its units of work are in the subclass).
+
+    Args:
+        database: The database file (created with its folder when missing).
+        config: Limits and switches; defaults when omitted.
+        migrations: Another Alembic script folder (for tests of the migration runner).
+    """
+
+    def __init__(
+        self,
+        database: str | Path,
+        *,
+        config: MemoryConfig | None = None,
+        migrations: str | None = None,
+    ) -> None:
+        if not isinstance(database, str | Path):
+            raise InvalidInput("database", f"must be a path, not {type(database).__name__}.")
+        self.config = config or MemoryConfig()
+        self._db = Database(database, migrations=migrations)
+
+    @classmethod
+    def from_config(cls, config: MemoryConfig) -> Self:
+        """A service over ``config.database_path()`` with ``config``'s limits."""
+        return cls(config.database_path(), config=config)
+
+    def open(self) -> None:
+        """Check, create or upgrade the file now, not on first use (a server fails at start).
+        Raises FileError, SchemaError or StoreError (see :meth:`Database.ensure_schema`)."""
+        self._db.ensure_schema()
+
+    def close(self) -> None:
+        """Close pooled connections; the service opens new ones if used again."""
+        self._db.dispose()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    @property
+    def log_dir(self) -> Path:
+        """The daily Markdown logs: the configured ``log_dir``, else ``logs/`` beside this
+        service's database (which may differ from the configured one)."""
+        return self.config.log_path() if self.config.log_dir else self.path.parent / "logs"
+
+    @property
+    def path(self) -> Path:
+        """The database file."""
+        return self._db.path
+
+    def holds_store(self) -> bool | None:
+        """Whether the file exists and is a memstore database, checked without changing
+        anything; None when SQLite cannot read it. Raises FileError for a non-regular file."""
+        return self._db.holds_store()

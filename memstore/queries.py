@@ -1,0 +1,96 @@
+"""The parameter objects of the search calls: the filters every recall and word query takes,
+and the page a word query asks for. Built and checked once, where the service begins, then
+handed down to the concerns and the repository as they are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from memstore.arguments import aware, position
+from memstore.errors import InvalidInput
+from memstore.kinds import Scope, SearchRole
+from memstore.store.models import format_utc
+
+
+@dataclass(frozen=True)
+class RecallFilters:
+    """Filters on the matched record: its session, its role, and its creation time in
+    [``since``, ``until``), aware UTC."""
+
+    session_id: str | None = None
+    role: SearchRole | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+
+    @classmethod
+    def checked(
+        cls,
+        session_id: str | None = None,
+        role: SearchRole | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+    ) -> RecallFilters:
+        """The filters with aware UTC times, ``since`` not after ``until`` (equal times are an
+        empty interval).
+
+        Raises:
+            InvalidInput: For a naive time, or ``since`` after ``until`` (swapped, most likely).
+        """
+        start, end = aware(since, "since"), aware(until, "until")
+        if start is not None and end is not None and start > end:
+            raise InvalidInput(
+                "since", f"{start.isoformat()} is after until {end.isoformat()}; swap them?"
+            )
+        return cls(session_id, role, start, end)
+
+    def params(self) -> dict[str, str | None]:
+        """The bound parameters ``:session_id``, ``:role``, ``:since`` and ``:until``."""
+        return {
+            "session_id": self.session_id,
+            "role": self.role,
+            "since": None if self.since is None else format_utc(self.since),
+            "until": None if self.until is None else format_utc(self.until),
+        }
+
+    def any(self) -> bool:
+        """Whether any filter is set."""
+        return any(value is not None for value in self.params().values())
+
+
+@dataclass(frozen=True)
+class WordQuery:
+    """One page of a word query (:meth:`MemoryService.search_words`,
+    :meth:`MemoryService.word_instances`): which records, from where, how many at most."""
+
+    scope: Scope = "history"
+    offset: int = 0
+    limit: int = 8
+    filters: RecallFilters = field(default_factory=RecallFilters)
+
+    @classmethod
+    def checked(cls, scope: Scope, offset: int, limit: int, filters: RecallFilters) -> WordQuery:
+        """The query, its offset checked.
+
+        Raises:
+            InvalidInput: For an offset outside 0..2**63 - 1.
+        """
+        position(offset, "offset", "0 or a previous next_offset")
+        return cls(scope, offset, limit, filters)
+
+    @property
+    def history(self) -> bool:
+        """Whether the query reads conversation history."""
+        return self.scope in ("history", "all")
+
+    @property
+    def memories(self) -> bool:
+        """Whether the query reads memories."""
+        return self.scope in ("memories", "all")
+
+    @property
+    def unfiltered_history(self) -> bool:
+        """True when the vocabulary's row table answers the query directly: history alone,
+        no filter."""
+        return self.scope == "history" and not self.filters.any()

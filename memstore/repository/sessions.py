@@ -1,0 +1,70 @@
+"""Session rows: live sessions and the synthetic session of each imported daily log."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from memstore.store.models import format_utc, parse_utc
+
+SESSION_COLUMNS = "id, started_at, ended_at, metadata"
+SESSION_BY_ID = f"SELECT {SESSION_COLUMNS} FROM sessions WHERE id = :id"
+INSERT_SESSION = (
+    f"INSERT INTO sessions ({SESSION_COLUMNS}) VALUES (:id, :started_at, :ended_at, :metadata)"
+)
+END_SESSION = "UPDATE sessions SET ended_at = :ended_at WHERE id = :id"
+
+
+@dataclass(frozen=True)
+class StoredSession:
+    """A session row (:data:`SESSION_COLUMNS`); times are aware UTC datetimes.
+
+    Attributes:
+        metadata: The JSON object kept with the session.
+    """
+
+    id: str
+    started_at: datetime
+    ended_at: datetime | None
+    metadata: dict[str, Any]
+
+    @classmethod
+    def from_row(cls, row: Sequence[Any]) -> StoredSession:
+        """The session of a row holding :data:`SESSION_COLUMNS` in order."""
+        id_, started_at, ended_at, metadata = row
+        ended = None if ended_at is None else parse_utc(ended_at)
+        return cls(id_, parse_utc(started_at), ended, json.loads(metadata or "{}"))
+
+    def values(self) -> dict[str, Any]:
+        """The bound parameters of :data:`INSERT_SESSION`."""
+        ended = None if self.ended_at is None else format_utc(self.ended_at)
+        started = format_utc(self.started_at)
+        return {**vars(self), "started_at": started, "ended_at": ended, "metadata": self.json()}
+
+    def json(self) -> str:
+        """The metadata as stored: JSON text."""
+        return json.dumps(self.metadata)
+
+
+def get(connection: sqlite3.Connection, session_id: str) -> StoredSession | None:
+    """The session with this id, or None."""
+    row = connection.execute(SESSION_BY_ID, {"id": session_id}).fetchone()
+    return None if row is None else StoredSession.from_row(row)
+
+
+def add(connection: sqlite3.Connection, session: StoredSession) -> None:
+    """Insert a session.
+
+    Raises:
+        sqlite3.IntegrityError: If its id is taken (the caller checks first).
+    """
+    connection.execute(INSERT_SESSION, session.values())
+
+
+def end(connection: sqlite3.Connection, session_id: str, ended_at: datetime) -> None:
+    """Record when a session ended."""
+    connection.execute(END_SESSION, {"id": session_id, "ended_at": format_utc(ended_at)})

@@ -1,0 +1,203 @@
+"""Backup copies of the live database, never overwriting anything.
+
+The copy is written with SQLite's online backup API into a private (0600) temporary file
+beside the destination, in one step: one consistent snapshot of every committed transaction,
+including those still in the ``-wal`` file, taken without blocking writers (WAL readers never
+do). The copy is then switched to the rollback journal so that it is one self-contained file,
+and only then linked into place, which fails if the destination appeared in the meantime: a
+destination is never overwritten, not even by a race.
+
+The temporary file is named ``.<destination name>.memstore-<random>.partial`` and holds an
+exclusive ``flock`` for as long as its backup runs. A backup killed midway cannot remove it,
+so every backup first removes the ones in its destination folder that no running backup
+holds.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import tempfile
+from collections.abc import Iterator
+from contextlib import closing, contextmanager, suppress
+from pathlib import Path
+
+from memstore import files
+from memstore.errors import BackupExists, InvalidInput, StoreError
+from memstore.store import probe
+from memstore.store.engine import BUSY_TIMEOUT_MS
+
+try:
+    import fcntl
+except ImportError:  # Windows: no flock, so no sweeping of abandoned copies
+    fcntl = None  # type: ignore[assignment]
+
+COMPANIONS = ("", "-journal", "-wal", "-shm")
+STAGED_MARK = ".memstore-"
+STAGED_SUFFIX = ".partial"
+
+
+def target(destination: str | Path) -> Path:
+    """``destination`` as an absolute path (``~`` expanded).
+
+    Raises:
+        BackupExists: If anything, even a dangling symbolic link, is already there.
+    """
+    path = Path(destination).expanduser().absolute()
+    if os.path.lexists(path):
+        raise BackupExists(str(path))
+    return path
+
+
+@contextmanager
+def staging(destination: Path) -> Iterator[Path]:
+    """A new empty private file beside ``destination`` (so that it can be hard-linked there),
+    locked while in use; it and any SQLite companion files are removed on exit, whatever
+    happens. Copies abandoned by killed backups in that folder are removed first.
+
+    Raises:
+        InvalidInput: If the destination folder cannot be created or written.
+    """
+    try:
+        files.make_folders(destination.parent)
+        handle, name = tempfile.mkstemp(
+            dir=destination.parent,
+            prefix=f".{destination.name}{STAGED_MARK}",
+            suffix=STAGED_SUFFIX,
+        )
+    except OSError as error:
+        raise InvalidInput(
+            "destination",
+            f"{destination.parent} cannot be written ({error.strerror or error}); choose a "
+            "folder you can write to.",
+        ) from error
+    staged = Path(name)
+    try:
+        if fcntl is not None:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        remove_abandoned(destination.parent, staged)
+        yield staged
+    finally:
+        remove_copy(staged)
+        os.close(handle)
+
+
+def remove_abandoned(folder: Path, own: Path) -> None:
+    """Remove the staged copies in ``folder`` that no running backup holds locked (their
+    backup was killed), other than ``own``."""
+    if fcntl is None:
+        return
+    for staged in folder.glob(f".*{STAGED_MARK}*{STAGED_SUFFIX}"):
+        if staged == own:
+            continue
+        try:
+            descriptor = os.open(staged, os.O_RDONLY | os.O_NONBLOCK)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            continue  # a backup is still writing it
+        else:
+            remove_copy(staged)
+        finally:
+            os.close(descriptor)
+
+
+def remove_copy(staged: Path) -> None:
+    """Remove a staged copy and any SQLite companion file of it."""
+    for suffix in COMPANIONS:
+        with suppress(FileNotFoundError):
+            os.unlink(f"{staged}{suffix}")
+
+
+@contextmanager
+def scratch_copy(source: Path) -> Iterator[Path]:
+    """A private copy of the database at ``source`` (opened read-only) in a new temporary
+    folder, removed on exit: for checks that must write, on a database that cannot be.
+
+    Raises:
+        StoreError: If SQLite fails to read the source or write the copy.
+    """
+    with tempfile.TemporaryDirectory(prefix="memstore-check-") as folder:
+        copied = Path(folder) / "copy.sqlite3"
+        files.create_private(copied)
+        copy(source, copied, read_only=True)
+        yield copied
+
+
+def copy(source: Path, staged: Path, *, read_only: bool = False) -> None:
+    """Copy the committed state of the database at ``source`` into the empty file ``staged``;
+    with ``read_only``, reading ``source`` without writing anything beside it.
+
+    Raises:
+        StoreError: If SQLite fails to read the source or write the copy.
+    """
+    wait = BUSY_TIMEOUT_MS / 1000
+    try:
+        opened = (
+            sqlite3.connect(probe.reader_uri(source), uri=True, timeout=wait)
+            if read_only
+            else sqlite3.connect(source, timeout=wait)
+        )
+        with (
+            closing(opened) as live,
+            closing(sqlite3.connect(staged)) as copied,
+        ):
+            live.backup(copied)  # pages=-1: the whole database in one step, one snapshot
+    except sqlite3.Error as error:
+        raise StoreError(
+            f"SQLite failed while copying {source}: {error}; nothing was written. Run "
+            "`memstore check` on the database, then try again."
+        ) from error
+
+
+def seal(staged: Path) -> None:
+    """Switch the copy to the rollback journal (DELETE) mode: one self-contained file that
+    needs no ``-wal``; memstore switches it back to WAL when it opens it.
+
+    Raises:
+        StoreError: If SQLite cannot change the journal mode.
+    """
+    with closing(sqlite3.connect(staged)) as copied:
+        mode = copied.execute("PRAGMA journal_mode = DELETE").fetchone()[0]
+    if mode != "delete":
+        raise StoreError(f"the copy stayed in journal mode {mode!r}; nothing was written.")
+
+
+def place(staged: Path, destination: Path) -> None:
+    """Put ``staged`` at ``destination`` only if nothing is there: a hard link, which the
+    operating system refuses atomically when the name exists; where the file system has no
+    hard links, an exclusively created copy.
+
+    Raises:
+        BackupExists: If ``destination`` exists (it is left as it was).
+    """
+    try:
+        os.link(staged, destination)
+    except FileExistsError as error:
+        raise BackupExists(str(destination)) from error
+    except OSError:  # no hard links here (some network and FAT file systems)
+        copy_exclusive(staged, destination)
+
+
+def copy_exclusive(staged: Path, destination: Path) -> None:
+    """Copy ``staged`` to a newly created ``destination``, removing it again if that fails.
+
+    Raises:
+        BackupExists: If ``destination`` exists (it is left as it was).
+    """
+    try:
+        descriptor = os.open(destination, os.O_WRONLY | os.O_CREAT | os.O_EXCL, files.PRIVATE_FILE)
+    except FileExistsError as error:
+        raise BackupExists(str(destination)) from error
+    files.make_private(descriptor)
+    try:
+        with os.fdopen(descriptor, "wb") as out, staged.open("rb") as source:
+            shutil.copyfileobj(source, out)
+            out.flush()
+            os.fsync(out.fileno())
+    except BaseException:
+        destination.unlink(missing_ok=True)
+        raise

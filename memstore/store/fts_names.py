@@ -1,0 +1,19 @@
+"""The names of the FTS5 objects that revision 0002 creates, in one place for the code that
+checks or leaves them out (the revisions themselves are frozen and spell them out).
+
+Each searchable table ``T`` has an external-content index ``T_fts`` over the view
+``T_searchable`` (the rows search may see), kept in step by the triggers ``T_fts_ai``,
+``T_fts_ad`` and ``T_fts_au`` (after insert, delete, update); FTS5 keeps its data in shadow
+tables named ``T_fts_*``.
+"""
+
+from __future__ import annotations
+
+FTS_INDEXES = ("messages_fts", "memories_fts")
+"""The FTS5 indexes: history's, then memories'."""
+FTS_TABLES = FTS_INDEXES
+"""The prefixes of every FTS5 table and shadow table."""
+SEARCHABLE_VIEW_SUFFIX = "_searchable"
+"""The suffix of the views the indexes are built over."""
+FTS_TRIGGERS = tuple(f"{index}_{event}" for index in FTS_INDEXES for event in ("ai", "ad", "au"))
+"""The triggers that keep each index in step with its table."""
