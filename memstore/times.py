@@ -1,4 +1,5 @@
-"""Times given to memstore: parsed from ISO 8601, required to be aware, converted to UTC.
+"""Times given to memstore: parsed from ISO 8601, required to be aware, converted to UTC;
+and local calendar days: a time zone by name, a day's bounds as UTC instants.
 
 Stored times are UTC, in the years 1 to 9999 that Python's datetime holds. A time near the
 calendar's edges can leave them once converted (``0001-01-01T00:00:00+05:00`` is in year 0
@@ -8,11 +9,17 @@ argument, like any other bad time.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+import re
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import tzlocal
 
 from memstore.errors import InvalidInput
 
 EXAMPLE = "2026-10-05T09:00:00+02:00"
+DAY_FORMAT = re.compile(r"\d{4}-\d{2}-\d{2}")
+LOCAL_KEY = "local"  # tzlocal's key for a zone read from /etc/localtime without a name
 
 
 def in_utc(value: datetime, argument: str) -> datetime:
@@ -61,3 +68,80 @@ def parse_aware(text: str, argument: str) -> datetime:
 def utc_now() -> datetime:
     """The current time, aware, in UTC."""
     return datetime.now(UTC)
+
+
+def zone(name: str | None) -> ZoneInfo:
+    """The time zone called ``name``, or the machine's zone for None.
+
+    Args:
+        name: An IANA name such as ``Europe/Madrid`` or ``UTC``.
+
+    Raises:
+        InvalidInput: For an unknown name, or a machine whose zone cannot be determined.
+    """
+    if name is None or name == LOCAL_KEY:
+        return machine_zone()
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, OSError) as error:
+        raise InvalidInput(
+            "tz", f"{name!r} is not a known time zone; use an IANA name such as Europe/Madrid."
+        ) from error
+
+
+def machine_zone() -> ZoneInfo:
+    """The machine's time zone (``TZ``, else the system setting).
+
+    Raises:
+        InvalidInput: When the system setting is missing or contradicts itself.
+    """
+    try:
+        return tzlocal.get_localzone()
+    except (ZoneInfoNotFoundError, ValueError, OSError) as error:
+        raise InvalidInput(
+            "tz", f"the machine's time zone cannot be determined ({error}); give one."
+        ) from error
+
+
+def parse_day(value: date | str) -> date:
+    """A calendar day from a ``date`` or ``YYYY-MM-DD`` text.
+
+    Raises:
+        InvalidInput: For a datetime (ambiguous without a zone), another text shape, or a
+            date that does not exist.
+    """
+    if isinstance(value, datetime):
+        raise InvalidInput("day", "is a datetime; give a date or YYYY-MM-DD text.")
+    if isinstance(value, date):
+        return value
+    if not DAY_FORMAT.fullmatch(value):
+        raise InvalidInput("day", f"{value!r} is not a day written YYYY-MM-DD, e.g. 2026-10-05.")
+    try:
+        return date.fromisoformat(value)
+    except ValueError as error:
+        raise InvalidInput("day", f"{value!r} is not a calendar date ({error}).") from error
+
+
+def today(place: tzinfo) -> date:
+    """The current date in ``place``."""
+    return datetime.now(place).date()
+
+
+def bounds(day: date, place: tzinfo) -> tuple[datetime, datetime]:
+    """[start, end) of ``day`` in ``place`` as UTC instants: its first local midnight and the
+    next day's (where midnight falls in a gap, the instant the day begins).
+
+    Raises:
+        InvalidInput: For a day at the very ends of the calendar (years 1 and 9999).
+    """
+    try:
+        start = datetime.combine(day, time(), tzinfo=place).astimezone(UTC)
+        end = datetime.combine(day + timedelta(days=1), time(), tzinfo=place).astimezone(UTC)
+    except OverflowError as error:
+        raise InvalidInput("day", f"{day} is out of the supported range.") from error
+    return start, end
+
+
+def local_date(moment: datetime | None, place: tzinfo) -> date | None:
+    """The date of ``moment`` in ``place``, or None."""
+    return None if moment is None else moment.astimezone(place).date()

@@ -16,11 +16,10 @@ from zoneinfo import ZoneInfo
 import pytest
 import tzlocal
 from click.testing import CliRunner
-from sqlalchemy import text
 
 from memstore import InvalidInput, MemoryConfig, MemoryService
+from memstore import times as days
 from memstore.adapters.cli import cli
-from memstore.concerns import diary as days
 from memstore.repository import diary as diary_rows
 from memstore.store.database import Database
 from tests.factories import MemoryFactory, MessageFactory, SessionFactory
@@ -209,7 +208,8 @@ def test_neighbour_days_are_one_seek_on_the_created_at_index(db_path: Path) -> N
     with Database(db_path).read() as connection:
         for query in (diary_rows.NEWEST_BEFORE, diary_rows.OLDEST_FROM):
             explain = "EXPLAIN QUERY PLAN " + query
-            plan = connection.execute(explain, {"start": "2026-10-05", "end": "2026-10-06"}).fetchall()
+            bounds = {"start": "2026-10-05", "end": "2026-10-06"}
+            plan = connection.execute(explain, bounds).fetchall()
             details = " ".join(row[-1] for row in plan)
             assert "ix_messages_created_at" in details and "TEMP B-TREE" not in details
 

@@ -35,7 +35,7 @@ from memstore.text.fts_query import QueryPart
 PAIR_WEIGHT = 0.25
 STEM_WEIGHT = 1.0
 MIN_IDF = 1e-6  # FTS5's floor for a word in more than half of the documents
-ROLES = {"gate": 1, "rank": 0, "veto": -1}  # as the history query reads them
+PART_ROLES = {"gate": 1, "rank": 0, "veto": -1}  # as the history query reads them
 
 
 def idf(documents: int, total: int) -> float:
@@ -67,7 +67,7 @@ def weighted_parts(
         total: How many documents the index holds.
     """
     return {
-        part.match: (weight(part, documents[part.match], total), ROLES[part.role])
+        part.match: (weight(part, documents[part.match], total), PART_ROLES[part.role])
         for part in parts
         if documents.get(part.match, 0) > 0
     }

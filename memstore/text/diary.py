@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from datetime import date, datetime, tzinfo
 
-from memstore.concerns.diary import local_date, zone
 from memstore.logs.parse import FenceTracker
 from memstore.schemas import Diary, DiaryConversation, Memory
 from memstore.text.printable import printable
+from memstore.times import local_date, zone
 
 INDENT = "    "
 EN_DASH = "\u2013"

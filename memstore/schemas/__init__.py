@@ -1,0 +1,67 @@
+"""Pydantic result models: what every public method returns and the CLI prints.
+
+``model_dump(mode="json")`` of each is the JSON of CONTRACT.md. Times are aware UTC
+datetimes. Records (:mod:`.records`), pages (:mod:`.pages`) and reports (:mod:`.reports`).
+"""
+
+from memstore.schemas.pages import (
+    ConversationPage,
+    Diary,
+    DiaryConversation,
+    InstancePage,
+    MemoryContext,
+    MemoryPage,
+    MessageChunk,
+    RecallConversation,
+    RecallResult,
+    WordPage,
+)
+from memstore.schemas.records import (
+    UNTRUSTED_WARNING,
+    DeleteResult,
+    Instance,
+    Memory,
+    MemorySource,
+    Message,
+    MessageInfo,
+    Result,
+    Session,
+    WordEntry,
+)
+from memstore.schemas.reports import (
+    BackupReport,
+    FileImport,
+    FtsCheck,
+    HealthReport,
+    ImportReport,
+    ImportWarning,
+)
+
+__all__ = [
+    "UNTRUSTED_WARNING",
+    "BackupReport",
+    "ConversationPage",
+    "DeleteResult",
+    "Diary",
+    "DiaryConversation",
+    "FileImport",
+    "FtsCheck",
+    "HealthReport",
+    "ImportReport",
+    "ImportWarning",
+    "Instance",
+    "InstancePage",
+    "Memory",
+    "MemoryContext",
+    "MemoryPage",
+    "MemorySource",
+    "Message",
+    "MessageChunk",
+    "MessageInfo",
+    "RecallConversation",
+    "RecallResult",
+    "Result",
+    "Session",
+    "WordEntry",
+    "WordPage",
+]

@@ -1,0 +1,117 @@
+"""The direction of imports inside memstore, read from the source with ast.
+
+adapters -> service -> concerns -> repository -> store; the pure text layer is used by the
+concerns and the repository and imports none of them (README, "Module map").
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "memstore"
+
+# Each rule: the modules it covers (a dotted prefix) and the imports they must not make.
+FORBIDDEN = {
+    "memstore.repository": (
+        "memstore.schemas",
+        "memstore.concerns",
+        "memstore.service",
+        "memstore.adapters",
+        "click",
+        "pydantic",
+    ),
+    "memstore.store": (
+        "memstore.repository",
+        "memstore.concerns",
+        "memstore.service",
+        "memstore.adapters",
+        "memstore.schemas",
+        "click",
+    ),
+    "memstore.text": (
+        "memstore.store",
+        "memstore.repository",
+        "memstore.concerns",
+        "memstore.service",
+        "memstore.adapters",
+        "sqlalchemy",
+        "sqlite3",
+        "click",
+    ),
+    "memstore.guard": (
+        "memstore.store",
+        "memstore.repository",
+        "memstore.concerns",
+        "memstore.adapters",
+        "sqlalchemy",
+        "sqlite3",
+    ),
+    "memstore.logs": (
+        "memstore.store",
+        "memstore.repository",
+        "memstore.concerns",
+        "memstore.adapters",
+        "sqlalchemy",
+        "click",
+    ),
+    "memstore.concerns": ("memstore.service", "memstore.adapters", "click"),
+    "memstore.adapters": (
+        "memstore.repository",
+        "memstore.store",
+        "memstore.concerns",
+        "sqlalchemy",
+        "sqlite3",
+    ),
+}
+CLICK_USERS = "memstore.adapters.cli"
+
+
+def module_name(path: Path) -> str:
+    """The dotted name of the module at ``path`` inside the package."""
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported(path: Path) -> set[str]:
+    """Every module ``path`` imports, at any depth of its code (lazy imports included)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def within(name: str, prefix: str) -> bool:
+    return name == prefix or name.startswith(prefix + ".")
+
+
+MODULES = sorted(PACKAGE.rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda path: module_name(path))
+def test_imports_run_one_way(path: Path) -> None:
+    name, found = module_name(path), imported(path)
+    for layer, banned in FORBIDDEN.items():
+        if within(name, layer):
+            wrong = sorted(i for i in found for b in banned if within(i, b))
+            assert not wrong, f"{name} ({layer}) must not import {wrong}"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda path: module_name(path))
+def test_only_the_cli_imports_click(path: Path) -> None:
+    name = module_name(path)
+    if not within(name, CLICK_USERS):
+        assert not any(within(i, "click") for i in imported(path)), name
+
+
+def test_the_rules_see_every_layer() -> None:
+    # A renamed folder would silently escape its rule.
+    names = {module_name(path) for path in MODULES}
+    for layer in FORBIDDEN:
+        assert any(within(name, layer) for name in names), layer
