@@ -15,7 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memstore.logs.parse import LogFormatError, LogRecord, ParsedLog, parse_log
+from memstore.errors import ImportRejected
+from memstore.logs.parse import ParsedLog, parse_log
+from tests.logrecords import LogRecord, records_of, warnings_of
 
 NAME = "2026-10-05.md"
 HEAD = "Morgan Log \u2014 2026-10-05".encode()
@@ -32,11 +34,11 @@ def utc(*fields: int) -> datetime:
 
 
 def contents(log: ParsedLog) -> list[str]:
-    return [record.content for record in log.records]
+    return [record.content for record in records_of(log)]
 
 
 def kinds(log: ParsedLog) -> list[tuple[str, int]]:
-    return [(warning.kind, warning.byte) for warning in log.warnings]
+    return [(warning.kind, warning.byte) for warning in warnings_of(log)]
 
 
 # --- the example of LOGFORMAT.md ---------------------------------------------------------------
@@ -61,7 +63,7 @@ def test_spec_example_gives_its_three_records() -> None:
     assert log.day == date(2026, 10, 5)
     assert log.assistant_name == "Morgan"
     offsets = [m.start() for m in re.finditer(rb"\[09:", SPEC_EXAMPLE)]
-    assert log.records == (
+    assert records_of(log) == (
         LogRecord(
             offsets[0],
             "Diego",
@@ -77,7 +79,7 @@ def test_spec_example_gives_its_three_records() -> None:
         LogRecord(offsets[2], "System", utc(2026, 10, 5, 7, 30), "Session closed."),
     )
     assert log.tail_start == offsets[2]
-    assert log.warnings == ()
+    assert warnings_of(log) == ()
     assert not log.open_fence
 
 
@@ -108,13 +110,13 @@ def test_header_is_accepted_with_or_without_markdown_hash(header: bytes) -> None
     ],
 )
 def test_bad_header_is_a_file_level_error(header: str, reason: str) -> None:
-    with pytest.raises(LogFormatError, match=reason) as caught:
+    with pytest.raises(ImportRejected, match=reason) as caught:
         parse(header.encode() + b"\n\n[09:00:00 +0000]\nDiego: hi")
     assert caught.value.byte == 0
 
 
 def test_empty_file_has_no_header() -> None:
-    with pytest.raises(LogFormatError, match="header"):
+    with pytest.raises(ImportRejected, match="header"):
         parse(b"")
 
 
@@ -132,7 +134,7 @@ def test_empty_file_has_no_header() -> None:
     ],
 )
 def test_bad_file_name_is_a_file_level_error(file_name: str) -> None:
-    with pytest.raises(LogFormatError, match=r"YYYY-MM-DD\.md") as caught:
+    with pytest.raises(ImportRejected, match=r"YYYY-MM-DD\.md") as caught:
         parse(HEAD, file_name)
     assert caught.value.byte is None
 
@@ -158,10 +160,10 @@ def test_invalid_utf8_is_a_warning_or_a_header_error_with_its_byte(
     # the first bad byte; only a header that is not UTF-8 makes the whole file unreadable.
     if bad_byte > len(BOM + b"Morgan"):
         log = parse(data + b"\n\n[09:00:01 +0000]\nDiego: still here")
-        assert [(w.kind, w.byte) for w in log.warnings] == [("invalid_utf8", bad_byte)]
+        assert [(w.kind, w.byte) for w in warnings_of(log)] == [("invalid_utf8", bad_byte)]
         assert contents(log) == ["still here"]
         return
-    with pytest.raises(LogFormatError, match=f"byte {bad_byte}") as caught:
+    with pytest.raises(ImportRejected, match=f"byte {bad_byte}") as caught:
         parse(data)
     assert caught.value.byte == bad_byte
 
@@ -169,7 +171,12 @@ def test_invalid_utf8_is_a_warning_or_a_header_error_with_its_byte(
 def test_header_only_file_has_nothing() -> None:
     for data in (HEAD, HEAD + b"\n", HEAD + b"\r\n\r\n"):
         log = parse(data)
-        assert (log.records, log.warnings, log.tail_start, log.open_fence) == ((), (), None, False)
+        assert (records_of(log), warnings_of(log), log.tail_start, log.open_fence) == (
+            (),
+            (),
+            None,
+            False,
+        )
 
 
 # --- exact byte offsets ------------------------------------------------------------------------
@@ -179,14 +186,14 @@ def test_bom_counts_in_offsets() -> None:
     plain = HEAD + b"\n\n[09:00:00 +0000]\nDiego: hi"
     log = parse(BOM + plain)
     assert log.assistant_name == "Morgan"
-    assert log.records[0].byte == plain.index(b"[") + 3
+    assert records_of(log)[0].byte == plain.index(b"[") + 3
     assert log.tail_start == plain.index(b"[") + 3
 
 
 def test_crlf_counts_both_bytes_and_content_gets_lf() -> None:
     data = HEAD + b"\r\n\r\n[09:00:00 +0000]\r\nDiego: one\r\ntwo\r\n\r\n[09:00:05 +0000]\r\nMo: x"
     log = parse(data)
-    assert [record.byte for record in log.records] == [29, 66]
+    assert [record.byte for record in records_of(log)] == [29, 66]
     assert data[29:30] == data[66:67] == b"["
     assert contents(log) == ["one\ntwo", "x"]
 
@@ -194,7 +201,10 @@ def test_crlf_counts_both_bytes_and_content_gets_lf() -> None:
 def test_mixed_line_endings() -> None:
     data = HEAD + b"\n\r\n[09:00:00 +0000]\nDiego: one\r\ntwo\nthree\n\r\n[09:00:05 +0000]\r\nMo: x"
     log = parse(data)
-    assert [record.byte for record in log.records] == [data.index(b"[09"), data.index(b"[09:00:05")]
+    assert [record.byte for record in records_of(log)] == [
+        data.index(b"[09"),
+        data.index(b"[09:00:05"),
+    ]
     assert contents(log) == ["one\ntwo\nthree", "x"]
 
 
@@ -203,7 +213,7 @@ def test_multibyte_text_counts_bytes_not_characters() -> None:
         "Morgan Log \u2014 2026-10-05\n\n[09:00:00 +0000]\nDiego: \u65e5\u672c\u8a9e \U0001f600\n\n"
         "[09:00:01 +0000]\nMo: ok"
     ).encode()
-    assert parse(data).records[1].byte == data.index(b"[09:00:01")
+    assert records_of(parse(data))[1].byte == data.index(b"[09:00:01")
 
 
 # --- what ends a line, and what is content -----------------------------------------------------
@@ -218,7 +228,7 @@ def test_only_lf_ends_a_line(char: str) -> None:
     data = HEAD + b"\n\n[09:00:00 +0000]\nDiego: " + text.encode()
     log = parse(data)
     assert contents(log) == [text]
-    assert log.warnings == ()
+    assert warnings_of(log) == ()
 
 
 def test_lone_cr_at_the_end_of_the_file_is_content() -> None:
@@ -242,7 +252,7 @@ def test_trailing_line_endings_are_removed_but_not_other_trailing_space() -> Non
 
 def test_text_after_name_keeps_colons_and_leading_spaces() -> None:
     data = HEAD + b"\n\n[09:00:00 +0000]\nDiego:   a: b: c"
-    assert parse(data).records[0].speaker == "Diego"
+    assert records_of(parse(data))[0].speaker == "Diego"
     assert contents(parse(data)) == ["  a: b: c"]
 
 
@@ -301,7 +311,7 @@ def test_lines_not_starting_with_bracket_two_digits_colon_are_content(line: byte
     data = HEAD + b"\n\n[09:00:00 +0000]\nDiego: one\n\n" + line + b"\nMo: two"
     log = parse(data)
     assert contents(log) == ["one\n\n" + line.decode() + "\nMo: two"]
-    assert log.warnings == ()
+    assert warnings_of(log) == ()
 
 
 def test_stamp_without_a_blank_line_before_it_is_content() -> None:
@@ -352,7 +362,7 @@ def test_stamp_at_the_very_end_is_reported_at_the_end_of_the_file() -> None:
 def test_speaker_name_of_100_characters_is_accepted_as_written() -> None:
     name = "\u00c9l \u00e8" * 25
     log = parse(HEAD + b"\n\n[09:00:00 +0000]\n" + name.encode() + b": hi")
-    assert [record.speaker for record in log.records] == [name]
+    assert [record.speaker for record in records_of(log)] == [name]
 
 
 # --- fenced code -------------------------------------------------------------------------------
@@ -377,7 +387,7 @@ def test_pasted_stamp_inside_fenced_code_is_content(opening: bytes, closing: byt
     data = HEAD + b"\n\n[09:00:00 +0000]\nDiego: look\n" + code + b"\n\n[09:00:01 +0000]\nMo: ok"
     log = parse(data)
     assert contents(log) == ["look\n" + code.decode(), "ok"]
-    assert log.warnings == ()
+    assert warnings_of(log) == ()
     assert not log.open_fence
 
 
@@ -388,7 +398,7 @@ def test_pasted_stamp_inside_fenced_code_is_content(opening: bytes, closing: byt
 def test_line_that_does_not_close_the_fence(closing: bytes) -> None:
     data = HEAD + b"\n\n[09:00:00 +0000]\nDiego: look\n```" + PASTED + closing + PASTED + b"ok"
     log = parse(data)
-    assert len(log.records) == 1
+    assert len(records_of(log)) == 1
     assert log.open_fence
 
 
@@ -429,7 +439,7 @@ def test_unterminated_fence_runs_to_the_end_and_is_flagged() -> None:
 def test_fence_in_text_before_the_first_record_hides_its_stamps() -> None:
     data = HEAD + b"\n```" + PASTED
     log = parse(data)
-    assert (log.records, log.tail_start, log.open_fence) == ((), None, True)
+    assert (records_of(log), log.tail_start, log.open_fence) == ((), None, True)
     assert kinds(log) == [("unexpected_text", len(HEAD) + 1)]
 
 
@@ -437,7 +447,7 @@ def test_archived_code_link_is_ordinary_text() -> None:
     link = b"**(python):** [01-1a2b3c4d.py](2026-10-02/01-1a2b3c4d.py)"
     log = parse(HEAD + b"\n\n[09:00:00 +0000]\nMorgan: Here it is:\n\n" + link)
     assert contents(log) == ["Here it is:\n\n" + link.decode()]
-    assert log.warnings == ()
+    assert warnings_of(log) == ()
 
 
 # --- content and text outside records ----------------------------------------------------------
@@ -475,7 +485,7 @@ def test_warnings_come_in_file_order() -> None:
         "empty_content",
     ]
     assert [byte for _, byte in kinds(log)] == sorted(byte for _, byte in kinds(log))
-    assert all(warning.message.endswith(".") for warning in log.warnings)
+    assert all(warning.message.endswith(".") for warning in warnings_of(log))
 
 
 # --- time --------------------------------------------------------------------------------------
@@ -493,7 +503,7 @@ def test_warnings_come_in_file_order() -> None:
     ],
 )
 def test_time_is_converted_to_utc(stamp: bytes, expected: datetime) -> None:
-    created_at = parse(HEAD + b"\n\n" + stamp + b"\nDiego: hi").records[0].created_at
+    created_at = records_of(parse(HEAD + b"\n\n" + stamp + b"\nDiego: hi"))[0].created_at
     assert created_at == expected
     assert created_at.utcoffset() == timedelta(0)
 
@@ -501,7 +511,7 @@ def test_time_is_converted_to_utc(stamp: bytes, expected: datetime) -> None:
 def test_time_outside_the_calendar_after_conversion_is_reported() -> None:
     data = "Morgan Log \u2014 9999-12-31\n\n[23:00:00 -0200]\nDiego: hi".encode()
     log = parse(data, "9999-12-31.md")
-    assert log.records == ()
+    assert records_of(log) == ()
     assert kinds(log) == [("time_out_of_range", data.index(b"["))]
 
 
@@ -515,11 +525,11 @@ FUZZ_TOKENS = [
 
 
 def check_invariants(data: bytes, log: ParsedLog) -> None:
-    offsets = [record.byte for record in log.records]
+    offsets = [record.byte for record in records_of(log)]
     assert offsets == sorted(set(offsets))
     assert all(data[offset : offset + 1] == b"[" for offset in offsets)
-    assert all(record.content.strip() for record in log.records)
-    assert all(record.created_at.utcoffset() == timedelta(0) for record in log.records)
+    assert all(record.content.strip() for record in records_of(log))
+    assert all(record.created_at.utcoffset() == timedelta(0) for record in records_of(log))
     if offsets:
         assert log.tail_start is not None
         assert log.tail_start >= offsets[-1]
@@ -530,10 +540,10 @@ def check_invariants(data: bytes, log: ParsedLog) -> None:
     st.binary(max_size=300),
     st.sampled_from([NAME, "2026-02-30.md", "x.md", "9999-12-31.md", "0001-01-01.md"]),
 )
-def test_arbitrary_bytes_raise_nothing_but_log_format_error(data: bytes, file_name: str) -> None:
+def test_arbitrary_bytes_raise_nothing_but_import_rejected(data: bytes, file_name: str) -> None:
     try:
         log = parse_log(data, file_name)
-    except LogFormatError:
+    except ImportRejected:
         return
     check_invariants(data, log)
 
@@ -543,11 +553,11 @@ def test_arbitrary_bytes_raise_nothing_but_log_format_error(data: bytes, file_na
     st.lists(st.sampled_from(FUZZ_TOKENS), max_size=60).map(b"".join),
     st.sampled_from(["2026-10-05", "9999-12-31", "0001-01-01"]),
 )
-def test_arbitrary_bodies_raise_nothing_but_log_format_error(body: bytes, day: str) -> None:
+def test_arbitrary_bodies_raise_nothing_but_import_rejected(body: bytes, day: str) -> None:
     data = f"Morgan Log \u2014 {day}".encode() + body
     try:
         log = parse_log(data, f"{day}.md")
-    except LogFormatError:
+    except ImportRejected:
         return
     check_invariants(data, log)
 
@@ -663,8 +673,8 @@ def test_written_records_read_back_the_same(
 ) -> None:
     data, offsets = render(day, records, bom, hashed)
     log = parse_log(data, f"{day}.md")
-    assert log.warnings == ()
-    assert log.records == tuple(
+    assert warnings_of(log) == ()
+    assert records_of(log) == tuple(
         LogRecord(offset, record.speaker, expected_time(day, record), record.content)
         for offset, record in zip(offsets, records, strict=True)
     )
@@ -704,6 +714,6 @@ def test_corpus_logs_give_exactly_their_manifest(corpus_logs: Path, set_name: st
     for path in files:
         log = parse_log(path.read_bytes(), path.name)
         records = expected[str(path.relative_to(corpus_logs))]
-        assert (log.warnings, log.open_fence) == ((), False), path
-        assert list(log.records) == records, path
+        assert (warnings_of(log), log.open_fence) == ((), False), path
+        assert list(records_of(log)) == records, path
         assert log.tail_start == records[-1].byte, path

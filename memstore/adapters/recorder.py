@@ -15,10 +15,9 @@ from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 
-from sqlalchemy.exc import SQLAlchemyError
-
 from memstore.errors import InvalidInput, MemstoreError
-from memstore.logs.write import LogWriter, loggable, stamp_time
+from memstore.kinds import MessageStatus, Role
+from memstore.logs.write import LogWriter, Written, loggable, stamp_time
 from memstore.schemas import Message
 from memstore.service import MemoryService
 
@@ -61,10 +60,10 @@ class Recorder:
 
     def record(
         self,
-        role: str,
+        role: Role,
         content: str,
         *,
-        status: str = "completed",
+        status: MessageStatus = "completed",
         private: bool = False,
         when: datetime | None = None,
     ) -> Message | None:
@@ -86,9 +85,9 @@ class Recorder:
             OSError: When the Markdown log cannot be written (the host's log is its own); the
                 file is then as it was before the append.
             FileError: When the log folder or the day's log is not a folder or regular file.
-            InvalidInput: For an unknown role, or a ``when`` that is naive, leaves the
-                calendar in UTC or has an offset a log stamp cannot hold (nothing is
-                written).
+            InvalidInput: For an unknown role, a speaker name a log cannot hold, or a
+                ``when`` that is naive, leaves the calendar in UTC or has an offset a log
+                stamp cannot hold (nothing is written).
         """
         if role not in self.speakers:
             raise InvalidInput("role", f"is {role!r}; use user, assistant or system.")
@@ -97,8 +96,27 @@ class Recorder:
             return None
         moment = stamp_time(datetime.now().astimezone() if when is None else when)
         written = self.writer.append(moment, self.speakers[role], text)
-        if not self.stores_history:
-            return None
+        return self._store(role, text, status, moment, written) if self.stores_history else None
+
+    def close(self) -> None:
+        """End the recorder's session, if it started one and the database is reachable (a
+        failure is logged and kept in :attr:`memory_error`)."""
+        if self.session_id is not None and self.stores_history:
+            try:
+                self.service.end_session(self.session_id)
+            except MemstoreError as error:
+                log.warning("could not end session %s: %s", self.session_id, error)
+                self.memory_error = str(error)
+
+    def _store(
+        self, role: Role, text: str, status: MessageStatus, moment: datetime, written: Written
+    ) -> Message | None:
+        """Record in SQLite a message the log already holds, under its source reference.
+
+        Returns:
+            The stored message, or None when the database failed: the failure is then
+            logged and kept in :attr:`memory_error`.
+        """
         try:
             message = self.service.record_message(
                 self._session(moment),
@@ -108,23 +126,15 @@ class Recorder:
                 created_at=moment,
                 source_ref=written.source_ref,
             )
-        except (MemstoreError, SQLAlchemyError) as error:
+        except MemstoreError as error:
             log.warning("memory database write failed, the Markdown log has it: %s", error)
             self.memory_error = str(error)
             return None
         self.memory_error = None
         return message
 
-    def close(self) -> None:
-        """End the recorder's session, if it started one and the database is reachable."""
-        if self.session_id is not None and self.stores_history:
-            try:
-                self.service.end_session(self.session_id)
-            except (MemstoreError, SQLAlchemyError) as error:
-                log.warning("could not end session %s: %s", self.session_id, error)
-                self.memory_error = str(error)
-
     def _session(self, moment: datetime) -> str:
+        """The recorder's session id, starting a session at ``moment`` when it has none."""
         if self.session_id is None:
             self.session_id = self.service.start_session(started_at=moment).id
         return self.session_id

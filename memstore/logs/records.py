@@ -20,9 +20,10 @@ MAX_LISTED = 100  # warnings listed per file; the rest are counted by kind
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-@dataclass(frozen=True)
-class LogRecord:
-    """One message read from a log.
+@dataclass(frozen=True, slots=True)
+class RecordSpan:
+    """Where a valid record lies in the raw file; its content is left in the bytes until
+    :meth:`content` decodes it.
 
     Attributes:
         byte: Offset in bytes, in the raw file, of the ``[`` that starts the record's stamp
@@ -30,25 +31,6 @@ class LogRecord:
         speaker: The name exactly as written before ``": "``; mapping it to a role is the
             importer's job.
         created_at: Timezone-aware time in UTC: the file's date with the stamp's time and offset.
-        content: The text after ``"Name: "`` plus the continuation lines, with line endings
-            normalised to ``\\n`` and trailing line endings removed. Never only white space.
-    """
-
-    byte: int
-    speaker: str
-    created_at: datetime
-    content: str
-
-
-@dataclass(frozen=True, slots=True)
-class RecordSpan:
-    """Where a valid record lies in the raw file: a :class:`LogRecord` whose content is left
-    in the bytes until :meth:`content` decodes it.
-
-    Attributes:
-        byte: As :attr:`LogRecord.byte`.
-        speaker: As :attr:`LogRecord.speaker`.
-        created_at: As :attr:`LogRecord.created_at`.
         text_start: Offset in bytes of the text after ``"Name: "``.
         end: Offset in bytes just past the record's last line (the next record boundary, or
             the end of the file).
@@ -61,9 +43,14 @@ class RecordSpan:
     end: int
 
     def content(self, data: bytes | bytearray) -> str:
-        """The record's content (as :attr:`LogRecord.content`), decoded from the file's bytes
-        with one copy: trailing line endings are cut off the bytes before decoding, and each
-        ``\\r\\n`` left inside becomes ``\\n``."""
+        """The record's content: the text after ``"Name: "`` plus the continuation lines, with
+        line endings normalised to ``\\n`` and trailing line endings removed (never only white
+        space). It is decoded from the file's bytes with one copy: trailing line endings are
+        cut off the bytes before decoding, and each ``\\r\\n`` left inside becomes ``\\n``.
+
+        Args:
+            data: The raw file the offsets refer to.
+        """
         text = str(memoryview(data)[self.text_start : self.content_end(data)], "utf-8")
         return text.replace("\r\n", "\n") if "\r" in text else text
 
@@ -71,7 +58,11 @@ class RecordSpan:
         """The content to bind for ``CAST(? AS TEXT)``: the file's own UTF-8 bytes, without
         a copy, when no ``\\r`` needs changing (the parser checked they are UTF-8), else the
         decoded :meth:`content`. A 16 MiB message then costs SQLite's copy of it and not a
-        Python string as well."""
+        Python string as well.
+
+        Args:
+            data: The raw file the offsets refer to.
+        """
         end = self.content_end(data)
         if data.find(b"\r", self.text_start, end) >= 0:
             return self.content(data)
@@ -79,15 +70,18 @@ class RecordSpan:
 
     def content_end(self, data: bytes | bytearray) -> int:
         """Where the content's bytes end: before the trailing line endings (and their
-        ``\\r``)."""
+        ``\\r``).
+
+        Args:
+            data: The raw file the offsets refer to.
+
+        Returns:
+            An offset in bytes, at least :attr:`text_start`.
+        """
         end = self.end
         while end > self.text_start and data[end - 1] == 0x0A:  # "\n", with its "\r"
             end -= 2 if end - 2 >= self.text_start and data[end - 2] == 0x0D else 1
         return end
-
-    def record(self, data: bytes | bytearray) -> LogRecord:
-        """The record with its content decoded from the file's bytes."""
-        return LogRecord(self.byte, self.speaker, self.created_at, self.content(data))
 
 
 class Spans(Sequence[RecordSpan]):
@@ -109,7 +103,12 @@ class Spans(Sequence[RecordSpan]):
         self._ends = array("q")
 
     def append(self, span: RecordSpan) -> None:
-        """Add the next record (its time is whole seconds, as stamps are)."""
+        """Add the next record.
+
+        Args:
+            span: A record of the same file, after those already added; its time is whole
+                seconds, as stamps are, and its speaker name is read back from the bytes.
+        """
         self._bytes.append(span.byte)
         self._seconds.append((span.created_at - EPOCH) // timedelta(seconds=1))
         self._names.append(span.text_start - len(f"{span.speaker}: ".encode()))
@@ -170,7 +169,11 @@ class Warnings:
     """The byte of the first warning not listed, when there is one."""
 
     def add(self, warning: LogWarning) -> None:
-        """Count ``warning``, and list it while fewer than :data:`MAX_LISTED` are."""
+        """Count a warning, and list it while fewer than :data:`MAX_LISTED` are.
+
+        Args:
+            warning: The next warning, in file order.
+        """
         self.counts[warning.kind] += 1
         if len(self.listed) < MAX_LISTED:
             self.listed.append(warning)
@@ -178,7 +181,12 @@ class Warnings:
             self.first_unlisted = warning.byte
 
     def extend(self, other: Warnings) -> None:
-        """Add the warnings ``other`` holds (its listed ones; its unlisted ones counted)."""
+        """Add the warnings another collection holds after these.
+
+        Args:
+            other: Its listed warnings are added as if one by one; its unlisted ones are
+                only counted.
+        """
         for warning in other.listed:
             self.add(warning)
         unlisted = other.counts - Counter(w.kind for w in other.listed)

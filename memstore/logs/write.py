@@ -19,7 +19,7 @@ from pathlib import Path
 
 from memstore import files
 from memstore.errors import InvalidInput
-from memstore.logs.parse import FenceTracker, starts_record
+from memstore.logs.fences import FenceTracker, starts_record
 from memstore.times import aware_utc
 
 try:
@@ -45,7 +45,15 @@ class Written:
 
 
 def loggable(content: str) -> str:
-    """``content`` as the log will hold it and an import will read it back."""
+    """``content`` as the log will hold it and an import will read it back.
+
+    Args:
+        content: The message as given.
+
+    Returns:
+        The content with line endings made ``\\n``, trailing line endings removed, each line
+        that would start a record indented by one space, and a fence left open closed.
+    """
     lines = content.replace("\r\n", "\n").rstrip("\r\n").split("\n")
     fence = FenceTracker()
     after_blank = False
@@ -61,6 +69,9 @@ def loggable(content: str) -> str:
 
 def stamp_time(when: object) -> datetime:
     """``when`` as the log's stamp will hold it: whole seconds, in its own UTC offset.
+
+    Args:
+        when: The time of the message; anything other than an aware datetime is refused.
 
     Raises:
         InvalidInput: If ``when`` is not an aware datetime, leaves the years 1 to 9999 in
@@ -85,14 +96,22 @@ def stamp_time(when: object) -> datetime:
 def render(when: datetime, speaker: str, content: str) -> str:
     """One record: blank line, stamp line, ``Speaker: content`` (no final line ending).
 
+    Args:
+        when: The aware time of the record (its stamp shows whole seconds and the offset).
+        speaker: The name to write before ``": "``, 1 to 100 characters.
+        content: The message, already :func:`loggable`.
+
     Raises:
-        ValueError: For a naive time, a speaker name that is empty, over 100 characters or
-            holds a colon or a line ending.
+        InvalidInput: For a naive ``when`` (argument ``when``), or a speaker name that is
+            empty, over 100 characters or holds a colon or a line ending (``speaker``).
     """
     if when.utcoffset() is None:
-        raise ValueError("a log record needs an aware time")
+        raise InvalidInput("when", "a log record needs an aware time; give it a UTC offset.")
     if not 1 <= len(speaker) <= MAX_SPEAKER_CHARS or any(c in speaker for c in ":\r\n"):
-        raise ValueError(f"speaker {speaker!r}: 1-100 characters, no colon or line ending")
+        raise InvalidInput(
+            "speaker",
+            f"{speaker!r} cannot head a log record; use 1-100 characters, no colon or line ending.",
+        )
     return f"\n\n{when.strftime('[%H:%M:%S %z]')} \n{speaker}: {content}"
 
 
@@ -115,10 +134,19 @@ class LogWriter:
         self._lock = threading.Lock()
 
     def append(self, when: datetime, speaker: str, content: str) -> Written:
-        """Append one record (content already :func:`loggable`) and return where it went.
+        """Append one record to the log of its local date, creating the file (with its
+        header) and the folder when missing.
+
+        Args:
+            when: The aware time of the record; its local date names the file.
+            speaker: The name written before ``": "``.
+            content: The message, already :func:`loggable`.
+
+        Returns:
+            The file and the byte offset of the record's ``[``.
 
         Raises:
-            ValueError: See :func:`render`.
+            InvalidInput: See :func:`render`.
             FileError: When the log folder is not a folder or the day's log not a regular file.
             OSError: When the file cannot be written; it is then as it was before.
         """

@@ -57,6 +57,11 @@ class Schema:
         """Whether either version table is there: the file is (or was) memstore's."""
         return self.recorded is not None or self.alembic is not None
 
+    @property
+    def newest(self) -> int:
+        """The highest version in ``schema_migrations`` (0 when it records none)."""
+        return self.recorded[-1] if self.recorded else 0
+
 
 def schema_of(connection: sqlite3.Connection) -> Schema:
     """The schema records of the database open on ``connection`` (only reads)."""
@@ -124,12 +129,16 @@ def read_only_reason(path: Path) -> str | None:
 
 
 def pending(schema: Schema, path: Path, revisions: Mapping[str, int], code: int) -> bool:
-    """Whether migrations are pending for a database with these schema records (True for an
-    empty one), False when it is up to date.
+    """Whether migrations are pending for a database with these schema records.
 
     Args:
+        schema: What the database records about its schema (:func:`read_schema`).
+        path: The database file, for the messages.
         revisions: Every revision id this code ships -> its schema version.
         code: The newest schema version this code ships.
+
+    Returns:
+        True for an empty database or one at an older version, False when it is up to date.
 
     Raises:
         FileError: If the database holds tables but neither version table: another
@@ -148,40 +157,61 @@ def pending(schema: Schema, path: Path, revisions: Mapping[str, int], code: int)
                 "configuration's database setting.",
             )
         return True
-    recorded = list(schema.recorded or ())
-    newest = recorded[-1] if recorded else 0
-    told = f"schema_migrations holds versions {recorded} and alembic_version holds " + (
-        "no table" if schema.alembic is None else repr(list(schema.alembic))
-    )
+    problem = version_problem(schema, revisions, code)
+    if problem is not None:
+        raise refusal(schema, path, code, *problem)
+    return schema.newest < code
 
-    def refuse(problem: str, advice: str) -> SchemaError:
-        revision = schema.alembic[0] if schema.alembic else None
-        message = f"{path}: {problem} ({told}); {advice} Nothing was written."
-        return SchemaError(
-            message, database_version=newest, code_version=code, alembic_revision=revision
-        )
 
+def version_problem(
+    schema: Schema, revisions: Mapping[str, int], code: int
+) -> tuple[str, str] | None:
+    """What is wrong with the version records of a memstore database, and the advice to give;
+    None when this code can use them.
+
+    Args:
+        schema: The database's schema records (``schema.is_memstore`` is true).
+        revisions: Every revision id this code ships -> its schema version.
+        code: The newest schema version this code ships.
+    """
+    recorded, newest = list(schema.recorded or ()), schema.newest
     if recorded != list(range(1, newest + 1)):
-        raise refuse(
+        return (
             f"the schema versions are not contiguous (expected 1..{newest})",
             f"this code is at version {code}. Restore a backup; do not edit schema_migrations.",
         )
     if newest > code:
-        raise refuse(
+        return (
             f"database schema version {newest} is newer than this code's version {code}",
             "upgrade memstore to open it.",
         )
     alembic = schema.alembic or ()
     if len(alembic) != 1 or alembic[0] not in revisions:
         known = ", ".join(sorted(revisions))
-        raise refuse(
+        return (
             f"alembic_version does not name exactly one revision this code knows ({known})",
             "a newer memstore may have written it, or the tables were edited: restore a backup.",
         )
     if revisions[alembic[0]] != newest:
-        raise refuse(
+        return (
             f"alembic_version says schema version {revisions[alembic[0]]} and "
             f"schema_migrations says {newest}",
             "the two records disagree: restore a backup; do not edit either table.",
         )
-    return newest < code
+    return None
+
+
+def refusal(schema: Schema, path: Path, code: int, problem: str, advice: str) -> SchemaError:
+    """The SchemaError for a database whose version records this code cannot use: the
+    ``problem``, both records as they are, and the ``advice``."""
+    told = f"schema_migrations holds versions {list(schema.recorded or ())} and " + (
+        "alembic_version holds no table"
+        if schema.alembic is None
+        else f"alembic_version holds {list(schema.alembic)!r}"
+    )
+    return SchemaError(
+        f"{path}: {problem} ({told}); {advice} Nothing was written.",
+        database_version=schema.newest,
+        code_version=code,
+        alembic_revision=schema.alembic[0] if schema.alembic else None,
+    )
