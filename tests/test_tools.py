@@ -6,12 +6,16 @@ import json
 import logging
 import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import anyio
 import pytest
 
 from memstore import MemoryConfig, MemoryService
 from memstore.adapters.tools import INSTRUCTIONS, TOOL_NAMES, MemoryTools
+from memstore.kinds import Category, Mode, Scope, SearchRole, values
 
 
 @pytest.fixture
@@ -110,3 +114,43 @@ def test_a_locked_database_gives_an_unsuccessful_result_within_about_half_a_seco
 def test_instructions_say_what_the_model_must_do() -> None:
     for phrase in ("same turn", "any wording or", "third person", "untrusted data", "ask"):
         assert phrase in INSTRUCTIONS
+
+
+def mcp_schemas(tools: MemoryTools) -> dict[str, dict[str, Any]]:
+    pytest.importorskip("mcp")
+    from memstore.adapters.mcp_server import build_server
+
+    return {tool.name: tool.input_schema for tool in anyio.run(build_server(tools).list_tools)}
+
+
+def pydantic_ai_schemas(tools: MemoryTools) -> dict[str, dict[str, Any]]:
+    pytest.importorskip("pydantic_ai")
+    from pydantic_ai import Tool
+
+    return {f.__name__: Tool(f).tool_def.parameters_json_schema for f in tools.functions()}
+
+
+def enum_of(schema: dict[str, Any], name: str) -> list[str] | None:
+    """The enum of one property, also of an optional one (an anyOf with null)."""
+    field = schema["properties"][name]
+    return next((o["enum"] for o in [field, *field.get("anyOf", [])] if "enum" in o), None)
+
+
+@pytest.mark.parametrize("schemas", [mcp_schemas, pydantic_ai_schemas])
+def test_the_tool_schemas_offer_the_enumerations_as_enums(
+    tools: MemoryTools, schemas: Callable[[MemoryTools], dict[str, dict[str, Any]]]
+) -> None:
+    # The model can only pick a valid mode, role, category or scope if the schema lists them.
+    found = schemas(tools)
+    expected = [
+        ("recall", "mode", Mode),
+        ("recall", "role", SearchRole),
+        ("remember", "category", Category),
+        ("list_memories", "category", Category),
+        ("search_words", "scope", Scope),
+        ("search_words", "role", SearchRole),
+        ("word_instances", "scope", Scope),
+        ("word_instances", "role", SearchRole),
+    ]
+    for tool, argument, kind in expected:
+        assert enum_of(found[tool], argument) == list(values(kind)), (tool, argument)

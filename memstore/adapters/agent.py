@@ -19,6 +19,7 @@ from pydantic_ai.tools import ToolDefinition
 
 from memstore.adapters.recorder import Recorder
 from memstore.adapters.tools import INSTRUCTIONS, TOOL_NAMES, MemoryTools
+from memstore.kinds import Role
 
 NOTICES = {
     "en": "Note: nothing was saved to memory in this turn.",
@@ -93,6 +94,10 @@ class MemoryAgent:
             prompt: The user's message.
             private: A private turn: no tools, no context, nothing recorded.
             message_history: The session's earlier messages (kept by the host, unchanged).
+
+        Returns:
+            The reply as shown (with the unsaved notice when one was added), whether the
+            notice was added, and the turn's new messages.
         """
         self._record("user", prompt, private)
         with self.tools.private_turn(private):
@@ -109,7 +114,7 @@ class MemoryAgent:
         answer = judge.run_sync(CLAIM_QUESTION.format(reply=reply)).output
         return answer.strip().strip(".!").casefold() in YES
 
-    def _record(self, role: str, content: str, private: bool) -> None:
+    def _record(self, role: Role, content: str, private: bool) -> None:
         if self.recorder is not None:
             self.recorder.record(role, content, private=private)
 

@@ -79,5 +79,9 @@ def build_server(tools: MemoryTools) -> MCPServer[Any]:
 
 
 def serve(service: MemoryService) -> None:
-    """Serve the memory tools of ``service`` over stdio until the client closes stdin."""
+    """Serve the memory tools of ``service`` over stdio until the client closes stdin.
+
+    Args:
+        service: The memory store whose tools are served (none when memory is disabled).
+    """
     build_server(MemoryTools(service)).run("stdio")

@@ -1,0 +1,177 @@
+"""The ``memstore`` group: its options, the service it opens, and the one place where errors
+become the JSON error document on stderr and the exit status (1, or 2 for usage errors).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+from pydantic import BaseModel
+
+from memstore.config import MemoryConfig, read_section
+from memstore.errors import FileError, MemstoreError
+from memstore.schemas import DeleteResult
+from memstore.service import MemoryService
+
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+OUT_OF_MEMORY = (
+    "memstore ran out of memory; the unit of work it was in was rolled back, so "
+    "nothing of it was stored. Free memory (or split a large log) and retry."
+)
+
+
+def emit(result: BaseModel | dict[str, Any]) -> None:
+    """Print one JSON document on stdout, non-ASCII kept as is.
+
+    Args:
+        result: A result model (printed as its ``model_dump(mode="json")``) or a dict.
+    """
+    data = result.model_dump(mode="json") if isinstance(result, BaseModel) else result
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def conclude(ctx: click.Context, result: BaseModel, *, ok: bool, note: str = "") -> None:
+    """Print ``result``, then end the command: exit status 0 when ``ok``, else 1.
+
+    Args:
+        ctx: The command's context.
+        result: What the command prints on stdout.
+        ok: Whether the command did what it was asked (deleted, checked ok, ...).
+        note: A line for a person, printed on stderr after the result (none when empty).
+    """
+    emit(result)
+    if note:
+        click.echo(note, err=True)
+    ctx.exit(0 if ok else EXIT_FAILURE)
+
+
+def emit_error(kind: str, message: str) -> None:
+    """Print the JSON error document ``{"error": {"type", "message"}}`` on stderr."""
+    error = {"error": {"type": kind, "message": message}}
+    click.echo(json.dumps(error, ensure_ascii=False), err=True)
+
+
+class JsonErrors(click.Group):
+    """A click group that reports every error as one JSON document on stderr."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        """Run the command; on an error print it as JSON and exit 1 (2 for usage errors)."""
+        kwargs["standalone_mode"] = False
+        try:
+            code = super().main(*args, **kwargs)
+        except click.UsageError as error:
+            emit_error("UsageError", error.format_message())
+            sys.exit(EXIT_USAGE)
+        except click.ClickException as error:
+            emit_error(type(error).__name__, error.format_message())
+            sys.exit(error.exit_code)
+        except click.Abort:
+            emit_error("Aborted", "interrupted; nothing more was done.")
+            sys.exit(EXIT_FAILURE)
+        except MemstoreError as error:
+            emit_error(type(error).__name__, str(error))
+            sys.exit(EXIT_FAILURE)
+        except MemoryError:
+            emit_error("MemoryError", OUT_OF_MEMORY)
+            sys.exit(EXIT_FAILURE)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+def load_config(path: Path | None) -> MemoryConfig:
+    """The ``memory`` section of a JSON configuration file, or the defaults.
+
+    The CLI is strict: an unusable file is a usage error, never a silent fallback to defaults.
+
+    Raises:
+        click.BadParameter: When the file cannot be read or holds invalid settings.
+    """
+    if path is None:
+        return MemoryConfig()
+    try:
+        return read_section(path)
+    except (OSError, ValueError) as error:  # read_section's documented failures
+        raise click.BadParameter(f"cannot use {path}: {error}", param_hint="--config") from error
+
+
+def service_from(ctx: click.Context, *, new_ok: bool = False) -> MemoryService:
+    """The service of this invocation (opened lazily by the group).
+
+    Only the commands that store something may create the database file, and the diary
+    (which then shows the day's Markdown log) may run without one (``new_ok``); the others
+    refuse a file that does not exist or is not a memstore database, so that a
+    mistyped ``--database`` is an error instead of a new, empty database (or memstore's
+    tables added to another application's file) that reports nothing wrong.
+
+    Raises:
+        FileError: When the database is missing or is not a memstore database.
+    """
+    service: MemoryService = ctx.find_root().obj
+    if new_ok:
+        return service
+    held = service.holds_store()  # refuses a FIFO, folder or device at once
+    if not service.path.exists():
+        raise FileError(
+            str(service.path),
+            "there is no database there; check --database or the configuration, or create "
+            "one with `memstore import` or `memstore remember`.",
+        )
+    if held is False:
+        raise FileError(
+            str(service.path),
+            "it is not a memstore database (an empty file, or another application's SQLite "
+            "database); it was left untouched. Check --database or the configuration.",
+        )
+    return service
+
+
+@click.group(cls=JsonErrors)
+@click.option("--database", type=click.Path(dir_okay=False, path_type=Path), help="Database file.")
+@click.option("--config", "config_file", type=click.Path(path_type=Path), help="JSON config file.")
+@click.option("-v", "--verbose", is_flag=True, help="Log to stderr.")
+@click.version_option(package_name="memstore")
+@click.pass_context
+def cli(ctx: click.Context, database: Path | None, config_file: Path | None, verbose: bool) -> None:
+    """Local long-term memory for an AI assistant: history and memories in SQLite.
+
+    Example: memstore --database memory.sqlite3 recall "jardín azul" --mode phrase
+    """
+    if verbose:
+        logging.basicConfig(stream=sys.stderr, level=logging.INFO)
+    config = load_config(config_file)
+    ctx.obj = MemoryService(database or config.database_path(), config=config)
+    ctx.call_on_close(ctx.obj.close)
+
+
+Deletion = Callable[[MemoryService, str], DeleteResult]
+
+
+def delete_command(name: str, argument: str) -> Callable[[Deletion], click.Command]:
+    """Make ``delete(service, record_id)`` the command ``memstore NAME ARGUMENT``, which
+    prints ``{"deleted", "id"}`` and exits 1 when nothing was deleted.
+
+    Args:
+        name: The command's name, e.g. ``delete-memory``.
+        argument: The name of its one argument, the record's id, e.g. ``memory_id``.
+
+    Returns:
+        A decorator; the decorated function's docstring is the command's help.
+    """
+
+    def register(delete: Deletion) -> click.Command:
+        @cli.command(name, help=delete.__doc__)
+        @click.argument("record_id", metavar=argument.upper())
+        @click.pass_context
+        def command(ctx: click.Context, record_id: str) -> None:
+            result = delete(service_from(ctx), record_id)
+            conclude(ctx, result, ok=result.deleted)
+
+        return command
+
+    return register

@@ -1,0 +1,172 @@
+"""The history commands: import daily logs, read a conversation or a message, delete one."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+import click
+
+from memstore.adapters.cli import options
+from memstore.adapters.cli.app import cli, conclude, delete_command, emit, service_from
+from memstore.errors import FileError
+from memstore.kinds import Role, values
+from memstore.schemas import DeleteResult, ImportReport
+from memstore.service import MemoryService
+from memstore.text.printable import printable
+
+
+def parse_speakers(
+    ctx: click.Context, param: click.Parameter, given: Sequence[str]
+) -> dict[str, str]:
+    """``NAME=ROLE`` options as a name -> role dict.
+
+    Raises:
+        click.BadParameter: For a value that is not NAME=ROLE with a known role, or a name
+            (compared without regard to case) given two roles.
+    """
+    speakers: dict[str, str] = {}
+    for value in given:
+        name, sep, role = (part.strip() for part in value.rpartition("="))
+        if not sep or not name or role.lower() not in values(Role):
+            raise click.BadParameter(
+                f"{value!r} is not NAME=ROLE with a role of {options.spoken(Role)}, "
+                'e.g. "Diego=user"'
+            )
+        earlier = next((k for k in speakers if k.casefold() == name.casefold()), None)
+        if earlier is not None and speakers[earlier] != role.lower():
+            raise click.BadParameter(
+                f"{earlier!r} and {name!r} are the same speaker (case is ignored) with two roles"
+            )
+        speakers[name] = role.lower()
+    return speakers
+
+
+def log_files(paths: Sequence[Path]) -> list[Path]:
+    """The files an import of ``paths`` reads.
+
+    Raises:
+        FileError: When ``paths`` hold no daily log at all.
+    """
+    files = MemoryService.log_files(paths)
+    if not files:
+        raise FileError(
+            ", ".join(str(path) for path in paths),
+            "no daily log (YYYY-MM-DD.md) is there; folders are not searched recursively, "
+            "so give the folders that hold the logs themselves (e.g. logs/*/).",
+        )
+    return files
+
+
+@cli.command("import")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--speaker",
+    "speakers",
+    multiple=True,
+    required=True,
+    callback=parse_speakers,
+    help=f"NAME=ROLE ({options.spoken(Role)}); repeat for each speaker.",
+)
+@click.option("--include-tail", is_flag=True, help="Accept each file's final record too.")
+@click.pass_context
+def import_command(
+    ctx: click.Context, paths: tuple[Path, ...], speakers: dict[str, str], include_tail: bool
+) -> None:
+    """Import daily Markdown logs: files, or folders of YYYY-MM-DD.md files. A folder is not
+    searched recursively: only the logs directly inside it are read (its subfolders hold
+    archived code, not logs), so give day folders themselves. One summary line goes to
+    stderr; exit 1 when a file has an error, no log was found or no speaker matched.
+
+    Example: memstore import ~/logs --speaker "Diego=user" --speaker "Morgan=assistant"
+    """
+    service = service_from(ctx, new_ok=True)
+    files = len(log_files(paths))
+    hidden = not sys.stderr.isatty() or files < 2
+    with click.progressbar(length=files, label="importing", file=sys.stderr, hidden=hidden) as bar:
+        report = service.import_markdown(
+            paths, speakers=speakers, include_tail=include_tail, progress=lambda _: bar.update(1)
+        )
+    unmatched = not report.imported and not report.skipped and bool(report.unknown_speakers)
+    note = import_summary(report, include_tail)
+    conclude(ctx, report, ok=not (report.errors or unmatched), note=note)
+
+
+def import_summary(report: ImportReport, include_tail: bool) -> str:
+    """One line for a person: what was imported, skipped, deferred, left out for unknown
+    speakers (named) or with a warning, and how many files failed."""
+    files = len(report.files)
+    parts = [f"imported {report.imported} messages from {files} file{'s' if files != 1 else ''}"]
+    if report.skipped:
+        parts.append(f"{report.skipped} already imported or deleted")
+    if report.deferred:
+        hint = (
+            "an unclosed code fence keeps them open"
+            if include_tail
+            else "add --include-tail for files no longer written"
+        )
+        parts.append(f"{report.deferred} final records deferred ({hint})")
+    if report.unknown_speakers:
+        named = ", ".join(f"{name!r} ({n})" for name, n in report.unknown_speakers.items())
+        total = sum(report.unknown_speakers.values())
+        parts.append(
+            f"{total} records of unknown speakers not imported: {named} (add --speaker NAME=ROLE)"
+        )
+    parts += left_out(report)
+    if report.errors:
+        parts.append(f'{report.errors} files with an error (see their "error")')
+    return printable("; ".join(parts) + ".")
+
+
+def left_out(report: ImportReport) -> list[str]:
+    """The summary's part on text left out with a warning, by kind (unknown speakers aside:
+    the summary names them)."""
+    kinds: Counter[str] = Counter()
+    for file in report.files:
+        kinds.update(file.warning_counts)
+    del kinds["unknown_speaker"]
+    if not kinds:
+        return []
+    named = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
+    return [f"{kinds.total()} warnings for text left out ({named})"]
+
+
+@cli.command()
+@click.argument("session_id")
+@click.option(
+    "--after",
+    type=options.count(0),
+    default=0,
+    help="Read messages after this sequence number (a previous next_after).",
+)
+@options.limit()
+@click.pass_context
+def conversation(ctx: click.Context, /, session_id: str, after: int, limit: int | None) -> None:
+    """Read a session's user and assistant messages in order, page by page.
+
+    Example: memstore conversation log_0123456789abcdef01234567 --after 0
+    """
+    emit(service_from(ctx).read_conversation(session_id, after=after, limit=limit))
+
+
+@cli.command()
+@click.argument("message_id")
+@options.offset("Character offset to read from (a previous next_offset).")
+@click.pass_context
+def message(ctx: click.Context, /, message_id: str, offset: int) -> None:
+    """Read one message whole, chunk by chunk.
+
+    Example: memstore message msg_0123456789abcdef0123456789abcdef --offset 0
+    """
+    emit(service_from(ctx).read_memory_message(message_id, offset=offset))
+
+
+@delete_command("delete-message", "message_id")
+def delete_message(service: MemoryService, message_id: str) -> DeleteResult:
+    """Delete one message; its source is tombstoned so no import brings it back.
+
+    Example: memstore delete-message msg_0123456789abcdef0123456789abcdef
+    """
+    return service.delete_message_result(message_id)

@@ -1,0 +1,91 @@
+"""The maintenance commands: check, backup, the diary of one day, and the MCP server."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import click
+
+from memstore.adapters.cli import options
+from memstore.adapters.cli.app import cli, conclude, emit, service_from
+from memstore.text.diary import render
+
+
+class MissingExtra(click.ClickException):
+    """An optional extra of memstore that is not installed."""
+
+
+@cli.command()
+@click.pass_context
+def check(ctx: click.Context) -> None:
+    """Check integrity, foreign keys, each FTS5 index and the schema version.
+
+    Example: memstore check
+    """
+    report = service_from(ctx).health()
+    conclude(ctx, report, ok=report.ok)
+
+
+@cli.command()
+@click.argument("destination", type=click.Path(path_type=Path))
+@click.pass_context
+def backup(ctx: click.Context, destination: Path) -> None:
+    """Copy the database to DESTINATION, a new file, with SQLite's online backup API, then
+    check the copy. An existing DESTINATION is never overwritten; exit 1 when it exists or
+    when the copy fails its check.
+
+    Example: memstore backup ~/backups/memory-2026-10-05.sqlite3
+    """
+    report = service_from(ctx).backup(destination)
+    conclude(ctx, report, ok=report.ok)
+
+
+@cli.command()
+@click.argument("day", type=options.Day(), required=False)
+@click.option("--tz", type=options.TimeZone(), help="IANA time zone; the machine's by default.")
+@click.option(
+    "--format",
+    "output",
+    type=click.Choice(["json", "text"]),
+    default="json",
+    show_default=True,
+    help="JSON, or readable text for a person at a terminal.",
+)
+@click.pass_context
+def diary(ctx: click.Context, /, day: date | None, tz: str | None, output: str) -> None:
+    """Show one local DAY (YYYY-MM-DD, today by default): its conversations with every
+    message, and the memories written or updated that day. Only reads.
+
+    Example: memstore diary 2026-10-05 --tz Europe/Madrid --format text
+    """
+    result = service_from(ctx, new_ok=True).diary(day, tz=tz)
+    if output == "text":
+        click.echo(render(result))
+    else:
+        emit(result)
+
+
+@cli.command()
+@click.pass_context
+def mcp(ctx: click.Context) -> None:
+    """Serve the memory tools to an MCP client over stdio (needs memstore[mcp]).
+
+    The tools are those of the agent integration; with memory disabled there are none.
+    stdout carries only the protocol; logs go to stderr.
+
+    Example: memstore --config ~/.config/assistant.json mcp
+    """
+    try:
+        from memstore.adapters.mcp_server import serve
+    except ImportError as error:
+        if not (error.name or "").startswith("mcp"):
+            raise
+        raise MissingExtra(
+            f"memstore mcp needs the MCP Python SDK 2.x ({error}); "
+            "install it with: pip install 'memstore[mcp]'"
+        ) from error
+    service = service_from(ctx, new_ok=True)
+    if service.config.enabled:  # disabled: no tools, and the file is never opened
+        service.open()  # a foreign or unusable file fails now, not at the first tool call
+    serve(service)

@@ -1,0 +1,62 @@
+"""The memory commands: remember (or update) one, list them, delete one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from memstore.adapters.cli import options
+from memstore.adapters.cli.app import cli, delete_command, emit, service_from
+from memstore.kinds import Category
+from memstore.schemas import DeleteResult
+from memstore.service import MemoryService
+
+
+@cli.command()
+@click.argument("content")
+@click.option(
+    "--category",
+    type=options.choice(Category),
+    default="fact",
+    show_default=True,
+    help="What kind of memory it is.",
+)
+@click.option("--key", help="Semantic key; new content under it supersedes the old value.")
+@click.option("--expires", "expires_at", help="ISO 8601 expiry; local time without a zone.")
+@click.option("--supersedes", help="Id of an active memory this one replaces.")
+@click.option("--memory-id", help="Update this memory instead (its id is kept).")
+@click.pass_context
+def remember(ctx: click.Context, /, content: str, **fields: Any) -> None:
+    """Remember CONTENT (third person, naming the user), or update a memory.
+
+    Example: memstore remember "Diego prefers Spanish." --category preference --key language
+    """
+    emit(service_from(ctx, new_ok=True).remember(content, **fields))
+
+
+@cli.command()
+@click.option("--category", type=options.choice(Category), help="Only this category.")
+@click.option(
+    "--all",
+    "include_inactive",
+    is_flag=True,
+    help="Also superseded, candidate and expired memories.",
+)
+@options.page
+@click.pass_context
+def memories(ctx: click.Context, /, **page: Any) -> None:
+    """List memories: pinned first, then newest first.
+
+    Example: memstore memories --category preference --all
+    """
+    emit(service_from(ctx).list_memories(**page))
+
+
+@delete_command("delete-memory", "memory_id")
+def delete_memory(service: MemoryService, memory_id: str) -> DeleteResult:
+    """Delete one memory and its source links (conversation history stays).
+
+    Example: memstore delete-memory mem_0123456789abcdef0123456789abcdef
+    """
+    return service.delete_memory_result(memory_id)

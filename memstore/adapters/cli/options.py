@@ -1,0 +1,134 @@
+"""The options and argument types that several commands share, each written once.
+
+Choices come from :mod:`memstore.kinds`, so the CLI offers exactly what the service accepts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+import click
+
+from memstore import times as days
+from memstore.errors import MemstoreError
+from memstore.kinds import Mode, Scope, SearchRole, values
+
+MAX_INTEGER = 2**63 - 1  # SQLite's largest integer: offsets beyond it cannot be bound
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+
+def choice(kind: Any) -> click.Choice:  # type: ignore[type-arg]  # generic only in new click
+    """The click choice of the Literal type ``kind`` (:mod:`memstore.kinds`)."""
+    return click.Choice(values(kind))
+
+
+def spoken(kind: Any) -> str:
+    """The members of the Literal type ``kind`` as a person reads them: "a, b or c"."""
+    *rest, last = values(kind)
+    return f"{', '.join(rest)} or {last}" if rest else last
+
+
+def count(minimum: int) -> click.IntRange:
+    """Integers from ``minimum`` to SQLite's largest (beyond it an offset cannot be bound)."""
+    return click.IntRange(min=minimum, max=MAX_INTEGER)
+
+
+def combined(*options: Decorator) -> Decorator:
+    """One decorator applying ``options`` so that they are listed in the order given."""
+
+    def apply(command: Callable[..., Any]) -> Callable[..., Any]:
+        for option in reversed(options):
+            command = option(command)
+        return command
+
+    return apply
+
+
+class AwareDateTime(click.ParamType):  # type: ignore[type-arg]  # generic only in new click
+    """An ISO 8601 timestamp with a time zone, e.g. 2026-10-05T09:00:00+02:00."""
+
+    name = "TIMESTAMP"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """The aware ``datetime`` written ``value``; a usage error without a time zone."""
+        if isinstance(value, datetime):
+            return value
+        try:
+            parsed = datetime.fromisoformat(value)
+        except ValueError:
+            self.fail(f"{value!r} is not an ISO 8601 timestamp like 2026-10-05T09:00:00+02:00")
+        if parsed.tzinfo is None:
+            self.fail(f"{value!r} has no time zone; add one, e.g. +02:00 or Z")
+        return parsed
+
+
+class Day(click.ParamType):  # type: ignore[type-arg]  # generic only in new click
+    """A calendar day written YYYY-MM-DD."""
+
+    name = "DAY"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """The ``date`` written ``value``; a usage error for another shape or no such day."""
+        try:
+            return days.parse_day(value)
+        except MemstoreError as error:
+            self.fail(str(error))
+
+
+class TimeZone(click.ParamType):  # type: ignore[type-arg]  # generic only in new click
+    """An IANA time zone name such as Europe/Madrid."""
+
+    name = "ZONE"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """The zone's IANA key; a usage error for an unknown zone."""
+        try:
+            return days.zone(value).key
+        except MemstoreError as error:
+            self.fail(str(error))
+
+
+def limit(help: str = "Page size (<= max_results).") -> Decorator:
+    """The ``--limit`` option: at most this many items (capped by ``max_results``)."""
+    return click.option("--limit", type=count(1), help=help)
+
+
+def offset(help: str = "Where the page starts (a previous next_offset).") -> Decorator:
+    """The ``--offset`` option: where a page starts, 0 by default."""
+    return click.option("--offset", type=count(0), default=0, help=help)
+
+
+mode = click.option(
+    "--mode",
+    type=choice(Mode),
+    default="any",
+    show_default=True,
+    help="Any word, all words, or the exact phrase.",
+)
+"""recall's ``--mode``."""
+
+filters = combined(
+    click.option("--session-id", help="Only records in this session."),
+    click.option("--role", type=choice(SearchRole), help="Only records by this role."),
+    click.option("--since", type=AwareDateTime(), help="Created at or after (inclusive)."),
+    click.option("--until", type=AwareDateTime(), help="Created before (exclusive)."),
+)
+"""The filters of recall and the word commands: session, role and creation time."""
+
+page = combined(offset(), limit())
+"""``--offset`` and ``--limit``: one page of a listing."""
+
+word_query = combined(
+    click.option(
+        "--scope",
+        type=choice(Scope),
+        default="history",
+        show_default=True,
+        help="Which store to count.",
+    ),
+    page,
+    filters,
+)
+"""The scope, page and filters of ``words`` and ``instances``."""

@@ -1,0 +1,49 @@
+"""The search commands: recall, and the word index (``words``, ``instances``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from memstore.adapters.cli import options
+from memstore.adapters.cli.app import cli, emit, service_from
+
+
+@cli.command()
+@click.argument("query")
+@options.mode
+@options.filters
+@options.limit("Most conversations (<= max_results).")
+@click.option("--no-history", is_flag=True, help="Search memories only.")
+@click.pass_context
+def recall(ctx: click.Context, /, query: str, no_history: bool, **filters: Any) -> None:
+    """Search past conversations and memories for QUERY (literal text, never syntax).
+
+    Example: memstore recall "jardín azul" --mode phrase --since 2026-10-01T00:00:00+02:00
+    """
+    emit(service_from(ctx).recall(query, history=not no_history, **filters))
+
+
+@cli.command()
+@click.argument("prefix", default="")
+@options.word_query
+@click.pass_context
+def words(ctx: click.Context, /, prefix: str, **query: Any) -> None:
+    """List indexed words starting with PREFIX, with occurrence and document counts.
+
+    Example: memstore words jard --scope all
+    """
+    emit(service_from(ctx).search_words(prefix, **query))
+
+
+@cli.command()
+@click.argument("word")
+@options.word_query
+@click.pass_context
+def instances(ctx: click.Context, /, word: str, **query: Any) -> None:
+    """Show every occurrence of one WORD with its position and an excerpt.
+
+    Example: memstore instances café --role user --limit 8
+    """
+    emit(service_from(ctx).word_instances(word, **query))
