@@ -31,13 +31,13 @@ lint: $(BIN)/memstore
 	$(BIN)/mypy eval
 
 bench: $(BIN)/memstore
-	$(BIN)/python bench/run.py $(BENCH_ARGS)
-	$(BIN)/python bench/hostile.py
-	$(BIN)/python bench/guard.py
+	$(BIN)/python -m bench.run $(BENCH_ARGS)
+	$(BIN)/python -m bench.hostile
+	$(BIN)/python -m bench.guard
 
 # The credential guard's catch and refusal rates and its cost in remember
 guard: $(BIN)/memstore
-	$(BIN)/python bench/guard.py
+	$(BIN)/python -m bench.guard
 
 # LoCoMo recall@8 of memstore against plain bm25 (needs ../shared beside the repository)
 eval: $(BIN)/memstore

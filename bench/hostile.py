@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import shutil
 import sqlite3
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -34,6 +33,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from bench.timing import median_ms, seconds  # noqa: E402
 from memstore import MemoryService  # noqa: E402
 from tests.test_import_memory import CHILD as IMPORT_CHILD  # noqa: E402  # prints its growth
 
@@ -55,12 +55,7 @@ RAW_HIGHLIGHT = (
 
 def p50_ms(call: Callable[[], object], repeat: int) -> float:
     """The median wall time of ``repeat`` calls, in milliseconds."""
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1000
+    return median_ms(seconds(call) for _ in range(repeat))
 
 
 def one_long_message(path: Path, occurrences: int) -> MemoryService:

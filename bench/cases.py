@@ -1,0 +1,87 @@
+"""Step 4's and 5's cases, chosen deterministically from the data: a rare word, a common word,
+a rare pair of words (mode all, and as a phrase), and the busiest two-letter prefix."""
+
+from __future__ import annotations
+
+import itertools
+import sqlite3
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bench.common import fts_string, plain_word
+from memstore.kinds import Mode
+from memstore.text.fts_query import QueryPart, fold, ranking_tiers, tokenize
+
+VOCAB_ROW = "CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, messages_fts, row)"
+
+
+@dataclass(frozen=True)
+class Query:
+    """One recall benchmark case: its label, user text, memstore mode and FTS5 MATCH."""
+
+    label: str
+    text: str
+    mode: Mode
+    match: str
+    hits: int = 0
+    tiers: tuple[tuple[QueryPart, ...], ...] = ()
+
+
+def vocabulary(raw: sqlite3.Connection) -> list[tuple[str, int]]:
+    """(term, document count) of the messages index, most documents first, then by term."""
+    raw.execute(VOCAB_ROW)
+    return raw.execute("SELECT term, doc FROM temp.vocab ORDER BY doc DESC, term").fetchall()
+
+
+def rare_word(vocab: Sequence[tuple[str, int]]) -> str:
+    """The most frequent plain word found in 3 to 10 documents."""
+    return next(term for term, docs in vocab if 3 <= docs <= 10 and plain_word(term, 5))
+
+
+def common_word(vocab: Sequence[tuple[str, int]]) -> str:
+    """The first plain word of three letters or more among the 20 most frequent terms."""
+    return next(term for term, _ in vocab[:20] if plain_word(term, 3))
+
+
+def rare_phrase(raw: sqlite3.Connection) -> str:
+    """The most frequent two-word phrase of plain words found in 3 to 10 messages."""
+    documents: Counter[tuple[str, str]] = Counter()
+    for (content,) in raw.execute("SELECT content FROM messages_searchable"):
+        words = [fold(token) for token in tokenize(content)]
+        documents.update(set(itertools.pairwise(words)))
+    candidates = sorted(
+        (-docs, pair)
+        for pair, docs in documents.items()
+        if 3 <= docs <= 10 and all(plain_word(word, 4) for word in pair)
+    )
+    return " ".join(candidates[0][1])
+
+
+def choose_queries(raw: sqlite3.Connection, vocab: Sequence[tuple[str, int]]) -> list[Query]:
+    """The rare word, common word and phrase cases, chosen deterministically from the data
+    (``vocab`` is the vocabulary of the messages index)."""
+    phrase = rare_phrase(raw)
+    cases = [
+        Query("rare", rare_word(vocab), "any", ""),
+        Query("common", common_word(vocab), "any", ""),
+        Query("all", phrase, "all", " AND ".join(map(fts_string, phrase.split()))),
+        Query("phrase", phrase, "phrase", " + ".join(map(fts_string, phrase.split()))),
+    ]
+    return [with_hits(raw, case) for case in cases]
+
+
+def with_hits(raw: sqlite3.Connection, case: Query) -> Query:
+    """``case`` with its MATCH expression filled in and its number of matching messages."""
+    match = case.match or fts_string(case.text)
+    sql = "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?"
+    hits = raw.execute(sql, (match,)).fetchone()[0]
+    tiers = tuple(tuple(tier) for tier in ranking_tiers(case.text, case.mode))
+    return Query(case.label, case.text, case.mode, match, hits, tiers)
+
+
+def word_prefix(vocab: Sequence[tuple[str, int]]) -> str:
+    """The two-letter prefix of the most plain words of three letters or more (first in
+    alphabetical order among equals)."""
+    counts = Counter(term[:2] for term, _ in vocab if plain_word(term, 3))
+    return max(sorted(counts), key=counts.__getitem__)

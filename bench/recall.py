@@ -1,0 +1,117 @@
+"""Step 4: recall, memstore's ``recall`` against the statements it runs, executed in plain
+sqlite3 on the raw database, with a plain bm25 query (no ranking parts) beside for scale."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from bench.cases import Query
+from bench.common import HITS, utc_now
+from bench.timing import p50s_ms
+from memstore import MemoryConfig, MemoryService
+from memstore.repository import recall as search
+from memstore.text import ranking
+from memstore.text.fts_query import build_match
+
+RAW_HITS = (
+    "SELECT m.* FROM (SELECT rowid, bm25(messages_fts) r FROM messages_fts "
+    "WHERE messages_fts MATCH ?) h JOIN messages m ON m.pk = h.rowid ORDER BY r LIMIT ?"
+)
+NEIGHBOUR_BEFORE = (
+    "SELECT * FROM messages WHERE session_id = ? AND sequence < ? "
+    "AND role IN ('user', 'assistant') AND status = 'completed' ORDER BY sequence DESC LIMIT 1"
+)
+NEIGHBOUR_AFTER = (
+    "SELECT * FROM messages WHERE session_id = ? AND sequence > ? "
+    "AND role IN ('user', 'assistant') AND status = 'completed' ORDER BY sequence LIMIT 1"
+)
+UNCLIPPED_CHARS = 64000  # recall_chars' maximum: a page of 8 fits whole
+
+
+@dataclass(frozen=True)
+class RecallTimes:
+    """One recall case: memstore's p50 ms, raw's running the same statements, raw's plain
+    bm25 query, and whether memstore's hits are the raw ranked ones."""
+
+    case: Query
+    memstore_ms: float
+    raw_ms: float
+    plain_ms: float
+    same: bool
+    unclipped_ms: float
+    """memstore with a budget the page fits whole in (no clipping)."""
+
+
+def plain_recall(raw: sqlite3.Connection, match: str) -> list[tuple[Any, ...]]:
+    """The top hits of ``match`` by plain bm25, each followed by its paired neighbour (if
+    any): the floor of any recall, without memstore's ranking."""
+    found: list[tuple[Any, ...]] = []
+    for hit in raw.execute(RAW_HITS, (match, HITS)).fetchall():
+        # messages columns: pk, id, session_id, sequence, role, ...
+        neighbour = NEIGHBOUR_BEFORE if hit[4] == "assistant" else NEIGHBOUR_AFTER
+        found.append(hit)
+        found.extend(raw.execute(neighbour, (hit[2], hit[3])).fetchall())
+    return found
+
+
+def ranked_recall(raw: sqlite3.Connection, case: Query) -> list[str | None]:
+    """memstore's recall statements, run in plain sqlite3 on the raw database: the memory
+    hits, each ranking part's document count and the index size, then the first batch of
+    the first tier with hits, weighted the same way, with its pair partners. Returns the
+    hits' source references in rank order (the first batch, as memstore's first page reads
+    it); ids differ between the two databases."""
+    no_filters = {"session_id": None, "role": None, "since": None, "until": None}
+    memory = {"query": build_match(case.text, case.mode), "now": utc_now(), "limit": HITS}
+    raw.execute(search.MEMORY_HITS, memory | no_filters).fetchall()
+    matches = json.dumps(list({part.match: None for tier in case.tiers for part in tier}))
+    documents = dict(raw.execute(search.PART_DOCUMENTS, {"matches": matches}).fetchall())
+    (total,) = raw.execute(search.INDEXED_MESSAGES).fetchone()
+    for tier in case.tiers:
+        weights = ranking.weighted_parts(tier, documents, total)
+        if any(role == 1 for _, role in weights.values()):
+            page = {"parts": json.dumps(weights), "limit": search.FIRST_BATCH, "offset": 0}
+            rows = raw.execute(search.HISTORY_HITS, page | no_filters).fetchall()
+            partners = json.dumps([row[-1] for row in rows if row[-1]])
+            raw.execute(search.PARTNERS, {"pks": partners}).fetchall()
+            return [row[7] for row in rows]  # HISTORY_HITS: id, ..., source_ref, rank, partner
+    return []
+
+
+def same_hits(service: MemoryService, raw: sqlite3.Connection, case: Query) -> bool:
+    """True when memstore's conversations, by the source reference of the matched message,
+    are raw's ranked hits in the same order (memstore leaves out orphan replies and hits
+    already shown as a partner)."""
+    conversations = service.recall(case.text, mode=case.mode).conversations
+    shown = [m.source_ref for c in conversations for m in c.messages if m.id == c.matched_id]
+    ranked = ranked_recall(raw, case)
+    return bool(shown) and shown == [hit for hit in ranked if hit in set(shown)]
+
+
+def compare_recall(
+    service: MemoryService, raw: sqlite3.Connection, case: Query, repeat: int
+) -> RecallTimes:
+    """Median recall milliseconds of one case, memstore against raw."""
+    roomy = MemoryService(service.path, config=MemoryConfig(recall_chars=UNCLIPPED_CHARS))
+    memstore_ms, raw_ms, plain_ms, unclipped_ms = p50s_ms(
+        [
+            lambda: service.recall(case.text, mode=case.mode),
+            lambda: ranked_recall(raw, case),
+            lambda: plain_recall(raw, case.match),
+            lambda: roomy.recall(case.text, mode=case.mode),
+        ],
+        repeat,
+    )
+    roomy.close()
+    same = same_hits(service, raw, case)
+    return RecallTimes(case, memstore_ms, raw_ms, plain_ms, same, unclipped_ms)
+
+
+def compare_recalls(
+    service: MemoryService, raw: sqlite3.Connection, cases: Sequence[Query], repeat: int
+) -> list[RecallTimes]:
+    """Each case's times."""
+    return [compare_recall(service, raw, case, repeat) for case in cases]

@@ -1,0 +1,206 @@
+"""Step 10: the printed report: the machine, the data, the chosen cases, the step times, then
+one table of throughput, p50 latencies and peak memory, memstore against raw."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from bench.common import HITS
+from bench.context import ContextTimes
+from bench.imports import ImportTimes
+from bench.peak import PeakMemory
+from bench.recall import UNCLIPPED_CHARS, RecallTimes
+from bench.records import RecordTimes
+from bench.remember import BENCH_KEY, RememberTimes
+from bench.timing import Steps
+from bench.words import InstancesTimes, WordsTimes
+
+FORMATS = {"rate": (",.0f", "> 1"), "time": (".2f", "< 1.3"), "memory": (".1f", "")}
+
+
+def cpu_model() -> str:
+    """The CPU model name from /proc/cpuinfo, or the platform's processor string."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def machine_lines(scale: int, messages: int, files: int) -> list[str]:
+    """The header lines: data size and machine."""
+    return [
+        f"N = {scale} (scale set: {messages} messages in {files} daily logs)",
+        f"platform: {platform.platform()}",
+        f"cpu: {cpu_model()} ({os.cpu_count()} logical CPUs)",
+        f"python {platform.python_version()}, sqlite {sqlite3.sqlite_version}",
+    ]
+
+
+def table(rows: Sequence[Sequence[str]]) -> str:
+    """Rows as plain text, first column left-aligned, the others right-aligned."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = []
+    for row in rows:
+        cells = [row[0].ljust(widths[0])]
+        cells += [cell.rjust(width) for cell, width in zip(row[1:], widths[1:], strict=True)]
+        lines.append("  ".join(cells).rstrip())
+    lines.insert(1, "-" * len(lines[0]))
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One table row: memstore and raw values of a throughput ("rate"), a latency ("time")
+    or a peak memory ("memory"); the ratio is always memstore / raw."""
+
+    label: str
+    memstore: float
+    raw: float
+    kind: str
+
+    def ratio(self) -> float:
+        """memstore / raw."""
+        return self.memstore / self.raw
+
+    def slow(self) -> bool:
+        """True for a latency over 1.3 times the raw path's."""
+        return self.kind == "time" and self.ratio() > 1.3
+
+    def cells(self) -> list[str]:
+        """The printed cells: label, both values, ratio, target (none for memory)."""
+        value, target = FORMATS[self.kind]
+        return [
+            self.label,
+            format(self.memstore, value),
+            format(self.raw, value),
+            f"{self.ratio():.2f}",
+            target,
+        ]
+
+
+class Paired(Protocol):
+    """A step's p50 milliseconds, memstore and raw."""
+
+    @property
+    def memstore_ms(self) -> float: ...
+
+    @property
+    def raw_ms(self) -> float: ...
+
+
+def p50(label: str, times: Paired) -> Row:
+    """The p50 row ``label`` of a step's memstore and raw milliseconds."""
+    return Row(f"{label} p50 ms", times.memstore_ms, times.raw_ms, "time")
+
+
+@dataclass
+class Results:
+    """Everything one run measured."""
+
+    times: ImportTimes
+    recalls: list[RecallTimes]
+    words: WordsTimes
+    instances: list[InstancesTimes]
+    records: RecordTimes
+    remembers: RememberTimes
+    contexts: ContextTimes
+    peak: PeakMemory
+
+    def rows(self) -> list[Row]:
+        """The table's rows, in the order of the run."""
+        rows = [Row("import msgs/s", *self.times.rates(), "rate")]
+        rows += [p50(f"recall {r.case.label}", r) for r in self.recalls]
+        rows.append(p50("search_words", self.words))
+        rows += [p50(f"word_instances {case.label}", case) for case in self.instances]
+        rows.append(p50("record_message", self.records))
+        rows.append(p50("remember", self.remembers))
+        rows.append(p50("context", self.contexts))
+        rows.append(Row("import 16 MiB log peak MiB", *self.peak.net(), "memory"))
+        return rows
+
+
+def yes(flag: bool) -> str:
+    """yes or NO."""
+    return "yes" if flag else "NO"
+
+
+def history_lines(results: Results) -> list[str]:
+    """The lines of the import, recall, search_words and word_instances steps."""
+    times, words = results.times, results.words
+    lines = [
+        f"import: memstore {times.memstore_messages} msgs in {times.memstore_seconds:.2f} s, "
+        f"raw {times.raw_messages} in {times.raw_seconds:.2f} s; "
+        f"rows differing between the two databases: {times.differing}"
+    ]
+    lines += [
+        f"recall {r.case.label}: {r.case.text!r} (mode {r.case.mode}, {r.case.hits} matching "
+        f"messages); raw runs memstore's statements (memory hits, part counts, weighted hits, "
+        f"partners); same hits in the same order: {yes(r.same)}; plain bm25 with neighbours "
+        f"instead: {r.plain_ms:.2f} ms; memstore with recall_chars {UNCLIPPED_CHARS} (nothing "
+        f"clipped): {r.unclipped_ms:.2f} ms"
+        for r in results.recalls
+    ]
+    lines.append(
+        f"search_words: prefix {words.prefix!r} ({words.total} words), first page of {HITS}; "
+        f"same page and total on both sides: {yes(words.same)}"
+    )
+    lines += [
+        f"word_instances {case.label}: {case.word!r} ({case.total} occurrences in "
+        f"{case.documents} messages), first page of {HITS}; same instances (time, token, "
+        f"span, text) and total on both sides: {yes(case.same)}"
+        for case in results.instances
+    ]
+    return lines
+
+
+def memory_lines(results: Results) -> list[str]:
+    """The lines of the record_message, remember and context steps."""
+    records, remembers, contexts = results.records, results.remembers, results.contexts
+    return [
+        f"record_message: {records.calls} interleaved calls per side into a new session of the "
+        f"imported databases after one warm-up; messages differing: {records.differing}",
+        f"remember: {remembers.calls} interleaved calls per side on fresh databases after one "
+        f"warm-up, {remembers.keyed} with key {BENCH_KEY!r} ({remembers.superseded} superseded); "
+        f"memories differing between the two databases: {remembers.differing}; the "
+        f"credential guard alone (not on the raw side) takes {remembers.guard_ms:.2f} ms of it",
+        f"context: {contexts.memories} memories, query {contexts.query!r} "
+        f"({contexts.hits} matching memories); block shows {contexts.shown[0]} memories "
+        f"(memstore, clipped) / {contexts.shown[1]} (raw, whole lines); "
+        f"raw's are memstore's first, same order: {yes(contexts.same_order)}",
+    ]
+
+
+def peak_line(peak: PeakMemory) -> str:
+    """The line of the peak memory step."""
+    return (
+        f"peak memory: one {peak.log_bytes / 2**20:.2f} MiB log of {peak.records} records; "
+        f"memstore stored {peak.memstore_messages} in {peak.memstore_seconds:.1f} s, peak RSS "
+        f"{peak.memstore_mib:.1f} MiB - baseline {peak.memstore_baseline_mib:.1f} (import "
+        f"memstore, open the service); raw stored {peak.raw_messages} in "
+        f"{peak.raw_seconds:.1f} s, peak RSS {peak.raw_mib:.1f} MiB - baseline "
+        f"{peak.raw_baseline_mib:.1f} (open the connection)"
+    )
+
+
+def report(args: argparse.Namespace, results: Results, steps: Steps) -> str:
+    """The printed report: machine, data, chosen cases, step times, then the table."""
+    lines = machine_lines(args.scale, results.times.raw_messages, results.times.files)
+    lines += [*history_lines(results), *memory_lines(results), peak_line(results.peak)]
+    lines.append(steps.line())
+    lines.append(
+        f"p50 over {args.repeat} interleaved runs after one warm-up; ratio = memstore/raw "
+        "(throughput for import: > 1 means memstore faster; time for the p50 rows; peak RSS "
+        "above the baseline for the 16 MiB log)"
+    )
+    header = ["", "memstore", "raw", "ratio", "target"]
+    return "\n".join([*lines, "", table([header, *(row.cells() for row in results.rows())])])
