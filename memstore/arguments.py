@@ -50,19 +50,41 @@ def checked(method: Callable[P, R]) -> Callable[P, R]:
     Raises (from the wrapped method):
         InvalidInput: Naming the first argument whose type does not match its annotation.
     """
-    hints = typing.get_type_hints(method)
-    names = [name for name in inspect.signature(method).parameters if name != "self"]
-    rules = {name: rule(hints[name]) for name in names if name in hints}
+    parameters = inspect.signature(method).parameters
+    names = [name for name, p in parameters.items() if name != "self" and p.kind <= p.KEYWORD_ONLY]
+    rules = method_rules(method)
+    open_keywords = any(
+        p.kind is p.VAR_KEYWORD and name not in rules for name, p in parameters.items()
+    )
 
     @functools.wraps(method)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         for name, value in zip(names, args[1:], strict=False):
             verify(rules, name, value)
         for name, value in kwargs.items():
+            if name not in rules and name not in names and not open_keywords:
+                raise TypeError(f"{method.__name__}() got an unexpected keyword argument {name!r}")
             verify(rules, name, value)
         return method(*args, **kwargs)
 
     return wrapper
+
+
+def method_rules(method: Callable[..., Any]) -> dict[str, tuple[Check, str]]:
+    """The rule of each annotated argument of ``method``; a ``**name: Unpack[TD]`` argument
+    gives a rule for each key of the TypedDict ``TD``."""
+    hints = typing.get_type_hints(method)
+    rules: dict[str, tuple[Check, str]] = {}
+    for name, parameter in inspect.signature(method).parameters.items():
+        hint = hints.get(name)
+        if hint is None or name == "self":
+            continue
+        if parameter.kind is parameter.VAR_KEYWORD and typing.get_origin(hint) is typing.Unpack:
+            (fields,) = typing.get_args(hint)
+            rules |= {key: rule(value) for key, value in typing.get_type_hints(fields).items()}
+        else:
+            rules[name] = rule(hint)
+    return rules
 
 
 def verify(rules: Mapping[str, tuple[Check, str]], name: str, value: object) -> None:

@@ -7,11 +7,37 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TypedDict
 
 from memstore.arguments import aware, position
 from memstore.errors import InvalidInput
 from memstore.kinds import Scope, SearchRole
 from memstore.store.models import format_utc
+
+
+class FilterArguments(TypedDict, total=False):
+    """The filters that recall and the word queries take as keyword arguments: each filters
+    the matched record (a memory through its source messages, for session and role)."""
+
+    session_id: str | None
+    """Only this session."""
+    role: SearchRole | None
+    """Only ``user`` or only ``assistant`` messages."""
+    since: datetime | None
+    """Created at or after this aware time."""
+    until: datetime | None
+    """Created before this aware time."""
+
+
+class WordArguments(FilterArguments, total=False):
+    """The keyword arguments of the word queries: the filters, and which page."""
+
+    scope: Scope
+    """``history`` (the default), ``memories`` or ``all``."""
+    offset: int
+    """Where the page starts: 0, or the previous page's ``next_offset``."""
+    limit: int | None
+    """Page size, capped by ``max_results``; a page also stays within ``recall_chars``."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +71,16 @@ class RecallFilters:
             )
         return cls(session_id, role, start, end)
 
+    @classmethod
+    def of(cls, arguments: FilterArguments) -> RecallFilters:
+        """The checked filters of keyword ``arguments`` (see :meth:`checked`)."""
+        return cls.checked(
+            arguments.get("session_id"),
+            arguments.get("role"),
+            arguments.get("since"),
+            arguments.get("until"),
+        )
+
     def params(self) -> dict[str, str | None]:
         """The bound parameters ``:session_id``, ``:role``, ``:since`` and ``:until``."""
         return {
@@ -70,14 +106,17 @@ class WordQuery:
     filters: RecallFilters = field(default_factory=RecallFilters)
 
     @classmethod
-    def checked(cls, scope: Scope, offset: int, limit: int, filters: RecallFilters) -> WordQuery:
-        """The query, its offset checked.
+    def of(cls, arguments: WordArguments, limit: int) -> WordQuery:
+        """The checked query of keyword ``arguments``, with ``limit`` already capped.
 
         Raises:
-            InvalidInput: For an offset outside 0..2**63 - 1.
+            InvalidInput: For an offset outside 0..2**63 - 1, or a filter
+                :meth:`RecallFilters.checked` refuses.
         """
+        offset = arguments.get("offset", 0)
         position(offset, "offset", "0 or a previous next_offset")
-        return cls(scope, offset, limit, filters)
+        filters = RecallFilters.of(arguments)
+        return cls(arguments.get("scope", "history"), offset, limit, filters)
 
     @property
     def history(self) -> bool:

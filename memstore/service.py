@@ -11,16 +11,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 from memstore import schemas
-from memstore.arguments import checked, position
+from memstore.arguments import checked
 from memstore.concerns import (
     backup,
     context,
     diary,
     health,
     history,
+    import_files,
     importing,
     memories,
     reading,
@@ -28,23 +29,16 @@ from memstore.concerns import (
     words,
 )
 from memstore.concerns.memory_rules import Fields, Origins
-from memstore.concerns import import_files
 from memstore.concerns.pages import page_limit
 from memstore.handle import StoreHandle
-from memstore.kinds import Category, MessageStatus, Mode, Origin, Role, Scope, SearchRole
-from memstore.queries import RecallFilters, WordQuery
+from memstore.kinds import Category, MessageStatus, Mode, Origin, Role
+from memstore.queries import FilterArguments, RecallFilters, WordArguments, WordQuery
 
 
 class MemoryService(StoreHandle):
-    """Conversation history and long-term memories in one SQLite file.
-
-    The database is created and migrated lazily, on the first call that needs it.
-
-    Args:
-        database: The database file (created with its folder when missing).
-        config: Limits and switches; defaults when omitted.
-        migrations: Another Alembic script folder (for tests of the migration runner).
-    """
+    """Conversation history and long-term memories in one SQLite file, created and migrated
+    lazily on first use. ``MemoryService(database, *, config=None, migrations=None)``: see
+    :class:`memstore.handle.StoreHandle`."""
 
     # Sessions and messages: memstore.concerns.history
 
@@ -62,8 +56,7 @@ class MemoryService(StoreHandle):
 
     @checked
     def end_session(self, session_id: str, *, ended_at: datetime | None = None) -> schemas.Session:
-        """Close a session. Raises NotFound for no such session, InvalidInput for a naive
-        ``ended_at``."""
+        """Close a session. Raises NotFound, or InvalidInput for a naive ``ended_at``."""
         return history.end_session(self._db, session_id, ended_at)
 
     @checked
@@ -98,9 +91,8 @@ class MemoryService(StoreHandle):
 
     @checked
     def delete_message(self, message_id: str) -> bool:
-        """Delete a message and its search visibility; tombstone its source reference so no
-        import brings it back (memories derived from it keep their source reference).
-        True when a message was deleted, False when there was none."""
+        """Delete a message and tombstone its source reference so no import brings it back;
+        False when there was none. Memories derived from it keep their source reference."""
         return history.delete_message(self._db, message_id)
 
     @checked
@@ -210,7 +202,6 @@ class MemoryService(StoreHandle):
     ) -> schemas.MemoryPage:
         """Memories in force (or all), pinned first, then newest first, a page of ``limit``
         (capped by ``max_results``). Raises InvalidInput for a bad category, limit or offset."""
-        position(offset, "offset", "0 or a previous next_offset")
         size = page_limit(self.config, limit)
         return memories.list_memories(self._db, category, include_inactive, size, offset)
 
@@ -229,58 +220,29 @@ class MemoryService(StoreHandle):
         *,
         mode: Mode = "any",
         history: bool = True,
-        session_id: str | None = None,
-        role: SearchRole | None = None,
-        since: datetime | None = None,
-        until: datetime | None = None,
         limit: int | None = None,
+        **filters: Unpack[FilterArguments],
     ) -> schemas.RecallResult:
         """Memories and history matching the literal ``query``, best first, in one page of
-        ``recall_chars`` (see :func:`memstore.concerns.recall.recall`). Raises InvalidQuery
-        or InvalidInput."""
-        filters = RecallFilters.checked(session_id, role, since, until)
-        size = page_limit(self.config, limit)
-        return recall.recall(
-            self._db, self.config, query, mode=mode, history=history, filters=filters, limit=size
-        )
+        ``recall_chars``, filtered by ``session_id``, ``role``, ``since``, ``until`` (see
+        :func:`memstore.concerns.recall.recall`). Raises InvalidQuery or InvalidInput."""
+        found = RecallFilters.of(filters)
+        return recall.recall(self._db, self.config, query, mode, history, found, limit)
 
     @checked
-    def search_words(
-        self,
-        prefix: str = "",
-        *,
-        scope: Scope = "history",
-        offset: int = 0,
-        limit: int | None = None,
-        session_id: str | None = None,
-        role: SearchRole | None = None,
-        since: datetime | None = None,
-        until: datetime | None = None,
-    ) -> schemas.WordPage:
-        """The indexed words starting with ``prefix``, alphabetically, with counts (see
+    def search_words(self, prefix: str = "", **query: Unpack[WordArguments]) -> schemas.WordPage:
+        """The indexed words starting with ``prefix``, alphabetically, with counts; ``query``
+        as :class:`memstore.queries.WordArguments` (see
         :func:`memstore.concerns.words.search_words`). Raises InvalidQuery or InvalidInput."""
-        filters = RecallFilters.checked(session_id, role, since, until)
-        query = WordQuery.checked(scope, offset, page_limit(self.config, limit), filters)
-        return words.search_words(self._db, self.config, prefix, query)
+        page = WordQuery.of(query, page_limit(self.config, query.get("limit")))
+        return words.search_words(self._db, self.config, prefix, page)
 
     @checked
-    def word_instances(
-        self,
-        word: str,
-        *,
-        scope: Scope = "history",
-        offset: int = 0,
-        limit: int | None = None,
-        session_id: str | None = None,
-        role: SearchRole | None = None,
-        since: datetime | None = None,
-        until: datetime | None = None,
-    ) -> schemas.InstancePage:
-        """Every occurrence of one whole word, located in the original text (see
-        :func:`memstore.concerns.words.word_instances`). Raises InvalidQuery or InvalidInput."""
-        filters = RecallFilters.checked(session_id, role, since, until)
-        query = WordQuery.checked(scope, offset, page_limit(self.config, limit), filters)
-        return words.word_instances(self._db, self.config, word, query)
+    def word_instances(self, word: str, **query: Unpack[WordArguments]) -> schemas.InstancePage:
+        """Every occurrence of one whole word, located in the original text; ``query`` as in
+        :meth:`search_words` (see :func:`memstore.concerns.words.word_instances`)."""
+        page = WordQuery.of(query, page_limit(self.config, query.get("limit")))
+        return words.word_instances(self._db, self.config, word, page)
 
     @checked
     def read_conversation(
@@ -297,7 +259,7 @@ class MemoryService(StoreHandle):
         follow ``next_offset`` until None. Raises NotFound or InvalidInput."""
         return reading.read_message(self._db, self.config, message_id, offset)
 
-    # schemas.Diary, backup, health: memstore.concerns.diary, .backup, .health
+    # Diary, backup, health: memstore.concerns.diary, .backup, .health
 
     @checked
     def diary(self, day: date | str | None = None, *, tz: str | None = None) -> schemas.Diary:

@@ -15,7 +15,6 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import text
 
 from alembic import command
 from memstore import MemoryService, SchemaError, StoreError

@@ -206,8 +206,13 @@ def store(
     if tally.imported and tally.first_new < tally.last_stored:
         messages.renumber_by_source(connection, session_id)
     imports.seal(connection, log.path, session_id, Sealed(sealed, prefix_sha256(log, sealed)), now)
+    return report(log.path, session_id, sealed, tally)
+
+
+def report(path: str, session_id: str, sealed: int, tally: Tally) -> FileImport:
+    """The report of a stored file: what ``tally`` counted, and where the sealed prefix ends."""
     return FileImport(
-        path=log.path,
+        path=path,
         session_id=session_id,
         imported=tally.imported,
         skipped=tally.skipped,

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime
 
+from memstore.arguments import position
 from memstore.concerns import memory_rules, supersede
 from memstore.concerns.memory_rules import Fields, Origins
 from memstore.concerns.pages import following
@@ -116,7 +117,12 @@ def list_memories(
     db: Database, category: Category | None, include_inactive: bool, limit: int, offset: int
 ) -> MemoryPage:
     """Memories in force (or all of them), pinned first, then newest first; ``limit`` is
-    already capped."""
+    already capped.
+
+    Raises:
+        InvalidInput: For an offset outside 0..2**63 - 1.
+    """
+    position(offset, "offset", "0 or a previous next_offset")
     now = utc_now()
     with db.read() as connection:
         rows, total = memories.page(

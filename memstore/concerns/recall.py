@@ -10,6 +10,7 @@ from __future__ import annotations
 from memstore.arguments import valid_unicode
 from memstore.concerns import recall_page
 from memstore.concerns.memories import memory_model
+from memstore.concerns.pages import page_limit
 from memstore.config import MemoryConfig
 from memstore.errors import InvalidQuery
 from memstore.kinds import Mode
@@ -26,14 +27,13 @@ def recall(
     db: Database,
     config: MemoryConfig,
     query: str,
-    *,
     mode: Mode,
     history: bool,
     filters: RecallFilters,
-    limit: int,
+    limit: int | None,
 ) -> RecallResult:
-    """Search memories and history for ``query`` (see :meth:`memstore.MemoryService.recall`);
-    ``limit`` is already capped by ``max_results``.
+    """Search memories and history for ``query`` (see :meth:`memstore.MemoryService.recall`),
+    at most ``limit`` memories and ``limit`` conversations (capped by ``max_results``).
 
     Raises:
         InvalidQuery: For an empty, too long or too wordy query, or text that is not valid
@@ -41,19 +41,19 @@ def recall(
     """
     if not valid_unicode(query):  # a lone surrogate: SQLite only takes valid Unicode
         raise InvalidQuery("query", f"{query!r} is not valid Unicode; retype it.")
-    match = build_match(query, mode)
+    match, size = build_match(query, mode), page_limit(config, limit)
     terms = frozenset(fold(token) for token in query_tokens(query))
     now = utc_now()
     empty = RecallResult(memories=[], conversations=[], truncated=False)
     room = config.recall_chars - json_size(empty)
     with db.read() as connection:
-        rows = memory_hits(connection, match, filters, now, limit)
+        rows = memory_hits(connection, match, filters, now, size)
         memories, room, clipped = recall_page.fill_memories(
             [memory_model(row, now) for row in rows], room=room, folded_terms=terms
         )
         hits = history_hits(connection, query, mode, filters) if history else iter(())
         page = recall_page.fill_page(
-            recall_page.conversations(hits), limit=limit, room=room, folded_terms=terms
+            recall_page.conversations(hits), limit=size, room=room, folded_terms=terms
         )
     return RecallResult(
         memories=memories, conversations=page.conversations, truncated=clipped or page.truncated
