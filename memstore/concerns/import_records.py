@@ -21,8 +21,7 @@ from typing import Any
 
 from memstore.concerns.import_files import LoadedLog
 from memstore.errors import FileError, ImportRejected
-from memstore.logs.parse import RecordSpan
-from memstore.logs.records import MAX_LISTED, LogWarning, Warnings
+from memstore.logs.records import MAX_LISTED, LogWarning, RecordSpan, Warnings
 from memstore.repository import imports, messages, sessions
 from memstore.repository.imports import FileText, Sealed
 from memstore.repository.sessions import StoredSession

@@ -30,21 +30,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
-from memstore.errors import ImportRejected
 from memstore.logs.decode import in_file_order, read_segments
-from memstore.logs.fences import FenceTracker
-from memstore.logs.records import LogWarning, RecordSpan, Spans, Warnings
+from memstore.logs.records import RecordSpan, Spans, Warnings
 from memstore.logs.segments import Segmenter, lines
 from memstore.logs.syntax import day_from_file_name, read_header
-
-__all__ = [
-    "FenceTracker",  # for memstore.concerns.diary; it lives in memstore.logs.fences
-    "LogFormatError",
-    "LogWarning",
-    "ParsedLog",
-    "RecordSpan",
-    "parse_log",
-]
 
 
 @dataclass(frozen=True)
@@ -112,4 +101,3 @@ def parse_log(data: bytes | bytearray, file_name: str) -> ParsedLog:
         found=in_file_order(segmenter.stray, records),
         data=data,
     )
-

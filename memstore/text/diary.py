@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import date, datetime, tzinfo
 
-from memstore.logs.parse import FenceTracker
+from memstore.logs.fences import FenceTracker
 from memstore.schemas import Diary, DiaryConversation, Memory
 from memstore.text.printable import printable
 from memstore.times import local_date, zone
