@@ -28,7 +28,7 @@ from memstore.concerns import (
     recall,
     words,
 )
-from memstore.concerns.memory_rules import Fields, Origins
+from memstore.concerns.memory_rules import Fields, MemoryFields, Origins
 from memstore.concerns.pages import page_limit
 from memstore.handle import StoreHandle
 from memstore.kinds import Category, MessageStatus, Mode, Origin, Role
@@ -128,25 +128,24 @@ class MemoryService(StoreHandle):
         self,
         content: str,
         *,
-        category: Category = "fact",
-        key: str | None = None,
         memory_id: str | None = None,
-        expires_at: str | datetime | None = None,
         supersedes: str | None = None,
         origin: Origin = "explicit",
         confidence: float = 1.0,
         source_message_id: str | None = None,
         source_ref: str | None = None,
+        **fields: Unpack[MemoryFields],
     ) -> schemas.Memory:
         """Create, reuse (normalised duplicate), update (``memory_id``) or supersede (same
-        ``key``, or ``supersedes``) a memory in one write transaction. Raises MemoryDisabled,
+        ``key``, or ``supersedes``) a memory in one write transaction; ``fields`` as
+        :class:`~memstore.concerns.memory_rules.MemoryFields`. Raises MemoryDisabled,
         InvalidInput, SecretRejected (nothing stored) or NotFound."""
         memories.require_enabled(self.config)
-        fields = Fields(category, key, expires_at)
+        given = Fields.of(fields, category="fact")
         if memory_id is not None:
-            return memories.update_memory(self._db, memory_id, content, fields)
+            return memories.update_memory(self._db, memory_id, content, given)
         origins = Origins(supersedes, origin, confidence, source_message_id, source_ref)
-        return memories.remember(self._db, content, fields, origins)
+        return memories.remember(self._db, content, given, origins)
 
     @checked
     def get_memory(self, memory_id: str) -> schemas.Memory | None:
@@ -155,20 +154,13 @@ class MemoryService(StoreHandle):
 
     @checked
     def update_memory(
-        self,
-        memory_id: str,
-        content: str | None = None,
-        *,
-        category: Category | None = None,
-        key: str | None = None,
-        expires_at: str | datetime | None = None,
+        self, memory_id: str, content: str | None = None, **fields: Unpack[MemoryFields]
     ) -> schemas.Memory:
-        """Change a memory in place, keeping its id (a candidate becomes confirmed); None
-        keeps a field. Raises MemoryDisabled, NotFound, InvalidInput or SecretRejected."""
+        """Change a memory in place, keeping its id (a candidate becomes confirmed); a field
+        left out (or None) keeps its value. Raises MemoryDisabled, NotFound, InvalidInput or
+        SecretRejected."""
         memories.require_enabled(self.config)
-        return memories.update_memory(
-            self._db, memory_id, content, Fields(category, key, expires_at)
-        )
+        return memories.update_memory(self._db, memory_id, content, Fields.of(fields))
 
     @checked
     def memory_sources(self, memory_id: str) -> list[schemas.MemorySource]:

@@ -122,8 +122,4 @@ def list_messages(db: Database, session_id: str, after: int, limit: int) -> list
 def delete_message(db: Database, message_id: str) -> bool:
     """Delete a message and tombstone its source reference; False when there was none."""
     with db.write() as connection:
-        message = messages.get_message(connection, message_id)
-        if message is None:
-            return False
-        messages.delete_message(connection, message, utc_now())
-        return True
+        return messages.delete_message(connection, message_id, utc_now())

@@ -85,11 +85,7 @@ def memory_sources(db: Database, memory_id: str) -> list[MemorySource]:
 def delete_memory(db: Database, memory_id: str) -> bool:
     """Delete a memory and its source links; False when there was none."""
     with db.write() as connection:
-        memory = memories.get(connection, memory_id)
-        if memory is None:
-            return False
-        memories.delete_memory(connection, memory)
-        return True
+        return memories.delete_memory(connection, memory_id)
 
 
 def pin_memory(db: Database, memory_id: str, pinned: bool) -> Memory:

@@ -11,6 +11,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TypedDict
 
 from memstore.arguments import valid_unicode
 from memstore.errors import InvalidInput
@@ -37,6 +38,21 @@ class Draft:
     confidence: float = 1.0
 
 
+class MemoryFields(TypedDict, total=False):
+    """The fields ``remember`` and ``update_memory`` take as keyword arguments."""
+
+    category: Category | None
+    """``preference``, ``fact`` (what ``remember`` uses by default), ``project``, ``goal``
+    or ``other``."""
+    key: str | None
+    """A semantic key such as ``response_language``: letters, numbers, dots, hyphens and
+    underscores once normalised; empty means none. A new content under an active key
+    supersedes the memory holding it."""
+    expires_at: str | datetime | None
+    """ISO 8601 text or a datetime in the future, local time without a zone; empty means
+    none. Expired memories leave recall, context and counts."""
+
+
 @dataclass(frozen=True)
 class Fields:
     """The fields of a memory write as given; None keeps (or leaves out) a field."""
@@ -44,6 +60,12 @@ class Fields:
     category: Category | None = None
     key: str | None = None
     expires_at: str | datetime | None = None
+
+    @classmethod
+    def of(cls, given: MemoryFields, category: Category | None = None) -> Fields:
+        """The fields of keyword arguments ``given``, with ``category`` when none is given."""
+        chosen = given.get("category", category)
+        return cls(chosen, given.get("key"), given.get("expires_at"))
 
 
 @dataclass(frozen=True)

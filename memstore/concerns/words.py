@@ -28,13 +28,10 @@ def search_words(db: Database, config: MemoryConfig, prefix: str, query: WordQue
     Raises:
         InvalidQuery: If the prefix is not exactly one word.
     """
-    params = words.scope_params(query, utc_now())
     with db.read() as connection:
         words.prepare(connection)
         folded = one_word(connection, prefix, "prefix") if prefix else ""
-        rows, total = words.words(
-            connection, folded, params, query.unfiltered_history, query.limit, query.offset
-        )
+        rows, total = words.words(connection, folded, query, utc_now())
     entries = [WordEntry.model_validate(row) for row in rows]
     empty = WordPage(scope=query.scope, words=[], total=total, next_offset=total)
     taken = take_within(entries, room(config, empty, "next_offset", total), query.limit)
@@ -50,13 +47,10 @@ def word_instances(db: Database, config: MemoryConfig, word: str, query: WordQue
     Raises:
         InvalidQuery: If ``word`` is not exactly one word.
     """
-    params = words.scope_params(query, utc_now())
     with db.read() as connection:
         words.prepare(connection)
         folded = one_word(connection, word, "word")
-        records, total = instances.page(
-            connection, folded, params, query.unfiltered_history, query.limit, query.offset
-        )
+        records, total = instances.page(connection, folded, query, utc_now())
         found = locate(connection, folded, records)
     empty = InstancePage(
         word=folded, scope=query.scope, instances=[], total=total, next_offset=total

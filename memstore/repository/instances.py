@@ -27,8 +27,9 @@ from itertools import groupby
 from typing import Any
 
 from memstore.kinds import Role, SourceType
+from memstore.queries import WordQuery
 from memstore.repository.recall import MEMORY_FILTERS
-from memstore.repository.words import PROBE_CLEAR, PROBE_HIGHLIGHT, PROBE_INSERT
+from memstore.repository.words import PROBE_CLEAR, PROBE_HIGHLIGHT, PROBE_INSERT, scope_params
 from memstore.store.models import parse_utc
 from memstore.text import highlight as lexical
 
@@ -138,17 +139,13 @@ class PageRecord:
 
 
 def page(
-    connection: sqlite3.Connection,
-    word: str,
-    params: dict[str, Any],
-    fast: bool,
-    limit: int,
-    offset: int,
+    connection: sqlite3.Connection, word: str, query: WordQuery, now: datetime
 ) -> tuple[list[PageRecord], int]:
     """The records of a page of the instances of the folded ``word`` (newest record first,
     then source type, id and position), each with the token positions the page shows, and
-    the exact total (from the row table when ``fast``: unfiltered history)."""
-    bound = {"word": word, **params, "limit": limit, "offset": offset}
+    the exact total (from the vocabulary's row table for unfiltered history)."""
+    limit, offset, fast = query.limit, query.offset, query.unfiltered_history
+    bound = {"word": word, **scope_params(query, now), "limit": limit, "offset": offset}
     spread = connection.execute(SPREAD, bound).fetchone()
     crowded = spread is not None and spread[0] > max(CROWDED_BY * spread[1], 1000)
     rows = connection.execute(PAGES[crowded, fast], bound).fetchall()

@@ -91,6 +91,11 @@ POINT_MEMORIES = """
     UPDATE memories SET superseded_by = :by, modified_at = :now
     WHERE id IN (SELECT value FROM json_each(:ids))
 """
+REPOINT_SUPERSEDED = """
+    UPDATE memories SET superseded_by = (SELECT superseded_by FROM memories WHERE id = :id)
+    WHERE superseded_by = :id
+"""
+DELETE_MEMORY = "DELETE FROM memories WHERE id = :id"
 PIN_MEMORY = "UPDATE memories SET pinned = :pinned, modified_at = :now WHERE id = :id"
 INSERT_SOURCE = (
     "INSERT INTO memory_sources (memory_id, message_id, source_ref) "
@@ -188,11 +193,11 @@ def sources(connection: sqlite3.Connection, memory_id: str) -> list[StoredSource
     return [StoredSource(*row) for row in rows]
 
 
-def delete_memory(connection: sqlite3.Connection, memory: StoredMemory) -> None:
-    """Delete a memory and its source links; memories it superseded now point where it did."""
-    params = {"id": memory.id, "by": memory.superseded_by}
-    connection.execute("UPDATE memories SET superseded_by = :by WHERE superseded_by = :id", params)
-    connection.execute("DELETE FROM memories WHERE id = :id", params)
+def delete_memory(connection: sqlite3.Connection, memory_id: str) -> bool:
+    """Delete a memory and its source links; memories it superseded now point where it did.
+    False when there is no such memory."""
+    connection.execute(REPOINT_SUPERSEDED, {"id": memory_id})
+    return connection.execute(DELETE_MEMORY, {"id": memory_id}).rowcount > 0
 
 
 def page(

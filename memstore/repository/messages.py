@@ -59,10 +59,11 @@ STORED_IN_RANGE = (
 DELETED_IN_RANGE = (
     "SELECT source_ref FROM deleted_sources WHERE source_ref >= :low AND source_ref < :high"
 )
-TOMBSTONE = (
-    "INSERT OR IGNORE INTO deleted_sources (source_ref, deleted_at) "
-    "VALUES (:source_ref, :deleted_at)"
-)
+TOMBSTONE = """
+    INSERT OR IGNORE INTO deleted_sources (source_ref, deleted_at)
+    SELECT source_ref, :deleted_at FROM messages WHERE id = :id AND source_ref IS NOT NULL
+"""
+DELETE_MESSAGE = "DELETE FROM messages WHERE id = :id"
 
 
 @dataclass(frozen=True)
@@ -142,15 +143,12 @@ def dialogue(
     return [StoredMessage.from_row(row) for row in connection.execute(DIALOGUE, params)]
 
 
-def delete_message(
-    connection: sqlite3.Connection, message: StoredMessage, deleted_at: datetime
-) -> None:
+def delete_message(connection: sqlite3.Connection, message_id: str, deleted_at: datetime) -> bool:
     """Delete a message (its FTS entry goes with it) and tombstone its source reference, so
-    that no import brings it back."""
-    if message.source_ref is not None:
-        params = {"source_ref": message.source_ref, "deleted_at": format_utc(deleted_at)}
-        connection.execute(TOMBSTONE, params)
-    connection.execute("DELETE FROM messages WHERE id = :id", {"id": message.id})
+    that no import brings it back; False when there is no such message."""
+    params = {"id": message_id, "deleted_at": format_utc(deleted_at)}
+    connection.execute(TOMBSTONE, params)
+    return connection.execute(DELETE_MESSAGE, params).rowcount > 0
 
 
 def is_tombstoned(connection: sqlite3.Connection, source_ref: str) -> bool:

@@ -112,16 +112,13 @@ def scope_params(query: WordQuery, now: datetime) -> dict[str, Any]:
 
 
 def words(
-    connection: sqlite3.Connection,
-    prefix: str,
-    params: dict[str, Any],
-    fast: bool,
-    limit: int,
-    offset: int,
+    connection: sqlite3.Connection, prefix: str, query: WordQuery, now: datetime
 ) -> tuple[list[WordCount], int]:
-    """Words starting with the folded ``prefix`` in alphabetical order, and their total."""
-    bounds = {"low": prefix, "high": prefix + LAST_CHAR, **params}
+    """The page ``query`` asks for of the words starting with the folded ``prefix``, in
+    alphabetical order, and their total (from the row table for unfiltered history)."""
+    bounds = {"low": prefix, "high": prefix + LAST_CHAR, **scope_params(query, now)}
+    fast = query.unfiltered_history
     page, total = (HISTORY_WORDS, HISTORY_WORD_TOTAL) if fast else (WORDS, WORD_TOTAL)
-    rows = connection.execute(page, {**bounds, "limit": limit, "offset": offset})
+    rows = connection.execute(page, {**bounds, "limit": query.limit, "offset": query.offset})
     counted = [WordCount(*row) for row in rows]
     return counted, int(connection.execute(total, bounds).fetchone()[0] or 0)

@@ -32,19 +32,24 @@ class Session(Result):
     metadata: dict[str, Any]
 
 
-class Message(Result):
-    """One message; ``truncated`` is set (and content ends with …) when content was clipped."""
+class MessageInfo(Result):
+    """A message's fields besides its content."""
 
     id: str
     session_id: str
     sequence: int
     """1-based position in its session."""
     role: Role
-    content: str
     created_at: datetime
     status: MessageStatus
     source_ref: str | None
     """``<absolute path>#byte=<offset>`` for imported messages, else what the host gave."""
+
+
+class Message(MessageInfo):
+    """One message; ``truncated`` is set (and content ends with …) when content was clipped."""
+
+    content: str
     truncated: bool = False
 
 
@@ -80,18 +85,6 @@ class DeleteResult(Result):
 
     deleted: bool
     id: str
-
-
-class MessageInfo(Result):
-    """A message's fields besides its content."""
-
-    id: str
-    session_id: str
-    sequence: int
-    role: Role
-    created_at: datetime
-    status: MessageStatus
-    source_ref: str | None
 
 
 class WordEntry(Result):

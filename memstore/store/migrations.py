@@ -1,21 +1,21 @@
 """The glue to Alembic: where memstore's revisions are, which versions they stand for, and
 running the pending ones on a connection inside the caller's transaction.
 
-Alembic is imported only here, inside the functions that need it.
+Alembic is imported only here.
 """
 
 from __future__ import annotations
 
 from importlib.util import find_spec
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from alembic.config import Config
+from alembic.script import ScriptDirectory
 from sqlalchemy import Connection
 
+from alembic import command
 from memstore.store.fts_names import FTS_TABLES, SEARCHABLE_VIEW_SUFFIX
-
-if TYPE_CHECKING:
-    from alembic.config import Config
 
 
 def script_location() -> str:
@@ -29,8 +29,6 @@ def script_location() -> str:
 
 def alembic_config(location: str | None = None) -> Config:
     """An Alembic configuration pointing at memstore's migrations (or ``location``)."""
-    from alembic.config import Config
-
     config = Config()
     config.set_main_option("script_location", location or script_location())
     return config
@@ -39,8 +37,6 @@ def alembic_config(location: str | None = None) -> Config:
 def revisions(location: str | None = None) -> dict[str, int]:
     """Every revision id shipped in ``location`` (memstore's by default), with the schema
     version it stands for (revision ``0002`` is version 2)."""
-    from alembic.script import ScriptDirectory
-
     script = ScriptDirectory.from_config(alembic_config(location))
     return {rev.revision: int(rev.revision) for rev in script.walk_revisions()}
 
@@ -52,8 +48,6 @@ def code_version(location: str | None = None) -> int:
 
 def upgrade(connection: Connection, location: str | None = None) -> None:
     """Apply every pending revision on ``connection``, in the caller's transaction."""
-    from alembic import command
-
     config = alembic_config(location)
     config.attributes["connection"] = connection
     command.upgrade(config, "head")
