@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 from bench.common import fts_string, plain_word
 from memstore.kinds import Mode
-from memstore.text.fts_query import QueryPart, fold, ranking_tiers, tokenize
+from memstore.text.fts_query import QueryPart, ranking_tiers
+from memstore.text.tokens import fold, tokenize
 
 VOCAB_ROW = "CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, messages_fts, row)"
 

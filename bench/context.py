@@ -25,7 +25,8 @@ from bench.timing import p50s_ms
 from memstore import MemoryService
 from memstore.concerns.context import HEADER
 from memstore.concerns.memory_rules import normalize_content
-from memstore.text.fts_query import MAX_DISTINCT_TOKENS, fold, tokenize
+from memstore.text.fts_query import MAX_DISTINCT_TOKENS
+from memstore.text.tokens import fold, tokenize
 
 CONTEXT_ROWS = (
     "SELECT id, category, pinned, content FROM memories "

@@ -37,7 +37,7 @@ from rank_bm25 import BM25Okapi
 
 from memstore.errors import InvalidQuery
 from memstore.service import MemoryService
-from memstore.text.fts_query import fold, tokenize
+from memstore.text.tokens import fold, tokenize
 
 REPO = Path(__file__).resolve().parent.parent
 CORPUS2LOGS = REPO.parent / "shared" / "tools" / "corpus2logs.py"

@@ -31,7 +31,7 @@ from memstore.text.clipping import (
     least_size,
     window,
 )
-from memstore.text.fts_query import fold
+from memstore.text.tokens import fold
 from tests.test_fts_query_tokens import TEXT, reference_fold, reference_token_spans
 
 ELLIPSIS = "…"

@@ -15,18 +15,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memstore.errors import InvalidInput, InvalidQuery
+from memstore.kinds import Mode
 from memstore.text.fts_query import (
     MAX_DISTINCT_TOKENS,
     MAX_QUERY_CHARS,
     MODES,
-    Mode,
     build_match,
-    fold,
     query_tokens,
     quote,
-    token_spans,
-    tokenize,
 )
+from memstore.text.tokens import fold, token_spans, tokenize
 
 TOKENIZE = "unicode61 remove_diacritics 2"
 REJECTED = InvalidQuery

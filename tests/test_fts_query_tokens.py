@@ -12,12 +12,7 @@ import unicodedata
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memstore.text.fts_query import (
-    combining_pattern,
-    fold,
-    token_spans,
-    tokenize,
-)
+from memstore.text.tokens import combining_pattern, fold, token_spans, tokenize
 
 PLANE = 0x10000
 # Characters the tokenizer treats specially, so that random text holds them often: marks

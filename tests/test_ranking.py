@@ -19,12 +19,12 @@ from hypothesis import strategies as st
 
 from memstore import MemoryConfig, MemoryService
 from memstore.errors import InvalidQuery
+from memstore.kinds import Mode
 from memstore.schemas import RecallResult
 from memstore.text import ranking
 from memstore.text.clipping import fair_share
 from memstore.text.fts_query import (
     MODES,
-    Mode,
     QueryPart,
     build_match,
     is_stopword,

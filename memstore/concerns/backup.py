@@ -13,8 +13,19 @@ from memstore.store.database import Database
 
 
 def backup(db: Database, destination: str | Path) -> BackupReport:
-    """Copy the database to ``destination`` and check the copy on its own (see
-    :meth:`memstore.MemoryService.backup`).
+    """Copy the database to a new file with SQLite's online backup API, then check the copy.
+
+    The copy holds every committed write, those in the ``-wal`` file included, as of one
+    moment, without blocking writers. It is one self-contained file (rollback journal) that
+    memstore opens like any database. An existing destination is never overwritten.
+
+    Args:
+        destination: The new file; missing folders are created.
+
+    Returns:
+        Where the copy is, its size in bytes and the check of the copy on its own: ``ok``,
+        schema version, row counts, problems. A copy that fails its check is kept, for
+        investigation, with ``ok`` False.
 
     Raises:
         BackupExists: If ``destination`` exists; nothing is written.

@@ -114,8 +114,15 @@ def build(items: Sequence[Item], budget: int) -> MemoryContext:
 
 
 def memory_context(db: Database, query: str, budget: int) -> MemoryContext:
-    """The block to inject this turn for the request ``query`` (any text: it only ranks),
-    within ``budget`` characters (see :meth:`memstore.MemoryService.context`)."""
+    """The memory block to inject this turn, within ``context_chars`` characters.
+
+    Every confirmed memory in force: pinned first, then those matching ``query`` (best
+    rank first), then the rest newest first; long contents are clipped fairly before any
+    memory is left out. Never includes conversation history.
+
+    Args:
+        query: The user's request; any text (it is only used to rank, never as syntax).
+    """
     now = utc_now()
     with db.read() as connection:
         rows = memories.in_force(connection, now)

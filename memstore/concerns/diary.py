@@ -77,9 +77,18 @@ def read_log(path: Path) -> tuple[str | None, str | None]:
 def diary(
     db: Database, config: MemoryConfig, log_dir: Path, day: date | str | None, tz: str | None
 ) -> Diary:
-    """One local calendar day (see :meth:`memstore.MemoryService.diary`); nothing is written,
-    and a missing database is not created.
+    """One local calendar day, for reading only: each conversation with messages that day
+    (every message, system, interrupted and error ones included, in time order), the
+    memories written or updated that day (any status), and the closest earlier and later
+    days with a conversation. With no conversation that day, the day's Markdown log
+    ``<log_dir>/YYYY-MM-DD.md`` as raw text (``log``), or why it cannot be (``log_error``).
 
+    Args:
+        day: A date or ``YYYY-MM-DD`` text; today in the zone by default.
+        tz: An IANA time zone name such as ``Europe/Madrid``; the machine's by default.
+
+    Returns:
+        The day: times in UTC; ``day``, ``previous_day`` and ``next_day`` dates in ``tz``.
     Raises:
         InvalidInput: For a malformed day or an unknown time zone.
     """

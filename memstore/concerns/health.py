@@ -22,14 +22,22 @@ DAMAGED = (
 
 
 def health(db: Database) -> HealthReport:
-    """Integrity, foreign keys, each FTS5 index, schema version and row counts (see
-    :meth:`memstore.MemoryService.health`).
+    """Integrity, foreign keys, each FTS5 index, schema version and row counts.
+
+    A database this process cannot write is checked as it is, except for the FTS5
+    integrity-checks, which SQLite runs as writes: they run on a private temporary copy
+    made with the online backup API (``read_only`` in the report says so).
+
+    Returns:
+        The report; ``ok`` only when every check passes. ``problems`` says what is wrong
+        and where, one sentence each. A file SQLite cannot open or read as a database is
+        a report with ``ok`` False, not an exception.
 
     Raises:
         StoreBusy: If the FTS5 checks could not take the write lock within 500 ms.
-        SchemaError: If the database is newer than this code, gapped, or its records
-            disagree.
-        StoreError: If SQLite fails otherwise.
+        SchemaError: If the database is newer than this code, its versions have gaps, or
+            alembic_version and schema_migrations disagree.
+        StoreError: If SQLite fails otherwise (e.g. the file cannot be opened at all).
     """
     path, code = str(db.path), db.code_version()
     try:

@@ -25,10 +25,16 @@ def start_session(
     started_at: datetime | None,
     metadata: Mapping[str, Any] | None,
 ) -> Session:
-    """Open a live session (see :meth:`memstore.MemoryService.start_session`).
+    """Open a live session.
+
+    Args:
+        session_id: A caller-chosen id; a new random one by default.
+        started_at: Aware start time; now by default.
+        metadata: JSON-serialisable data kept with the session.
 
     Raises:
-        InvalidInput: For a naive time, metadata that JSON cannot hold, or an id in use.
+        InvalidInput: For a naive time, metadata that JSON cannot hold, or an id already
+            in use.
     """
     session = StoredSession(
         id=session_id or new_id("ses"),
@@ -75,17 +81,19 @@ def record_message(
     created_at: datetime | None,
     source_ref: str | None,
 ) -> Message | None:
-    """Append a message with the next sequence number, idempotent by ``source_ref`` (see
-    :meth:`memstore.MemoryService.record_message`).
+    """Append a message to a session with the next sequence number; only completed user and
+    assistant messages are searchable. Idempotent by ``source_ref`` (where the message came
+    from, e.g. ``<log path>#byte=<offset>``): a stored reference returns the stored message.
+
+    Returns:
+        The stored message (``created_at`` now by default), or None when ``source_ref``
+        belongs to a deleted message.
 
     Raises:
         NotFound: If the session does not exist.
-        InvalidInput: For a naive time or empty content.
+        InvalidInput: For a bad role, status, time or empty content.
     """
-    if not content.strip():
-        raise InvalidInput("content", "is empty; a message needs some text.")
-    if not valid_unicode(content):
-        raise InvalidInput("content", "holds text that is not valid Unicode; fix its encoding.")
+    check_content(content)
     when = (aware(created_at, "created_at") or utc_now()).astimezone(UTC)
     with db.write() as connection:
         if source_ref is not None:
@@ -102,6 +110,15 @@ def record_message(
         )
         messages.add_message(connection, message)
     return Message.model_validate(message)
+
+
+def check_content(content: str) -> None:
+    """Raise InvalidInput unless ``content`` holds a non-blank character and is valid
+    Unicode."""
+    if not content.strip():
+        raise InvalidInput("content", "is empty; a message needs some text.")
+    if not valid_unicode(content):
+        raise InvalidInput("content", "holds text that is not valid Unicode; fix its encoding.")
 
 
 def list_messages(db: Database, session_id: str, after: int, limit: int) -> list[Message]:

@@ -28,11 +28,20 @@ def import_markdown(
     include_tail: bool,
     progress: Progress | None,
 ) -> ImportReport:
-    """Import daily Markdown logs, each file in its own transaction (see
-    :meth:`memstore.MemoryService.import_markdown`).
+    """Import daily Markdown logs (LOGFORMAT.md), each file in its own transaction.
+
+    Args:
+        paths: Files, or directories whose ``*.md`` files are imported (not recursively).
+        speakers: Speaker name -> role (``user``, ``assistant``, ``system``), matched
+            without regard to case. Unmapped speakers are reported, not imported.
+        include_tail: Also accept each file's final record (for closed files).
+        progress: Called with each file's report as it finishes.
+
+    Returns:
+        Per-file reports; a file-level problem is that file's ``error``, not an exception.
 
     Raises:
-        InvalidInput: For an empty speaker map, an unknown role, or paths that are not a list.
+        InvalidInput: For an empty speaker map or an unknown role.
     """
     roles = speaker_roles(speakers)
     given = list(paths)

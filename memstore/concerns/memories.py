@@ -35,11 +35,32 @@ def require_enabled(config: MemoryConfig) -> None:
 
 
 def remember(db: Database, content: str, fields: Fields, origins: Origins) -> Memory:
-    """Create, reuse or supersede a memory (see :meth:`memstore.MemoryService.remember`).
+    """Create, reuse, update or supersede a memory, in one write transaction.
+
+    Normalised duplicate content (NFKC, case folded, white space collapsed, final period
+    dropped) returns the existing memory. New content under an active ``key`` supersedes
+    the memory holding it; ``supersedes`` does the same for an explicit id. With
+    ``memory_id`` this is :meth:`update_memory`.
+
+    Args:
+        content: 1-4,000 characters after trimming; written in the third person.
+        category: ``preference``, ``fact``, ``project``, ``goal`` or ``other``.
+        key: A semantic key such as ``response_language``; normalised to letters, numbers,
+            dots, hyphens and underscores; empty means none.
+        memory_id: Update this memory instead (its id is kept).
+        expires_at: ISO 8601 or datetime in the future; without a time zone it is local
+            time; empty means none. Expired memories leave recall, context and counts.
+        supersedes: Id of an active memory this one replaces.
+        origin: ``explicit``, or ``extracted`` for an unconfirmed candidate that stays out
+            of recall and context until confirmed by an update and never supersedes.
+        confidence: 0-1, for extracted candidates.
+        source_message_id, source_ref: The message the memory came from.
 
     Raises:
-        InvalidInput, SecretRejected: For a field the checks refuse.
-        NotFound: For an unknown ``supersedes`` or source message.
+        MemoryDisabled: When the configuration says ``enabled: false``.
+        InvalidInput: For any invalid argument (named in the message).
+        SecretRejected: When the content looks like a credential; nothing is stored.
+        NotFound: For an unknown ``memory_id``, ``supersedes`` or source message.
     """
     now = utc_now()
     draft = memory_rules.draft(content, fields, now, origins.origin, origins.confidence)
@@ -54,9 +75,14 @@ def remember(db: Database, content: str, fields: Fields, origins: Origins) -> Me
 def update_memory(db: Database, memory_id: str, content: str | None, fields: Fields) -> Memory:
     """Change a memory in place, keeping its id; a candidate becomes confirmed.
 
+    Any other active memory holding the new content or key is superseded by this one.
+    Arguments left as None (or empty) keep their value.
+
     Raises:
+        MemoryDisabled: When the configuration says ``enabled: false``.
         NotFound: If there is no such memory.
-        InvalidInput, SecretRejected: For fields the checks refuse, or a superseded memory.
+        InvalidInput: For invalid fields, or a memory that was superseded.
+        SecretRejected: When the new content looks like a credential.
     """
     now = utc_now()
     draft = memory_rules.draft(content, fields, now)
@@ -112,11 +138,16 @@ def pin_memory(db: Database, memory_id: str, pinned: bool) -> Memory:
 def list_memories(
     db: Database, category: Category | None, include_inactive: bool, limit: int, offset: int
 ) -> MemoryPage:
-    """Memories in force (or all of them), pinned first, then newest first; ``limit`` is
-    already capped.
+    """Memories in force (or all of them), pinned first, then newest first.
+
+    Args:
+        category: Only this category.
+        include_inactive: Also superseded, candidate and expired memories.
+        limit: Page size; ``max_results`` by default.
+        offset: Where the page starts.
 
     Raises:
-        InvalidInput: For an offset outside 0..2**63 - 1.
+        InvalidInput: For an unknown category, limit < 1, or an offset outside 0..2**63 - 1.
     """
     position(offset, "offset", "0 or a previous next_offset")
     now = utc_now()

@@ -16,13 +16,16 @@ from memstore.text.clipping import fill_dialogue, json_prefix
 def read_conversation(
     db: Database, config: MemoryConfig, session_id: str, after: int, limit: int
 ) -> ConversationPage:
-    """Completed user and assistant messages of a session with sequence > ``after``, at most
-    ``limit`` (already capped) and within ``recall_chars`` (see
-    :meth:`memstore.MemoryService.read_conversation`).
+    """Completed user and assistant messages of a session with sequence > ``after``, in
+    order, within ``limit`` (capped by ``max_results``) and ``recall_chars``.
+
+    A message too long for the page is clipped and marked ``truncated``; read it whole
+    with :meth:`read_memory_message`. Imported daily sessions have unknown original
+    boundaries.
 
     Raises:
         NotFound: If there is no such session.
-        InvalidInput: If ``after`` is outside 0..2**63 - 1.
+        InvalidInput: If ``after`` < 0 or ``limit`` < 1.
     """
     position(after, "after", "0 or a previous next_after")
     with db.read() as connection:
@@ -41,7 +44,8 @@ def read_conversation(
 
 
 def read_message(db: Database, config: MemoryConfig, message_id: str, offset: int) -> MessageChunk:
-    """The characters of one message from ``offset``, as many as fit ``recall_chars``.
+    """The characters of one message from ``offset``, as many as fit ``recall_chars``;
+    follow ``next_offset`` until None to read every character.
 
     Raises:
         NotFound: If there is no such message.

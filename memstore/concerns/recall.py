@@ -1,5 +1,18 @@
 """Recall: memories and conversation history matching a query, best first, in one page.
 
+A query is literal text of at most 512 characters and 32 distinct words; ``any`` mode
+matches any word, ``all`` every word, ``phrase`` the words consecutive (repeats kept).
+Filters apply to the matched message (a memory's source message for session and role).
+
+The query is literal text: FTS5 operators, quotes and punctuation are never syntax. Memories
+rank by bm25; conversations by bm25 with rare words weighing more, words side by side and
+other forms of a word (same stem) adding, and hits holding only very frequent words
+(stopwords) after the rest. Memories are the active, unexpired, confirmed ones; session and
+role filters reach them through their source messages, so a memory without one cannot match
+those. Each history hit comes with its pair: an assistant reply with the user request before
+it (orphan replies are left out), a user message with the completed reply after it. System,
+interrupted and error messages are never returned.
+
 The ranking rules are in :mod:`memstore.text.ranking`, the SQL in
 :mod:`memstore.repository.recall`, the pairing of hits and the page's character budget in
 :mod:`memstore.concerns.recall_page`.
@@ -19,7 +32,8 @@ from memstore.repository.recall import history_hits, memory_hits
 from memstore.schemas import RecallResult
 from memstore.store.database import Database
 from memstore.text.clipping import json_size
-from memstore.text.fts_query import build_match, fold, query_tokens
+from memstore.text.fts_query import build_match, query_tokens
+from memstore.text.tokens import fold
 from memstore.times import utc_now
 
 
@@ -32,12 +46,14 @@ def recall(
     filters: RecallFilters,
     limit: int | None,
 ) -> RecallResult:
-    """Search memories and history for ``query`` (see :meth:`memstore.MemoryService.recall`),
-    at most ``limit`` memories and ``limit`` conversations (capped by ``max_results``).
+    """At most ``limit`` (capped by ``max_results``) memories and conversations matching
+    ``query`` in ``mode`` (``history`` False: memories only), best first, within
+    ``recall_chars`` characters of JSON; clipped texts end with "…" and are ``truncated``.
 
     Raises:
         InvalidQuery: For an empty, too long or too wordy query, or text that is not valid
             Unicode.
+        InvalidInput: For a limit below 1.
     """
     if not valid_unicode(query):  # a lone surrogate: SQLite only takes valid Unicode
         raise InvalidQuery("query", f"{query!r} is not valid Unicode; retype it.")

@@ -22,11 +22,25 @@ MAX_WORD_CHARS = 10_000  # longer than recall's 512: a listed word must be searc
 
 
 def search_words(db: Database, config: MemoryConfig, prefix: str, query: WordQuery) -> WordPage:
-    """The indexed words starting with ``prefix``, alphabetically, with their counts (see
-    :meth:`memstore.MemoryService.search_words`).
+    """The indexed words starting with ``prefix``, alphabetically, with occurrence and
+    document counts (from fts5vocab over the existing indexes).
+
+    Counts leave out system, interrupted and error messages, candidates, and expired or
+    superseded memories. They are lexical: a message and a memory derived from it are
+    two documents.
+
+    Args:
+        prefix: Empty for every word, else text that tokenizes as exactly one word.
+        scope: ``history``, ``memories`` or ``all``.
+        offset: Where the page starts (pass the previous ``next_offset``).
+        limit: Page size, capped by ``max_results``; a page also stays within
+            ``recall_chars`` characters of JSON, so it may hold fewer.
+        session_id, role, since, until: As in :meth:`recall`.
 
     Raises:
         InvalidQuery: If the prefix is not exactly one word.
+        InvalidInput: For a bad scope, role, time (naive, or since after until), offset or
+            limit.
     """
     with db.read() as connection:
         words.prepare(connection)
@@ -41,11 +55,21 @@ def search_words(db: Database, config: MemoryConfig, prefix: str, query: WordQue
 
 
 def word_instances(db: Database, config: MemoryConfig, word: str, query: WordQuery) -> InstancePage:
-    """Every occurrence of one whole word, newest record first (see
-    :meth:`memstore.MemoryService.word_instances`).
+    """Every occurrence of one whole word, located in the original text.
+
+    Each instance gives its record, the 0-based token position (fts5vocab), Python
+    character offsets ``start``/``end`` found with SQLite's own tokenizer (highlight()),
+    the original ``matched_text`` and an excerpt. Order: newest record first, then source
+    type, id and position; repetitions inside one record are separate instances.
+
+    Args:
+        word: Text that tokenizes as exactly one word (case and accents do not matter).
+        scope, offset, limit, session_id, role, since, until: As in :meth:`search_words`.
 
     Raises:
         InvalidQuery: If ``word`` is not exactly one word.
+        InvalidInput: For a bad scope, role, time (naive, or since after until), offset or
+            limit.
     """
     with db.read() as connection:
         words.prepare(connection)

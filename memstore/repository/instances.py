@@ -1,7 +1,7 @@
 """Pages of the instances of one word, and their places in each record's text.
 
 Instances come from the connection-local fts5vocab ``instance`` tables (see
-:mod:`memstore.repository.vocab`, which creates them). A page is found one of two ways,
+:mod:`memstore.repository.words`, which creates them). A page is found one of two ways,
 chosen by how crowded the word is (the row table's occurrences against documents):
 
 - spread over many records (most words): the instance rows themselves, ordered and cut by

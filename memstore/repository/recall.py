@@ -22,7 +22,7 @@ from memstore.text import ranking
 from memstore.text.fts_query import QueryPart, ranking_tiers
 
 # A hit's rank is the weighted sum of the bm25() of each query part it matches (see
-# memstore.repository.ranking). :parts is a JSON object {match: [weight, role]}, read into a
+# memstore.text.ranking). :parts is a JSON object {match: [weight, role]}, read into a
 # materialized table whose rows hand each literal match to an FTS-only MATCH; the scores are
 # materialized too, so that bm25() runs in its own query. A hit matches a gate part (role
 # 1) and no veto part (role -1).
@@ -128,7 +128,7 @@ def history_hits(
     rank first.
 
     The query is split into tiers of literal parts by :func:`ranking_tiers`, each part
-    weighted as :mod:`memstore.repository.ranking` says; a tier is only searched once the
+    weighted as :mod:`memstore.text.ranking` says; a tier is only searched once the
     caller has taken every hit of the tiers before it.
 
     Raises:

@@ -20,7 +20,7 @@ from typing import TypeVar
 from pydantic import BaseModel
 
 from memstore.schemas import Memory, Message, RecallConversation
-from memstore.text.fts_query import fold, token_spans
+from memstore.text.tokens import fold, token_spans
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 

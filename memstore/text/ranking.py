@@ -1,7 +1,7 @@
 """How much each part of a query counts in a hit's rank (pure; no database).
 
 A hit's rank is the sum, over the parts of its tier it matches (see
-:func:`~memstore.repository.fts_query.ranking_tiers`), of the part's FTS5 ``bm25()`` times
+:func:`~memstore.text.fts_query.ranking_tiers`), of the part's FTS5 ``bm25()`` times
 the part's weight (bm25 is negative: lower ranks first).
 
 - A word's bm25 already holds its inverse document frequency (idf); weighting it by its idf

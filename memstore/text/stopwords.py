@@ -1,7 +1,7 @@
 """Very frequent function words of the languages memstore's users write in.
 
 Recall still matches these words; ranking only counts them for little (see
-:mod:`memstore.repository.ranking`). The index's own document frequencies already discount
+:mod:`memstore.text.ranking`). The index's own document frequencies already discount
 words that are frequent in the archive; this list adds the words a question is made of but a
 conversation rarely holds ("when did she ...", "¿qué hizo ella ...?"), whose document
 frequency is too low to tell them from content words.
@@ -9,7 +9,7 @@ frequency is too low to tell them from content words.
 The lists are short on purpose: English, Spanish, German, Italian, French and Portuguese
 function words, and the standalone function words of Chinese, Japanese and Korean (the index
 does not segment CJK text, so only a word that stands alone between separators is one
-token). Query words are compared after :func:`~memstore.repository.fts_query.fold`, which
+token). Query words are compared after :func:`~memstore.text.tokens.fold`, which
 folds these lists too.
 """
 
