@@ -6,6 +6,13 @@ Conversation history and explicit memories in one SQLite file with FTS5 search::
     service = MemoryService("memory.sqlite3")
     service.import_markdown(["logs/"], speakers={"Diego": "user", "Morgan": "assistant"})
     service.recall("jardín azul", mode="phrase")
+
+Imports run one way: adapters (``adapters/``: CLI, agent tools, MCP server, pydantic-ai
+agent, recorder) -> :class:`MemoryService` (``service.py``, a façade) -> one module per
+concern (``concerns/``) -> SQL (``repository/``) -> the store (``store/``: connections,
+migrations, ORM models). The pure text layer (``text/``), the credential guard (``guard/``)
+and the daily log format (``logs/``) are used from above and import none of those. The README's
+"Module map" says what each module holds.
 """
 
 from memstore.adapters.recorder import Recorder

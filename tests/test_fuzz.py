@@ -3,7 +3,7 @@ command-line argument that is not UTF-8, included) as a recall query, a search_w
 or a word_instances word raises nothing but the documented InvalidQuery / InvalidInput, and
 the per-turn context never fails at all.
 
-Arbitrary bytes as a daily log are fuzzed in tests/test_importer.py
+Arbitrary bytes as a daily log are fuzzed in tests/test_importing.py
 (test_any_bytes_are_reported_never_raised).
 """
 

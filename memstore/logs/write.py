@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from memstore import files
+from memstore import files, sources
 from memstore.errors import InvalidInput
 from memstore.logs.fences import FenceTracker, starts_record
 from memstore.times import aware_utc
@@ -41,7 +41,7 @@ class Written:
     @property
     def source_ref(self) -> str:
         """The record's identity, as the importer computes it."""
-        return f"{self.path.resolve()}#byte={self.byte}"
+        return sources.source_ref(str(self.path.resolve()), self.byte)
 
 
 def loggable(content: str) -> str:

@@ -32,7 +32,7 @@ from memstore.text.clipping import (
     window,
 )
 from memstore.text.tokens import fold
-from tests.test_fts_query_tokens import TEXT, reference_fold, reference_token_spans
+from tests.test_tokens import TEXT, reference_fold, reference_token_spans
 
 ELLIPSIS = "…"
 LIMITS = st.integers(min_value=-3, max_value=150)
