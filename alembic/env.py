@@ -17,7 +17,8 @@ from sqlalchemy import Connection, text
 from alembic import context
 from memstore.store.engine import make_engine
 from memstore.store.migrations import autogenerate_filter
-from memstore.store.models import Base, format_utc
+from memstore.store.models import Base
+from memstore.times import format_utc
 
 
 def record_version(ctx: Any, step: Any, heads: Any, run_args: Any) -> None:

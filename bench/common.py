@@ -12,7 +12,7 @@ from typing import Any
 
 from memstore import MemoryService
 from memstore.kinds import Category, values
-from memstore.store.models import format_utc
+from memstore.times import format_utc
 
 CATEGORIES = values(Category)
 REPO = Path(__file__).resolve().parent.parent

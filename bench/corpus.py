@@ -19,7 +19,7 @@ from typing import Any
 from bench.common import SHARED, SPEAKERS, utc_now
 from memstore.concerns.memory_rules import MAX_CONTENT_CHARS, normalize_content
 from memstore.guard import secret_kind
-from memstore.store.models import format_utc
+from memstore.times import format_utc
 
 CORPUS2LOGS = SHARED / "tools" / "corpus2logs.py"
 

@@ -13,7 +13,7 @@ from bench.cases import VOCAB_ROW, Query
 from bench.common import HITS, fts_string, read_transaction
 from bench.timing import p50s_ms
 from memstore import MemoryService
-from memstore.store.models import format_utc
+from memstore.times import format_utc
 
 VOCAB_INSTANCE = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab_instance "

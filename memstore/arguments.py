@@ -51,10 +51,13 @@ def checked(method: Callable[P, R]) -> Callable[P, R]:
         InvalidInput: Naming the first argument whose type does not match its annotation.
     """
     parameters = inspect.signature(method).parameters
-    names = [name for name, p in parameters.items() if name != "self" and p.kind <= p.KEYWORD_ONLY]
+    names = [name for name, p in parameters.items() if p.kind <= p.KEYWORD_ONLY]
+    names = [name for name in names if name != "self"]
     rules = method_rules(method)
-    open_keywords = any(
-        p.kind is p.VAR_KEYWORD and name not in rules for name, p in parameters.items()
+    hints = typing.get_type_hints(method)
+    open_keywords = any(  # a bare **kwargs takes any name; **name: Unpack[TD] only TD's keys
+        p.kind is p.VAR_KEYWORD and typing.get_origin(hints.get(name)) is not typing.Unpack
+        for name, p in parameters.items()
     )
 
     @functools.wraps(method)
@@ -63,7 +66,9 @@ def checked(method: Callable[P, R]) -> Callable[P, R]:
             verify(rules, name, value)
         for name, value in kwargs.items():
             if name not in rules and name not in names and not open_keywords:
-                raise TypeError(f"{method.__name__}() got an unexpected keyword argument {name!r}")
+                raise TypeError(
+                    f"{method.__qualname__}() got an unexpected keyword argument {name!r}"
+                )
             verify(rules, name, value)
         return method(*args, **kwargs)
 

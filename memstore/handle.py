@@ -30,6 +30,8 @@ class StoreHandle:
     ) -> None:
         if not isinstance(database, str | Path):
             raise InvalidInput("database", f"must be a path, not {type(database).__name__}.")
+        if config is not None and not isinstance(config, MemoryConfig):
+            raise InvalidInput("config", f"must be a MemoryConfig, not {type(config).__name__}.")
         self.config = config or MemoryConfig()
         self._db = Database(database, migrations=migrations)
 

@@ -12,7 +12,7 @@ from typing import TypedDict
 from memstore.arguments import aware, position
 from memstore.errors import InvalidInput
 from memstore.kinds import Scope, SearchRole
-from memstore.store.models import format_utc
+from memstore.times import format_utc
 
 
 class FilterArguments(TypedDict, total=False):

@@ -28,7 +28,7 @@ from memstore.concerns import (
     recall,
     words,
 )
-from memstore.concerns.memory_rules import Fields, MemoryFields, Origins
+from memstore.concerns.memory_rules import Fields, MemoryChanges, MemoryFields, Origins
 from memstore.concerns.pages import page_limit
 from memstore.handle import StoreHandle
 from memstore.kinds import Category, MessageStatus, Mode, Origin, Role
@@ -142,7 +142,7 @@ class MemoryService(StoreHandle):
         InvalidInput, SecretRejected (nothing stored) or NotFound."""
         memories.require_enabled(self.config)
         given = Fields.of(fields, category="fact")
-        if memory_id is not None:
+        if memory_id is not None:  # an update: the category is "fact" unless given
             return memories.update_memory(self._db, memory_id, content, given)
         origins = Origins(supersedes, origin, confidence, source_message_id, source_ref)
         return memories.remember(self._db, content, given, origins)
@@ -154,7 +154,7 @@ class MemoryService(StoreHandle):
 
     @checked
     def update_memory(
-        self, memory_id: str, content: str | None = None, **fields: Unpack[MemoryFields]
+        self, memory_id: str, content: str | None = None, **fields: Unpack[MemoryChanges]
     ) -> schemas.Memory:
         """Change a memory in place, keeping its id (a candidate becomes confirmed); a field
         left out (or None) keeps its value. Raises MemoryDisabled, NotFound, InvalidInput or

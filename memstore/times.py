@@ -65,6 +65,23 @@ def parse_aware(text: str, argument: str) -> datetime:
     return aware_utc(parsed, argument)
 
 
+def format_utc(value: datetime) -> str:
+    """Render an aware datetime as the fixed-width UTC text stored in the database,
+    e.g. ``2026-10-05T07:15:02.000000+00:00``.
+
+    Raises:
+        ValueError: If ``value`` has no time zone.
+    """
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise ValueError(f"naive datetime {value.isoformat()} has no time zone")
+    return value.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+def parse_utc(value: str) -> datetime:
+    """Read stored UTC text back as an aware datetime in UTC."""
+    return datetime.fromisoformat(value).astimezone(UTC)
+
+
 def utc_now() -> datetime:
     """The current time, aware, in UTC."""
     return datetime.now(UTC)

@@ -250,3 +250,52 @@ def test_with_memory_disabled_remember_is_refused_and_the_rest_works(tmp_path: P
     disabled = MemoryService(database, config=MemoryConfig(enabled=False))
     with pytest.raises(Exception, match="enabled: false"):
         disabled.remember("Diego likes tea.")
+
+
+# Keyword arguments gathered into a TypedDict (filters, word pages, memory fields)
+
+MISSPELLED: list[tuple[str, Callable[[MemoryService], Any]]] = [
+    ("sesion_id", lambda s: s.recall("tea", sesion_id="ses_x")),
+    ("limt", lambda s: s.recall("tea", limt=3)),
+    ("filters", lambda s: s.recall("tea", filters={"role": "user"})),
+    ("scpoe", lambda s: s.search_words(scpoe="all")),
+    ("ofset", lambda s: s.word_instances("tea", ofset=1)),
+    ("categroy", lambda s: s.remember("Diego likes tea.", categroy="fact")),
+    ("catgory", lambda s: s.update_memory("mem_x", "Diego likes tea.", catgory="fact")),
+    ("categry", lambda s: s.list_memories(categry="fact")),
+]
+
+
+@pytest.mark.parametrize(("name", "call"), MISSPELLED, ids=[name for name, _ in MISSPELLED])
+def test_a_misspelled_keyword_fails_loudly_and_writes_nothing(
+    service: MemoryService, name: str, call: Callable[[MemoryService], Any]
+) -> None:
+    # Filters and memory fields arrive as **kwargs typed by a TypedDict: a key the TypedDict
+    # does not hold must not be dropped silently (it once was, for a moment of the redesign).
+    with pytest.raises(TypeError, match=f"unexpected keyword argument '{name}'"):
+        call(service)
+    assert service.list_memories(include_inactive=True).total == 0
+
+
+def test_the_gathered_keywords_are_type_checked_like_named_ones(service: MemoryService) -> None:
+    with pytest.raises(InvalidInput, match="category: must be one of"):
+        service.remember("Diego likes tea.", category=None)
+    with pytest.raises(InvalidInput, match="scope"):
+        service.search_words(scope="everything")
+    with pytest.raises(InvalidInput, match="role"):
+        service.recall("tea", role="system")
+    memory = service.remember("Diego likes tea.", category="preference")
+    assert service.update_memory(memory.id, "Diego likes green tea.", category=None).category == (
+        "preference"
+    )
+
+
+def test_a_speaker_name_that_is_not_text_and_a_config_that_is_not_one_are_named(
+    tmp_path: Path,
+) -> None:
+    # Both once got past the checks: an int name reached str.strip, a number became config.
+    service = MemoryService(tmp_path / "memory.sqlite3")
+    with pytest.raises(InvalidInput, match="speakers"):
+        service.import_markdown([], speakers={5: "user"})  # type: ignore[dict-item]
+    with pytest.raises(InvalidInput, match="config"):
+        MemoryService(tmp_path / "memory.sqlite3", config=5)  # type: ignore[arg-type]

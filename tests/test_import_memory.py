@@ -20,11 +20,11 @@ from typing import Any
 import pytest
 
 from memstore import FileImport, MemoryService
+from memstore.concerns import import_files
 from memstore.concerns import import_records as importer
 from memstore.concerns.import_files import LoadedLog
 from memstore.concerns.import_records import store
 from memstore.logs.parse import parse_log
-from memstore.repository import imports
 from memstore.repository.imports import ROWS_PER_INSERT
 from tests import factories
 from tests.logrecords import records_of, warnings_of
@@ -288,7 +288,7 @@ def test_a_message_over_a_mib_is_stored_whole_indexed_once_and_checked_ok(
     log = f"{HEAD}\n\n[09:00:00 +0000]\n{speaker}: {text}\n\n".replace("\n", ending)
     path = tmp_path / NAME
     path.write_bytes(log.encode())
-    assert len(text.encode()) > imports.LARGE_TEXT_BYTES
+    assert len(text.encode()) > import_files.LARGE_TEXT_BYTES
     speakers = {"Diego": "user", "System": "system"}
     (file,) = service.import_markdown([path], speakers=speakers, include_tail=True).files
     assert (file.imported, file.error) == (1, None)

@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 from memstore import InvalidInput, InvalidQuery, MemoryConfig, MemoryService, NotFound
 from memstore.adapters.cli import cli
 from memstore.repository import instances as instance_rows
-from memstore.repository import words as vocab
+from memstore.repository import words
 from memstore.schemas import UNTRUSTED_WARNING, InstancePage, WordEntry, WordPage
 from memstore.text.highlight import SEPARATOR, excerpt, marked_spans, pieces
 from tests import factories
@@ -60,7 +60,7 @@ def json_chars(page: Any) -> int:
     return len(page.model_dump_json())
 
 
-# The pure helpers of lexical.py
+# The pure helpers of memstore.text.highlight
 
 
 def test_pieces_cover_the_text_cut_after_separators_without_marker_characters() -> None:
@@ -895,8 +895,8 @@ def test_cli_word_filters_and_errors(
 def test_an_ascii_word_folds_as_sqlite_folds_it(service: MemoryService, word: str) -> None:
     # _one_word skips SQLite's tokenizer for ASCII letters and digits: it must agree with it.
     with service._db.read() as connection:
-        vocab.prepare(connection)
-        assert vocab.tokens(connection, word) == [word.lower()]
+        words.prepare(connection)
+        assert words.tokens(connection, word) == [word.lower()]
 
 
 @pytest.mark.parametrize("scope", ["history", "all"])

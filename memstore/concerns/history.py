@@ -9,13 +9,13 @@ from typing import Any
 
 from memstore.arguments import aware, json_object, position, valid_unicode
 from memstore.errors import InvalidInput, NotFound
+from memstore.ids import new_id
 from memstore.kinds import MessageStatus, Role
 from memstore.repository import messages, sessions
 from memstore.repository.messages import StoredMessage
 from memstore.repository.sessions import StoredSession
 from memstore.schemas import Message, Session
 from memstore.store.database import Database
-from memstore.store.models import new_id
 from memstore.times import utc_now
 
 

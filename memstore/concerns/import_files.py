@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +16,9 @@ from memstore.logs.parse import ParsedLog, parse_log
 from memstore.schemas import FileImport
 
 MAX_LOG_BYTES = 16 * 1024 * 1024
+LARGE_TEXT_BYTES = 1024 * 1024  # a message this long goes in last, in pieces (FileText)
+PIECE_BYTES = 64 * 1024
+CHANGED = "changed while its long messages were read again; nothing was imported, import it again"
 
 
 @dataclass(frozen=True)
@@ -135,3 +140,53 @@ def rejected(path: Path | str, reason: str) -> FileImport:
 def printable(path: str) -> str:
     """A path as UTF-8 text: bytes of a name that is not UTF-8 become ``\\xNN`` escapes."""
     return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+@dataclass(frozen=True)
+class FileText:
+    """A message's text left in its log file: bytes ``[start, end)`` of ``path``, valid
+    UTF-8 with the SHA-256 they had when parsed, each CRLF in them to be stored as LF: how
+    the importer hands over a message of over a MiB (a
+    :class:`~memstore.repository.imports.LargeText`).
+
+    Attributes:
+        size: Bytes of the text as stored.
+    """
+
+    path: str
+    start: int
+    end: int
+    size: int
+    sha256: str
+
+    @classmethod
+    def of(cls, path: str, data: bytes | bytearray, start: int, end: int) -> FileText:
+        """The text at ``data[start:end]`` of the log at ``path``."""
+        size = end - start - data.count(b"\r\n", start, end)
+        digest = hashlib.sha256(memoryview(data)[start:end]).hexdigest()
+        return cls(path, start, end, size, digest)
+
+    def pieces(self) -> Iterator[bytes]:
+        """The stored bytes, read from the file about :data:`PIECE_BYTES` at a time, each cut
+        after a line feed where there is one (so no CRLF is split).
+
+        Raises:
+            ImportRejected: After the last piece, when the bytes read are not those parsed.
+            OSError: When the file cannot be read again.
+        """
+        digest = hashlib.sha256()
+        with files.opened_regular(Path(self.path)) as descriptor:
+            position = self.start
+            while position < self.end:
+                chunk = os.pread(descriptor, min(PIECE_BYTES, self.end - position), position)
+                if not chunk:
+                    break
+                last = position + len(chunk) >= self.end
+                cut = len(chunk) if last else (chunk.rfind(b"\n") + 1 or len(chunk))
+                if not last and chunk[cut - 1 : cut] == b"\r" and cut > 1:
+                    cut -= 1  # keep a CR with the LF that may follow it
+                digest.update(chunk[:cut])
+                position += cut
+                yield chunk[:cut].replace(b"\r\n", b"\n")
+        if digest.hexdigest() != self.sha256 or position != self.end:
+            raise ImportRejected(CHANGED, path=self.path)

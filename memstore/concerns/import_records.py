@@ -19,15 +19,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from memstore.concerns.import_files import LoadedLog
+from memstore.concerns.import_files import CHANGED, LARGE_TEXT_BYTES, FileText, LoadedLog
 from memstore.errors import FileError, ImportRejected
+from memstore.ids import new_id
 from memstore.logs.records import MAX_LISTED, LogWarning, RecordSpan, Warnings
 from memstore.repository import imports, messages, sessions
-from memstore.repository.imports import FileText, Sealed
+from memstore.repository.imports import Sealed
 from memstore.repository.sessions import StoredSession
 from memstore.schemas import FileImport, ImportWarning
 from memstore.sources import byte_of, log_prefix, source_ref
-from memstore.store.models import new_id
 
 
 @dataclass
@@ -159,7 +159,7 @@ def new_rows(
     for sequence, (record, role, ref) in enumerate(new, start=first):
         end = record.content_end(data)
         row = (new_id("msg"), session_id, sequence, role, None, record.created_at, "completed", ref)
-        if end - record.text_start > imports.LARGE_TEXT_BYTES:
+        if end - record.text_start > LARGE_TEXT_BYTES:
             text = FileText.of(log.path, data, record.text_start, end)
             large.append((*row[:4], text, *row[5:]))
         else:
@@ -247,7 +247,7 @@ def insert_records(
         try:
             tally.imported += imports.add_messages(connection, large)
         except (OSError, FileError) as error:
-            raise ImportRejected(imports.CHANGED) from error
+            raise ImportRejected(CHANGED) from error
 
 
 def ensure_session(connection: sqlite3.Connection, log: LoadedLog, now: datetime) -> str:

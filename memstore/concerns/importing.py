@@ -101,6 +101,8 @@ def speaker_roles(speakers: Mapping[str, str]) -> dict[str, str]:
         )
     roles: dict[str, str] = {}
     for name, role in speakers.items():
+        if not isinstance(name, str):
+            raise InvalidInput("speakers", f"has the name {name!r}; names are text.")
         one_of(role, values(Role), f"speaker {name!r}")
         folded = name.strip().casefold()
         if roles.get(folded, role) != role:

@@ -39,18 +39,29 @@ class Draft:
 
 
 class MemoryFields(TypedDict, total=False):
-    """The fields ``remember`` and ``update_memory`` take as keyword arguments."""
+    """The fields ``remember`` takes as keyword arguments.
+
+    Keys:
+        category: ``preference``, ``fact`` (the default), ``project``, ``goal`` or ``other``.
+        key: A semantic key such as ``response_language``: letters, numbers, dots, hyphens
+            and underscores once normalised; empty means none. New content under an active
+            key supersedes the memory holding it.
+        expires_at: ISO 8601 text or a datetime in the future, local time without a zone;
+            empty means none. Expired memories leave recall, context and counts.
+    """
+
+    category: Category
+    key: str | None
+    expires_at: str | datetime | None
+
+
+class MemoryChanges(TypedDict, total=False):
+    """The fields ``update_memory`` takes as keyword arguments, as in :class:`MemoryFields`;
+    one left out, or None, keeps its value."""
 
     category: Category | None
-    """``preference``, ``fact`` (what ``remember`` uses by default), ``project``, ``goal``
-    or ``other``."""
     key: str | None
-    """A semantic key such as ``response_language``: letters, numbers, dots, hyphens and
-    underscores once normalised; empty means none. A new content under an active key
-    supersedes the memory holding it."""
     expires_at: str | datetime | None
-    """ISO 8601 text or a datetime in the future, local time without a zone; empty means
-    none. Expired memories leave recall, context and counts."""
 
 
 @dataclass(frozen=True)
@@ -62,7 +73,7 @@ class Fields:
     expires_at: str | datetime | None = None
 
     @classmethod
-    def of(cls, given: MemoryFields, category: Category | None = None) -> Fields:
+    def of(cls, given: MemoryFields | MemoryChanges, category: Category | None = None) -> Fields:
         """The fields of keyword arguments ``given``, with ``category`` when none is given."""
         chosen = given.get("category", category)
         return cls(chosen, given.get("key"), given.get("expires_at"))

@@ -18,11 +18,11 @@ from datetime import datetime
 
 from memstore.concerns.memory_rules import Draft
 from memstore.errors import InvalidInput, NotFound
+from memstore.ids import new_id
 from memstore.kinds import MemoryStatus
 from memstore.repository import memories as memory_rows
 from memstore.repository import messages
 from memstore.repository.memories import StoredMemory
-from memstore.store.models import new_id
 
 
 @dataclass(frozen=True)

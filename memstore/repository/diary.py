@@ -14,7 +14,7 @@ from datetime import datetime
 
 from memstore.repository.memories import SELECT_MEMORY, StoredMemory
 from memstore.repository.messages import MESSAGE_COLUMNS, StoredMessage
-from memstore.store.models import format_utc, parse_utc
+from memstore.times import format_utc, parse_utc
 
 # Every role and status: the diary shows system, interrupted and error messages too.
 MESSAGES_BETWEEN = f"""

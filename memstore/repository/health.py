@@ -44,7 +44,7 @@ class IndexCheck:
     error: str | None
 
 
-@dataclass
+@dataclass(frozen=True)
 class Findings:
     """What the checks found. ``failed`` holds a sentence for each check SQLite could not run."""
 

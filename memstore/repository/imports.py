@@ -1,30 +1,24 @@
 """The imports table (each log's sealed prefix) and the bulk insert of imported messages.
 
 Imported rows go in as multi-row INSERT ... VALUES statements, not row by row; a message of
-over a MiB goes in on its own, its text read again from its log in pieces
-(:class:`FileText`, :func:`add_large`). Live writes use :mod:`memstore.repository.messages`.
+over a MiB goes in on its own, its text written in pieces (:class:`LargeText`,
+:func:`add_large`). Live writes use :mod:`memstore.repository.messages`.
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
-from memstore import files
-from memstore.errors import ImportRejected
-from memstore.repository.messages import MESSAGE_COLUMNS
-from memstore.store.models import format_utc
+from memstore.repository.messages import MESSAGE_COLUMNS, searchable
+from memstore.store.fts_names import MESSAGES_FTS
+from memstore.times import format_utc
 
 INSERT_MESSAGES = f"INSERT INTO messages ({MESSAGE_COLUMNS}) VALUES "
 ROWS_PER_INSERT = 120  # 960 parameters: under the 999 that older SQLite builds allow
-LARGE_TEXT_BYTES = 1024 * 1024  # a message this long is written in pieces (add_large)
-PIECE_BYTES = 64 * 1024
 INSERT_PLACEHOLDER = (
     f"INSERT INTO messages ({MESSAGE_COLUMNS}) "
     "VALUES (?, ?, ?, ?, CAST(zeroblob(?) AS TEXT), ?, ?, ?)"
@@ -32,9 +26,11 @@ INSERT_PLACEHOLDER = (
 # The placeholder's text is only NUL characters, separators that the index holds nothing of:
 # deleting it with empty text removes exactly what its insert added.
 FTS_FORGET_PLACEHOLDER = (
-    "INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', ?, '')"
+    f"INSERT INTO {MESSAGES_FTS}({MESSAGES_FTS}, rowid, content) VALUES ('delete', ?, '')"
 )
-FTS_INDEX = "INSERT INTO messages_fts(rowid, content) SELECT pk, content FROM messages WHERE pk = ?"
+FTS_INDEX = (
+    f"INSERT INTO {MESSAGES_FTS}(rowid, content) SELECT pk, content FROM messages WHERE pk = ?"
+)
 CHANGED = "changed while its long messages were read again; nothing was imported, import it again"
 IMPORT_BY_PATH = "SELECT sealed_size, sealed_sha256 FROM imports WHERE path = :path"
 SAVE_IMPORT = """
@@ -43,6 +39,18 @@ SAVE_IMPORT = """
     ON CONFLICT (path) DO UPDATE SET sealed_size = excluded.sealed_size,
         sealed_sha256 = excluded.sealed_sha256, imported_at = excluded.imported_at
 """
+
+
+@runtime_checkable
+class LargeText(Protocol):
+    """Text too long to bind in one statement: its size in bytes as stored, and its bytes
+    piece by piece (:func:`add_large`)."""
+
+    size: int
+
+    def pieces(self) -> Iterator[bytes]:
+        """The stored bytes, in order."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -69,69 +77,20 @@ def seal(
     connection.execute(SAVE_IMPORT, params | {"imported_at": format_utc(now)})
 
 
-@dataclass(frozen=True)
-class FileText:
-    """A message's text left in its log file: bytes ``[start, end)`` of ``path``, valid
-    UTF-8 with the SHA-256 they had when parsed, each CRLF in them to be stored as LF. How
-    the importer hands over a message of over a MiB (see :func:`add_large`).
-
-    Attributes:
-        size: Bytes of the text as stored.
-    """
-
-    path: str
-    start: int
-    end: int
-    size: int
-    sha256: str
-
-    @classmethod
-    def of(cls, path: str, data: bytes | bytearray, start: int, end: int) -> FileText:
-        """The text at ``data[start:end]`` of the log at ``path``."""
-        size = end - start - data.count(b"\r\n", start, end)
-        digest = hashlib.sha256(memoryview(data)[start:end]).hexdigest()
-        return cls(path, start, end, size, digest)
-
-    def pieces(self) -> Iterator[bytes]:
-        """The stored bytes, read from the file about :data:`PIECE_BYTES` at a time, each cut
-        after a line feed where there is one (so no CRLF is split).
-
-        Raises:
-            ImportRejected: After the last piece, when the bytes read are not those parsed.
-            OSError: When the file cannot be read again.
-        """
-        digest = hashlib.sha256()
-        with files.opened_regular(Path(self.path)) as descriptor:
-            position = self.start
-            while position < self.end:
-                chunk = os.pread(descriptor, min(PIECE_BYTES, self.end - position), position)
-                if not chunk:
-                    break
-                last = position + len(chunk) >= self.end
-                cut = len(chunk) if last else (chunk.rfind(b"\n") + 1 or len(chunk))
-                if not last and chunk[cut - 1 : cut] == b"\r" and cut > 1:
-                    cut -= 1  # keep a CR with the LF that may follow it
-                digest.update(chunk[:cut])
-                position += cut
-                yield chunk[:cut].replace(b"\r\n", b"\n")
-        if digest.hexdigest() != self.sha256 or position != self.end:
-            raise ImportRejected(CHANGED, path=self.path)
-
-
 def add_messages(connection: sqlite3.Connection, rows: Iterable[tuple[Any, ...]]) -> int:
     """Insert messages given as tuples in :data:`MESSAGE_COLUMNS` order (``created_at`` an
-    aware datetime; ``content`` text, UTF-8 bytes stored as text, or a :class:`FileText`),
+    aware datetime; ``content`` text, UTF-8 bytes stored as text, or a :class:`LargeText`),
     taking them from ``rows`` as it goes; returns how many were inserted.
 
     Rows go in as multi-row INSERT ... VALUES statements of :data:`ROWS_PER_INSERT` rows,
     not an executemany: the FTS trigger then fires for many rows inside one statement, and
     FTS5 writes its pending index data once per statement instead of once per row. Measured
-    on 20,000 messages through the same trigger: 1.0 s instead of 2.1 s. A :class:`FileText`
+    on 20,000 messages through the same trigger: 1.0 s instead of 2.1 s. A :class:`LargeText`
     message goes in on its own (:func:`add_large`).
     """
     inserted, chunk = 0, []
     for row in rows:
-        if isinstance(row[4], FileText):
+        if isinstance(row[4], LargeText):
             add_large(connection, row)
             inserted += 1
             continue
@@ -153,7 +112,7 @@ def insert_rows(connection: sqlite3.Connection, chunk: Sequence[tuple[Any, ...]]
 
 
 def add_large(connection: sqlite3.Connection, row: tuple[Any, ...]) -> None:
-    """Insert one message whose text is a :class:`FileText`, holding as little of it at once
+    """Insert one message whose text is a :class:`LargeText`, holding as little of it at once
     as SQLite allows: the row goes in with NUL text of the right size (which the index
     holds nothing of), the text is written into it in pieces read from the file through
     incremental blob I/O, and only then is it indexed, read back from the table, in a
@@ -166,13 +125,13 @@ def add_large(connection: sqlite3.Connection, row: tuple[Any, ...]) -> None:
             transaction must then roll back).
         OSError, FileError: When the file cannot be read again.
     """
-    text: FileText = row[4]
+    text: LargeText = row[4]
     params = (*row[:4], text.size, format_utc(row[5]), *row[6:])
     pk = connection.execute(INSERT_PLACEHOLDER, params).lastrowid
     assert pk is not None
     with connection.blobopen("messages", "content", pk) as blob:
         for piece in text.pieces():
             blob.write(piece)
-    if row[3] in ("user", "assistant") and row[6] == "completed":  # what the trigger indexes
+    if searchable(row[3], row[6]):  # what the trigger indexes
         connection.execute(FTS_FORGET_PLACEHOLDER, (pk,))
         connection.execute(FTS_INDEX, (pk,))

@@ -28,16 +28,14 @@ from typing import Any
 
 from memstore.kinds import Role, SourceType
 from memstore.queries import WordQuery
+from memstore.repository.messages import filters_sql
 from memstore.repository.recall import MEMORY_FILTERS
 from memstore.repository.words import PROBE_CLEAR, PROBE_HIGHLIGHT, PROBE_INSERT, scope_params
-from memstore.store.models import parse_utc
-from memstore.text import highlight as lexical
+from memstore.store.fts_names import MEMORIES_FTS, MESSAGES_FTS
+from memstore.text import highlight
+from memstore.times import parse_utc
 
-FILTERS = """
-      AND (:session_id IS NULL OR m.session_id = :session_id)
-      AND (:role IS NULL OR m.role = :role)
-      AND (:since IS NULL OR m.created_at >= :since)
-      AND (:until IS NULL OR m.created_at < :until)"""
+FILTERS = f" AND {filters_sql('m')}"
 FIELDS = "coalesce(m.content, mem.content), m.session_id, m.role, m.sequence, m.source_ref"
 RECORD_JOINS = """
     LEFT JOIN messages AS m ON page.source_type = 'message' AND m.pk = page.pk
@@ -115,7 +113,7 @@ POSITIONS_FROM = {
 HIGHLIGHT = {
     kind: f"SELECT highlight({index}, 0, :open, :close) FROM {index} "
     f"WHERE {index} MATCH :phrase AND rowid = :pk"
-    for kind, index in (("message", "messages_fts"), ("memory", "memories_fts"))
+    for kind, index in (("message", MESSAGES_FTS), ("memory", MEMORIES_FTS))
 }
 
 
@@ -219,14 +217,14 @@ def located(connection: sqlite3.Connection, record: PageRecord, word: str) -> li
     """The ``[start, end)`` character spans of the record's shown instances of ``word``: the
     highlighted regions from its ``skip``-th, as many as it shows positions."""
     phrase = '"' + word.replace('"', '""') + '"'
-    bound = {"open": lexical.OPEN, "close": lexical.CLOSE, "phrase": phrase, "pk": record.pk}
+    bound = {"open": highlight.OPEN, "close": highlight.CLOSE, "phrase": phrase, "pk": record.pk}
     content, take = record.content, len(record.positions)
-    if len(content) <= lexical.PIECE_CHARS and not lexical.UNSAFE.search(content):
+    if len(content) <= highlight.PIECE_CHARS and not highlight.UNSAFE.search(content):
         (marked,) = connection.execute(HIGHLIGHT[record.source_type], bound).fetchone()
-        return lexical.marked_spans(str(marked))[record.skip : record.skip + take]
+        return highlight.marked_spans(str(marked))[record.skip : record.skip + take]
     spans: list[tuple[int, int]] = []
     seen = 0
-    for start, piece in lexical.pieces(content):
+    for start, piece in highlight.pieces(content):
         for low, high in piece_regions(connection, piece, bound):
             if seen >= record.skip:
                 spans.append((start + low, start + high))
@@ -239,11 +237,11 @@ def located(connection: sqlite3.Connection, record: PageRecord, word: str) -> li
 def piece_regions(
     connection: sqlite3.Connection, piece: str, bound: dict[str, Any]
 ) -> list[tuple[int, int]]:
-    """The highlighted regions of one piece of a text (from :func:`lexical.pieces`), by
+    """The highlighted regions of one piece of a text (from :func:`highlight.pieces`), by
     SQLite's own tokenizer in the probe table."""
     connection.execute(PROBE_INSERT, {"value": piece})
     try:
         found = connection.execute(PROBE_HIGHLIGHT, bound).fetchone()
     finally:
         connection.execute(PROBE_CLEAR)
-    return [] if found is None else lexical.marked_spans(str(found[0]))
+    return [] if found is None else highlight.marked_spans(str(found[0]))

@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from memstore.kinds import MemoryStatus
-from memstore.store.models import format_utc, parse_utc
+from memstore.times import format_utc, parse_utc
 
 
 def in_force_sql(alias: str = "") -> str:

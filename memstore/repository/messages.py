@@ -10,7 +10,7 @@ from typing import Any
 
 from memstore.kinds import MessageStatus, Role
 from memstore.sources import BYTE_MARK
-from memstore.store.models import format_utc, parse_utc
+from memstore.times import format_utc, parse_utc
 
 MESSAGE_COLUMNS = "id, session_id, sequence, role, content, created_at, status, source_ref"
 INSERT_MESSAGE = (
@@ -41,11 +41,32 @@ SEQUENCES_BY_OFFSET = """
 UNSHIFT_SEQUENCES = (
     "UPDATE messages SET sequence = sequence - :shift WHERE session_id = :session_id"
 )
-# Completed user and assistant messages of a session after a sequence (what is read back).
+
+
+def filters_sql(alias: str) -> str:
+    """The SQL condition of :class:`memstore.queries.RecallFilters` on a message, for a query
+    naming the messages table ``alias``: ``:session_id``, ``:role``, then ``:since``
+    (inclusive) and ``:until`` (exclusive) on its creation time, each NULL for no filter."""
+    return (
+        f"(:session_id IS NULL OR {alias}.session_id = :session_id)"
+        f" AND (:role IS NULL OR {alias}.role = :role)"
+        f" AND (:since IS NULL OR {alias}.created_at >= :since)"
+        f" AND (:until IS NULL OR {alias}.created_at < :until)"
+    )
+
+
+def searchable_sql(alias: str = "") -> str:
+    """The SQL condition of a message search and read-back see (and the FTS trigger
+    indexes): a completed user or assistant one, for a query naming the messages table
+    ``alias``. :func:`searchable` is the same rule in Python."""
+    t = f"{alias}." if alias else ""
+    return f"{t}role IN ('user', 'assistant') AND {t}status = 'completed'"
+
+
+# The searchable messages of a session after a sequence (what is read back).
 DIALOGUE = f"""
     SELECT {MESSAGE_COLUMNS} FROM messages
-    WHERE session_id = :session_id AND sequence > :after
-      AND role IN ('user', 'assistant') AND status = 'completed'
+    WHERE session_id = :session_id AND sequence > :after AND {searchable_sql()}
     ORDER BY sequence LIMIT :limit
 """
 SESSION_MESSAGES = f"""
@@ -125,6 +146,11 @@ def renumber_by_source(connection: sqlite3.Connection, session_id: str) -> None:
     params = {"session_id": session_id, "shift": shift or 0, "mark": BYTE_MARK}
     connection.execute(SEQUENCES_BY_OFFSET, params)
     connection.execute(UNSHIFT_SEQUENCES, params)
+
+
+def searchable(role: str, status: str) -> bool:
+    """Whether a message of this role and status is searchable (:func:`searchable_sql`)."""
+    return role in ("user", "assistant") and status == "completed"
 
 
 def list_messages(

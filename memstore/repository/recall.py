@@ -16,10 +16,16 @@ from datetime import datetime
 from memstore.kinds import Mode
 from memstore.queries import RecallFilters
 from memstore.repository.memories import MEMORY_FIELDS, StoredMemory, in_force_sql
-from memstore.repository.messages import MESSAGE_COLUMNS, StoredMessage
-from memstore.store.models import format_utc
+from memstore.repository.messages import (
+    MESSAGE_COLUMNS,
+    StoredMessage,
+    filters_sql,
+    searchable_sql,
+)
+from memstore.store.fts_names import MEMORIES_FTS, MESSAGES_FTS
 from memstore.text import ranking
 from memstore.text.fts_query import QueryPart, ranking_tiers
+from memstore.times import format_utc
 
 # A hit's rank is the weighted sum of the bm25() of each query part it matches (see
 # memstore.text.ranking). :parts is a JSON object {match: [weight, role]}, read into a
@@ -29,14 +35,14 @@ from memstore.text.fts_query import QueryPart, ranking_tiers
 # Each hit carries the pk of its pair partner: for an assistant reply the closest completed
 # user request before it, for a user message the next completed user or assistant message
 # (a reply only if it is the assistant's). The subqueries run for the page's rows only.
-HISTORY_HITS = """
+HISTORY_HITS = f"""
     WITH parts AS MATERIALIZED (
         SELECT key AS match, json_extract(value, '$[0]') AS weight,
                json_extract(value, '$[1]') AS role
         FROM json_each(:parts)),
     scored AS MATERIALIZED (
-        SELECT messages_fts.rowid AS pk, bm25(messages_fts) * parts.weight AS score, parts.role
-        FROM parts CROSS JOIN messages_fts WHERE messages_fts MATCH parts.match)
+        SELECT {MESSAGES_FTS}.rowid AS pk, bm25({MESSAGES_FTS}) * parts.weight AS score, parts.role
+        FROM parts CROSS JOIN {MESSAGES_FTS} WHERE {MESSAGES_FTS} MATCH parts.match)
     SELECT m.id, m.session_id, m.sequence, m.role, m.content, m.created_at, m.status,
            m.source_ref, ranked.rank,
            CASE m.role
@@ -48,17 +54,14 @@ HISTORY_HITS = """
              ELSE
                (SELECT p.pk FROM messages AS p
                 WHERE p.session_id = m.session_id AND p.sequence > m.sequence
-                  AND p.role IN ('user', 'assistant') AND p.status = 'completed'
+                  AND {searchable_sql("p")}
                 ORDER BY p.sequence LIMIT 1)
            END AS partner_pk
     FROM (SELECT hits.pk, hits.rank
           FROM (SELECT pk, sum(score) AS rank FROM scored
                 GROUP BY pk HAVING max(role) = 1 AND min(role) >= 0) AS hits
           JOIN messages AS f ON f.pk = hits.pk
-          WHERE (:session_id IS NULL OR f.session_id = :session_id)
-            AND (:role IS NULL OR f.role = :role)
-            AND (:since IS NULL OR f.created_at >= :since)
-            AND (:until IS NULL OR f.created_at < :until)
+          WHERE {filters_sql("f")}
           ORDER BY hits.rank, hits.pk
           LIMIT :limit OFFSET :offset) AS ranked
     JOIN messages AS m ON m.pk = ranked.pk
@@ -66,12 +69,12 @@ HISTORY_HITS = """
 """
 # How many indexed messages each part matches, and how many the index holds (the FTS5
 # docsize shadow table has one row per indexed document).
-PART_DOCUMENTS = """
+PART_DOCUMENTS = f"""
     SELECT part.value AS match,
-           (SELECT count(*) FROM messages_fts WHERE messages_fts MATCH part.value) AS documents
+           (SELECT count(*) FROM {MESSAGES_FTS} WHERE {MESSAGES_FTS} MATCH part.value) AS documents
     FROM json_each(:matches) AS part
 """
-INDEXED_MESSAGES = "SELECT count(*) FROM messages_fts_docsize"
+INDEXED_MESSAGES = f"SELECT count(*) FROM {MESSAGES_FTS}_docsize"
 FIRST_BATCH = 32
 
 
@@ -88,8 +91,8 @@ MEMORY_FILTERS = f"""{in_force_sql("mem")}
             AND (:role IS NULL OR m.role = :role)))"""
 MEMORY_MATCHES = f"""
     SELECT {{columns}}
-    FROM (SELECT rowid AS pk, bm25(memories_fts) AS rank
-          FROM memories_fts WHERE memories_fts MATCH :query) AS hits
+    FROM (SELECT rowid AS pk, bm25({MEMORIES_FTS}) AS rank
+          FROM {MEMORIES_FTS} WHERE {MEMORIES_FTS} MATCH :query) AS hits
     JOIN memories AS mem ON mem.pk = hits.pk
     WHERE {MEMORY_FILTERS}
     ORDER BY hits.rank, mem.pk

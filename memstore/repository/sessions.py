@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from memstore.store.models import format_utc, parse_utc
+from memstore.times import format_utc, parse_utc
 
 SESSION_COLUMNS = "id, started_at, ended_at, metadata"
 SESSION_BY_ID = f"SELECT {SESSION_COLUMNS} FROM sessions WHERE id = :id"

@@ -14,16 +14,18 @@ from datetime import datetime
 from typing import Any
 
 from memstore.queries import WordQuery
+from memstore.repository.messages import filters_sql
 from memstore.repository.recall import MEMORY_FILTERS
-from memstore.store.models import format_utc
+from memstore.store.fts_names import MEMORIES_FTS, MESSAGES_FTS
+from memstore.times import format_utc
 
 TEMP_TABLES = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS temp.messages_vocab_row "
-    "USING fts5vocab(main, messages_fts, row)",
+    f"USING fts5vocab(main, {MESSAGES_FTS}, row)",
     "CREATE VIRTUAL TABLE IF NOT EXISTS temp.messages_vocab_instance "
-    "USING fts5vocab(main, messages_fts, instance)",
+    f"USING fts5vocab(main, {MESSAGES_FTS}, instance)",
     "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memories_vocab_instance "
-    "USING fts5vocab(main, memories_fts, instance)",
+    f"USING fts5vocab(main, {MEMORIES_FTS}, instance)",
     "CREATE VIRTUAL TABLE IF NOT EXISTS temp.word_probe "
     "USING fts5(text, tokenize='unicode61 remove_diacritics 2')",
     "CREATE VIRTUAL TABLE IF NOT EXISTS temp.word_probe_instance "
@@ -47,11 +49,7 @@ INSTANCES = f"""
     SELECT 'message' AS source_type, m.pk AS pk, m.id AS id, m.created_at AS created_at,
            i.term AS term, i.offset AS position
     FROM temp.messages_vocab_instance AS i JOIN messages AS m ON m.pk = i.doc
-    WHERE :history AND {{term}}
-      AND (:session_id IS NULL OR m.session_id = :session_id)
-      AND (:role IS NULL OR m.role = :role)
-      AND (:since IS NULL OR m.created_at >= :since)
-      AND (:until IS NULL OR m.created_at < :until)
+    WHERE :history AND {{term}} AND {filters_sql("m")}
     UNION ALL
     SELECT 'memory', mem.pk, mem.id, mem.created_at, i.term, i.offset
     FROM temp.memories_vocab_instance AS i JOIN memories AS mem ON mem.pk = i.doc

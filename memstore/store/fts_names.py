@@ -9,7 +9,11 @@ tables named ``T_fts_*``.
 
 from __future__ import annotations
 
-FTS_INDEXES = ("messages_fts", "memories_fts")
+MESSAGES_FTS = "messages_fts"
+"""History's index: completed user and assistant messages."""
+MEMORIES_FTS = "memories_fts"
+"""Memories' index: the memories in force."""
+FTS_INDEXES = (MESSAGES_FTS, MEMORIES_FTS)
 """The FTS5 indexes: history's, then memories'."""
 FTS_TABLES = FTS_INDEXES
 """The prefixes of every FTS5 table and shadow table."""

@@ -8,8 +8,7 @@ sorts chronologically, and read back as timezone-aware UTC datetimes.
 
 from __future__ import annotations
 
-import secrets
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import (
@@ -31,6 +30,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from memstore.kinds import Category, MemoryStatus, MessageStatus, Origin, Role, values
+from memstore.times import format_utc, parse_utc
 
 NAMING_CONVENTION = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -39,28 +39,6 @@ NAMING_CONVENTION = {
     "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
     "pk": "pk_%(table_name)s",
 }
-
-
-def format_utc(value: datetime) -> str:
-    """Render an aware datetime as the fixed-width UTC text stored in the database,
-    e.g. ``2026-10-05T07:15:02.000000+00:00``.
-
-    Raises:
-        ValueError: If ``value`` has no time zone.
-    """
-    if value.tzinfo is None or value.utcoffset() is None:
-        raise ValueError(f"naive datetime {value.isoformat()} has no time zone")
-    return value.astimezone(UTC).isoformat(timespec="microseconds")
-
-
-def new_id(prefix: str) -> str:
-    """A new stable string id such as ``msg_`` followed by 32 random hex digits."""
-    return f"{prefix}_{secrets.token_hex(16)}"
-
-
-def parse_utc(value: str) -> datetime:
-    """Read stored UTC text back as an aware datetime in UTC."""
-    return datetime.fromisoformat(value).astimezone(UTC)
 
 
 class UTCDateTime(TypeDecorator[datetime]):
@@ -76,7 +54,7 @@ class UTCDateTime(TypeDecorator[datetime]):
         return None if value is None else parse_utc(value)
 
 
-def one_of(column: str, kind: Any) -> str:
+def check_in(column: str, kind: Any) -> str:
     """The CHECK expression holding ``column`` to the members of the Literal ``kind``."""
     allowed = ", ".join(f"'{value}'" for value in values(kind))
     return f"{column} IN ({allowed})"
@@ -106,8 +84,8 @@ class MessageRow(Base):
     __tablename__ = "messages"
     __table_args__ = (
         UniqueConstraint("session_id", "sequence"),
-        CheckConstraint(one_of("role", Role), name="role"),
-        CheckConstraint(one_of("status", MessageStatus), name="status"),
+        CheckConstraint(check_in("role", Role), name="role"),
+        CheckConstraint(check_in("status", MessageStatus), name="status"),
         CheckConstraint("sequence >= 1", name="sequence"),
         Index("ix_messages_created_at", "created_at"),
     )
@@ -128,9 +106,9 @@ class MemoryRow(Base):
 
     __tablename__ = "memories"
     __table_args__ = (
-        CheckConstraint(one_of("category", Category), name="category"),
-        CheckConstraint(one_of("status", MemoryStatus), name="status"),
-        CheckConstraint(one_of("origin", Origin), name="origin"),
+        CheckConstraint(check_in("category", Category), name="category"),
+        CheckConstraint(check_in("status", MemoryStatus), name="status"),
+        CheckConstraint(check_in("origin", Origin), name="origin"),
         CheckConstraint("confidence >= 0 AND confidence <= 1", name="confidence"),
         CheckConstraint("length(trim(content)) BETWEEN 1 AND 4000", name="content_length"),
         Index(

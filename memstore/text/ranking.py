@@ -7,7 +7,7 @@ the part's weight (bm25 is negative: lower ranks first).
 - A word's bm25 already holds its inverse document frequency (idf); weighting it by its idf
   once more squares it, which discounts the words that are frequent in the archive far more
   than bm25 alone does, in any language and with no word list.
-- The built-in stopwords (:mod:`memstore.repository.stopwords`) still match, but in a tier
+- The built-in stopwords (:mod:`memstore.text.stopwords`) still match, but in a tier
   of their own below every hit holding a content word; they would add next to nothing to
   a content hit's rank and cost the most to score, having the longest posting lists.
 - A pair of adjacent content words found as a phrase adds a quarter of its own squared idf,
