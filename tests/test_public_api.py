@@ -33,3 +33,18 @@ def test_public_service_methods_have_docstrings() -> None:
     for name in dir(memstore.MemoryService):
         if not name.startswith("_"):
             assert getattr(memstore.MemoryService, name).__doc__, name
+
+
+def test_a_message_prints_its_keys_in_the_contract_order() -> None:
+    # The redesign once moved content after source_ref by deriving Message from MessageInfo.
+    assert list(memstore.Message.model_fields) == [
+        "id",
+        "session_id",
+        "sequence",
+        "role",
+        "content",
+        "created_at",
+        "status",
+        "source_ref",
+        "truncated",
+    ]

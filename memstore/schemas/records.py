@@ -32,25 +32,34 @@ class Session(Result):
     metadata: dict[str, Any]
 
 
-class MessageInfo(Result):
-    """A message's fields besides its content."""
+class MessageBase(Result):
+    """What every view of a message starts with: which message, where in which session, and
+    who wrote it."""
 
     id: str
     session_id: str
     sequence: int
     """1-based position in its session."""
     role: Role
+
+
+class Message(MessageBase):
+    """One message; ``truncated`` is set (and content ends with …) when content was clipped."""
+
+    content: str
     created_at: datetime
     status: MessageStatus
     source_ref: str | None
     """``<absolute path>#byte=<offset>`` for imported messages, else what the host gave."""
-
-
-class Message(MessageInfo):
-    """One message; ``truncated`` is set (and content ends with …) when content was clipped."""
-
-    content: str
     truncated: bool = False
+
+
+class MessageInfo(MessageBase):
+    """A message's fields besides its content."""
+
+    created_at: datetime
+    status: MessageStatus
+    source_ref: str | None
 
 
 class Memory(Result):
