@@ -56,13 +56,25 @@ def parse_aware(text: str, argument: str) -> datetime:
         InvalidInput: If ``text`` is not ISO 8601, has no time zone, or leaves the years 1
             to 9999 in UTC.
     """
+    return in_utc(parse_timestamp(text, argument), argument)
+
+
+def parse_timestamp(text: str, argument: str) -> datetime:
+    """An ISO 8601 timestamp with a time zone, as written (not converted): the one rule of
+    timestamps given as text, for the CLI's options and the agent tools alike.
+
+    Raises:
+        InvalidInput: If ``text`` is not ISO 8601 or has no time zone.
+    """
     try:
         parsed = datetime.fromisoformat(text.strip())
     except ValueError as error:
         raise InvalidInput(
             argument, f"{text!r} is not an ISO 8601 timestamp like {EXAMPLE}."
         ) from error
-    return aware_utc(parsed, argument)
+    if parsed.tzinfo is None or parsed.utcoffset() is None:
+        raise InvalidInput(argument, f"{text!r} has no time zone; add one, e.g. +02:00 or Z.")
+    return parsed
 
 
 def format_utc(value: datetime) -> str:

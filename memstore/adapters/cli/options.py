@@ -11,8 +11,8 @@ from typing import Any
 
 import click
 
-from memstore import times as days
-from memstore.errors import MemstoreError
+from memstore import times
+from memstore.errors import InvalidInput, MemstoreError
 from memstore.kinds import Mode, Scope, SearchRole, values
 
 MAX_INTEGER = 2**63 - 1  # SQLite's largest integer: offsets beyond it cannot be bound
@@ -56,12 +56,9 @@ class AwareDateTime(click.ParamType):  # type: ignore[type-arg]  # generic only 
         if isinstance(value, datetime):
             return value
         try:
-            parsed = datetime.fromisoformat(value)
-        except ValueError:
-            self.fail(f"{value!r} is not an ISO 8601 timestamp like 2026-10-05T09:00:00+02:00")
-        if parsed.tzinfo is None:
-            self.fail(f"{value!r} has no time zone; add one, e.g. +02:00 or Z")
-        return parsed
+            return times.parse_timestamp(value, param.name if param and param.name else "time")
+        except InvalidInput as error:
+            self.fail(str(error))
 
 
 class Day(click.ParamType):  # type: ignore[type-arg]  # generic only in new click
@@ -72,7 +69,7 @@ class Day(click.ParamType):  # type: ignore[type-arg]  # generic only in new cli
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         """The ``date`` written ``value``; a usage error for another shape or no such day."""
         try:
-            return days.parse_day(value)
+            return times.parse_day(value)
         except MemstoreError as error:
             self.fail(str(error))
 
@@ -85,7 +82,7 @@ class TimeZone(click.ParamType):  # type: ignore[type-arg]  # generic only in ne
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         """The zone's IANA key; a usage error for an unknown zone."""
         try:
-            return days.zone(value).key
+            return times.zone(value).key
         except MemstoreError as error:
             self.fail(str(error))
 
