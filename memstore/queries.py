@@ -16,28 +16,36 @@ from memstore.times import format_utc
 
 
 class FilterArguments(TypedDict, total=False):
-    """The filters that recall and the word queries take as keyword arguments: each filters
-    the matched record (a memory through its source messages, for session and role)."""
+    """The filters recall and the word queries take as keyword arguments, each on the matched
+    record (a memory's source messages, for session and role); None or left out: no filter.
+
+    Keys:
+        session_id: Only this session.
+        role: Only ``user`` or only ``assistant`` messages.
+        since: Created at or after this aware time.
+        until: Created before this aware time.
+    """
 
     session_id: str | None
-    """Only this session."""
     role: SearchRole | None
-    """Only ``user`` or only ``assistant`` messages."""
     since: datetime | None
-    """Created at or after this aware time."""
     until: datetime | None
-    """Created before this aware time."""
 
 
 class WordArguments(FilterArguments, total=False):
-    """The keyword arguments of the word queries: the filters, and which page."""
+    """The keyword arguments of the word queries: the filters of :class:`FilterArguments`
+    and the page.
+
+    Keys:
+        scope: ``history`` (the default), ``memories`` or ``all``.
+        offset: Where the page starts: 0 (the default), or the previous ``next_offset``.
+        limit: Page size, capped by ``max_results`` (its default); a page also stays
+            within ``recall_chars`` characters of JSON, so it may hold fewer.
+    """
 
     scope: Scope
-    """``history`` (the default), ``memories`` or ``all``."""
     offset: int
-    """Where the page starts: 0, or the previous page's ``next_offset``."""
     limit: int | None
-    """Page size, capped by ``max_results``; a page also stays within ``recall_chars``."""
 
 
 @dataclass(frozen=True)

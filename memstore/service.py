@@ -137,8 +137,9 @@ class MemoryService(StoreHandle):
         **fields: Unpack[MemoryFields],
     ) -> schemas.Memory:
         """Create, reuse (normalised duplicate), update (``memory_id``) or supersede (same
-        ``key``, or ``supersedes``) a memory in one write transaction; ``fields`` as
-        :class:`~memstore.concerns.memory_rules.MemoryFields`. Raises MemoryDisabled,
+        ``key``, or ``supersedes``) a memory in one write transaction. Keywords ``category``
+        (``fact`` by default), ``key`` and ``expires_at``, as
+        :class:`~memstore.concerns.memory_rules.MemoryFields` says. Raises MemoryDisabled,
         InvalidInput, SecretRejected (nothing stored) or NotFound."""
         memories.require_enabled(self.config)
         given = Fields.of(fields, category="fact")
@@ -216,23 +217,26 @@ class MemoryService(StoreHandle):
         **filters: Unpack[FilterArguments],
     ) -> schemas.RecallResult:
         """Memories and history matching the literal ``query``, best first, in one page of
-        ``recall_chars``, filtered by ``session_id``, ``role``, ``since``, ``until`` (see
+        ``recall_chars``, filtered by the keywords ``session_id``, ``role``, ``since``,
+        ``until`` (:class:`~memstore.queries.FilterArguments`; see
         :func:`memstore.concerns.recall.recall`). Raises InvalidQuery or InvalidInput."""
         found = RecallFilters.of(filters)
         return recall.recall(self._db, self.config, query, mode, history, found, limit)
 
     @checked
     def search_words(self, prefix: str = "", **query: Unpack[WordArguments]) -> schemas.WordPage:
-        """The indexed words starting with ``prefix``, alphabetically, with counts; ``query``
-        as :class:`memstore.queries.WordArguments` (see
+        """The indexed words starting with ``prefix``, alphabetically, with counts. Keywords
+        (:class:`~memstore.queries.WordArguments`): ``scope``, ``offset``, ``limit``,
+        ``session_id``, ``role``, ``since``, ``until`` (see
         :func:`memstore.concerns.words.search_words`). Raises InvalidQuery or InvalidInput."""
         page = WordQuery.of(query, page_limit(self.config, query.get("limit")))
         return words.search_words(self._db, self.config, prefix, page)
 
     @checked
     def word_instances(self, word: str, **query: Unpack[WordArguments]) -> schemas.InstancePage:
-        """Every occurrence of one whole word, located in the original text; ``query`` as in
-        :meth:`search_words` (see :func:`memstore.concerns.words.word_instances`)."""
+        """Every occurrence of one whole word, located in the original text; the keywords of
+        :meth:`search_words` (see :func:`memstore.concerns.words.word_instances`). Raises
+        InvalidQuery or InvalidInput."""
         page = WordQuery.of(query, page_limit(self.config, query.get("limit")))
         return words.word_instances(self._db, self.config, word, page)
 
