@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 from memstore.errors import InvalidInput, InvalidQuery
+from memstore.kinds import Role, spoken, values
 from memstore.times import aware_utc
 
 # Text the methods judge themselves (recall's query is an InvalidQuery, context's is only
@@ -194,3 +195,30 @@ def json_object(value: Mapping[str, Any] | None, argument: str) -> dict[str, Any
     if not all(isinstance(key, str) for key in copied):
         raise InvalidInput(argument, "must be JSON: its keys must be text.")
     return copied
+
+
+def speaker_roles(speakers: Iterable[tuple[object, object]]) -> dict[str, str]:
+    """Case-folded speaker name -> role, from (name, role) pairs: the one check of a speaker
+    map, for the API's ``speakers`` and the CLI's ``--speaker NAME=ROLE`` alike.
+
+    Raises:
+        InvalidInput: If there are no speakers, a name is not text, a role is not user,
+            assistant or system, or one name (compared without case) is given two roles.
+    """
+    roles: dict[str, str] = {}
+    for name, role in speakers:
+        if not isinstance(name, str):
+            raise InvalidInput("speakers", f"has the name {name!r}; names are text.")
+        if role not in values(Role):
+            raise InvalidInput(f"speaker {name!r}", f"is {role!r}; use {spoken(Role)}.")
+        folded = name.strip().casefold()
+        if roles.get(folded, role) != role:
+            raise InvalidInput(
+                f"speaker {name!r}", "is given two roles (names are compared without case)."
+            )
+        roles[folded] = str(role)
+    if not roles:
+        raise InvalidInput(
+            "speakers", 'none given; map each speaker, e.g. "Diego=user", "Morgan=assistant".'
+        )
+    return roles

@@ -32,6 +32,12 @@ SourceType = Literal["message", "memory"]
 """The kind of record a word instance is in."""
 
 
+def spoken(kind: Any) -> str:
+    """The members of the Literal type ``kind`` as a person reads them: "a, b or c"."""
+    *rest, last = values(kind)
+    return f"{', '.join(rest)} or {last}" if rest else last
+
+
 def values(kind: Any) -> tuple[str, ...]:
     """The members of the Literal type ``kind``, in order, e.g. ``("user", "assistant",
     "system")`` for :data:`Role`."""

@@ -9,11 +9,10 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
-from memstore.arguments import one_of
+from memstore.arguments import speaker_roles
 from memstore.concerns import import_files, import_records
 from memstore.concerns.import_files import LoadedLog
 from memstore.errors import ImportRejected, InvalidInput
-from memstore.kinds import Role, values
 from memstore.schemas import FileImport, ImportReport
 from memstore.store.database import Database
 from memstore.times import utc_now
@@ -43,7 +42,7 @@ def import_markdown(
     Raises:
         InvalidInput: For an empty speaker map or an unknown role.
     """
-    roles = speaker_roles(speakers)
+    roles = speaker_roles(speakers.items())
     given = list(paths)
     if not all(isinstance(path, str | Path) for path in given):
         raise InvalidInput("paths", "must be a list of file or folder paths (str or Path).")
@@ -86,28 +85,3 @@ def totals(reports: list[FileImport]) -> ImportReport:
         deferred=sum(report.deferred for report in reports),
         unknown_speakers=dict(unknown),
     )
-
-
-def speaker_roles(speakers: Mapping[str, str]) -> dict[str, str]:
-    """Case-folded speaker name -> role, validated: the one check of a speaker map.
-
-    Raises:
-        InvalidInput: If there are no speakers, a role is not user/assistant/system, or one
-            name (compared without case) is given two roles.
-    """
-    if not speakers:
-        raise InvalidInput(
-            "speakers", 'none given; map each speaker, e.g. "Diego=user", "Morgan=assistant".'
-        )
-    roles: dict[str, str] = {}
-    for name, role in speakers.items():
-        if not isinstance(name, str):
-            raise InvalidInput("speakers", f"has the name {name!r}; names are text.")
-        one_of(role, values(Role), f"speaker {name!r}")
-        folded = name.strip().casefold()
-        if roles.get(folded, role) != role:
-            raise InvalidInput(
-                f"speaker {name!r}", "is given two roles (names are compared without case)."
-            )
-        roles[folded] = role
-    return roles

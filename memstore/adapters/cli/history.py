@@ -11,8 +11,9 @@ import click
 
 from memstore.adapters.cli import options
 from memstore.adapters.cli.app import cli, conclude, delete_command, emit, service_from
-from memstore.errors import FileError
-from memstore.kinds import Role, values
+from memstore.arguments import speaker_roles
+from memstore.errors import FileError, InvalidInput
+from memstore.kinds import Role, spoken
 from memstore.schemas import DeleteResult, ImportReport
 from memstore.service import MemoryService
 from memstore.text.printable import printable
@@ -21,27 +22,26 @@ from memstore.text.printable import printable
 def parse_speakers(
     ctx: click.Context, param: click.Parameter, given: Sequence[str]
 ) -> dict[str, str]:
-    """``NAME=ROLE`` options as a name -> role dict.
+    """``NAME=ROLE`` options (the role in any case) as a name -> role dict, checked by the
+    API's one rule for speakers (:func:`memstore.arguments.speaker_roles`).
 
     Raises:
         click.BadParameter: For a value that is not NAME=ROLE with a known role, or a name
             (compared without regard to case) given two roles.
     """
-    speakers: dict[str, str] = {}
+    pairs = []
     for value in given:
         name, sep, role = (part.strip() for part in value.rpartition("="))
-        if not sep or not name or role.lower() not in values(Role):
+        if not sep or not name:
             raise click.BadParameter(
-                f"{value!r} is not NAME=ROLE with a role of {options.spoken(Role)}, "
-                'e.g. "Diego=user"'
+                f'{value!r} is not NAME=ROLE with a role of {spoken(Role)}, e.g. "Diego=user"'
             )
-        earlier = next((k for k in speakers if k.casefold() == name.casefold()), None)
-        if earlier is not None and speakers[earlier] != role.lower():
-            raise click.BadParameter(
-                f"{earlier!r} and {name!r} are the same speaker (case is ignored) with two roles"
-            )
-        speakers[name] = role.lower()
-    return speakers
+        pairs.append((name, role.lower()))
+    try:
+        speaker_roles(pairs)
+    except InvalidInput as error:
+        raise click.BadParameter(str(error)) from None
+    return dict(pairs)
 
 
 def log_files(paths: Sequence[Path]) -> list[Path]:
@@ -68,7 +68,7 @@ def log_files(paths: Sequence[Path]) -> list[Path]:
     multiple=True,
     required=True,
     callback=parse_speakers,
-    help=f"NAME=ROLE ({options.spoken(Role)}); repeat for each speaker.",
+    help=f"NAME=ROLE ({spoken(Role)}); repeat for each speaker.",
 )
 @click.option("--include-tail", is_flag=True, help="Accept each file's final record too.")
 @click.pass_context

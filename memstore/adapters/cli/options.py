@@ -24,12 +24,6 @@ def choice(kind: Any) -> click.Choice:  # type: ignore[type-arg]  # generic only
     return click.Choice(values(kind))
 
 
-def spoken(kind: Any) -> str:
-    """The members of the Literal type ``kind`` as a person reads them: "a, b or c"."""
-    *rest, last = values(kind)
-    return f"{', '.join(rest)} or {last}" if rest else last
-
-
 def count(minimum: int) -> click.IntRange:
     """Integers from ``minimum`` to SQLite's largest (beyond it an offset cannot be bound)."""
     return click.IntRange(min=minimum, max=MAX_INTEGER)
