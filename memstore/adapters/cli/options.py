@@ -6,13 +6,12 @@ Choices come from :mod:`memstore.kinds`, so the CLI offers exactly what the serv
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
 from typing import Any
 
 import click
 
 from memstore import times
-from memstore.errors import InvalidInput, MemstoreError
+from memstore.errors import InvalidInput
 from memstore.kinds import Mode, Scope, SearchRole, values
 
 MAX_INTEGER = 2**63 - 1  # SQLite's largest integer: offsets beyond it cannot be bound
@@ -40,45 +39,52 @@ def combined(*options: Decorator) -> Decorator:
     return apply
 
 
-class AwareDateTime(click.ParamType):  # type: ignore[type-arg]  # generic only in new click
-    """An ISO 8601 timestamp with a time zone, e.g. 2026-10-05T09:00:00+02:00."""
+class Parsed(click.ParamType):  # type: ignore[type-arg]  # generic only in new click
+    """An option or argument read by one of memstore's own rules (:mod:`memstore.times`);
+    the InvalidInput it raises is a usage error."""
 
-    name = "TIMESTAMP"
+    def parse(self, text: str, argument: str) -> Any:
+        """The value ``text`` stands for, read with the rule of this type."""
+        raise NotImplementedError
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        """The aware ``datetime`` written ``value``; a usage error without a time zone."""
-        if isinstance(value, datetime):
+        """The parsed ``value`` (one already parsed, a default, is kept)."""
+        if not isinstance(value, str):
             return value
         try:
-            return times.parse_timestamp(value, param.name if param and param.name else "time")
+            return self.parse(value, param.name if param and param.name else self.name.lower())
         except InvalidInput as error:
             self.fail(str(error))
 
 
-class Day(click.ParamType):  # type: ignore[type-arg]  # generic only in new click
+class AwareDateTime(Parsed):
+    """An ISO 8601 timestamp with a time zone, e.g. 2026-10-05T09:00:00+02:00."""
+
+    name = "TIMESTAMP"
+
+    def parse(self, text: str, argument: str) -> Any:
+        """The aware ``datetime`` written ``text``, as written (not converted)."""
+        return times.parse_timestamp(text, argument)
+
+
+class Day(Parsed):
     """A calendar day written YYYY-MM-DD."""
 
     name = "DAY"
 
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        """The ``date`` written ``value``; a usage error for another shape or no such day."""
-        try:
-            return times.parse_day(value)
-        except MemstoreError as error:
-            self.fail(str(error))
+    def parse(self, text: str, argument: str) -> Any:
+        """The ``date`` written ``text``."""
+        return times.parse_day(text)
 
 
-class TimeZone(click.ParamType):  # type: ignore[type-arg]  # generic only in new click
+class TimeZone(Parsed):
     """An IANA time zone name such as Europe/Madrid."""
 
     name = "ZONE"
 
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        """The zone's IANA key; a usage error for an unknown zone."""
-        try:
-            return times.zone(value).key
-        except MemstoreError as error:
-            self.fail(str(error))
+    def parse(self, text: str, argument: str) -> Any:
+        """The zone's IANA key."""
+        return times.zone(text).key
 
 
 def limit(help: str = "Page size (<= max_results).") -> Decorator:
