@@ -25,7 +25,7 @@ from memstore.times import utc_now
 def memory_model(memory: StoredMemory, now: datetime) -> Memory:
     """The public model of a stored memory; past its expiry an active memory shows as
     expired."""
-    return Memory.model_validate(replace(memory, status=memory.shown_status(now)))
+    return Memory.model_validate(memory).model_copy(update={"status": memory.shown_status(now)})
 
 
 def require_enabled(config: MemoryConfig) -> None:
