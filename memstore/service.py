@@ -74,11 +74,13 @@ class MemoryService(StoreHandle):
         status: MessageStatus = "completed",
         created_at: datetime | None = None,
         source_ref: str | None = None,
+        speaker: str | None = None,
     ) -> schemas.Message | None:
         """Append a message with the next sequence; only completed user and assistant ones
-        are searchable. Idempotent by ``source_ref``: None when it was deleted. Raises
-        NotFound (no session) or InvalidInput (bad role, status, time, empty content)."""
-        message = (session_id, role, content, status, created_at, source_ref)
+        are searchable. ``speaker`` is the name its speaker goes by (1 to 100 characters,
+        no colon). Idempotent by ``source_ref``: None when it was deleted. Raises NotFound
+        (no session) or InvalidInput (bad role, status, time, speaker, empty content)."""
+        message = (session_id, role, content, status, created_at, source_ref, speaker)
         return history.record_message(self._db, *message)
 
     @checked

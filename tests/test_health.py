@@ -46,7 +46,7 @@ def test_a_sound_database_is_ok_with_no_problems(runner: CliRunner, filled: Memo
         ("messages_fts", True),
         ("memories_fts", True),
     ]
-    assert report["schema_version"] == report["code_version"] == 2
+    assert report["schema_version"] == report["code_version"] == 3
     assert report["counts"]["messages"] == 20 and report["counts"]["memories"] == 1
 
 

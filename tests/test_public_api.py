@@ -42,6 +42,7 @@ def test_a_message_prints_its_keys_in_the_contract_order() -> None:
         "session_id",
         "sequence",
         "role",
+        "speaker",
         "content",
         "created_at",
         "status",

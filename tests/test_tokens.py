@@ -1,7 +1,8 @@
-"""The regular-expression tokenizer and the fold against the per-character code they replace.
+"""The regular-expression tokenizer and the fold against per-character code.
 
-The reference functions below are the former implementations, kept as oracles: they look up
-every character's Unicode category one by one, which is slow and obviously right.
+The reference functions below are oracles: they look up every character's role in unicode61's
+table one by one (which test_unicode61 holds to the linked SQLite), and split CJK characters
+apart, which is slow and obviously right.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import unicodedata
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memstore.text.tokens import combining_pattern, fold, token_spans, tokenize
+from memstore.text import cjk, unicode61
+from memstore.text.tokens import combining_pattern, fold, token_spans
 
 PLANE = 0x10000
 # Characters the tokenizer treats specially, so that random text holds them often: marks
@@ -30,21 +32,30 @@ TEXT = st.text(st.one_of(st.characters(), st.sampled_from(SPECIAL)), max_size=12
 
 
 def reference_is_token_char(char: str) -> bool:
-    """unicode61 keeps letters, numbers, marks and private-use characters inside tokens."""
-    category = unicodedata.category(char)
-    return category[0] in "LNM" or category == "Co"
+    """unicode61's table: ``w`` and ``m`` characters are inside tokens."""
+    return unicode61.role(ord(char)) in "wm"
 
 
 def reference_is_mark(char: str) -> bool:
-    return unicodedata.category(char)[0] == "M"
+    return unicode61.role(ord(char)) == "m"
+
+
+def reference_is_cjk(char: str) -> bool:
+    return any(low <= ord(char) <= high for low, high in cjk.RANGES)
 
 
 def reference_token_spans(text: str) -> list[tuple[int, int]]:
-    """Runs of token characters, character by character, without the runs of marks alone."""
+    """Runs of token characters, character by character, each CJK character a run of its
+    own, without the runs of marks alone."""
     spans: list[tuple[int, int]] = []
     start: int | None = None
     for index, char in enumerate(text):
-        if reference_is_token_char(char):
+        if reference_is_cjk(char):
+            if start is not None:
+                spans.append((start, index))
+            spans.append((index, index + 1))
+            start = None
+        elif reference_is_token_char(char):
             start = index if start is None else start
         elif start is not None:
             spans.append((start, index))
@@ -75,7 +86,7 @@ def test_token_spans_on_special_characters_only(text: str) -> None:
 @given(TEXT)
 def test_fold_equals_the_per_character_reference(text: str) -> None:
     assert fold(text) == reference_fold(text)
-    assert [fold(token) for token in tokenize(text)] == [
+    assert [fold(text[s:e]) for s, e in token_spans(text)] == [
         reference_fold(text[s:e]) for s, e in reference_token_spans(text)
     ]
 
@@ -95,20 +106,26 @@ def test_a_long_run_of_marks_alone_is_no_token() -> None:
     assert token_spans(marks) == []
 
 
-def test_every_code_point_is_classed_by_its_unicode_category() -> None:
+def test_every_code_point_is_classed_by_its_table_role() -> None:
     # Each code point alone between spaces is a token exactly when it is a token character
     # but no mark; after a letter, it extends the letter's token exactly when it is a token
-    # character. The tokenizer's classes hold the BMP only and replace the other planes'
-    # characters by stand-ins, so this covers every plane (0..sys.maxunicode).
+    # character but no CJK one (which is a token of its own). The tokenizer's classes hold
+    # the BMP only and replace the other planes' characters by stand-ins, so this covers
+    # every plane (0..sys.maxunicode).
     for plane in range(0, sys.maxunicode + 1, PLANE):
-        chars = list(map(chr, range(plane, plane + PLANE)))
+        chars = [chr(code) for code in range(plane, plane + PLANE) if not 0xD800 <= code < 0xE000]
         words = [reference_is_token_char(c) and not reference_is_mark(c) for c in chars]
-        tokens = [reference_is_token_char(c) for c in chars]
+        after_a = [
+            [(3 * index, 3 * index + 1), (3 * index + 1, 3 * index + 2)]
+            if reference_is_cjk(c)
+            else [(3 * index, 3 * index + 1 + reference_is_token_char(c))]
+            for index, c in enumerate(chars)
+        ]
         assert token_spans(" ".join(chars)) == [
             (2 * index, 2 * index + 1) for index, word in enumerate(words) if word
         ], hex(plane)
         assert token_spans(" ".join("a" + c for c in chars)) == [
-            (3 * index, 3 * index + 1 + token) for index, token in enumerate(tokens)
+            span for spans in after_a for span in spans
         ], hex(plane)
 
 

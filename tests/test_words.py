@@ -129,20 +129,38 @@ def test_combining_accents_fold_and_keep_their_original_characters(
     assert counts(service.search_words("caf")) == {"cafe": (2, 1), "cafes": (1, 1)}
 
 
-def test_cjk_runs_are_single_words(service: MemoryService) -> None:
-    # unicode61 does not segment CJK: a run of letters is one token.
+def test_cjk_words_are_found_inside_runs(service: MemoryService) -> None:
+    # Each CJK character is a token: a word of several is found wherever its characters
+    # stand together in a run, with its offsets in the original text.
     content = "我喜欢东京。東京タワーに行きました! 東京"
     one_message(service, content)
     page = service.word_instances("東京")
-    assert (page.word, page.total) == ("東京", 1)
-    assert located(page) == [(2, 19, 21, "東京")]
-    assert located(service.word_instances("東京タワーに行きました")) == [
-        (1, 6, 17, "東京タワーに行きました")
+    assert (page.word, page.total) == ("東京", 2)
+    assert located(page) == [(6, 6, 8, "東京"), (18, 19, 21, "東京")]
+    assert located(service.word_instances("東京タワー")) == [(6, 6, 11, "東京タワー")]
+    assert located(service.word_instances("京")) == [
+        (4, 4, 5, "京"),
+        (7, 7, 8, "京"),
+        (19, 20, 21, "京"),
     ]
     assert located(service.word_instances("我喜欢东京")) == [(0, 0, 5, "我喜欢东京")]
-    listed = service.search_words("東京")
-    assert [w.word for w in listed.words] == ["東京", "東京タワーに行きました"]
-    assert listed.total == 2
+    # A word is one character; a prefix of several is the one word it can start.
+    assert counts(service.search_words("東")) == {"東": (2, 1)}
+    assert counts(service.search_words("東京")) == {"東京": (2, 1)}
+    assert counts(service.search_words("京タ")) == {"京タ": (1, 1)}
+    assert service.search_words("東京タワーに行きません").total == 0
+    # The boundary token between runs is never listed.
+    assert service.search_words("一").total == 0
+
+
+def test_overlapping_cjk_instances_are_each_found(service: MemoryService) -> None:
+    one_message(service, "哈哈哈哈")
+    assert located(service.word_instances("哈哈")) == [
+        (0, 0, 2, "哈哈"),
+        (1, 1, 3, "哈哈"),
+        (2, 2, 4, "哈哈"),
+    ]
+    assert located(service.word_instances("哈哈哈哈哈")) == []
 
 
 def test_sharp_s_is_not_folded_to_ss(service: MemoryService) -> None:

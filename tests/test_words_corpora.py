@@ -20,6 +20,7 @@ import pytest
 
 from memstore import MemoryConfig, MemoryService
 from memstore.schemas import Instance, WordEntry
+from memstore.text.cjk import BOUNDARY, index_form
 
 pytestmark = pytest.mark.corpora
 
@@ -30,7 +31,8 @@ TOKENIZE = "unicode61 remove_diacritics 2"
 
 
 class SqliteFolder:
-    """SQLite's own tokenizer outside memstore: a plain in-memory FTS5 table."""
+    """SQLite's own tokenizer outside memstore: a plain in-memory FTS5 table over the texts'
+    index forms (each CJK character a token, a boundary token after each run)."""
 
     def __init__(self) -> None:
         self.db = sqlite3.connect(":memory:")
@@ -41,7 +43,7 @@ class SqliteFolder:
     def fold(self, text: str) -> list[str]:
         """``text``'s tokens, folded as the index folds them, in order."""
         self.db.execute("DELETE FROM probe")
-        self.db.execute("INSERT INTO probe (text) VALUES (?)", (text,))
+        self.db.execute("INSERT INTO probe (text) VALUES (?)", (index_form(text) or text,))
         return [
             term for (term,) in self.db.execute("SELECT term FROM probe_instance ORDER BY offset")
         ]
@@ -49,9 +51,10 @@ class SqliteFolder:
     def vocabulary(self, texts: list[str]) -> list[tuple[str, int, int]]:
         """(word, occurrences, documents) of ``texts``, alphabetically."""
         self.db.execute("DELETE FROM probe")
-        self.db.executemany("INSERT INTO probe (text) VALUES (?)", [(t,) for t in texts])
+        forms = [(index_form(t) or t,) for t in texts]
+        self.db.executemany("INSERT INTO probe (text) VALUES (?)", forms)
         rows = self.db.execute("SELECT term, cnt, doc FROM probe_row ORDER BY term")
-        vocabulary = [(term, cnt, doc) for term, cnt, doc in rows]
+        vocabulary = [(term, cnt, doc) for term, cnt, doc in rows if term != BOUNDARY]
         self.db.execute("DELETE FROM probe")
         return vocabulary
 
@@ -153,7 +156,7 @@ def test_words_and_instances_agree_with_sqlite_over_the_corpora(archive: Archive
         for instance in instances:
             text = contents[instance.id]
             assert text[instance.start : instance.end] == instance.matched_text
-            assert folder.fold(instance.matched_text) == [entry.word]
+            assert [t for t in folder.fold(instance.matched_text) if t != BOUNDARY] == [entry.word]
             assert folder.fold(text)[instance.token_index] == entry.word
             shown = text[instance.excerpt_start : instance.excerpt_start + len(instance.excerpt)]
             assert shown == instance.excerpt

@@ -18,6 +18,8 @@ from memstore.schemas import Message, Session
 from memstore.store.database import Database
 from memstore.times import utc_now
 
+MAX_SPEAKER_CHARS = 100  # as a log's speaker line allows
+
 
 def start_session(
     db: Database,
@@ -80,6 +82,7 @@ def record_message(
     status: MessageStatus,
     created_at: datetime | None,
     source_ref: str | None,
+    speaker: str | None,
 ) -> Message | None:
     """Append a message to a session with the next sequence number; only completed user and
     assistant messages are searchable. Idempotent by ``source_ref`` (where the message came
@@ -94,6 +97,7 @@ def record_message(
         InvalidInput: For a bad role, status, time or empty content.
     """
     check_content(content)
+    check_speaker(speaker)
     when = (aware(created_at, "created_at") or utc_now()).astimezone(UTC)
     with db.write() as connection:
         if source_ref is not None:
@@ -106,10 +110,25 @@ def record_message(
         if sequence is None:
             raise NotFound("session", session_id)
         message = StoredMessage(
-            new_id("msg"), session_id, sequence, role, content, when, status, source_ref
+            new_id("msg"), session_id, sequence, role, content, when, status, source_ref, speaker
         )
         messages.add_message(connection, message)
     return Message.model_validate(message)
+
+
+def check_speaker(speaker: str | None) -> None:
+    """Raise InvalidInput unless ``speaker`` is None or a name as a log writes one: 1 to
+    :data:`MAX_SPEAKER_CHARS` characters, not blank, without a colon or a line break."""
+    if speaker is None:
+        return
+    if not 1 <= len(speaker) <= MAX_SPEAKER_CHARS or not speaker.strip():
+        raise InvalidInput(
+            "speaker", f"is {len(speaker)} characters; give a name of 1 to {MAX_SPEAKER_CHARS}."
+        )
+    if ":" in speaker or any(char in speaker for char in "\r\n") or not valid_unicode(speaker):
+        raise InvalidInput(
+            "speaker", f"{speaker!r} is no name; a name has no colon, line break or invalid text."
+        )
 
 
 def check_content(content: str) -> None:

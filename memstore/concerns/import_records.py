@@ -158,7 +158,18 @@ def new_rows(
     data = log.data
     for sequence, (record, role, ref) in enumerate(new, start=first):
         end = record.content_end(data)
-        row = (new_id("msg"), session_id, sequence, role, None, record.created_at, "completed", ref)
+        created_at, speaker = record.created_at, record.speaker
+        row = (
+            new_id("msg"),
+            session_id,
+            sequence,
+            role,
+            None,
+            created_at,
+            "completed",
+            ref,
+            speaker,
+        )
         if end - record.text_start > LARGE_TEXT_BYTES:
             text = FileText.of(log.path, data, record.text_start, end)
             large.append((*row[:4], text, *row[5:]))

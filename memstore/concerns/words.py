@@ -14,8 +14,10 @@ from memstore.queries import WordQuery
 from memstore.repository import instances, words
 from memstore.schemas import Instance, InstancePage, WordEntry, WordPage
 from memstore.store.database import Database
+from memstore.text import cjk
 from memstore.text.clipping import take_within
 from memstore.text.highlight import excerpt
+from memstore.text.tokens import tokenize
 from memstore.times import utc_now
 
 MAX_WORD_CHARS = 10_000  # longer than recall's 512: a listed word must be searchable
@@ -98,9 +100,12 @@ def one_word(connection: sqlite3.Connection, text: str, argument: str) -> str:
             argument, f"{text!r} is not valid Unicode (bytes that are not UTF-8?); retype it."
         )
     # An ASCII letters-and-digits word is one token that unicode61 only lowercases; any
-    # other text is split and folded by SQLite's own tokenizer.
+    # other text is split and folded by SQLite's own tokenizer. A run of CJK characters is
+    # one word of as many tokens.
     ascii_word = text.isascii() and text.isalnum()
     found = [text.lower()] if ascii_word else words.tokens(connection, text)
+    if len(found) > 1 and len(tokenize(text)) == 1 and cjk.is_cjk(tokenize(text)[0]):
+        return "".join(found)
     if len(found) != 1:
         raise InvalidQuery(
             argument,

@@ -15,21 +15,25 @@ from typing import Any, Protocol, runtime_checkable
 
 from memstore.repository.messages import MESSAGE_COLUMNS, searchable
 from memstore.store.fts_names import MESSAGES_FTS
+from memstore.text.cjk import LEAD_BYTES, index_form, stored_index_form
 from memstore.times import format_utc
 
-INSERT_MESSAGES = f"INSERT INTO messages ({MESSAGE_COLUMNS}) VALUES "
-ROWS_PER_INSERT = 120  # 960 parameters: under the 999 that older SQLite builds allow
-INSERT_PLACEHOLDER = (
-    f"INSERT INTO messages ({MESSAGE_COLUMNS}) "
-    "VALUES (?, ?, ?, ?, CAST(zeroblob(?) AS TEXT), ?, ?, ?)"
-)
-# The placeholder's text is only NUL characters, separators that the index holds nothing of:
-# deleting it with empty text removes exactly what its insert added.
+INSERT_MESSAGES = f"INSERT INTO messages ({MESSAGE_COLUMNS}, index_text) VALUES "
+ROWS_PER_INSERT = 99  # 990 parameters: under the 999 that older SQLite builds allow
+PLACEHOLDER = "CAST(zeroblob(?) AS TEXT)"
+INSERT_PLACEHOLDER = {  # with or without an index form
+    form: f"INSERT INTO messages ({MESSAGE_COLUMNS}, index_text) VALUES "
+    f"(?, ?, ?, ?, {PLACEHOLDER}, ?, ?, ?, ?, {PLACEHOLDER if form else '?'})"
+    for form in (True, False)
+}
+# The placeholder's texts are only NUL characters, separators that the index holds nothing
+# of: deleting it with empty text removes exactly what its insert added.
 FTS_FORGET_PLACEHOLDER = (
     f"INSERT INTO {MESSAGES_FTS}({MESSAGES_FTS}, rowid, content) VALUES ('delete', ?, '')"
 )
 FTS_INDEX = (
-    f"INSERT INTO {MESSAGES_FTS}(rowid, content) SELECT pk, content FROM messages WHERE pk = ?"
+    f"INSERT INTO {MESSAGES_FTS}(rowid, content) "
+    "SELECT pk, coalesce(index_text, content) FROM messages WHERE pk = ?"
 )
 CHANGED = "changed while its long messages were read again; nothing was imported, import it again"
 IMPORT_BY_PATH = "SELECT sealed_size, sealed_sha256 FROM imports WHERE path = :path"
@@ -105,8 +109,12 @@ def insert_rows(connection: sqlite3.Connection, chunk: Sequence[tuple[Any, ...]]
     """Insert ``chunk`` (rows as in :func:`add_messages`) in one statement."""
     if not chunk:
         return 0
-    values = ", ".join(["(?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?)"] * len(chunk))
-    params = tuple(value for row in chunk for value in (*row[:5], format_utc(row[5]), *row[6:]))
+    values = ", ".join(["(?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?, ?, ?)"] * len(chunk))
+    params = tuple(
+        value
+        for row in chunk
+        for value in (*row[:5], format_utc(row[5]), *row[6:], stored_index_form(row[4]))
+    )
     connection.execute(INSERT_MESSAGES + values, params)
     return len(chunk)
 
@@ -118,7 +126,8 @@ def add_large(connection: sqlite3.Connection, row: tuple[Any, ...]) -> None:
     incremental blob I/O, and only then is it indexed, read back from the table, in a
     statement of its own. Bound to one INSERT beside the whole file's bytes, SQLite would
     hold the bound copy, the row's record and FTS5's position list together: 4.7 times a
-    16 MiB log of one message of one-letter words, against 3.5 times this way.
+    16 MiB log of one message of one-letter words, against 3.5 times this way. A text with
+    a CJK character is the exception: its index form is made from the whole text, in memory.
 
     Raises:
         ImportRejected: When the file no longer holds the parsed text (the caller's
@@ -126,12 +135,25 @@ def add_large(connection: sqlite3.Connection, row: tuple[Any, ...]) -> None:
         OSError, FileError: When the file cannot be read again.
     """
     text: LargeText = row[4]
-    params = (*row[:4], text.size, format_utc(row[5]), *row[6:])
-    pk = connection.execute(INSERT_PLACEHOLDER, params).lastrowid
+    form = large_index_form(text)
+    params = (*row[:4], text.size, format_utc(row[5]), *row[6:], form and len(form))
+    pk = connection.execute(INSERT_PLACEHOLDER[form is not None], params).lastrowid
     assert pk is not None
     with connection.blobopen("messages", "content", pk) as blob:
         for piece in text.pieces():
             blob.write(piece)
+    if form is not None:
+        with connection.blobopen("messages", "index_text", pk) as blob:
+            blob.write(form)
     if searchable(row[3], row[6]):  # what the trigger indexes
         connection.execute(FTS_FORGET_PLACEHOLDER, (pk,))
         connection.execute(FTS_INDEX, (pk,))
+
+
+def large_index_form(text: LargeText) -> bytes | None:
+    """The UTF-8 of the index form of a :class:`LargeText`, or None when it holds no CJK
+    character (looked for piece by piece; only then is the whole text read at once)."""
+    if not any(map(LEAD_BYTES.search, text.pieces())):
+        return None
+    form = index_form(b"".join(text.pieces()).decode())
+    return None if form is None else form.encode()

@@ -13,7 +13,10 @@ chosen by how crowded the word is (the row table's occurrences against documents
 
 Places come from SQLite's own tokenizer through highlight() (see :mod:`memstore.text.highlight`):
 on the FTS table itself for a short record without marker characters, else on the record's
-pieces in the probe table, up to the page's last instance.
+pieces in the probe table, up to the page's last instance. A record with a CJK character is
+indexed as its index form, whose offsets are not the text's: its places come from the token
+spans :func:`memstore.text.tokens.index_spans` finds, the same tokens (a test walks all of
+Unicode to show it). So do a CJK sequence's, which span several tokens.
 """
 
 from __future__ import annotations
@@ -30,13 +33,25 @@ from memstore.kinds import Role, SourceType
 from memstore.queries import WordQuery
 from memstore.repository.messages import filters_sql
 from memstore.repository.recall import MEMORY_FILTERS
-from memstore.repository.words import PROBE_CLEAR, PROBE_HIGHLIGHT, PROBE_INSERT, scope_params
+from memstore.repository.words import (
+    PROBE_CLEAR,
+    PROBE_HIGHLIGHT,
+    PROBE_INSERT,
+    instance_sources,
+    is_sequence,
+    scope_params,
+    sequence_params,
+)
 from memstore.store.fts_names import MEMORIES_FTS, MESSAGES_FTS
 from memstore.text import highlight
+from memstore.text.tokens import index_spans
 from memstore.times import parse_utc
 
 FILTERS = f" AND {filters_sql('m')}"
-FIELDS = "coalesce(m.content, mem.content), m.session_id, m.role, m.sequence, m.source_ref"
+FIELDS = (
+    "coalesce(m.content, mem.content), m.session_id, m.role, m.sequence, m.source_ref, "
+    "coalesce(m.index_text, mem.index_text)"
+)
 RECORD_JOINS = """
     LEFT JOIN messages AS m ON page.source_type = 'message' AND m.pk = page.pk
     LEFT JOIN memories AS mem ON page.source_type = 'memory' AND mem.pk = page.pk"""
@@ -44,12 +59,12 @@ RECORD_JOINS = """
 MESSAGE_ROWS = """
     SELECT 'message' AS source_type, m.pk AS pk, m.id AS id, m.created_at AS created_at,
            i.offset AS position
-    FROM temp.messages_vocab_instance AS i JOIN messages AS m ON m.pk = i.doc
+    FROM {message} AS i JOIN messages AS m ON m.pk = i.doc
     WHERE i.term = :word"""
 ROWS = f"""{MESSAGE_ROWS} AND :history {FILTERS}
     UNION ALL
     SELECT 'memory', mem.pk, mem.id, mem.created_at, i.offset
-    FROM temp.memories_vocab_instance AS i JOIN memories AS mem ON mem.pk = i.doc
+    FROM {{memory}} AS i JOIN memories AS mem ON mem.pk = i.doc
     WHERE i.term = :word AND :memories AND {MEMORY_FILTERS}
 """
 ROWS_PAGE = """
@@ -84,26 +99,33 @@ COUNTED_PAGE = """
     WHERE page.upto > :offset AND page.upto - page.n < :offset + :limit
     ORDER BY page.upto
 """
+SOURCES = {sequence: instance_sources(sequence) for sequence in (True, False)}
 PAGES = {
     (crowded, fast): (COUNTED_PAGE if crowded else ROWS_PAGE).format(
         fields=FIELDS,
         joins=RECORD_JOINS,
-        rows=MESSAGE_ROWS if fast else ROWS,
+        rows=(MESSAGE_ROWS if fast else ROWS).format(**SOURCES[False]),
         counts=MESSAGE_COUNTS if fast else COUNTS,
     )
     for crowded in (True, False)
     for fast in (True, False)
 }
-TOTAL = f"SELECT count(*) FROM ({ROWS})"
+SEQUENCE_PAGE = ROWS_PAGE.format(
+    fields=FIELDS, joins=RECORD_JOINS, rows=ROWS.format(**SOURCES[True])
+)
+TOTAL = {
+    sequence: f"SELECT count(*) FROM ({ROWS.format(**SOURCES[sequence])})" for sequence in SOURCES
+}
 HISTORY_TOTAL = "SELECT cnt FROM temp.messages_vocab_row WHERE term = :word"
 SPREAD = "SELECT cnt, doc FROM temp.messages_vocab_row WHERE term = :word"
 CROWDED_BY = 8  # more instances than 8 per record (and 1,000 in all): the counted page
 TABLES = {"message": "messages_vocab_instance", "memory": "memories_vocab_instance"}
 # Every position of the word in some records, or from one record's skip-th.
 POSITIONS = {
-    kind: f"SELECT doc, offset FROM temp.{table} "
+    (kind, sequence): f"SELECT doc, offset FROM {sources[kind]} "
     "WHERE term = :word AND doc IN (SELECT value FROM json_each(:docs))"
-    for kind, table in TABLES.items()
+    for sequence, sources in SOURCES.items()
+    for kind in TABLES
 }
 POSITIONS_FROM = {
     kind: f"SELECT offset FROM temp.{table} WHERE term = :word AND doc = :pk "
@@ -134,6 +156,7 @@ class PageRecord:
     role: Role | None
     sequence: int | None
     source_ref: str | None
+    index_text: str | None
 
 
 def page(
@@ -142,17 +165,20 @@ def page(
     """The records of a page of the instances of the folded ``word`` (newest record first,
     then source type, id and position), each with the token positions the page shows, and
     the exact total (from the vocabulary's row table for unfiltered history)."""
-    limit, offset, fast = query.limit, query.offset, query.unfiltered_history
+    limit, offset, sequence = query.limit, query.offset, is_sequence(word)
+    fast = query.unfiltered_history and not sequence
     bound = {"word": word, **scope_params(query, now), "limit": limit, "offset": offset}
-    spread = connection.execute(SPREAD, bound).fetchone()
+    bound |= sequence_params(word)
+    spread = None if sequence else connection.execute(SPREAD, bound).fetchone()
     crowded = spread is not None and spread[0] > max(CROWDED_BY * spread[1], 1000)
-    rows = connection.execute(PAGES[crowded, fast], bound).fetchall()
+    page_sql = SEQUENCE_PAGE if sequence else PAGES[crowded, fast]
+    rows = connection.execute(page_sql, bound).fetchall()
     records = (
         counted(connection, word, rows, limit, offset)
         if crowded
-        else listed(connection, word, rows)
+        else listed(connection, word, rows, bound)
     )
-    total = connection.execute(HISTORY_TOTAL if fast else TOTAL, bound).fetchone()
+    total = connection.execute(HISTORY_TOTAL if fast else TOTAL[sequence], bound).fetchone()
     return records, int(total[0] or 0) if total else 0
 
 
@@ -163,11 +189,11 @@ def crowded(occurrences: int, documents: int) -> bool:
 
 
 def listed(
-    connection: sqlite3.Connection, word: str, rows: list[tuple[Any, ...]]
+    connection: sqlite3.Connection, word: str, rows: list[tuple[Any, ...]], bound: dict[str, Any]
 ) -> list[PageRecord]:
     """The page's records from its instance rows, each record's skip counted from all its
     positions (few: the word is spread out)."""
-    ranks = all_positions(connection, word, {(row[0], row[1]) for row in rows})
+    ranks = all_positions(connection, word, {(row[0], row[1]) for row in rows}, bound)
     records = []
     for (kind, pk), group in groupby(rows, key=lambda row: (row[0], row[1])):
         shown = list(group)
@@ -198,15 +224,18 @@ def counted(
 
 
 def all_positions(
-    connection: sqlite3.Connection, word: str, records: set[tuple[str, int]]
+    connection: sqlite3.Connection,
+    word: str,
+    records: set[tuple[str, int]],
+    bound: dict[str, Any],
 ) -> dict[tuple[str, int], list[int]]:
     """Every token position of ``word`` in each ``(source_type, pk)`` record, in order."""
     found: dict[tuple[str, int], list[int]] = {record: [] for record in records}
-    for kind, query in POSITIONS.items():
+    for kind in TABLES:
         docs = [pk for source, pk in records if source == kind]
         if docs:
-            bound = {"word": word, "docs": json.dumps(docs)}
-            for doc, position in connection.execute(query, bound):
+            query = POSITIONS[kind, is_sequence(word)]
+            for doc, position in connection.execute(query, bound | {"docs": json.dumps(docs)}):
                 found[kind, doc].append(position)
     for positions in found.values():
         positions.sort()
@@ -215,7 +244,12 @@ def all_positions(
 
 def located(connection: sqlite3.Connection, record: PageRecord, word: str) -> list[tuple[int, int]]:
     """The ``[start, end)`` character spans of the record's shown instances of ``word``: the
-    highlighted regions from its ``skip``-th, as many as it shows positions."""
+    highlighted regions from its ``skip``-th, as many as it shows positions; in a record
+    indexed as its index form, the spans of the tokens at those positions."""
+    if record.index_text is not None:
+        tokens = list(index_spans(record.content))
+        last = len(word) - 1 if is_sequence(word) else 0
+        return [(tokens[at][0], tokens[at + last][1]) for at in record.positions]
     phrase = '"' + word.replace('"', '""') + '"'
     bound = {"open": highlight.OPEN, "close": highlight.CLOSE, "phrase": phrase, "pk": record.pk}
     content, take = record.content, len(record.positions)

@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from memstore.kinds import MemoryStatus
+from memstore.text.cjk import index_form
 from memstore.times import format_utc, parse_utc
 
 
@@ -64,21 +65,25 @@ class StoredMemory:
         return self.status
 
     def values(self) -> dict[str, Any]:
-        """Its columns as bound parameters (times as stored UTC text)."""
+        """Its columns as bound parameters (times as stored UTC text), with the content's
+        index form (``index_text``)."""
         times = ("created_at", "modified_at", "expires_at")
-        return vars(self) | {
-            name: format_utc(value) for name in times if (value := getattr(self, name))
-        }
+        return (
+            vars(self)
+            | {"index_text": index_form(self.content)}
+            | {name: format_utc(value) for name in times if (value := getattr(self, name))}
+        )
 
 
 MEMORY_FIELDS = tuple(field.name for field in fields(StoredMemory))
 SELECT_MEMORY = f"SELECT {', '.join(MEMORY_FIELDS)} FROM memories"
 INSERT_MEMORY = (
-    f"INSERT INTO memories ({', '.join(MEMORY_FIELDS)}) "
-    f"VALUES ({', '.join(':' + name for name in MEMORY_FIELDS)})"
+    f"INSERT INTO memories ({', '.join(MEMORY_FIELDS)}, index_text) "
+    f"VALUES ({', '.join(':' + name for name in MEMORY_FIELDS)}, :index_text)"
 )
 REVISE_MEMORY = """
-    UPDATE memories SET content = :content, normalized_content = :normalized_content,
+    UPDATE memories SET content = :content, index_text = :index_text,
+        normalized_content = :normalized_content,
         category = :category, key = :key, expires_at = :expires_at, status = :status,
         modified_at = :modified_at
     WHERE id = :id

@@ -10,12 +10,13 @@ from typing import Any
 
 from memstore.kinds import MessageStatus, Role
 from memstore.sources import BYTE_MARK
+from memstore.text.cjk import index_form
 from memstore.times import format_utc, parse_utc
 
-MESSAGE_COLUMNS = "id, session_id, sequence, role, content, created_at, status, source_ref"
+MESSAGE_COLUMNS = "id, session_id, sequence, role, content, created_at, status, source_ref, speaker"
 INSERT_MESSAGE = (
-    f"INSERT INTO messages ({MESSAGE_COLUMNS}) VALUES "
-    "(:id, :session_id, :sequence, :role, :content, :created_at, :status, :source_ref)"
+    f"INSERT INTO messages ({MESSAGE_COLUMNS}, index_text) VALUES (:id, :session_id, "
+    ":sequence, :role, :content, :created_at, :status, :source_ref, :speaker, :index_text)"
 )
 NEXT_SEQUENCE = (
     "SELECT EXISTS (SELECT 1 FROM sessions WHERE id = :session_id), "
@@ -99,18 +100,18 @@ class StoredMessage:
     created_at: datetime
     status: MessageStatus
     source_ref: str | None
+    speaker: str | None
 
     @classmethod
     def from_row(cls, row: Sequence[Any]) -> StoredMessage:
         """The message of a row holding :data:`MESSAGE_COLUMNS` in order."""
-        id_, session_id, sequence, role, content, created_at, status, source_ref = row
-        return cls(
-            id_, session_id, sequence, role, content, parse_utc(created_at), status, source_ref
-        )
+        id_, session_id, sequence, role, content, created_at, *rest = row
+        return cls(id_, session_id, sequence, role, content, parse_utc(created_at), *rest)
 
     def values(self) -> dict[str, Any]:
-        """The bound parameters of :data:`INSERT_MESSAGE`."""
-        return {**vars(self), "created_at": format_utc(self.created_at)}
+        """The bound parameters of :data:`INSERT_MESSAGE` (with the content's index form)."""
+        created_at = format_utc(self.created_at)
+        return {**vars(self), "created_at": created_at, "index_text": index_form(self.content)}
 
 
 def next_sequence(connection: sqlite3.Connection, session_id: str) -> int | None:

@@ -44,7 +44,7 @@ HISTORY_HITS = f"""
         SELECT {MESSAGES_FTS}.rowid AS pk, bm25({MESSAGES_FTS}) * parts.weight AS score, parts.role
         FROM parts CROSS JOIN {MESSAGES_FTS} WHERE {MESSAGES_FTS} MATCH parts.match)
     SELECT m.id, m.session_id, m.sequence, m.role, m.content, m.created_at, m.status,
-           m.source_ref, ranked.rank,
+           m.source_ref, m.speaker, ranked.rank,
            CASE m.role
              WHEN 'assistant' THEN
                (SELECT p.pk FROM messages AS p

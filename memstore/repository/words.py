@@ -4,10 +4,15 @@ Connection-local (temp) fts5vocab tables over the existing FTS5 indexes: no sche
 and no copy of the corpus. ``row`` tables give per-word counts; ``instance`` tables give each
 occurrence (document rowid and token position). The same tokenizer folds the user's word in
 a temp FTS5 probe table, so a word is compared exactly as SQLite indexed it.
+
+A CJK word of several characters is no token of the index (each CJK character is one, see
+:mod:`memstore.text.cjk`): its instances are the places where its characters stand at
+consecutive positions, found by a window over their instance rows (:data:`SEQUENCE`).
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
@@ -17,6 +22,7 @@ from memstore.queries import WordQuery
 from memstore.repository.messages import filters_sql
 from memstore.repository.recall import MEMORY_FILTERS
 from memstore.store.fts_names import MEMORIES_FTS, MESSAGES_FTS
+from memstore.text import cjk
 from memstore.times import format_utc
 
 TEMP_TABLES = (
@@ -42,35 +48,64 @@ PROBE_HIGHLIGHT = (
     "WHERE word_probe MATCH :phrase"
 )
 
+# The instance rows (doc, offset, term) of a CJK sequence in one instance table: where its
+# :last + 1 characters (:chars) stand at consecutive positions, its term the sequence.
+SEQUENCE = """(SELECT doc, offset, term FROM (
+        SELECT doc, offset, group_concat(term, '') OVER frame AS term,
+               max(offset) OVER frame - offset AS spread
+        FROM temp.{table} WHERE term IN (SELECT value FROM json_each(:chars))
+        WINDOW frame AS (PARTITION BY doc ORDER BY offset
+                         ROWS BETWEEN CURRENT ROW AND :last FOLLOWING))
+    WHERE spread = :last)"""
+VOCAB_TABLES = {"message": "messages_vocab_instance", "memory": "memories_vocab_instance"}
 # Instances of the scope and filters as (source, doc pk, id, created_at, term, position):
 # what the word counts of search_words are made from. :history / :memories switch each
 # store on or off.
 INSTANCES = f"""
     SELECT 'message' AS source_type, m.pk AS pk, m.id AS id, m.created_at AS created_at,
            i.term AS term, i.offset AS position
-    FROM temp.messages_vocab_instance AS i JOIN messages AS m ON m.pk = i.doc
+    FROM {{message}} AS i JOIN messages AS m ON m.pk = i.doc
     WHERE :history AND {{term}} AND {filters_sql("m")}
     UNION ALL
     SELECT 'memory', mem.pk, mem.id, mem.created_at, i.term, i.offset
-    FROM temp.memories_vocab_instance AS i JOIN memories AS mem ON mem.pk = i.doc
+    FROM {{memory}} AS i JOIN memories AS mem ON mem.pk = i.doc
     WHERE :memories AND {{term}} AND {MEMORY_FILTERS}
 """
-PREFIX = "i.term >= :low AND i.term < :high"
+PREFIX = "i.term >= :low AND i.term < :high AND i.term != :boundary"
 
-WORDS = f"""
+
+def instance_sources(sequence: bool) -> dict[str, str]:
+    """The instance rows of each source type: its vocabulary table, or for a CJK sequence
+    the :data:`SEQUENCE` rows over it."""
+    return {
+        kind: SEQUENCE.format(table=table) if sequence else f"temp.{table}"
+        for kind, table in VOCAB_TABLES.items()
+    }
+
+
+WORDS_INSTANCES = {
+    sequence: INSTANCES.format(
+        term="i.term = :low" if sequence else PREFIX, **instance_sources(sequence)
+    )
+    for sequence in (True, False)
+}
+WORDS = {
+    sequence: f"""
     SELECT term, count(*) AS occurrences, count(DISTINCT source_type || pk) AS documents
-    FROM ({INSTANCES.format(term=PREFIX)})
-    GROUP BY term ORDER BY term LIMIT :limit OFFSET :offset
-"""
-WORD_TOTAL = f"SELECT count(DISTINCT term) FROM ({INSTANCES.format(term=PREFIX)})"
+    FROM ({instances}) GROUP BY term ORDER BY term LIMIT :limit OFFSET :offset"""
+    for sequence, instances in WORDS_INSTANCES.items()
+}
+WORD_TOTAL = {
+    sequence: f"SELECT count(DISTINCT term) FROM ({instances})"
+    for sequence, instances in WORDS_INSTANCES.items()
+}
 # Unfiltered history: the row table already holds the counts, no instance scan needed.
-HISTORY_WORDS = """
+HISTORY_RANGE = "term >= :low AND term < :high AND term != :boundary"
+HISTORY_WORDS = f"""
     SELECT term, cnt AS occurrences, doc AS documents FROM temp.messages_vocab_row
-    WHERE term >= :low AND term < :high ORDER BY term LIMIT :limit OFFSET :offset
+    WHERE {HISTORY_RANGE} ORDER BY term LIMIT :limit OFFSET :offset
 """
-HISTORY_WORD_TOTAL = (
-    "SELECT count(*) FROM temp.messages_vocab_row WHERE term >= :low AND term < :high"
-)
+HISTORY_WORD_TOTAL = f"SELECT count(*) FROM temp.messages_vocab_row WHERE {HISTORY_RANGE}"
 
 
 @dataclass(frozen=True)
@@ -91,12 +126,23 @@ def prepare(connection: sqlite3.Connection) -> None:
 
 
 def tokens(connection: sqlite3.Connection, value: str) -> list[str]:
-    """``value`` tokenized and folded by SQLite's own tokenizer, in order."""
-    connection.execute(PROBE_INSERT, {"value": value})
+    """``value``'s index form tokenized and folded by SQLite's own tokenizer, in order (its
+    boundary tokens left out)."""
+    connection.execute(PROBE_INSERT, {"value": cjk.index_form(value) or value})
     try:
-        return [term for (term,) in connection.execute(PROBE_TOKENS)]
+        return [term for (term,) in connection.execute(PROBE_TOKENS) if term != cjk.BOUNDARY]
     finally:
         connection.execute(PROBE_CLEAR)
+
+
+def is_sequence(word: str) -> bool:
+    """Whether the folded ``word`` is a CJK word of several characters (several tokens)."""
+    return len(word) > 1 and cjk.is_cjk(word)
+
+
+def sequence_params(word: str) -> dict[str, Any]:
+    """The bound parameters of :data:`SEQUENCE` for the folded ``word``."""
+    return {"chars": json.dumps(list(word)), "last": len(word) - 1}
 
 
 def scope_params(query: WordQuery, now: datetime) -> dict[str, Any]:
@@ -105,6 +151,7 @@ def scope_params(query: WordQuery, now: datetime) -> dict[str, Any]:
         "history": query.history,
         "memories": query.memories,
         "now": format_utc(now),
+        "boundary": cjk.BOUNDARY,
         **query.filters.params(),
     }
 
@@ -113,10 +160,15 @@ def words(
     connection: sqlite3.Connection, prefix: str, query: WordQuery, now: datetime
 ) -> tuple[list[WordCount], int]:
     """The page ``query`` asks for of the words starting with the folded ``prefix``, in
-    alphabetical order, and their total (from the row table for unfiltered history)."""
+    alphabetical order, and their total (from the row table for unfiltered history). A CJK
+    prefix of several characters is the one word it can start: itself."""
+    sequence = is_sequence(prefix)
     bounds = {"low": prefix, "high": prefix + LAST_CHAR, **scope_params(query, now)}
-    fast = query.unfiltered_history
-    page, total = (HISTORY_WORDS, HISTORY_WORD_TOTAL) if fast else (WORDS, WORD_TOTAL)
+    bounds |= sequence_params(prefix)
+    fast = query.unfiltered_history and not sequence
+    page, total = (
+        (HISTORY_WORDS, HISTORY_WORD_TOTAL) if fast else (WORDS[sequence], WORD_TOTAL[sequence])
+    )
     rows = connection.execute(page, {**bounds, "limit": query.limit, "offset": query.offset})
     counted = [WordCount(*row) for row in rows]
     return counted, int(connection.execute(total, bounds).fetchone()[0] or 0)

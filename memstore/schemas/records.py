@@ -41,6 +41,8 @@ class MessageBase(Result):
     sequence: int
     """1-based position in its session."""
     role: Role
+    speaker: str | None = None
+    """The name the speaker goes by (an imported record's, as its log writes it), or None."""
 
 
 class Message(MessageBase):

@@ -1,4 +1,4 @@
-"""SQLAlchemy declarative models: the tables that Alembic revision 0001 creates.
+"""SQLAlchemy declarative models: the tables that Alembic revisions 0001 and 0003 create.
 
 Every row has a stable string id (``id``) for the outside world and an integer primary key
 (``pk``) that the FTS5 external-content indexes use as their rowid, so a VACUUM never
@@ -30,6 +30,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from memstore.kinds import Category, MemoryStatus, MessageStatus, Origin, Role, values
+from memstore.text.cjk import index_form
 from memstore.times import format_utc, parse_utc
 
 NAMING_CONVENTION = {
@@ -52,6 +53,11 @@ class UTCDateTime(TypeDecorator[datetime]):
 
     def process_result_value(self, value: str | None, dialect: Dialect) -> datetime | None:
         return None if value is None else parse_utc(value)
+
+
+def content_index_form(context: Any) -> str | None:
+    """The index form of the content an ORM insert writes (see :mod:`memstore.text.cjk`)."""
+    return index_form(context.get_current_parameters()["content"])
 
 
 def check_in(column: str, kind: Any) -> str:
@@ -99,6 +105,11 @@ class MessageRow(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     status: Mapped[str] = mapped_column(String(16), default="completed")
     source_ref: Mapped[str | None] = mapped_column(Text, unique=True)
+    speaker: Mapped[str | None] = mapped_column(String(100))
+    """The name the speaker goes by (as written in the log), or None."""
+    index_text: Mapped[str | None] = mapped_column(Text, default=content_index_form)
+    """What the index holds when the content has a CJK character (its index form, see
+    :mod:`memstore.text.cjk`), else None; an ORM insert fills it from the content."""
 
 
 class MemoryRow(Base):
@@ -139,6 +150,8 @@ class MemoryRow(Base):
     modified_at: Mapped[datetime] = mapped_column(UTCDateTime())
     expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     superseded_by: Mapped[str | None] = mapped_column(ForeignKey("memories.id"))
+    index_text: Mapped[str | None] = mapped_column(Text, default=content_index_form)
+    """As :attr:`MessageRow.index_text`."""
 
 
 class MemorySourceRow(Base):

@@ -1,10 +1,10 @@
 """Turn user text into a literal FTS5 query.
 
-User text never reaches FTS5 as syntax: it is split into word tokens the way SQLite's
-``unicode61`` tokenizer splits them (:mod:`memstore.text.tokens`), and each token is
-written as a double-quoted FTS5 string. Quotes, AND/OR/NOT/NEAR, ``*``, ``^``, ``:``, ``-``,
-``.`` and parentheses are therefore either separators or plain text inside a string, never
-operators.
+User text never reaches FTS5 as syntax: it is split into words the way the index splits
+it (:mod:`memstore.text.tokens`), and each word is written as a double-quoted FTS5 string; a
+run of CJK characters as the phrase of its characters (:mod:`memstore.text.cjk`). Quotes,
+AND/OR/NOT/NEAR, ``*``, ``^``, ``:``, ``-``, ``.`` and parentheses are therefore either
+separators or plain text inside a string, never operators.
 
 Ranking splits a query into parts (:func:`ranking_tiers`): each word, each pair of adjacent
 content words as a two-word phrase, and each content word's stem as a prefix query, every one
@@ -23,7 +23,7 @@ from typing import Literal
 
 from memstore.errors import InvalidQuery
 from memstore.kinds import Mode, values
-from memstore.text import stopwords
+from memstore.text import cjk, stopwords
 from memstore.text.tokens import fold, tokenize
 
 MODES = values(Mode)
@@ -31,13 +31,38 @@ MAX_QUERY_CHARS = 512
 MAX_DISTINCT_TOKENS = 32
 STEM_MIN_CHARS = 4
 STEM_CUT_CHARS = 3
+LONG_RUN_CHARS = 4  # a longer CJK run in an any or all query is searched as its pairs
 PartKind = Literal["word", "pair", "stem", "phrase", "filter"]
 PartRole = Literal["gate", "rank", "veto"]
 
 
 def quote(token: str) -> str:
-    """A token as an FTS5 string literal."""
-    return '"' + token.replace('"', '""') + '"'
+    """A word as an FTS5 string literal: a CJK run as the phrase of its characters."""
+    return '"' + cjk.spaced(token).replace('"', '""') + '"'
+
+
+def pairs_of_long_runs(tokens: list[str]) -> list[str]:
+    """``tokens`` with each CJK run of over :data:`LONG_RUN_CHARS` characters replaced by its
+    overlapping character pairs (a question written without spaces is a run: it is searched
+    by the pairs it holds, not as one exact sentence)."""
+    split: list[str] = []
+    for token in tokens:
+        if cjk.is_cjk(token) and len(token) > LONG_RUN_CHARS:
+            split.extend(token[at : at + 2] for at in range(len(token) - 1))
+        else:
+            split.append(token)
+    return split
+
+
+def phrase(tokens: list[str]) -> str:
+    """The FTS5 phrase of ``tokens`` in order; after a CJK run that another word follows,
+    the boundary token, as the index form holds it."""
+    parts = []
+    for token, following in itertools.zip_longest(tokens, tokens[1:]):
+        parts.append(quote(token))
+        if following is not None and cjk.is_cjk(token):
+            parts.append(f'"{cjk.BOUNDARY}"')
+    return " + ".join(parts)
 
 
 def query_tokens(text: str) -> list[str]:
@@ -66,8 +91,9 @@ def query_tokens(text: str) -> list[str]:
 def build_match(text: str, mode: Mode) -> str:
     """The FTS5 MATCH expression for ``text`` searched in ``mode``.
 
-    ``any`` matches any token, ``all`` every token in any order, ``phrase`` the tokens
-    consecutively, repetitions kept.
+    ``any`` matches any word, ``all`` every word in any order, ``phrase`` the words
+    consecutively, repetitions kept. A CJK run matches where its characters stand together;
+    in ``any`` and ``all``, a run of over four characters is searched as its pairs.
 
     Raises:
         InvalidQuery: For a bad query (see :func:`query_tokens`) or an unknown mode.
@@ -76,8 +102,8 @@ def build_match(text: str, mode: Mode) -> str:
         raise InvalidQuery("mode", f"is {mode!r}; use one of {', '.join(MODES)}.")
     tokens = query_tokens(text)
     if mode == "phrase":
-        return " + ".join(quote(token) for token in tokens)
-    unique = list(dict.fromkeys(tokens))
+        return phrase(tokens)
+    unique = list(dict.fromkeys(pairs_of_long_runs(tokens)))
     return (" OR " if mode == "any" else " AND ").join(quote(token) for token in unique)
 
 
@@ -88,7 +114,7 @@ def ranking_match(text: str) -> str | None:
     fail: the first 32 distinct words are used and the rest ignored.
     """
     distinct: dict[str, str] = {}
-    for token in tokenize(text):
+    for token in pairs_of_long_runs(tokenize(text)):
         distinct.setdefault(fold(token), token)
         if len(distinct) == MAX_DISTINCT_TOKENS:
             break
@@ -127,11 +153,13 @@ def word_parts(tokens: Iterable[str], kind: PartKind, role: PartRole) -> list[Qu
 
 
 def pair_parts(tokens: list[str]) -> list[QueryPart]:
-    """A two-word phrase per pair of adjacent, different content words of the query."""
+    """A two-word phrase per pair of adjacent, different content words of the query (CJK
+    runs left out: a pair of them is no phrase the index holds)."""
     pairs = {
         f"{quote(first)} + {quote(second)}": None
         for first, second in itertools.pairwise(tokens)
-        if fold(first) != fold(second) and not (is_stopword(first) or is_stopword(second))
+        if fold(first) != fold(second)
+        and not any(is_stopword(token) or cjk.is_cjk(token) for token in (first, second))
     }
     return [QueryPart(match, "pair", "rank") for match in pairs]
 
@@ -139,11 +167,11 @@ def pair_parts(tokens: list[str]) -> list[QueryPart]:
 def stem_parts(tokens: Iterable[str]) -> list[QueryPart]:
     """A prefix query per content word of at least :data:`STEM_MIN_CHARS` characters, its
     last :data:`STEM_CUT_CHARS` cut (keeping at least the minimum), so that the word's other
-    forms ("paint", "painted", "painting") add to the rank."""
+    forms ("paint", "painted", "painting") add to the rank. A CJK run has no stem."""
     stems = {
         quote(token[: max(STEM_MIN_CHARS, len(token) - STEM_CUT_CHARS)]) + "*": None
         for token in tokens
-        if len(token) >= STEM_MIN_CHARS
+        if len(token) >= STEM_MIN_CHARS and not cjk.is_cjk(token)
     }
     return [QueryPart(match, "stem", "rank") for match in stems]
 
@@ -165,7 +193,7 @@ def ranking_tiers(text: str, mode: Mode) -> list[list[QueryPart]]:
     selection = build_match(text, mode)
     if mode == "phrase":
         return [[QueryPart(selection, "phrase", "gate")]]
-    tokens = query_tokens(text)
+    tokens = pairs_of_long_runs(query_tokens(text))
     content = [token for token in tokens if not is_stopword(token)]
     ranked = content or tokens
     if mode == "all":

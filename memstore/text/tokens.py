@@ -1,27 +1,24 @@
-"""Word tokens the way SQLite's ``unicode61`` tokenizer makes them: runs of letters,
-numbers, marks and private-use characters; everything else separates. Offsets are Python
-character offsets; :func:`fold` lowercases and removes diacritics as the index does.
+"""Word tokens the way memstore's index makes them: SQLite's ``unicode61`` tokenizer (runs
+of token characters, as its own table in :mod:`memstore.text.unicode61` says) over a text's
+index form (:mod:`memstore.text.cjk`), where each CJK character is a token of its own.
+Offsets are Python character offsets into the original text; :func:`fold` lowercases and
+removes diacritics as the index does.
 """
 
 from __future__ import annotations
 
+import bisect
 import functools
 import itertools
 import re
 import unicodedata
+from collections.abc import Iterator
+
+from memstore.text import cjk, unicode61
 
 BMP_SIZE = 0x10000
 NON_BMP = re.compile("[\U00010000-\U0010ffff]")
-STAND_INS = {"m": "\u0300", "w": "a", ".": " "}  # a BMP character of each token_role
-
-
-def token_role(category: str) -> str:
-    """How unicode61 treats the characters of a Unicode general category: ``"m"`` for
-    combining marks (M*), ``"w"`` for the other token characters (letters L*, numbers N*,
-    private use Co), ``"."`` for separators."""
-    if category[0] == "M":
-        return "m"
-    return "w" if category[0] in "LN" or category == "Co" else "."
+STAND_INS = {"m": "\u0300", "w": "a", ".": " ", "c": "\u4e00"}  # a BMP character per role
 
 
 def char_class(roles: str, wanted: str) -> str:
@@ -32,29 +29,57 @@ def char_class(roles: str, wanted: str) -> str:
 
 
 @functools.cache
-def token_pattern() -> re.Pattern[str]:
-    """Finds the tokens of a text rewritten by :func:`bmp_text`: maximal runs of token
-    characters that hold a character other than a mark.
+def bmp_roles() -> str:
+    """The role of each BMP character: unicode61's (``w``, ``m`` or ``.``), and ``c`` for a
+    CJK character (a ``w`` that is a token alone)."""
+    roles = list(unicode61.roles()[:BMP_SIZE])
+    for low, high in cjk.RANGES:
+        if low < BMP_SIZE:
+            roles[low : high + 1] = "c" * (high + 1 - low)
+    return "".join(roles)
 
-    Built once, from the Unicode database, in tens of milliseconds. Its classes list BMP
-    characters only, which a regular expression looks up in a table: it would test a
-    character against a class's non-BMP ranges one by one, several times slower. The negated
-    classes, quicker to build, would match any non-BMP character, and :func:`bmp_text` leaves
-    none. A match never starts right after a mark (a token's run starts after a separator or
-    at the start of the text), so a long run of marks alone is passed over in linear time.
+
+@functools.cache
+def token_pattern(join_cjk: bool) -> re.Pattern[str]:
+    """Finds the tokens of a text rewritten by :func:`bmp_text`: each CJK character (each
+    run of them when ``join_cjk``), and each maximal run of other token characters that
+    holds a character other than a diacritic.
+
+    Its classes list BMP characters only, which a regular expression looks up in a table: it
+    would test a character against a class's non-BMP ranges one by one, several times slower.
+    The negated classes match any non-BMP character, and :func:`bmp_text` leaves none. A match
+    never starts right after a diacritic (a run starts after a separator, a CJK character or
+    at the start), so a long run of diacritics alone is passed over in linear time.
     """
-    categories = list(map(unicodedata.category, map(chr, range(BMP_SIZE))))
-    role_of = {category: token_role(category) for category in set(categories)}
-    roles = "".join(map(role_of.__getitem__, categories))
-    marks = char_class(roles, "m")
-    separators = char_class(roles, ".")
-    non_words = char_class(roles, ".m")  # separators and marks
-    return re.compile(rf"(?<![{marks}])[{marks}]*+[^{non_words}][^{separators}]*")
+    roles = bmp_roles()
+    marks, cjk_class = char_class(roles, "m"), char_class(roles, "c")
+    ends = char_class(roles, ".c")  # what ends a run: separators and CJK characters
+    starts = char_class(roles, ".mc")  # what a run's first other character is not
+    joined = "+" if join_cjk else ""
+    return re.compile(rf"[{cjk_class}]{joined}|(?<![{marks}])[{marks}]*+[^{starts}][^{ends}]*")
+
+
+@functools.cache
+def non_bmp_roles() -> tuple[list[int], str]:
+    """The runs of one role above the BMP: their first code points and roles."""
+    roles = unicode61.roles()
+    characters = {
+        code for low, high in cjk.RANGES if high >= BMP_SIZE for code in range(low, high + 1)
+    }
+    starts: list[int] = []
+    kinds: list[str] = []
+    for code in range(BMP_SIZE, len(roles)):
+        kind = "c" if code in characters else roles[code]
+        if not kinds or kinds[-1] != kind:
+            starts.append(code)
+            kinds.append(kind)
+    return starts, "".join(kinds)
 
 
 def bmp_stand_in(match: re.Match[str]) -> str:
-    """A BMP character with the matched character's role (see :func:`token_role`)."""
-    return STAND_INS[token_role(unicodedata.category(match[0]))]
+    """A BMP character with the matched non-BMP character's role."""
+    starts, kinds = non_bmp_roles()
+    return STAND_INS[kinds[bisect.bisect_right(starts, ord(match[0])) - 1]]
 
 
 def bmp_text(text: str) -> str:
@@ -63,18 +88,38 @@ def bmp_text(text: str) -> str:
 
 
 def token_spans(text: str) -> list[tuple[int, int]]:
-    """The ``[start, end)`` character spans of the word tokens of ``text``, in order.
+    """The ``[start, end)`` character spans of the index tokens of ``text``, in order (the
+    boundary tokens of its index form left out).
 
-    A run of combining marks alone is no token: ``remove_diacritics`` folds it away or
-    unicode61 separates at it, so it can never match, and as an FTS5 string it would be an
-    empty phrase, which makes an ``all`` query match nothing.
+    A run of diacritics alone is no token: the fold removes it, and unicode61 keeps no empty
+    token; as an FTS5 string it would be an empty phrase, which makes an ``all`` query match
+    nothing.
     """
-    return list(map(re.Match.span, token_pattern().finditer(bmp_text(text))))
+    return list(map(re.Match.span, token_pattern(False).finditer(bmp_text(text))))
+
+
+def word_spans(text: str) -> list[tuple[int, int]]:
+    """The ``[start, end)`` character spans of the words of ``text``: its tokens, except that
+    adjacent CJK characters make one word (a run)."""
+    return list(map(re.Match.span, token_pattern(True).finditer(bmp_text(text))))
 
 
 def tokenize(text: str) -> list[str]:
-    """Split ``text`` into word tokens as written (case and accents kept), in order."""
-    return [text[start:end] for start, end in token_spans(text)]
+    """Split ``text`` into words as written (case and accents kept), in order: each run of
+    CJK characters is one word (see :func:`word_spans`)."""
+    return [text[start:end] for start, end in word_spans(text)]
+
+
+def index_spans(text: str) -> Iterator[tuple[int, int]]:
+    """The original ``[start, end)`` of each token of the index form of ``text``, in the
+    order (the token positions) SQLite gives them: a boundary token as the empty span at the
+    end of its run."""
+    for start, end in word_spans(text):
+        if cjk.is_cjk(text[start:end]):
+            yield from ((at, at + 1) for at in range(start, end))
+            yield end, end
+        else:
+            yield start, end
 
 
 @functools.cache

@@ -1,0 +1,90 @@
+"""Chinese, Japanese and Korean characters, searched one character at a time.
+
+unicode61 makes a whole run of CJK characters one token, so a word inside a run could not be
+found. memstore therefore indexes, for a text holding CJK characters, its *index form*: each
+CJK character a token of its own, and after each run the token :data:`BOUNDARY`. A word of CJK
+characters is searched as the phrase of its characters. Two CJK characters are consecutive
+tokens of an index form only when they are adjacent in one run of the original (the boundary
+token stands between runs, and no query holds it), so that phrase matches exactly the texts
+that hold the word.
+
+A CJK character here is a token character of unicode61 in the Han, Hiragana, Katakana,
+Bopomofo and Hangul blocks (:data:`RANGES`); the kana voicing marks and the katakana middle
+dot, separators for unicode61, are not.
+"""
+
+from __future__ import annotations
+
+import re
+
+RANGES = (
+    (0x1100, 0x11FF),  # Hangul Jamo
+    (0x3005, 0x3007),  # iteration mark, closing mark, ideographic zero
+    (0x3021, 0x3029),  # Hangzhou numerals
+    (0x3031, 0x3035),  # kana repeat marks
+    (0x3038, 0x303C),
+    (0x3041, 0x3098),  # Hiragana
+    (0x309D, 0x309F),
+    (0x30A1, 0x30FA),  # Katakana
+    (0x30FC, 0x30FF),
+    (0x3105, 0x312F),  # Bopomofo
+    (0x3131, 0x318F),  # Hangul Compatibility Jamo
+    (0x31A0, 0x31BF),  # Bopomofo Extended
+    (0x31F0, 0x31FF),  # Katakana Phonetic Extensions
+    (0x3400, 0x4DBF),  # CJK Unified Ideographs Extension A
+    (0x4E00, 0x9FFF),  # CJK Unified Ideographs
+    (0xA960, 0xA97F),  # Hangul Jamo Extended-A
+    (0xAC00, 0xD7FF),  # Hangul Syllables, Hangul Jamo Extended-B
+    (0xF900, 0xFAFF),  # CJK Compatibility Ideographs
+    (0xFF66, 0xFFDC),  # halfwidth Katakana and Hangul
+    (0x1B000, 0x1B16F),  # Kana Supplement, Kana Extended-A
+    (0x20000, 0x3FFFF),  # Supplementary and Tertiary Ideographic Planes
+)
+"""The CJK characters, as inclusive ranges of code points."""
+CLASS = "".join(f"{chr(low)}-{chr(high)}" for low, high in RANGES)
+"""The inside of a regular-expression class matching a CJK character."""
+RUN = re.compile(f"[{CLASS}]+")
+CHARACTER = re.compile(f"[{CLASS}]")
+BOUNDARY = "一一"
+"""The token after each run in an index form. Two CJK characters: no index form holds them
+as one token anywhere else, and no query asks for it."""
+
+
+def is_cjk(word: str) -> bool:
+    """Whether ``word`` (a word of :func:`memstore.text.tokens.words`) is a run of CJK
+    characters."""
+    return CHARACTER.match(word) is not None
+
+
+def spaced_run(run: re.Match[str]) -> str:
+    """A matched run as its characters between spaces, followed by the boundary token."""
+    return f" {' '.join(run[0])} {BOUNDARY} "
+
+
+def index_form(text: str) -> str | None:
+    """What the index holds for ``text`` when it holds a CJK character, else None (the index
+    holds the text itself): each CJK character between spaces, :data:`BOUNDARY` after each
+    run. The form is longer than the text: offsets into it are not offsets into the text."""
+    if CHARACTER.search(text) is None:
+        return None
+    return RUN.sub(spaced_run, text)
+
+
+def spaced(word: str) -> str:
+    """A word as a query gives it to FTS5: a CJK run as its characters between spaces (a
+    phrase of them), any other word as it is."""
+    return " ".join(word) if is_cjk(word) else word
+
+
+LEAD_BYTES = re.compile(rb"[\xe1\xe3-\xed\xef\xf0]")
+"""The first bytes of the UTF-8 of every CJK character (and of other characters too)."""
+
+
+def stored_index_form(content: str | bytes | memoryview) -> str | None:
+    """:func:`index_form` of content as the importer stores it (text, or its UTF-8 bytes),
+    looking only for the first bytes of CJK characters in bytes before decoding them."""
+    if isinstance(content, str):
+        return index_form(content)
+    if LEAD_BYTES.search(content) is None:
+        return None
+    return index_form(bytes(content).decode())
