@@ -11,7 +11,9 @@ Steps, all in one run:
    ``MemoryService.import_markdown`` (its SPEAKERS mapping, ``include_tail=True``).
 3. For every question with evidence and a category other than 5 (adversarial), run
    ``recall(question, limit=8)`` with the default budgets. A hit is an evidence source
-   reference among the messages of the returned conversations (matched or paired).
+   reference among the messages of the returned conversations (matched or paired: the
+   ``memstore`` rows), or among the matched messages alone (the ``matched`` rows, the same
+   footing as the baseline's).
 4. The baseline, in the same run: rank-bm25's BM25Okapi over the conversation's single turns,
    tokenized and folded like the index (unicode61 word tokens, case- and accent-folded); a
    hit is an evidence turn among its top 8.
@@ -60,10 +62,13 @@ class Question:
 
 @dataclass(frozen=True)
 class Outcome:
-    """Whether memstore and the baseline found evidence for one question."""
+    """Whether memstore found evidence for one question among every message it returned
+    (``memstore``: seen) and among its matched messages alone (``matched``), and whether the
+    baseline did among its top turns."""
 
     question: Question
     memstore: bool
+    matched: bool
     baseline: bool
 
 
@@ -120,14 +125,18 @@ def folded_words(text: str) -> list[str]:
     return [fold(token) for token in tokenize(text)]
 
 
-def memstore_found(service: MemoryService, question: Question, limit: int) -> bool:
-    """Whether ``recall`` returns a message of the question's evidence."""
+def memstore_found(service: MemoryService, question: Question, limit: int) -> tuple[bool, bool]:
+    """Whether ``recall`` returns a message of the question's evidence: among all the
+    messages it returns (seen), and among the matched ones (matched)."""
     try:
         result = service.recall(question.text, limit=limit)
     except InvalidQuery:
-        return False
-    refs = {m.source_ref for c in result.conversations for m in c.messages}
-    return not refs.isdisjoint(question.evidence)
+        return False, False
+    seen = {m.source_ref for c in result.conversations for m in c.messages}
+    matched = {
+        m.source_ref for c in result.conversations for m in c.messages if m.id == c.matched_id
+    }
+    return not seen.isdisjoint(question.evidence), not matched.isdisjoint(question.evidence)
 
 
 def baseline_ranker(turns: Sequence[tuple[str, str]], limit: int) -> Callable[[str], set[str]]:
@@ -162,7 +171,7 @@ def evaluate(
         return [
             Outcome(
                 question,
-                memstore_found(service, question, limit),
+                *memstore_found(service, question, limit),
                 not baseline(question.text).isdisjoint(question.evidence),
             )
             for question in questions
@@ -185,7 +194,8 @@ def table(outcomes: Sequence[Outcome], limit: int) -> str:
         chosen = [o for o in outcomes if o.question.conversation in members]
         if not chosen:
             continue
-        for side, label in (("memstore", "memstore"), ("baseline", "bm25")):
+        sides = (("memstore", "memstore"), ("matched", "matched"), ("baseline", "bm25"))
+        for side, label in sides:
             cells = [recall_at(chosen, side)] + [
                 recall_at([o for o in chosen if o.question.category == n], side) for n in CATEGORIES
             ]

@@ -14,6 +14,8 @@ from memstore.errors import InvalidInput
 from memstore.kinds import Scope, SearchRole
 from memstore.times import format_utc
 
+MAX_SPEAKER_CHARS = 100  # as a log's speaker line allows
+
 
 class FilterArguments(TypedDict, total=False):
     """The filters recall and the word queries take as keyword arguments, each on the matched
@@ -24,12 +26,14 @@ class FilterArguments(TypedDict, total=False):
         role: Only ``user`` or only ``assistant`` messages.
         since: Created at or after this aware time.
         until: Created before this aware time.
+        speaker: Only messages of the speaker of this name (ASCII letters without case).
     """
 
     session_id: str | None
     role: SearchRole | None
     since: datetime | None
     until: datetime | None
+    speaker: str | None
 
 
 class WordArguments(FilterArguments, total=False):
@@ -50,13 +54,14 @@ class WordArguments(FilterArguments, total=False):
 
 @dataclass(frozen=True)
 class RecallFilters:
-    """Filters on the matched record: its session, its role, and its creation time in
-    [``since``, ``until``), aware UTC."""
+    """Filters on the matched record: its session, its role, its creation time in
+    [``since``, ``until``), aware UTC, and its speaker's name."""
 
     session_id: str | None = None
     role: SearchRole | None = None
     since: datetime | None = None
     until: datetime | None = None
+    speaker: str | None = None
 
     @classmethod
     def checked(
@@ -65,19 +70,25 @@ class RecallFilters:
         role: SearchRole | None = None,
         since: datetime | None = None,
         until: datetime | None = None,
+        speaker: str | None = None,
     ) -> RecallFilters:
         """The filters with aware UTC times, ``since`` not after ``until`` (equal times are an
         empty interval).
 
         Raises:
-            InvalidInput: For a naive time, or ``since`` after ``until`` (swapped, most likely).
+            InvalidInput: For a naive time, ``since`` after ``until`` (swapped, most likely),
+                or a speaker name that is empty or over 100 characters.
         """
         start, end = aware(since, "since"), aware(until, "until")
         if start is not None and end is not None and start > end:
             raise InvalidInput(
                 "since", f"{start.isoformat()} is after until {end.isoformat()}; swap them?"
             )
-        return cls(session_id, role, start, end)
+        if speaker is not None and not 1 <= len(speaker.strip()) <= MAX_SPEAKER_CHARS:
+            raise InvalidInput(
+                "speaker", f"is {len(speaker)} characters; give a name of 1 to 100, or none."
+            )
+        return cls(session_id, role, start, end, None if speaker is None else speaker.strip())
 
     @classmethod
     def of(cls, arguments: FilterArguments) -> RecallFilters:
@@ -87,15 +98,18 @@ class RecallFilters:
             arguments.get("role"),
             arguments.get("since"),
             arguments.get("until"),
+            arguments.get("speaker"),
         )
 
     def params(self) -> dict[str, str | None]:
-        """The bound parameters ``:session_id``, ``:role``, ``:since`` and ``:until``."""
+        """The bound parameters ``:session_id``, ``:role``, ``:since``, ``:until`` and
+        ``:speaker``."""
         return {
             "session_id": self.session_id,
             "role": self.role,
             "since": None if self.since is None else format_utc(self.since),
             "until": None if self.until is None else format_utc(self.until),
+            "speaker": self.speaker,
         }
 
     def any(self) -> bool:

@@ -220,7 +220,7 @@ class MemoryService(StoreHandle):
     ) -> schemas.RecallResult:
         """Memories and history matching the literal ``query``, best first, in one page of
         ``recall_chars``, filtered by the keywords ``session_id``, ``role``, ``since``,
-        ``until`` (:class:`~memstore.queries.FilterArguments`; see
+        ``until``, ``speaker`` (:class:`~memstore.queries.FilterArguments`; see
         :func:`memstore.concerns.recall.recall`). Raises InvalidQuery or InvalidInput."""
         found = RecallFilters.of(filters)
         return recall.recall(self._db, self.config, query, mode, history, found, limit)
@@ -229,7 +229,7 @@ class MemoryService(StoreHandle):
     def search_words(self, prefix: str = "", **query: Unpack[WordArguments]) -> schemas.WordPage:
         """The indexed words starting with ``prefix``, alphabetically, with counts. Keywords
         (:class:`~memstore.queries.WordArguments`): ``scope``, ``offset``, ``limit``,
-        ``session_id``, ``role``, ``since``, ``until`` (see
+        ``session_id``, ``role``, ``since``, ``until``, ``speaker`` (see
         :func:`memstore.concerns.words.search_words`). Raises InvalidQuery or InvalidInput."""
         page = WordQuery.of(query, page_limit(self.config, query.get("limit")))
         return words.search_words(self._db, self.config, prefix, page)

@@ -34,6 +34,7 @@ EXPECTED_TRIGGERS = {
 }
 EXPECTED_INDEXES = {
     "ix_messages_created_at",
+    "ix_messages_speaker",
     "ux_memories_active_normalized",
     "ux_memories_active_key",
     "ix_memory_sources_memory_id",

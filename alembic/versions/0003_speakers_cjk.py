@@ -9,7 +9,7 @@ below is this revision's own copy of what the code of its time stores, so that a
 later still writes what the code of 0003 wrote.
 
 - ``messages.speaker``: the name a message's speaker goes by (an imported record's name as
-  written in its log), or NULL.
+  written in its log), or NULL; compared without case (ASCII), and indexed where set.
 - ``messages.index_text`` and ``memories.index_text``: what the index holds of a row whose
   content has a CJK character (each CJK character between spaces, the token ``一一`` after
   each run), else NULL and the index holds the content. Filled here for every existing row.
@@ -103,9 +103,16 @@ def fill_index_text(table: str) -> None:
 def upgrade() -> None:
     for table in ("messages", "memories"):
         drop_index_objects(table)
-    op.add_column("messages", sa.Column("speaker", sa.String(length=100), nullable=True))
+    speaker = sa.String(length=100, collation="NOCASE")
+    op.add_column("messages", sa.Column("speaker", speaker, nullable=True))
     op.add_column("messages", sa.Column("index_text", sa.Text(), nullable=True))
     op.add_column("memories", sa.Column("index_text", sa.Text(), nullable=True))
+    op.create_index(
+        "ix_messages_speaker",
+        "messages",
+        ["speaker"],
+        sqlite_where=sa.text("speaker IS NOT NULL"),
+    )
     fill_index_text("messages")
     fill_index_text("memories")
     create_index_objects("messages", MESSAGE_SEARCHABLE, "content, index_text, role, status")
@@ -117,6 +124,7 @@ def downgrade() -> None:
         drop_index_objects(table)
     with op.batch_alter_table("memories") as batch:
         batch.drop_column("index_text")
+    op.drop_index("ix_messages_speaker", "messages")
     with op.batch_alter_table("messages") as batch:
         batch.drop_column("index_text")
         batch.drop_column("speaker")

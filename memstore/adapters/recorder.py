@@ -125,6 +125,7 @@ class Recorder:
                 status=status,
                 created_at=moment,
                 source_ref=written.source_ref,
+                speaker=self.speakers[role],
             )
         except MemstoreError as error:
             log.warning("memory database write failed, the Markdown log has it: %s", error)

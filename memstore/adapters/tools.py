@@ -146,6 +146,7 @@ class MemoryTools:
         role: SearchRole | None = None,
         since: str | None = None,
         until: str | None = None,
+        speaker: str | None = None,
         limit: int | None = None,
     ) -> dict[str, Any]:
         """Search saved memories and past conversations for words (lexical, not semantic).
@@ -157,6 +158,7 @@ class MemoryTools:
             role: Only messages by user or assistant.
             since: Only records created at or after this ISO 8601 time with a time zone.
             until: Only records created before this ISO 8601 time with a time zone.
+            speaker: Only messages of the person of this name, as the log writes it.
             limit: Most results.
         """
         return self._call("recall", locals(), self.service.recall)
@@ -196,6 +198,7 @@ class MemoryTools:
         role: SearchRole | None = None,
         since: str | None = None,
         until: str | None = None,
+        speaker: str | None = None,
     ) -> dict[str, Any]:
         """List stored words starting with a prefix, with how often they occur.
 
@@ -208,6 +211,7 @@ class MemoryTools:
             role: Only messages by user or assistant.
             since: Only records created at or after this ISO 8601 time with a time zone.
             until: Only records created before this ISO 8601 time with a time zone.
+            speaker: Only messages of the person of this name, as the log writes it.
         """
         return self._call("search_words", locals(), self.service.search_words)
 
@@ -221,6 +225,7 @@ class MemoryTools:
         role: SearchRole | None = None,
         since: str | None = None,
         until: str | None = None,
+        speaker: str | None = None,
     ) -> dict[str, Any]:
         """Show every occurrence of one word, with its exact position and context.
 
@@ -233,6 +238,7 @@ class MemoryTools:
             role: Only messages by user or assistant.
             since: Only records created at or after this ISO 8601 time with a time zone.
             until: Only records created before this ISO 8601 time with a time zone.
+            speaker: Only messages of the person of this name, as the log writes it.
         """
         return self._call("word_instances", locals(), self.service.word_instances)
 

@@ -11,14 +11,13 @@ from memstore.arguments import aware, json_object, position, valid_unicode
 from memstore.errors import InvalidInput, NotFound
 from memstore.ids import new_id
 from memstore.kinds import MessageStatus, Role
+from memstore.queries import MAX_SPEAKER_CHARS
 from memstore.repository import messages, sessions
 from memstore.repository.messages import StoredMessage
 from memstore.repository.sessions import StoredSession
 from memstore.schemas import Message, Session
 from memstore.store.database import Database
 from memstore.times import utc_now
-
-MAX_SPEAKER_CHARS = 100  # as a log's speaker line allows
 
 
 def start_session(

@@ -47,12 +47,14 @@ UNSHIFT_SEQUENCES = (
 def filters_sql(alias: str) -> str:
     """The SQL condition of :class:`memstore.queries.RecallFilters` on a message, for a query
     naming the messages table ``alias``: ``:session_id``, ``:role``, then ``:since``
-    (inclusive) and ``:until`` (exclusive) on its creation time, each NULL for no filter."""
+    (inclusive) and ``:until`` (exclusive) on its creation time, and ``:speaker`` (ASCII
+    letters without case), each NULL for no filter."""
     return (
         f"(:session_id IS NULL OR {alias}.session_id = :session_id)"
         f" AND (:role IS NULL OR {alias}.role = :role)"
         f" AND (:since IS NULL OR {alias}.created_at >= :since)"
         f" AND (:until IS NULL OR {alias}.created_at < :until)"
+        f" AND (:speaker IS NULL OR {alias}.speaker = :speaker)"
     )
 
 

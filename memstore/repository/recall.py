@@ -12,6 +12,7 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from memstore.kinds import Mode
 from memstore.queries import RecallFilters
@@ -25,6 +26,7 @@ from memstore.repository.messages import (
 from memstore.store.fts_names import MEMORIES_FTS, MESSAGES_FTS
 from memstore.text import ranking
 from memstore.text.fts_query import QueryPart, ranking_tiers
+from memstore.text.tokens import tokenize
 from memstore.times import format_utc
 
 # A hit's rank is the weighted sum of the bm25() of each query part it matches (see
@@ -57,12 +59,14 @@ HISTORY_HITS = f"""
                   AND {searchable_sql("p")}
                 ORDER BY p.sequence LIMIT 1)
            END AS partner_pk
-    FROM (SELECT hits.pk, hits.rank
+    FROM (SELECT hits.pk, hits.rank * (CASE WHEN f.speaker IN (
+                    SELECT value FROM json_each(:speakers)) THEN :speaker_weight ELSE 1 END)
+                    AS rank
           FROM (SELECT pk, sum(score) AS rank FROM scored
                 GROUP BY pk HAVING max(role) = 1 AND min(role) >= 0) AS hits
           JOIN messages AS f ON f.pk = hits.pk
           WHERE {filters_sql("f")}
-          ORDER BY hits.rank, hits.pk
+          ORDER BY rank, hits.pk
           LIMIT :limit OFFSET :offset) AS ranked
     JOIN messages AS m ON m.pk = ranked.pk
     ORDER BY ranked.rank, ranked.pk
@@ -75,20 +79,26 @@ PART_DOCUMENTS = f"""
     FROM json_each(:matches) AS part
 """
 INDEXED_MESSAGES = f"SELECT count(*) FROM {MESSAGES_FTS}_docsize"
+# The names among :names that some message's speaker goes by (through its partial index).
+NAMED_SPEAKERS = (
+    "SELECT DISTINCT speaker FROM messages "
+    "WHERE speaker IS NOT NULL AND speaker IN (SELECT value FROM json_each(:names))"
+)
 FIRST_BATCH = 32
 
 
 # The memories in force (active, unexpired) that pass the filters, for a query that calls
 # the memories table ``mem``: since / until on its creation time, session / role through its
-# source messages (so a memory without one never matches those two).
+# source messages (so a memory without one never matches those three).
 MEMORY_FILTERS = f"""{in_force_sql("mem")}
       AND (:since IS NULL OR mem.created_at >= :since)
       AND (:until IS NULL OR mem.created_at < :until)
-      AND ((:session_id IS NULL AND :role IS NULL) OR EXISTS (
+      AND ((:session_id IS NULL AND :role IS NULL AND :speaker IS NULL) OR EXISTS (
           SELECT 1 FROM memory_sources AS link JOIN messages AS m ON m.id = link.message_id
           WHERE link.memory_id = mem.id
             AND (:session_id IS NULL OR m.session_id = :session_id)
-            AND (:role IS NULL OR m.role = :role)))"""
+            AND (:role IS NULL OR m.role = :role)
+            AND (:speaker IS NULL OR m.speaker = :speaker)))"""
 MEMORY_MATCHES = f"""
     SELECT {{columns}}
     FROM (SELECT rowid AS pk, bm25({MEMORIES_FTS}) AS rank
@@ -140,14 +150,27 @@ def history_hits(
     tiers = ranking_tiers(query, mode)
     documents = part_documents(connection, tiers)
     (total,) = connection.execute(INDEXED_MESSAGES).fetchone()
+    speakers = {
+        "speakers": named_speakers(connection, query),
+        "speaker_weight": ranking.SPEAKER_WEIGHT,
+    }
     for tier in tiers:
         weights = ranking.weighted_parts(tier, documents, total)
         if any(role == 1 for _, role in weights.values()):
-            yield from tier_hits(connection, json.dumps(weights), filters)
+            yield from tier_hits(connection, json.dumps(weights), filters, speakers)
+
+
+def named_speakers(connection: sqlite3.Connection, query: str) -> str:
+    """The speakers' names (a JSON list) that words of ``query`` are, without case."""
+    names = json.dumps(list(dict.fromkeys(tokenize(query))))
+    return json.dumps([name for (name,) in connection.execute(NAMED_SPEAKERS, {"names": names})])
 
 
 def tier_hits(
-    connection: sqlite3.Connection, parts: str, filters: RecallFilters
+    connection: sqlite3.Connection,
+    parts: str,
+    filters: RecallFilters,
+    speakers: dict[str, Any],
 ) -> Iterator[MessageHit]:
     """The hits of one tier's weighted ``parts`` (JSON), best rank first.
 
@@ -156,7 +179,7 @@ def tier_hits(
     """
     offset, size = 0, FIRST_BATCH
     while True:
-        params = {"parts": parts, "limit": size, "offset": offset, **filters.params()}
+        params = {"parts": parts, "limit": size, "offset": offset, **filters.params(), **speakers}
         rows = connection.execute(HISTORY_HITS, params).fetchall()
         partners = partners_by_pk(connection, [row[-1] for row in rows if row[-1]])
         for *message, rank, partner_pk in rows:

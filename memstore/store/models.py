@@ -94,6 +94,7 @@ class MessageRow(Base):
         CheckConstraint(check_in("status", MessageStatus), name="status"),
         CheckConstraint("sequence >= 1", name="sequence"),
         Index("ix_messages_created_at", "created_at"),
+        Index("ix_messages_speaker", "speaker", sqlite_where=text("speaker IS NOT NULL")),
     )
 
     pk: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -105,8 +106,9 @@ class MessageRow(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     status: Mapped[str] = mapped_column(String(16), default="completed")
     source_ref: Mapped[str | None] = mapped_column(Text, unique=True)
-    speaker: Mapped[str | None] = mapped_column(String(100))
-    """The name the speaker goes by (as written in the log), or None."""
+    speaker: Mapped[str | None] = mapped_column(String(100, collation="NOCASE"))
+    """The name the speaker goes by (as written in the log), or None; compared without case
+    (ASCII letters)."""
     index_text: Mapped[str | None] = mapped_column(Text, default=content_index_form)
     """What the index holds when the content has a CJK character (its index form, see
     :mod:`memstore.text.cjk`), else None; an ORM insert fills it from the content."""

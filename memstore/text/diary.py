@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import date, datetime, tzinfo
 
 from memstore.logs.fences import FenceTracker
-from memstore.schemas import Diary, DiaryConversation, Memory
+from memstore.schemas import Diary, DiaryConversation, Memory, Message
 from memstore.text.printable import printable
 from memstore.times import local_date, zone
 
@@ -18,7 +18,8 @@ WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", 
 
 def render(diary: Diary) -> str:
     """The day as text: the date and zone, the neighbouring days, each conversation with its
-    span, message count and messages (local HH:MM, role, status when not completed), then the
+    span, message count and messages (local HH:MM, the speaker's name and role, or the role,
+    and the status when not completed), then the
     memories; or, without conversations, the day's log as it is.
 
     Control characters other than tab and line feed, and bidi controls, are shown escaped
@@ -51,10 +52,17 @@ def conversation_lines(conversation: DiaryConversation, place: tzinfo) -> list[s
     noun = "message" if count == 1 else "messages"
     lines = [f"Conversation {span}, {count} {noun} ({conversation.session_id})"]
     for message in conversation.messages:
-        status = "" if message.status == "completed" else f" ({message.status})"
-        prefix = f"  {clock(message.created_at, place)} {message.role}{status}:"
-        lines += entry(prefix, message.content)
+        lines += entry(f"  {clock(message.created_at, place)} {who(message)}:", message.content)
     return lines
+
+
+def who(message: Message) -> str:
+    """Who wrote a message, as a diary line names them: ``Caroline (user)``, or the role
+    alone for a message without a speaker's name; its status when not completed."""
+    notes = [message.role] if message.speaker else []
+    notes += [] if message.status == "completed" else [message.status]
+    name = message.speaker or message.role
+    return f"{name} ({', '.join(notes)})" if notes else name
 
 
 def entry(prefix: str, content: str) -> list[str]:
