@@ -21,7 +21,8 @@ SEGMENT = 10  # characters of each code point's segment
 
 
 def test_the_table_is_what_the_linked_sqlite_does() -> None:
-    # If this fails after a SQLite upgrade: python -m memstore.store.unicode61 > memstore/text/unicode61.py
+    # Failing after a SQLite upgrade: print the table afresh with
+    # python -m memstore.store.unicode61 > memstore/text/unicode61.py
     assert unicode61.roles() == sqlite_roles()
 
 
