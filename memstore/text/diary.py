@@ -59,7 +59,7 @@ def conversation_lines(conversation: DiaryConversation, place: tzinfo) -> list[s
 def who(message: Message) -> str:
     """Who wrote a message, as a diary line names them: ``Caroline (user)``, or the role
     alone for a message without a speaker's name; its status when not completed."""
-    notes = [message.role] if message.speaker else []
+    notes: list[str] = [message.role] if message.speaker else []
     notes += [] if message.status == "completed" else [message.status]
     name = message.speaker or message.role
     return f"{name} ({', '.join(notes)})" if notes else name
