@@ -1,0 +1,114 @@
+"""Speakers' names: kept from the logs and the host, shown, filtered on, and a rank signal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from memstore import MemoryService, Recorder
+from memstore.adapters.cli import cli
+from memstore.errors import InvalidInput
+
+LOG = (
+    "Morgan Log \u2014 2026-10-05\n\n"
+    "[09:15:00 +0200]\nCaroline: I went to the support group yesterday.\n\n"
+    "[09:16:00 +0200]\nMelanie: Caroline, the support group sounds lovely.\n\n"
+    "[09:17:00 +0200]\nCaroline: It was, and I painted after."
+)
+
+
+@pytest.fixture
+def imported(service: MemoryService, tmp_path: Path) -> MemoryService:
+    log = tmp_path / "logs" / "2026-10-05.md"
+    log.parent.mkdir()
+    log.write_text(LOG, encoding="utf-8")
+    speakers = {"Caroline": "user", "Melanie": "assistant"}
+    report = service.import_markdown([log], speakers=speakers, include_tail=True)
+    assert report.imported == 3
+    return service
+
+
+def test_imported_records_keep_their_speakers_name(imported: MemoryService) -> None:
+    result = imported.recall("painted")
+    (conversation,) = result.conversations
+    names = {m.content[:11]: m.speaker for m in conversation.messages}
+    assert names["It was, and"] == "Caroline"
+    assert all(m.speaker in {"Caroline", "Melanie"} for m in conversation.messages)
+
+
+def test_recall_and_word_queries_filter_by_speaker_without_case(
+    imported: MemoryService,
+) -> None:
+    matched = imported.recall("support group", speaker="melanie", limit=8)
+    assert {
+        m.speaker for c in matched.conversations for m in c.messages if m.id == c.matched_id
+    } == {"Melanie"}
+    assert imported.word_instances("group", speaker="Caroline").total == 1
+    assert imported.word_instances("group").total == 2
+    assert [w.word for w in imported.search_words("pai", speaker="Melanie").words] == []
+    assert [w.word for w in imported.search_words("pai", speaker="CAROLINE").words] == ["painted"]
+    assert imported.recall("support", speaker="Nobody").conversations == []
+
+
+def test_a_query_naming_a_speaker_ranks_their_messages_first(service: MemoryService) -> None:
+    # Melanie's short message ranks first on the words alone; a query naming Caroline ranks
+    # Caroline's own message first, though neither text holds her name. A signal, not a
+    # filter: Melanie's message is still found.
+    session = service.start_session()
+    caroline = "Yesterday I finally went to the support group at the library, it was good."
+    service.record_message(session.id, "user", caroline, speaker="Caroline")
+    service.record_message(session.id, "user", "The support group.", speaker="Melanie")
+
+    def first_speakers(query: str) -> list[str | None]:
+        result = service.recall(query)
+        return [m.speaker for c in result.conversations for m in c.messages if m.id == c.matched_id]
+
+    assert first_speakers("When did she go to the support group?") == ["Melanie", "Caroline"]
+    assert first_speakers("When did Caroline go to the support group?") == ["Caroline", "Melanie"]
+
+
+def test_record_message_takes_a_speaker_and_refuses_one_a_log_cannot_hold(
+    service: MemoryService,
+) -> None:
+    session = service.start_session()
+    message = service.record_message(session.id, "user", "Hola", speaker="Diego")
+    assert message is not None and message.speaker == "Diego"
+    assert service.messages(session.id)[0].speaker == "Diego"
+    for bad in ("", "   ", "Di:ego", "Die\ngo", "x" * 101):
+        with pytest.raises(InvalidInput, match="speaker"):
+            service.record_message(session.id, "user", "Hola", speaker=bad)
+    assert len(service.messages(session.id)) == 1
+
+
+def test_the_recorder_stores_the_configured_names(service: MemoryService, tmp_path: Path) -> None:
+    recorder = Recorder(
+        service, speakers={"user": "Diego", "assistant": "Morgan"}, log_dir=tmp_path
+    )
+    user = recorder.record("user", "I like green tea.")
+    reply = recorder.record("assistant", "Noted: green tea.")
+    assert user is not None and reply is not None
+    assert (user.speaker, reply.speaker) == ("Diego", "Morgan")
+
+
+def test_the_diary_and_conversation_show_the_names(
+    imported: MemoryService, runner: CliRunner
+) -> None:
+    database = ["--database", str(imported.path)]
+    shown = runner.invoke(
+        cli, [*database, "diary", "2026-10-05", "--tz", "Europe/Madrid", "--format", "text"]
+    )
+    assert shown.exit_code == 0, shown.output
+    assert "09:15 Caroline (user): I went to the support group yesterday." in shown.stdout
+    assert "09:16 Melanie (assistant): Caroline, the support group sounds lovely." in shown.stdout
+    session_id = imported.recall("painted").conversations[0].session_id
+    read = runner.invoke(cli, [*database, "conversation", session_id])
+    assert read.exit_code == 0
+    assert '"speaker": "Caroline"' in read.stdout and '"speaker": "Melanie"' in read.stdout
+
+
+def test_the_cli_filters_recall_by_speaker(imported: MemoryService, runner: CliRunner) -> None:
+    database = ["--database", str(imported.path)]
+    found = runner.invoke(cli, [*database, "recall", "support", "--speaker", "Melanie"])
+    assert found.exit_code == 0 and '"speaker": "Melanie"' in found.stdout
