@@ -24,7 +24,7 @@ HITS = 8  # memstore's default max_results
 INSERT_SESSION = "INSERT INTO sessions (id, started_at, ended_at, metadata) VALUES (?, ?, NULL, ?)"
 INSERT_MESSAGE = (
     "INSERT INTO messages (id, session_id, sequence, role, content, created_at, status, "
-    "source_ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+    "source_ref, speaker, index_text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 SIDES = (("main", "other"), ("other", "main"))
 

@@ -19,6 +19,7 @@ from typing import Any
 from bench.common import SHARED, SPEAKERS, utc_now
 from memstore.concerns.memory_rules import MAX_CONTENT_CHARS, normalize_content
 from memstore.guard import secret_kind
+from memstore.text.cjk import index_form
 from memstore.times import format_utc
 
 CORPUS2LOGS = SHARED / "tools" / "corpus2logs.py"
@@ -81,7 +82,8 @@ def stored_time(iso: str) -> str:
 def message_row(
     session_id: str, sequence: int, record: dict[str, Any], path: str
 ) -> tuple[Any, ...]:
-    """One messages row: id, session_id, sequence, role, content, created_at, status, source_ref."""
+    """One messages row: id, session_id, sequence, role, content, created_at, status,
+    source_ref, speaker and the content's index form (precomputed, as every raw row is)."""
     return (
         "msg_" + uuid.uuid4().hex,
         session_id,
@@ -91,6 +93,8 @@ def message_row(
         stored_time(record["created_at"]),
         "completed",
         f"{path}#byte={record['byte']}",
+        record["speaker"],
+        index_form(record["content"]),
     )
 
 

@@ -7,6 +7,7 @@ import sqlite3
 import sys
 import time
 from collections.abc import Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +23,8 @@ INSERT_IMPORT = (
 # itself aside).
 COMPARED = {
     "sessions": "id, started_at, ended_at, metadata",
-    "messages": "session_id, sequence, role, content, created_at, status, source_ref",
+    "messages": "session_id, sequence, role, content, created_at, status, source_ref, speaker, "
+    "index_text",
     "imports": "path, session_id, sealed_size, sealed_sha256",
 }
 
@@ -37,6 +39,8 @@ class ImportTimes:
     raw_messages: int
     raw_seconds: float
     differing: int
+    memstore_bytes: int
+    raw_bytes: int
 
     def rates(self) -> tuple[float, float]:
         """(memstore, raw) messages per second."""
@@ -86,4 +90,15 @@ def compare_imports(service: MemoryService, raw: sqlite3.Connection, logs: Path)
     plan = raw_plan(logs.parent.parent, read_manifest(logs.parent))
     inserted, raw_s = import_raw(raw, plan)
     unequal = differing_rows(service.path, raw)
-    return ImportTimes(len(plan), imported, memstore_s, inserted, raw_s, unequal)
+    sizes = database_bytes(service.path), database_bytes(raw)
+    return ImportTimes(len(plan), imported, memstore_s, inserted, raw_s, unequal, *sizes)
+
+
+def database_bytes(database: Path | sqlite3.Connection) -> int:
+    """The size of a database as SQLite sees it (its pages, the WAL's included)."""
+    if isinstance(database, Path):
+        with closing(sqlite3.connect(database)) as connection:
+            return database_bytes(connection)
+    (pages,) = database.execute("PRAGMA page_count").fetchone()
+    (size,) = database.execute("PRAGMA page_size").fetchone()
+    return int(pages * size)

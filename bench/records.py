@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from bench.common import INSERT_MESSAGE, INSERT_SESSION, fetch_all, utc_now, write_transaction
 from bench.timing import median_ms, paired_seconds
 from memstore import MemoryService
+from memstore.text.cjk import index_form
 
 ROLES = ("user", "assistant")
 RAW_LAST_SEQUENCE = "SELECT max(sequence) FROM messages WHERE session_id = ?"
@@ -48,6 +49,8 @@ def raw_record(raw: sqlite3.Connection, session_id: str, role: str, content: str
             now,
             "completed",
             None,
+            None,
+            index_form(content),
         )
         pk = raw.execute(INSERT_MESSAGE, row).lastrowid
     assert pk is not None

@@ -140,7 +140,9 @@ def history_lines(results: Results) -> list[str]:
     lines = [
         f"import: memstore {times.memstore_messages} msgs in {times.memstore_seconds:.2f} s, "
         f"raw {times.raw_messages} in {times.raw_seconds:.2f} s; "
-        f"rows differing between the two databases: {times.differing}"
+        f"rows differing between the two databases: {times.differing}",
+        f"database size per message: memstore {times.memstore_bytes / times.memstore_messages:.0f}"
+        f" bytes, raw {times.raw_bytes / times.raw_messages:.0f} bytes",
     ]
     lines += [
         f"recall {r.case.label}: {r.case.text!r} (mode {r.case.mode}, {r.case.hits} matching "
