@@ -16,6 +16,7 @@ from memstore import MemoryConfig, MemoryService
 from memstore.repository import recall as search
 from memstore.text import ranking
 from memstore.text.fts_query import build_match
+from memstore.text.tokens import tokenize
 
 RAW_HITS = (
     "SELECT m.* FROM (SELECT rowid, bm25(messages_fts) r FROM messages_fts "
@@ -64,20 +65,23 @@ def ranked_recall(raw: sqlite3.Connection, case: Query) -> list[str | None]:
     the first tier with hits, weighted the same way, with its pair partners. Returns the
     hits' source references in rank order (the first batch, as memstore's first page reads
     it); ids differ between the two databases."""
-    no_filters = {"session_id": None, "role": None, "since": None, "until": None}
+    no_filters = {"session_id": None, "role": None, "since": None, "until": None, "speaker": None}
     memory = {"query": build_match(case.text, case.mode), "now": utc_now(), "limit": HITS}
     raw.execute(search.MEMORY_HITS, memory | no_filters).fetchall()
     matches = json.dumps(list({part.match: None for tier in case.tiers for part in tier}))
     documents = dict(raw.execute(search.PART_DOCUMENTS, {"matches": matches}).fetchall())
     (total,) = raw.execute(search.INDEXED_MESSAGES).fetchone()
+    names = {"names": json.dumps(list(dict.fromkeys(tokenize(case.text))))}
+    named = json.dumps([name for (name,) in raw.execute(search.NAMED_SPEAKERS, names)])
+    speakers = {"speakers": named, "speaker_weight": ranking.SPEAKER_WEIGHT}
     for tier in case.tiers:
         weights = ranking.weighted_parts(tier, documents, total)
         if any(role == 1 for _, role in weights.values()):
             page = {"parts": json.dumps(weights), "limit": search.FIRST_BATCH, "offset": 0}
-            rows = raw.execute(search.HISTORY_HITS, page | no_filters).fetchall()
+            rows = raw.execute(search.HISTORY_HITS, page | no_filters | speakers).fetchall()
             partners = json.dumps([row[-1] for row in rows if row[-1]])
             raw.execute(search.PARTNERS, {"pks": partners}).fetchall()
-            return [row[7] for row in rows]  # HISTORY_HITS: id, ..., source_ref, rank, partner
+            return [row[7] for row in rows]  # HISTORY_HITS: id, ..., source_ref, speaker, ...
     return []
 
 

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memstore.text import cjk, unicode61
-from memstore.text.tokens import combining_pattern, fold, token_spans
+from memstore.text.tokens import combining_pattern, fold, index_spans, spans_at, token_spans
 
 PLANE = 0x10000
 # Characters the tokenizer treats specially, so that random text holds them often: marks
@@ -135,3 +135,13 @@ def test_the_fold_drops_exactly_the_characters_with_a_combining_class() -> None:
     dropped = "".join(combining_pattern().findall(bmp))
     assert dropped == "".join(c for c in bmp if unicodedata.combining(c))
     assert fold("E\u0301\U0001d165x\U0001e94a\U0001f600") == "ex\U0001f600"
+
+
+@settings(max_examples=500, deadline=None)
+@given(TEXT)
+def test_the_spans_of_chosen_positions_are_those_of_every_token(text: str) -> None:
+    # instances.located reads only up to the page's last instance, counting CJK runs.
+    every = list(index_spans(text))
+    tokens = [at for at, (start, end) in enumerate(every) if start < end]  # no boundary
+    assert spans_at(text, tokens, 1) == [every[at] for at in tokens]
+    assert spans_at(text, tokens[::3], 1) == [every[at] for at in tokens[::3]]

@@ -32,7 +32,7 @@ from memstore.repository.recall import history_hits, memory_hits
 from memstore.schemas import RecallResult
 from memstore.store.database import Database
 from memstore.text.clipping import json_size
-from memstore.text.fts_query import build_match, query_tokens
+from memstore.text.fts_query import build_match
 from memstore.text.tokens import fold, token_spans
 from memstore.times import utc_now
 
@@ -58,7 +58,6 @@ def recall(
     if not valid_unicode(query):  # a lone surrogate: SQLite only takes valid Unicode
         raise InvalidQuery("query", f"{query!r} is not valid Unicode; retype it.")
     match, size = build_match(query, mode), page_limit(config, limit)
-    query_tokens(query)  # the query's checks, before the database is opened
     terms = frozenset(fold(query[start:end]) for start, end in token_spans(query))
     now = utc_now()
     empty = RecallResult(memories=[], conversations=[], truncated=False)

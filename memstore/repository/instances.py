@@ -44,7 +44,7 @@ from memstore.repository.words import (
 )
 from memstore.store.fts_names import MEMORIES_FTS, MESSAGES_FTS
 from memstore.text import highlight
-from memstore.text.tokens import index_spans
+from memstore.text.tokens import spans_at
 from memstore.times import parse_utc
 
 FILTERS = f" AND {filters_sql('m')}"
@@ -247,9 +247,7 @@ def located(connection: sqlite3.Connection, record: PageRecord, word: str) -> li
     highlighted regions from its ``skip``-th, as many as it shows positions; in a record
     indexed as its index form, the spans of the tokens at those positions."""
     if record.index_text is not None:
-        tokens = list(index_spans(record.content))
-        last = len(word) - 1 if is_sequence(word) else 0
-        return [(tokens[at][0], tokens[at + last][1]) for at in record.positions]
+        return spans_at(record.content, record.positions, len(word) if is_sequence(word) else 1)
     phrase = '"' + word.replace('"', '""') + '"'
     bound = {"open": highlight.OPEN, "close": highlight.CLOSE, "phrase": phrase, "pk": record.pk}
     content, take = record.content, len(record.positions)

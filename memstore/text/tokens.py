@@ -12,7 +12,7 @@ import functools
 import itertools
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from memstore.text import cjk, unicode61
 
@@ -56,7 +56,9 @@ def token_pattern(join_cjk: bool) -> re.Pattern[str]:
     ends = char_class(roles, ".c")  # what ends a run: separators and CJK characters
     starts = char_class(roles, ".mc")  # what a run's first other character is not
     joined = "+" if join_cjk else ""
-    return re.compile(rf"[{cjk_class}]{joined}|(?<![{marks}])[{marks}]*+[^{starts}][^{ends}]*")
+    return re.compile(
+        rf"(?P<run>[{cjk_class}]{joined})|(?<![{marks}])[{marks}]*+[^{starts}][^{ends}]*"
+    )
 
 
 @functools.cache
@@ -114,12 +116,36 @@ def index_spans(text: str) -> Iterator[tuple[int, int]]:
     """The original ``[start, end)`` of each token of the index form of ``text``, in the
     order (the token positions) SQLite gives them: a boundary token as the empty span at the
     end of its run."""
-    for start, end in word_spans(text):
-        if cjk.is_cjk(text[start:end]):
+    for match in token_pattern(True).finditer(bmp_text(text)):
+        start, end = match.span()
+        if match.lastgroup == "run":
             yield from ((at, at + 1) for at in range(start, end))
             yield end, end
         else:
             yield start, end
+
+
+def spans_at(text: str, positions: Iterable[int], width: int) -> list[tuple[int, int]]:
+    """The original ``[start, end)`` of each instance of ``width`` index tokens at the sorted
+    token ``positions`` of ``text``'s index form (see :func:`index_spans`; an instance of
+    several tokens lies inside one CJK run), reading the text only up to the last of them:
+    a run of CJK characters is counted, not walked."""
+    found: list[tuple[int, int]] = []
+    wanted = iter(positions)
+    target = next(wanted, None)
+    position = 0
+    for match in token_pattern(True).finditer(bmp_text(text)):
+        if target is None:
+            break
+        start, end = match.span()
+        run = match.lastgroup == "run"
+        tokens = end - start + 1 if run else 1  # a run's characters and its boundary
+        while target is not None and target < position + tokens:
+            low = start + target - position if run else start
+            found.append((low, min(low + width, end)) if run else (start, end))
+            target = next(wanted, None)
+        position += tokens
+    return found
 
 
 @functools.cache
