@@ -22,7 +22,7 @@ SEGMENT = 10  # characters of each code point's segment
 
 def test_the_table_is_what_the_linked_sqlite_does() -> None:
     # Failing after a SQLite upgrade: print the table afresh with
-    # python -m memstore.store.unicode61 > memstore/text/unicode61.py
+    # python -m memstore.store.unicode61 > memstore/text/unicode61_table.py
     assert unicode61.roles() == sqlite_roles()
 
 

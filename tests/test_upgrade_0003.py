@@ -19,15 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from alembic.autogenerate import compare_metadata
-from alembic.migration import MigrationContext
 
 from memstore import MemoryService
-from memstore.store.engine import make_engine
-from memstore.store.migrations import autogenerate_filter
-from memstore.store.models import Base
 from memstore.text.cjk import index_form
 from tests.conftest import REPO
+from tests.test_migrations import drift
 
 pytestmark = pytest.mark.corpora
 
@@ -162,13 +158,7 @@ def test_the_upgrade_keeps_every_row_and_makes_every_message_searchable_the_new_
 def test_the_upgraded_schema_has_no_drift_from_the_models(built: Built, tmp_path: Path) -> None:
     path = copy_of(built, tmp_path)
     MemoryService(path).health()
-    engine = make_engine(path)
-    with engine.connect() as connection:
-        context = MigrationContext.configure(
-            connection, opts={"include_name": autogenerate_filter, "render_as_batch": True}
-        )
-        assert compare_metadata(context, Base.metadata) == []
-    engine.dispose()
+    assert drift(path) == []
 
 
 def killed_upgrade(path: Path) -> bool:

@@ -1,9 +1,10 @@
 """What SQLite's ``unicode61`` tokenizer (``remove_diacritics 2``, as the indexes use it)
 makes of every code point, asked of the SQLite this process links.
 
-The answer is the truth :mod:`memstore.text.unicode61` holds as a table: the test suite walks
+The answer is the truth :mod:`memstore.text.unicode61` reads from a table: the test suite walks
 all of Unicode through both and fails on any difference, and ``python -m
-memstore.store.unicode61`` prints the table module afresh (after a SQLite upgrade changed it).
+memstore.store.unicode61 > memstore/text/unicode61_table.py`` prints the table afresh (after a
+SQLite upgrade changed it).
 """
 
 from __future__ import annotations
@@ -61,50 +62,23 @@ def runs(roles: str) -> list[tuple[int, str]]:
 
 
 def table_module(roles: str) -> str:
-    """The source of :mod:`memstore.text.unicode61` for ``roles``."""
+    """The source of :mod:`memstore.text.unicode61_table` for ``roles``."""
     encoded = " ".join(f"{code:X}{role}" for code, role in runs(roles))
     lines = [encoded[i : i + 88] for i in range(0, len(encoded), 88)]
     body = "\n".join(f'    "{line}"' for line in lines)
     return TEMPLATE.format(sqlite=sqlite3.sqlite_version, runs=body)
 
 
-TEMPLATE = '''"""SQLite's ``unicode61`` tokenizer, as a table: the role of every code point
-(``w`` a token character, ``m`` a token character the fold removes, ``.`` a separator), printed
-by ``python -m memstore.store.unicode61`` from SQLite {sqlite} and checked against the linked
-SQLite by the test suite's walk over all of Unicode. Its classes follow Unicode 6.1, whatever
-Python's ``unicodedata`` says: a code point unassigned in 6.1 (most emoji) is a token character.
+TEMPLATE = '''"""SQLite's ``unicode61`` tokenizer, as data: the role of every code point (``w`` a
+token character, ``m`` a token character the fold removes, ``.`` a separator) in runs, printed
+by ``python -m memstore.store.unicode61`` from SQLite {sqlite}. Read it through
+:mod:`memstore.text.unicode61`.
 """
-
-from __future__ import annotations
-
-import bisect
-import functools
 
 RUNS = (
 {runs}
 )
 """Each run of one role as hexadecimal first code point and role, space-separated."""
-
-
-@functools.cache
-def table() -> tuple[list[int], str]:
-    """The first code point of each run, and the runs' roles (one character each)."""
-    pairs = "".join(RUNS).split()
-    return [int(pair[:-1], 16) for pair in pairs], "".join(pair[-1] for pair in pairs)
-
-
-def role(code: int) -> str:
-    """The role of code point ``code``: ``w``, ``m`` or ``.``."""
-    starts, roles = table()
-    return roles[bisect.bisect_right(starts, code) - 1]
-
-
-def roles() -> str:
-    """One role per code point, from U+0000 to U+10FFFF."""
-    starts, kinds = table()
-    ends = [*starts[1:], 0x110000]
-    runs = zip(starts, ends, kinds, strict=True)
-    return "".join(kind * (end - start) for start, end, kind in runs)
 '''
 
 if __name__ == "__main__":
