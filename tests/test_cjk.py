@@ -1,0 +1,76 @@
+"""CJK words inside runs, through the service: recall in every mode, memories, updates."""
+
+from __future__ import annotations
+
+import pytest
+
+from memstore import MemoryService
+from memstore.kinds import Mode
+
+MODES: tuple[Mode, ...] = ("any", "all", "phrase")
+
+
+def matched(service: MemoryService, query: str, mode: Mode) -> set[str]:
+    result = service.recall(query, mode=mode, limit=8)
+    return {m.content for c in result.conversations for m in c.messages if m.id == c.matched_id}
+
+
+@pytest.fixture
+def talk(service: MemoryService) -> MemoryService:
+    session = service.start_session()
+    for text in ("部署v2-hotfix后回滚", "我们去看电影吧", "电 影 不是一个词", "映画館で映画を見た"):
+        service.record_message(session.id, "user", text)
+    return service
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("hotfix", {"部署v2-hotfix后回滚"}),
+        ("回滚", {"部署v2-hotfix后回滚"}),
+        ("部署", {"部署v2-hotfix后回滚"}),
+        ("电影", {"我们去看电影吧"}),  # the characters of two runs are not the word
+        ("映画", {"映画館で映画を見た"}),
+        ("館で映", {"映画館で映画を見た"}),
+    ],
+)
+def test_a_word_inside_a_run_is_found_in_every_mode(
+    talk: MemoryService, query: str, expected: set[str], mode: Mode
+) -> None:
+    assert matched(talk, query, mode) == expected
+
+
+def test_a_phrase_across_scripts_and_runs(talk: MemoryService) -> None:
+    assert matched(talk, "v2-hotfix后", "phrase") == {"部署v2-hotfix后回滚"}
+    assert matched(talk, "部署v2", "phrase") == {"部署v2-hotfix后回滚"}
+    assert matched(talk, "电 影", "phrase") == {"电 影 不是一个词"}
+    assert matched(talk, "署后", "phrase") == set()
+
+
+def test_memories_are_found_inside_runs_and_after_an_update(service: MemoryService) -> None:
+    memory = service.remember("Diego 喜欢看电影和数据库迁移")
+    assert [m.id for m in service.recall("电影").memories] == [memory.id]
+    assert [m.id for m in service.recall("数据库", mode="phrase").memories] == [memory.id]
+    service.update_memory(memory.id, content="Diego 喜欢喝绿茶")
+    assert service.recall("电影").memories == []
+    assert [m.id for m in service.recall("绿茶").memories] == [memory.id]
+    page = service.word_instances("绿茶", scope="memories")
+    assert [(i.start, i.end, i.matched_text) for i in page.instances] == [(9, 11, "绿茶")]
+
+
+def test_a_deleted_message_is_no_longer_found(talk: MemoryService) -> None:
+    result = talk.recall("电影", mode="phrase")
+    assert talk.delete_message(result.conversations[0].matched_id)
+    assert talk.recall("电影", mode="phrase").conversations == []
+    assert talk.word_instances("电影").total == 0
+    assert talk.health().ok
+
+
+def test_supplementary_ideographs_and_hangul(service: MemoryService) -> None:
+    session = service.start_session()
+    service.record_message(session.id, "user", "𠀀𠀁𠀂 and 영화를 봤어요")
+    assert matched(service, "𠀁", "any") == {"𠀀𠀁𠀂 and 영화를 봤어요"}
+    assert matched(service, "영화", "phrase") == {"𠀀𠀁𠀂 and 영화를 봤어요"}
+    located = service.word_instances("𠀁𠀂").instances
+    assert [(i.start, i.end, i.matched_text) for i in located] == [(1, 3, "𠀁𠀂")]
