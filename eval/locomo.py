@@ -1,24 +1,29 @@
-"""LoCoMo recall@8: memstore's recall against plain bm25 over single turns.
+"""LoCoMo recall@8 (and LongMemEval_S, a second check): memstore's recall against two bm25
+baselines over single turns, each measured two ways.
 
 Usage:
     .venv/bin/python eval/locomo.py [--out DIR] [--conversations conv-26,conv-30] [--limit 8]
+                                    [--longmemeval]
 
 Steps, all in one run:
 
-1. Write the LoCoMo daily logs and questions with ``../shared/tools/corpus2logs.py`` into
-   ``--out`` (a temporary folder by default; an existing ``OUT/locomo/qa.jsonl`` is reused).
+1. Write the LoCoMo and LongMemEval daily logs and questions with
+   ``../shared/tools/corpus2logs.py`` into ``--out`` (a temporary folder by default; an
+   existing ``OUT/locomo/qa.jsonl`` is reused).
 2. Import each conversation's folder into its own fresh database with
    ``MemoryService.import_markdown`` (its SPEAKERS mapping, ``include_tail=True``).
 3. For every question with evidence and a category other than 5 (adversarial), run
-   ``recall(question, limit=8)`` with the default budgets. A hit is an evidence source
-   reference among the messages of the returned conversations (matched or paired: the
-   ``memstore`` rows), or among the matched messages alone (the ``matched`` rows, the same
-   footing as the baseline's).
-4. The baseline, in the same run: rank-bm25's BM25Okapi over the conversation's single turns,
-   tokenized and folded like the index (unicode61 word tokens, case- and accent-folded); a
-   hit is an evidence turn among its top 8.
-5. Print recall@8 overall and per category, for all ten conversations, for the tuning set
-   (conv-26 to conv-44) and for the check set (conv-47 to conv-50), and the run time.
+   ``recall(question, limit=8)`` with the default budgets. **matched**: an evidence source
+   reference among the matched messages; **seen**: among every message returned (the
+   matched ones and their pair partners).
+4. The baselines, in the same run, over the conversation's single turns (see
+   ``eval/baselines.py``): plain bm25, and careful bm25 (Snowball stems, stopwords dropped,
+   the speaker's name in each turn). matched: an evidence turn among the top 8; seen: among
+   the top 8 and each one's pair partner.
+5. Print both measures overall and per category, for all ten conversations, for the tuning
+   set (conv-26 to conv-44) and for the check set (conv-47 to conv-50); with
+   ``--longmemeval``, the same for the 30 LongMemEval_S haystacks (never tuned on); and the
+   run time.
 """
 
 from __future__ import annotations
@@ -31,15 +36,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from rank_bm25 import BM25Okapi
+from baselines import Ranker, Turn, ranker
 
 from memstore.errors import InvalidQuery
 from memstore.service import MemoryService
-from memstore.text.tokens import fold, tokenize
 
 REPO = Path(__file__).resolve().parent.parent
 CORPUS2LOGS = REPO.parent / "shared" / "tools" / "corpus2logs.py"
@@ -48,6 +52,7 @@ CHECK = ("conv-47", "conv-48", "conv-49", "conv-50")
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 ADVERSARIAL = 5
 SETS = (("all", TUNING + CHECK), ("tuning 26-44", TUNING), ("check 47-50", CHECK))
+SIDES = ("memstore", "bm25", "careful bm25")
 
 
 @dataclass(frozen=True)
@@ -62,14 +67,10 @@ class Question:
 
 @dataclass(frozen=True)
 class Outcome:
-    """Whether memstore found evidence for one question among every message it returned
-    (``memstore``: seen) and among its matched messages alone (``matched``), and whether the
-    baseline did among its top turns."""
+    """For one question, whether each side (:data:`SIDES`) found evidence: (matched, seen)."""
 
     question: Question
-    memstore: bool
-    matched: bool
-    baseline: bool
+    found: dict[str, tuple[bool, bool]]
 
 
 def corpus(out: Path) -> Path:
@@ -87,29 +88,31 @@ def absolute(out: Path, ref: str) -> str:
     return f"{(out / file).absolute()}#{anchor}"
 
 
-def load_questions(out: Path) -> dict[str, list[Question]]:
-    """The answerable questions (evidence, not adversarial) of each conversation."""
+def load_questions(out: Path, corpus_set: str) -> dict[str, list[Question]]:
+    """The answerable questions (evidence, not adversarial) of each conversation of a set
+    (``locomo`` or ``longmemeval``, whose questions count as category 0)."""
     questions: dict[str, list[Question]] = {}
-    with open(out / "locomo" / "qa.jsonl", encoding="utf-8") as lines:
+    with open(out / corpus_set / "qa.jsonl", encoding="utf-8") as lines:
         for line in lines:
             row = json.loads(line)
-            if not row["evidence"] or row["category"] == ADVERSARIAL:
+            category = row.get("category", 0)
+            if not row["evidence"] or category == ADVERSARIAL:
                 continue
             evidence = frozenset(absolute(out, ref) for ref in row["evidence"])
-            question = Question(row["owner"], row["question"], row["category"], evidence)
+            question = Question(row["owner"], row["question"], category, evidence)
             questions.setdefault(row["owner"], []).append(question)
     return questions
 
 
-def load_turns(out: Path, conversation: str) -> list[tuple[str, str]]:
-    """``(absolute source reference, content)`` of each turn of a conversation."""
-    turns = []
-    prefix = f"locomo/{conversation}/"
-    with open(out / "locomo" / "manifest.jsonl", encoding="utf-8") as lines:
+def load_turns(out: Path, corpus_set: str) -> dict[str, list[Turn]]:
+    """Each conversation's turns, in file and byte order, from the set's manifest."""
+    turns: dict[str, list[Turn]] = {}
+    with open(out / corpus_set / "manifest.jsonl", encoding="utf-8") as lines:
         for line in lines:
             row = json.loads(line)
-            if row["file"].startswith(prefix):
-                turns.append((absolute(out, f"{row['file']}#byte={row['byte']}"), row["content"]))
+            ref = absolute(out, f"{row['file']}#byte={row['byte']}")
+            turn = Turn(ref, row["file"], row["speaker"], row["role"], row["content"])
+            turns.setdefault(row["file"].split("/")[1], []).append(turn)
     return turns
 
 
@@ -120,14 +123,9 @@ def speakers(folder: Path) -> dict[str, str]:
     return dict(option.split("=", 1) for option in options)
 
 
-def folded_words(text: str) -> list[str]:
-    """Word tokens of ``text`` folded as the index folds them."""
-    return [fold(token) for token in tokenize(text)]
-
-
 def memstore_found(service: MemoryService, question: Question, limit: int) -> tuple[bool, bool]:
-    """Whether ``recall`` returns a message of the question's evidence: among all the
-    messages it returns (seen), and among the matched ones (matched)."""
+    """Whether ``recall`` returns a message of the question's evidence: among the matched
+    ones (matched), and among all the messages it returns (seen)."""
     try:
         result = service.recall(question.text, limit=limit)
     except InvalidQuery:
@@ -136,20 +134,7 @@ def memstore_found(service: MemoryService, question: Question, limit: int) -> tu
     matched = {
         m.source_ref for c in result.conversations for m in c.messages if m.id == c.matched_id
     }
-    return not seen.isdisjoint(question.evidence), not matched.isdisjoint(question.evidence)
-
-
-def baseline_ranker(turns: Sequence[tuple[str, str]], limit: int) -> Callable[[str], set[str]]:
-    """A function from a question to the source references of bm25's top ``limit`` turns."""
-    refs = [ref for ref, _ in turns]
-    bm25 = BM25Okapi([folded_words(content) for _, content in turns])
-
-    def top(question: str) -> set[str]:
-        scores = bm25.get_scores(folded_words(question))
-        best = sorted(range(len(refs)), key=lambda index: -scores[index])[:limit]
-        return {refs[index] for index in best}
-
-    return top
+    return not matched.isdisjoint(question.evidence), not seen.isdisjoint(question.evidence)
 
 
 def imported(folder: Path, scratch: Path) -> MemoryService:
@@ -162,45 +147,53 @@ def imported(folder: Path, scratch: Path) -> MemoryService:
 
 
 def evaluate(
-    out: Path, conversation: str, questions: Sequence[Question], limit: int
+    folder: Path, turns: Sequence[Turn], questions: Sequence[Question], limit: int
 ) -> list[Outcome]:
-    """Import one conversation into a fresh database and score both sides on its questions."""
-    baseline = baseline_ranker(load_turns(out, conversation), limit)
+    """Import one conversation into a fresh database and score every side on its questions."""
+    rankers: dict[str, Ranker] = {
+        "bm25": ranker(turns, limit, careful=False),
+        "careful bm25": ranker(turns, limit, careful=True),
+    }
+    outcomes = []
     with tempfile.TemporaryDirectory(prefix="memstore-eval-") as scratch:
-        service = imported(out / "locomo" / conversation, Path(scratch))
-        return [
-            Outcome(
-                question,
-                *memstore_found(service, question, limit),
-                not baseline(question.text).isdisjoint(question.evidence),
-            )
-            for question in questions
-        ]
+        service = imported(folder, Path(scratch))
+        for question in questions:
+            found = {"memstore": memstore_found(service, question, limit)}
+            for side, rank in rankers.items():
+                matched, seen = rank(question.text)
+                found[side] = (bool(matched & question.evidence), bool(seen & question.evidence))
+            outcomes.append(Outcome(question, found))
+    return outcomes
 
 
-def recall_at(outcomes: Sequence[Outcome], side: str) -> str:
-    """The share of outcomes found by ``side``, as ``0.123``, or ``-`` for none."""
+def recall_at(outcomes: Sequence[Outcome], side: str, measure: int) -> str:
+    """The share of outcomes ``side`` found evidence for (``measure`` 0: matched, 1: seen),
+    as ``0.123``, or ``-`` for none."""
     if not outcomes:
         return "-"
-    return f"{sum(getattr(o, side) for o in outcomes) / len(outcomes):.3f}"
+    return f"{sum(o.found[side][measure] for o in outcomes) / len(outcomes):.3f}"
 
 
-def table(outcomes: Sequence[Outcome], limit: int) -> str:
-    """The recall@limit table: one row per set and side, overall then per category."""
-    columns = ["overall", *(f"{n} {name}" for n, name in CATEGORIES.items())]
-    header = f"{'set':<14}{'questions':>10}  {'system':<9}" + "".join(f"{c:>15}" for c in columns)
-    rows = [f"recall@{limit}", header]
-    for name, members in SETS:
+def table(
+    outcomes: Sequence[Outcome], limit: int, sets: Sequence[tuple[str, Sequence[str]]]
+) -> str:
+    """The recall@limit table: one row per set and side, matched and seen overall, then
+    matched / seen per category."""
+    columns = ["matched", "seen", *(f"{n} {name}" for n, name in CATEGORIES.items())]
+    header = f"{'set':<14}{'questions':>10}  {'system':<13}" + "".join(f"{c:>15}" for c in columns)
+    rows = [f"recall@{limit} (per category: matched / seen)", header]
+    for name, members in sets:
         chosen = [o for o in outcomes if o.question.conversation in members]
         if not chosen:
             continue
-        sides = (("memstore", "memstore"), ("matched", "matched"), ("baseline", "bm25"))
-        for side, label in sides:
-            cells = [recall_at(chosen, side)] + [
-                recall_at([o for o in chosen if o.question.category == n], side) for n in CATEGORIES
+        for side in SIDES:
+            per = [[o for o in chosen if o.question.category == n] for n in CATEGORIES]
+            cells = [recall_at(chosen, side, 0), recall_at(chosen, side, 1)] + [
+                f"{recall_at(group, side, 0)} / {recall_at(group, side, 1)}" if group else "-"
+                for group in per
             ]
-            lead = f"{name:<14}{len(chosen):>10}" if side == "memstore" else " " * 24
-            rows.append(f"{lead}  {label:<9}" + "".join(f"{c:>15}" for c in cells))
+            lead = f"{name:<14}{len(chosen):>10}" if side == SIDES[0] else " " * 24
+            rows.append(f"{lead}  {side:<13}" + "".join(f"{c:>15}" for c in cells))
     return "\n".join(rows)
 
 
@@ -214,16 +207,35 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="comma-separated conversation ids (default: all ten)",
     )
     parser.add_argument("--limit", type=int, default=8, help="k of recall@k (default: 8)")
+    parser.add_argument(
+        "--longmemeval", action="store_true", help="also the 30 LongMemEval_S haystacks"
+    )
     return parser.parse_args(argv)
 
 
-def run(out: Path, conversations: Sequence[str], limit: int) -> list[Outcome]:
-    """Every conversation's outcomes, in order."""
-    questions = load_questions(corpus(out))
+def run(
+    out: Path, corpus_set: str, conversations: Sequence[str] | None, limit: int
+) -> list[Outcome]:
+    """The outcomes of the set's conversations (all of them for None), in order."""
+    questions = load_questions(corpus(out), corpus_set)
+    turns = load_turns(out, corpus_set)
     outcomes: list[Outcome] = []
-    for conversation in conversations:
-        outcomes += evaluate(out, conversation, questions.get(conversation, []), limit)
+    for conversation in conversations or sorted(questions):
+        folder = out / corpus_set / conversation
+        asked = questions.get(conversation, [])
+        outcomes += evaluate(folder, turns.get(conversation, []), asked, limit)
     return outcomes
+
+
+def report(out: Path, args: argparse.Namespace, conversations: Sequence[str]) -> str:
+    """The LoCoMo table, and LongMemEval's when asked for."""
+    text = table(run(out, "locomo", conversations, args.limit), args.limit, SETS)
+    if args.longmemeval:
+        outcomes = run(out, "longmemeval", None, args.limit)
+        owners = sorted({o.question.conversation for o in outcomes})
+        text += "\n\nLongMemEval_S (never tuned on)\n"
+        text += table(outcomes, args.limit, [("haystacks", owners)])
+    return text
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -233,10 +245,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     started = time.perf_counter()
     if args.out is None:
         with tempfile.TemporaryDirectory(prefix="memstore-locomo-") as scratch:
-            outcomes = run(Path(scratch), conversations, args.limit)
+            text = report(Path(scratch), args, conversations)
     else:
-        outcomes = run(args.out, conversations, args.limit)
-    print(table(outcomes, args.limit))
+        text = report(args.out, args, conversations)
+    print(text)
     print(f"run time: {time.perf_counter() - started:.1f} s")
 
 
