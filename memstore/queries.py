@@ -12,9 +12,8 @@ from typing import TypedDict
 from memstore.arguments import aware, position
 from memstore.errors import InvalidInput
 from memstore.kinds import Scope, SearchRole
+from memstore.logs.write import MAX_SPEAKER_CHARS
 from memstore.times import format_utc
-
-MAX_SPEAKER_CHARS = 100  # as a log's speaker line allows
 
 
 class FilterArguments(TypedDict, total=False):

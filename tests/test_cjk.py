@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memstore import MemoryService
+from memstore.errors import InvalidQuery
 from memstore.kinds import Mode
 
 MODES: tuple[Mode, ...] = ("any", "all", "phrase")
@@ -74,3 +75,30 @@ def test_supplementary_ideographs_and_hangul(service: MemoryService) -> None:
     assert matched(service, "영화", "phrase") == {"𠀀𠀁𠀂 and 영화를 봤어요"}
     located = service.word_instances("𠀁𠀂").instances
     assert [(i.start, i.end, i.matched_text) for i in located] == [(1, 3, "𠀁𠀂")]
+
+
+def test_a_long_message_is_clipped_around_the_cjk_word_itself(service: MemoryService) -> None:
+    # Found by review: the window once centred on the first lone 电, 20,000 characters away.
+    session = service.start_session()
+    service.record_message(session.id, "user", "电" + "是" * 20000 + "看电影" + "是" * 20000)
+    (message,) = service.recall("电影", mode="phrase").conversations[0].messages
+    assert message.truncated and "电影" in message.content
+
+
+def test_offsets_agree_whether_or_not_the_record_holds_cjk(service: MemoryService) -> None:
+    # Found by review: a word after a lone diacritic started one character early in a CJK
+    # record (Python's spans) and not in another (SQLite's highlight()).
+    session = service.start_session()
+    for text in (" \u0301ab", " \u0301ab电"):
+        service.record_message(session.id, "user", text)
+    page = service.word_instances("ab")
+    assert sorted((i.start, i.end, i.matched_text) for i in page.instances) == [
+        (2, 4, "ab"),
+        (2, 4, "ab"),
+    ]
+
+
+def test_a_cjk_word_of_over_32_characters_is_refused(service: MemoryService) -> None:
+    with pytest.raises(InvalidQuery, match="at most 32"):
+        service.word_instances("哈" * 33)
+    assert service.word_instances("哈" * 32).total == 0

@@ -112,3 +112,26 @@ def test_the_cli_filters_recall_by_speaker(imported: MemoryService, runner: CliR
     database = ["--database", str(imported.path)]
     found = runner.invoke(cli, [*database, "recall", "support", "--speaker", "Melanie"])
     assert found.exit_code == 0 and '"speaker": "Melanie"' in found.stdout
+
+
+def test_a_name_of_several_words_is_a_rank_signal_too(service: MemoryService) -> None:
+    session = service.start_session()
+    long = "Yesterday I finally went to the support group at the library, it was good."
+    service.record_message(session.id, "user", long, speaker="Mary Ann")
+    service.record_message(session.id, "user", "The support group.", speaker="Bob")
+    result = service.recall("When did mary ann go to the support group?")
+    firsts = [m.speaker for c in result.conversations for m in c.messages if m.id == c.matched_id]
+    assert firsts == ["Mary Ann", "Bob"]
+
+
+def test_a_name_with_a_space_at_either_end_is_refused_everywhere(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    # Found by review: " Diego " was stored, but no filter (stripped) could match it, and its
+    # log line could not be imported back by any --speaker name.
+    session = service.start_session()
+    with pytest.raises(InvalidInput, match="no space at either end"):
+        service.record_message(session.id, "user", "garden", speaker=" Diego ")
+    with pytest.raises(InvalidInput, match="no space at either end"):
+        Recorder(service, speakers={"user": "Diego "}, log_dir=tmp_path).record("user", "hi")
+    assert service.messages(session.id) == []

@@ -62,7 +62,9 @@ def reference_token_spans(text: str) -> list[tuple[int, int]]:
             start = None
     if start is not None:
         spans.append((start, len(text)))
-    return [(s, e) for s, e in spans if not all(map(reference_is_mark, text[s:e]))]
+    kept = [(s, e) for s, e in spans if not all(map(reference_is_mark, text[s:e]))]
+    # A token starts at its first character the fold keeps, as SQLite's offsets do.
+    return [(next(i for i in range(s, e) if not reference_is_mark(text[i])), e) for s, e in kept]
 
 
 def reference_fold(token: str) -> str:

@@ -11,7 +11,7 @@ from memstore.arguments import aware, json_object, position, valid_unicode
 from memstore.errors import InvalidInput, NotFound
 from memstore.ids import new_id
 from memstore.kinds import MessageStatus, Role
-from memstore.queries import MAX_SPEAKER_CHARS
+from memstore.logs.write import check_speaker
 from memstore.repository import messages, sessions
 from memstore.repository.messages import StoredMessage
 from memstore.repository.sessions import StoredSession
@@ -96,7 +96,8 @@ def record_message(
         InvalidInput: For a bad role, status, time or empty content.
     """
     check_content(content)
-    check_speaker(speaker)
+    if speaker is not None:
+        check_speaker(speaker)
     when = (aware(created_at, "created_at") or utc_now()).astimezone(UTC)
     with db.write() as connection:
         if source_ref is not None:
@@ -113,21 +114,6 @@ def record_message(
         )
         messages.add_message(connection, message)
     return Message.model_validate(message)
-
-
-def check_speaker(speaker: str | None) -> None:
-    """Raise InvalidInput unless ``speaker`` is None or a name as a log writes one: 1 to
-    :data:`MAX_SPEAKER_CHARS` characters, not blank, without a colon or a line break."""
-    if speaker is None:
-        return
-    if not 1 <= len(speaker) <= MAX_SPEAKER_CHARS or not speaker.strip():
-        raise InvalidInput(
-            "speaker", f"is {len(speaker)} characters; give a name of 1 to {MAX_SPEAKER_CHARS}."
-        )
-    if ":" in speaker or any(char in speaker for char in "\r\n") or not valid_unicode(speaker):
-        raise InvalidInput(
-            "speaker", f"{speaker!r} is no name; a name has no colon, line break or invalid text."
-        )
 
 
 def check_content(content: str) -> None:

@@ -31,9 +31,10 @@ from memstore.queries import RecallFilters
 from memstore.repository.recall import history_hits, memory_hits
 from memstore.schemas import RecallResult
 from memstore.store.database import Database
+from memstore.text import cjk
 from memstore.text.clipping import json_size
-from memstore.text.fts_query import build_match
-from memstore.text.tokens import fold, token_spans
+from memstore.text.fts_query import build_match, query_tokens
+from memstore.text.tokens import fold
 from memstore.times import utc_now
 
 
@@ -58,7 +59,7 @@ def recall(
     if not valid_unicode(query):  # a lone surrogate: SQLite only takes valid Unicode
         raise InvalidQuery("query", f"{query!r} is not valid Unicode; retype it.")
     match, size = build_match(query, mode), page_limit(config, limit)
-    terms = frozenset(fold(query[start:end]) for start, end in token_spans(query))
+    terms = frozenset(word if cjk.is_cjk(word) else fold(word) for word in query_tokens(query))
     now = utc_now()
     empty = RecallResult(memories=[], conversations=[], truncated=False)
     room = config.recall_chars - json_size(empty)

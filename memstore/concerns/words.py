@@ -21,6 +21,7 @@ from memstore.text.tokens import tokenize
 from memstore.times import utc_now
 
 MAX_WORD_CHARS = 10_000  # longer than recall's 512: a listed word must be searchable
+MAX_CJK_WORD_CHARS = 32  # each more character is one more token to line up per instance
 
 
 def search_words(db: Database, config: MemoryConfig, prefix: str, query: WordQuery) -> WordPage:
@@ -105,6 +106,11 @@ def one_word(connection: sqlite3.Connection, text: str, argument: str) -> str:
     ascii_word = text.isascii() and text.isalnum()
     found = [text.lower()] if ascii_word else words.tokens(connection, text)
     if len(found) > 1 and len(tokenize(text)) == 1 and cjk.is_cjk(tokenize(text)[0]):
+        if len(found) > MAX_CJK_WORD_CHARS:
+            raise InvalidQuery(
+                argument,
+                f"is {len(found)} CJK characters; a CJK word is at most {MAX_CJK_WORD_CHARS}.",
+            )
         return "".join(found)
     if len(found) != 1:
         raise InvalidQuery(

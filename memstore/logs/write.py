@@ -93,6 +93,22 @@ def stamp_time(when: object) -> datetime:
     return when.replace(microsecond=0)
 
 
+def check_speaker(speaker: str) -> None:
+    """Raise InvalidInput (argument ``speaker``) unless ``speaker`` can head a log record and
+    be imported back by its name: 1 to 100 characters, no colon or line ending, and no space
+    at either end (an import's ``--speaker`` names are stripped)."""
+    if (
+        not 1 <= len(speaker) <= MAX_SPEAKER_CHARS
+        or any(c in speaker for c in ":\r\n")
+        or speaker != speaker.strip()
+    ):
+        raise InvalidInput(
+            "speaker",
+            f"{speaker!r} cannot head a log record; use 1-100 characters, no colon or line "
+            "ending, no space at either end.",
+        )
+
+
 def render(when: datetime, speaker: str, content: str) -> str:
     """One record: blank line, stamp line, ``Speaker: content`` (no final line ending).
 
@@ -102,16 +118,12 @@ def render(when: datetime, speaker: str, content: str) -> str:
         content: The message, already :func:`loggable`.
 
     Raises:
-        InvalidInput: For a naive ``when`` (argument ``when``), or a speaker name that is
-            empty, over 100 characters or holds a colon or a line ending (``speaker``).
+        InvalidInput: For a naive ``when`` (argument ``when``), or a speaker name
+            :func:`check_speaker` refuses (``speaker``).
     """
     if when.utcoffset() is None:
         raise InvalidInput("when", "a log record needs an aware time; give it a UTC offset.")
-    if not 1 <= len(speaker) <= MAX_SPEAKER_CHARS or any(c in speaker for c in ":\r\n"):
-        raise InvalidInput(
-            "speaker",
-            f"{speaker!r} cannot head a log record; use 1-100 characters, no colon or line ending.",
-        )
+    check_speaker(speaker)
     return f"\n\n{when.strftime('[%H:%M:%S %z]')} \n{speaker}: {content}"
 
 

@@ -26,7 +26,7 @@ from memstore.repository.messages import (
 from memstore.store.fts_names import MEMORIES_FTS, MESSAGES_FTS
 from memstore.text import ranking
 from memstore.text.fts_query import QueryPart, ranking_tiers
-from memstore.text.tokens import tokenize
+from memstore.text.tokens import word_spans
 from memstore.times import format_utc
 
 # A hit's rank is the weighted sum of the bm25() of each query part it matches (see
@@ -160,9 +160,20 @@ def history_hits(
             yield from tier_hits(connection, json.dumps(weights), filters, speakers)
 
 
+NAME_WORDS = 3  # a speaker's name is looked for in up to three adjacent words ("Mary Ann Lee")
+
+
 def named_speakers(connection: sqlite3.Connection, query: str) -> str:
-    """The speakers' names (a JSON list) that words of ``query`` are, without case."""
-    names = json.dumps(list(dict.fromkeys(tokenize(query))))
+    """The speakers' names (a JSON list) that words of ``query`` are, without case: each word,
+    and each run of up to :data:`NAME_WORDS` adjacent words as written between them ("Mary
+    Ann", "O'Brien")."""
+    spans = word_spans(query)
+    candidates = {
+        query[start:end]: None
+        for at, (start, _) in enumerate(spans)
+        for _, end in spans[at : at + NAME_WORDS]
+    }
+    names = json.dumps(list(candidates))
     return json.dumps([name for (name,) in connection.execute(NAMED_SPEAKERS, {"names": names})])
 
 

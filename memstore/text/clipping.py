@@ -20,6 +20,7 @@ from typing import TypeVar
 from pydantic import BaseModel
 
 from memstore.schemas import Memory, Message, RecallConversation
+from memstore.text import cjk
 from memstore.text.tokens import fold, token_spans
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -120,23 +121,34 @@ def json_length(text: str) -> int:
 
 
 def first_match(text: str, folded_terms: frozenset[str]) -> int:
-    """Character offset of the first token of ``text`` among ``folded_terms``, else 0.
+    """Character offset of the first token of ``text`` among ``folded_terms``, or of the
+    first place of one of its CJK runs (as written: the index folds no CJK character), else
+    0.
 
     The tokens are folded in one go, joined by :data:`TOKEN_JOINER`: :func:`fold` of a
     joined text is the join of the folds, since case folding and NFKD go character by
     character (NFKD reorders only combining characters, which the fold drops). For the same
     reason a text whose fold holds none of the terms has no such token, and is not split.
     """
+    runs = {term for term in folded_terms if cjk.is_cjk(term)}
+    found = [at for at in map(text.find, runs) if at >= 0]
+    words = folded_terms - runs
+    word = first_word(text, words) if words else None
+    return min([*found, *([] if word is None else [word])], default=0)
+
+
+def first_word(text: str, folded_terms: frozenset[str]) -> int | None:
+    """Character offset of the first token of ``text`` among ``folded_terms``, or None."""
     folded_text = fold(text)
     if not any(term in folded_text for term in folded_terms):
-        return 0
+        return None
     spans = token_spans(text)
     tokens = map(text.__getitem__, itertools.starmap(slice, spans))  # text[start:end] each
     folded = fold(TOKEN_JOINER.join(tokens)).split(TOKEN_JOINER)  # [""] when there is none
     starts = (
         start for (start, _), token in zip(spans, folded, strict=False) if token in folded_terms
     )
-    return next(starts, 0)
+    return next(starts, None)
 
 
 def window(spent: Sequence[int], focus: int, room: int) -> tuple[int, int]:

@@ -43,7 +43,8 @@ def bmp_roles() -> str:
 def token_pattern(join_cjk: bool) -> re.Pattern[str]:
     """Finds the tokens of a text rewritten by :func:`bmp_text`: each CJK character (each
     run of them when ``join_cjk``), and each maximal run of other token characters that
-    holds a character other than a diacritic.
+    holds a character other than a diacritic. A token's span (its group, ``run`` or
+    ``word``) leaves out the diacritics it starts with, as SQLite's own offsets do.
 
     Its classes list BMP characters only, which a regular expression looks up in a table: it
     would test a character against a class's non-BMP ranges one by one, several times slower.
@@ -57,7 +58,7 @@ def token_pattern(join_cjk: bool) -> re.Pattern[str]:
     starts = char_class(roles, ".mc")  # what a run's first other character is not
     joined = "+" if join_cjk else ""
     return re.compile(
-        rf"(?P<run>[{cjk_class}]{joined})|(?<![{marks}])[{marks}]*+[^{starts}][^{ends}]*"
+        rf"(?P<run>[{cjk_class}]{joined})|(?<![{marks}])[{marks}]*+(?P<word>[^{starts}][^{ends}]*)"
     )
 
 
@@ -95,15 +96,20 @@ def token_spans(text: str) -> list[tuple[int, int]]:
 
     A run of diacritics alone is no token: the fold removes it, and unicode61 keeps no empty
     token; as an FTS5 string it would be an empty phrase, which makes an ``all`` query match
-    nothing.
+    nothing. Diacritics before a token's first other character are not in its span.
     """
-    return list(map(re.Match.span, token_pattern(False).finditer(bmp_text(text))))
+    return [token_span(match) for match in token_pattern(False).finditer(bmp_text(text))]
+
+
+def token_span(match: re.Match[str]) -> tuple[int, int]:
+    """The span of a :func:`token_pattern` match's token (without leading diacritics)."""
+    return match.span(match.lastgroup or 0)
 
 
 def word_spans(text: str) -> list[tuple[int, int]]:
     """The ``[start, end)`` character spans of the words of ``text``: its tokens, except that
     adjacent CJK characters make one word (a run)."""
-    return list(map(re.Match.span, token_pattern(True).finditer(bmp_text(text))))
+    return [token_span(match) for match in token_pattern(True).finditer(bmp_text(text))]
 
 
 def tokenize(text: str) -> list[str]:
@@ -117,7 +123,7 @@ def index_spans(text: str) -> Iterator[tuple[int, int]]:
     order (the token positions) SQLite gives them: a boundary token as the empty span at the
     end of its run."""
     for match in token_pattern(True).finditer(bmp_text(text)):
-        start, end = match.span()
+        start, end = token_span(match)
         if match.lastgroup == "run":
             yield from ((at, at + 1) for at in range(start, end))
             yield end, end
@@ -137,7 +143,7 @@ def spans_at(text: str, positions: Iterable[int], width: int) -> list[tuple[int,
     for match in token_pattern(True).finditer(bmp_text(text)):
         if target is None:
             break
-        start, end = match.span()
+        start, end = token_span(match)
         run = match.lastgroup == "run"
         tokens = end - start + 1 if run else 1  # a run's characters and its boundary
         while target is not None and target < position + tokens:
