@@ -42,24 +42,21 @@ def bmp_roles() -> str:
 @functools.cache
 def token_pattern(join_cjk: bool) -> re.Pattern[str]:
     """Finds the tokens of a text rewritten by :func:`bmp_text`: each CJK character (each
-    run of them when ``join_cjk``), and each maximal run of other token characters that
-    holds a character other than a diacritic. A token's span (its group, ``run`` or
-    ``word``) leaves out the diacritics it starts with, as SQLite's own offsets do.
+    run of them when ``join_cjk``: the group ``run``), and each maximal run of other token
+    characters from its first character the fold keeps, as SQLite's own offsets start a
+    token (diacritics before it are no part of it, and diacritics alone no token).
 
     Its classes list BMP characters only, which a regular expression looks up in a table: it
     would test a character against a class's non-BMP ranges one by one, several times slower.
-    The negated classes match any non-BMP character, and :func:`bmp_text` leaves none. A match
-    never starts right after a diacritic (a run starts after a separator, a CJK character or
-    at the start), so a long run of diacritics alone is passed over in linear time.
+    The negated classes match any non-BMP character, and :func:`bmp_text` leaves none. A run
+    of diacritics is passed over in linear time: a match fails at once on each of them.
     """
     roles = bmp_roles()
-    marks, cjk_class = char_class(roles, "m"), char_class(roles, "c")
+    cjk_class = char_class(roles, "c")
     ends = char_class(roles, ".c")  # what ends a run: separators and CJK characters
-    starts = char_class(roles, ".mc")  # what a run's first other character is not
+    starts = char_class(roles, ".mc")  # what a run's first character is not
     joined = "+" if join_cjk else ""
-    return re.compile(
-        rf"(?P<run>[{cjk_class}]{joined})|(?<![{marks}])[{marks}]*+(?P<word>[^{starts}][^{ends}]*)"
-    )
+    return re.compile(rf"(?P<run>[{cjk_class}]{joined})|[^{starts}][^{ends}]*")
 
 
 @functools.cache
@@ -98,18 +95,13 @@ def token_spans(text: str) -> list[tuple[int, int]]:
     token; as an FTS5 string it would be an empty phrase, which makes an ``all`` query match
     nothing. Diacritics before a token's first other character are not in its span.
     """
-    return [token_span(match) for match in token_pattern(False).finditer(bmp_text(text))]
-
-
-def token_span(match: re.Match[str]) -> tuple[int, int]:
-    """The span of a :func:`token_pattern` match's token (without leading diacritics)."""
-    return match.span(match.lastgroup or 0)
+    return list(map(re.Match.span, token_pattern(False).finditer(bmp_text(text))))
 
 
 def word_spans(text: str) -> list[tuple[int, int]]:
     """The ``[start, end)`` character spans of the words of ``text``: its tokens, except that
     adjacent CJK characters make one word (a run)."""
-    return [token_span(match) for match in token_pattern(True).finditer(bmp_text(text))]
+    return list(map(re.Match.span, token_pattern(True).finditer(bmp_text(text))))
 
 
 def tokenize(text: str) -> list[str]:
@@ -123,7 +115,7 @@ def index_spans(text: str) -> Iterator[tuple[int, int]]:
     order (the token positions) SQLite gives them: a boundary token as the empty span at the
     end of its run."""
     for match in token_pattern(True).finditer(bmp_text(text)):
-        start, end = token_span(match)
+        start, end = match.span()
         if match.lastgroup == "run":
             yield from ((at, at + 1) for at in range(start, end))
             yield end, end
@@ -143,7 +135,7 @@ def spans_at(text: str, positions: Iterable[int], width: int) -> list[tuple[int,
     for match in token_pattern(True).finditer(bmp_text(text)):
         if target is None:
             break
-        start, end = token_span(match)
+        start, end = match.span()
         run = match.lastgroup == "run"
         tokens = end - start + 1 if run else 1  # a run's characters and its boundary
         while target is not None and target < position + tokens:
