@@ -15,14 +15,15 @@ from bench.timing import median_ms, paired_seconds, seconds
 from memstore import MemoryService
 from memstore.concerns.memory_rules import normalize_content
 from memstore.guard import secret_kind
+from memstore.text.cjk import index_form
 
 ACTIVE_DUPLICATE = "SELECT pk, id FROM memories WHERE status = 'active' AND normalized_content = ?"
 ACTIVE_KEY = "SELECT pk, id FROM memories WHERE status = 'active' AND key = ?"
 RETIRE = "UPDATE memories SET status = 'superseded', modified_at = ? WHERE pk = ?"
 INSERT_MEMORY = (
     "INSERT INTO memories (id, content, normalized_content, category, key, status, origin, "
-    "confidence, pinned, created_at, modified_at, expires_at, superseded_by) "
-    "VALUES (?, ?, ?, ?, ?, 'active', 'explicit', 1.0, 0, ?, ?, NULL, NULL)"
+    "confidence, pinned, created_at, modified_at, expires_at, superseded_by, index_text) "
+    "VALUES (?, ?, ?, ?, ?, 'active', 'explicit', 1.0, 0, ?, ?, NULL, NULL, ?)"
 )
 POINT = "UPDATE memories SET superseded_by = ?, modified_at = ? WHERE pk = ?"
 SUPERSEDED = "SELECT count(*) FROM memories WHERE status = 'superseded'"
@@ -30,7 +31,7 @@ SUPERSEDED = "SELECT count(*) FROM memories WHERE status = 'superseded'"
 # content of the memory that superseded each; {db} is the schema name.
 MEMORY_COLUMNS = (
     "m.content, m.normalized_content, m.category, m.key, m.status, m.origin, m.confidence, "
-    "m.pinned, m.expires_at, "
+    "m.pinned, m.expires_at, m.index_text, "
     "(SELECT s.content FROM {db}.memories AS s WHERE s.id = m.superseded_by)"
 )
 KEY_EVERY = 5  # every 5th remember call holds BENCH_KEY
@@ -92,7 +93,8 @@ def raw_remember(raw: sqlite3.Connection, write: Write) -> tuple[int, str]:
         if holder is not None:
             raw.execute(RETIRE, (now, holder[0]))
         memory_id = "mem_" + uuid.uuid4().hex
-        row = (memory_id, write.content, normalized, write.category, write.key, now, now)
+        form = index_form(write.content)  # the same row memstore writes, index form included
+        row = (memory_id, write.content, normalized, write.category, write.key, now, now, form)
         pk = raw.execute(INSERT_MEMORY, row).lastrowid
         if holder is not None:
             raw.execute(POINT, (memory_id, now, holder[0]))
