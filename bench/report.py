@@ -159,7 +159,8 @@ def history_lines(results: Results) -> list[str]:
     lines += [
         f"word_instances {case.label}: {case.word!r} ({case.total} occurrences in "
         f"{case.documents} messages), first page of {HITS}; same instances (time, token, "
-        f"span, text) and total on both sides: {yes(case.same)}"
+        f"text; offsets differ in CJK records, see bench.words) and total on both sides: "
+        f"{yes(case.same)}"
         for case in results.instances
     ]
     return lines
