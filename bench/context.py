@@ -14,7 +14,6 @@ from typing import Any
 from bench.common import (
     CATEGORIES,
     fetch_all,
-    fts_string,
     migrated,
     raw_connect,
     read_transaction,
@@ -25,7 +24,7 @@ from bench.timing import p50s_ms
 from memstore import MemoryService
 from memstore.concerns.context import HEADER
 from memstore.concerns.memory_rules import normalize_content
-from memstore.text.fts_query import MAX_DISTINCT_TOKENS
+from memstore.text.fts_query import MAX_DISTINCT_TOKENS, ranking_match
 from memstore.text.tokens import fold, tokenize
 
 CONTEXT_ROWS = (
@@ -55,16 +54,6 @@ class ContextTimes:
     raw_ms: float
     shown: tuple[int, int]
     same_order: bool
-
-
-def any_word_match(text: str) -> str:
-    """The OR of the first 32 distinct words of ``text`` as FTS5 strings."""
-    distinct: dict[str, str] = {}
-    for token in tokenize(text):
-        distinct.setdefault(fold(token), token)
-        if len(distinct) == MAX_QUERY_WORDS:
-            break
-    return " OR ".join(map(fts_string, distinct.values()))
 
 
 def raw_context(raw: sqlite3.Connection, match: str, budget: int) -> tuple[str, list[str]]:
@@ -121,7 +110,8 @@ def context_query(
             continue
         if normalize_content(text) in taken:
             continue
-        match = any_word_match(text)
+        match = ranking_match(text)  # the OR of its words, CJK runs as the index holds them
+        assert match is not None
         candidates.append((raw.execute(sql, (match,)).fetchone()[0], len(candidates), text, match))
         if len(candidates) == QUERY_CANDIDATES:
             break
