@@ -138,7 +138,16 @@ def first_match(text: str, folded_terms: frozenset[str]) -> int:
 
 
 def first_word(text: str, folded_terms: frozenset[str]) -> int | None:
-    """Character offset of the first token of ``text`` among ``folded_terms``, or None."""
+    """Character offset of the first token of ``text`` among ``folded_terms``, or None.
+
+    An ASCII text is searched directly: its tokens are its runs of ASCII letters and digits,
+    folded by lowercasing, so a term is found where it stands between two other characters.
+    """
+    if text.isascii():
+        lowered = text.lower()
+        terms = (term for term in folded_terms if term and term.isascii())
+        found = (ascii_word(term).search(lowered) for term in terms)
+        return min((match.start() for match in found if match), default=None)
     folded_text = fold(text)
     if not any(term in folded_text for term in folded_terms):
         return None
@@ -149,6 +158,12 @@ def first_word(text: str, folded_terms: frozenset[str]) -> int | None:
         start for (start, _), token in zip(spans, folded, strict=False) if token in folded_terms
     )
     return next(starts, None)
+
+
+@functools.lru_cache(maxsize=256)
+def ascii_word(term: str) -> re.Pattern[str]:
+    """Finds the ASCII ``term`` as a whole token of a lowercased ASCII text."""
+    return re.compile(rf"(?<![a-z0-9]){re.escape(term)}(?![a-z0-9])")
 
 
 def window(spent: Sequence[int], focus: int, room: int) -> tuple[int, int]:
