@@ -226,3 +226,10 @@ def test_a_fitted_conversation_fits_its_room(contents: list[str], room: int) -> 
 @given(CONTENT)
 def test_json_length_is_what_json_takes_for_the_text(text: str) -> None:
     assert json_length(text) == len(json.dumps(text, ensure_ascii=False)) - 2
+
+
+def test_a_folded_hangul_syllable_is_found_as_its_token() -> None:
+    # Found by the reference test: the fold decomposes 가 into its jamo, which the text as
+    # written does not hold; the token comparison finds it.
+    assert first_match("0가", frozenset({fold("가")})) == 1
+    assert first_match("电" + "是" * 50 + "电影", frozenset({"电影"})) == 51

@@ -130,10 +130,9 @@ def first_match(text: str, folded_terms: frozenset[str]) -> int:
     character (NFKD reorders only combining characters, which the fold drops). For the same
     reason a text whose fold holds none of the terms has no such token, and is not split.
     """
-    runs = {term for term in folded_terms if cjk.is_cjk(term)}
+    runs = (term for term in folded_terms if cjk.is_cjk(term))
     found = [at for at in map(text.find, runs) if at >= 0]
-    words = folded_terms - runs
-    word = first_word(text, words) if words else None
+    word = first_word(text, folded_terms)  # a folded CJK character is a token too
     return min([*found, *([] if word is None else [word])], default=0)
 
 
