@@ -105,7 +105,7 @@ def one_word(connection: sqlite3.Connection, text: str, argument: str) -> str:
     # one word of as many tokens.
     ascii_word = text.isascii() and text.isalnum()
     found = [text.lower()] if ascii_word else words.tokens(connection, text)
-    if len(found) > 1 and len(tokenize(text)) == 1 and cjk.is_cjk(tokenize(text)[0]):
+    if len(found) > 1 and is_cjk_run(text):
         if len(found) > MAX_CJK_WORD_CHARS:
             raise InvalidQuery(
                 argument,
@@ -119,6 +119,12 @@ def one_word(connection: sqlite3.Connection, text: str, argument: str) -> str:
             "(punctuation and spaces separate words).",
         )
     return found[0]
+
+
+def is_cjk_run(text: str) -> bool:
+    """Whether ``text`` is one run of CJK characters (one word of several tokens)."""
+    found = tokenize(text)
+    return len(found) == 1 and cjk.is_cjk(found[0])
 
 
 def locate(

@@ -12,7 +12,7 @@ import functools
 import itertools
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator, Sequence
 
 from memstore.text import cjk, unicode61
 
@@ -123,27 +123,14 @@ def index_spans(text: str) -> Iterator[tuple[int, int]]:
             yield start, end
 
 
-def spans_at(text: str, positions: Iterable[int], width: int) -> list[tuple[int, int]]:
-    """The original ``[start, end)`` of each instance of ``width`` index tokens at the sorted
-    token ``positions`` of ``text``'s index form (see :func:`index_spans`; an instance of
-    several tokens lies inside one CJK run), reading the text only up to the last of them:
-    a run of CJK characters is counted, not walked."""
-    found: list[tuple[int, int]] = []
-    wanted = iter(positions)
-    target = next(wanted, None)
-    position = 0
-    for match in token_pattern(True).finditer(bmp_text(text)):
-        if target is None:
-            break
-        start, end = match.span()
-        run = match.lastgroup == "run"
-        tokens = end - start + 1 if run else 1  # a run's characters and its boundary
-        while target is not None and target < position + tokens:
-            low = start + target - position if run else start
-            found.append((low, min(low + width, end)) if run else (start, end))
-            target = next(wanted, None)
-        position += tokens
-    return found
+def spans_at(text: str, positions: Sequence[int], width: int) -> list[tuple[int, int]]:
+    """The original ``[start, end)`` of each instance of ``width`` index tokens at the token
+    ``positions`` of ``text``'s index form (see :func:`index_spans`), reading the text only
+    up to the last of them."""
+    if not positions:
+        return []
+    spans = list(itertools.islice(index_spans(text), max(positions) + width))
+    return [(spans[at][0], spans[at + width - 1][1]) for at in positions]
 
 
 @functools.cache
