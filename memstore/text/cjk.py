@@ -51,9 +51,9 @@ as one token anywhere else, and no query asks for it."""
 
 
 def is_cjk(word: str) -> bool:
-    """Whether ``word`` (a word of :func:`memstore.text.tokens.words`) is a run of CJK
-    characters."""
-    return CHARACTER.match(word) is not None
+    """Whether ``word`` is a run of CJK characters and nothing else (a word of
+    :func:`memstore.text.tokens.words` is either such a run or holds none)."""
+    return RUN.fullmatch(word) is not None
 
 
 def spaced_run(run: re.Match[str]) -> str:

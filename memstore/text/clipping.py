@@ -141,10 +141,11 @@ def first_word(text: str, folded_terms: frozenset[str]) -> int | None:
 
     An ASCII text is searched directly: its tokens are its runs of ASCII letters and digits,
     folded by lowercasing, so a term is found where it stands between two other characters.
+    A term holding anything but ASCII letters and digits is no such token (``:0``).
     """
     if text.isascii():
         lowered = text.lower()
-        terms = (term for term in folded_terms if term and term.isascii())
+        terms = (term for term in folded_terms if term.isascii() and term.isalnum())
         found = (ascii_word(term).search(lowered) for term in terms)
         return min((match.start() for match in found if match), default=None)
     folded_text = fold(text)
