@@ -68,31 +68,36 @@ def ranked_recall(raw: sqlite3.Connection, case: Query) -> list[str | None]:
     no_filters = {"session_id": None, "role": None, "since": None, "until": None, "speaker": None}
     memory = {"query": build_match(case.text, case.mode), "now": utc_now(), "limit": HITS}
     raw.execute(search.MEMORY_HITS, memory | no_filters).fetchall()
-    matches = json.dumps(list({part.match: None for tier in case.tiers for part in tier}))
-    documents = dict(raw.execute(search.PART_DOCUMENTS, {"matches": matches}).fetchall())
+    documents = search.part_documents(raw, case.tiers)
     (total,) = raw.execute(search.INDEXED_MESSAGES).fetchone()
     names = {"names": json.dumps(list(dict.fromkeys(tokenize(case.text))))}
     named = json.dumps([name for (name,) in raw.execute(search.NAMED_SPEAKERS, names)])
-    speakers = {"speakers": named, "speaker_weight": ranking.SPEAKER_WEIGHT}
+    near, far = ranking.NEIGHBOUR_WEIGHTS
+    signals = {
+        "speakers": named,
+        "speaker_weight": ranking.SPEAKER_WEIGHT,
+        "near": near,
+        "far": far,
+    }
     for tier in case.tiers:
         weights = ranking.weighted_parts(tier, documents, total)
-        if any(role == 1 for _, role in weights.values()):
+        if any(role == 1 for _, _, role, _ in weights):
             page = {"parts": json.dumps(weights), "limit": search.FIRST_BATCH, "offset": 0}
-            rows = raw.execute(search.HISTORY_HITS, page | no_filters | speakers).fetchall()
-            partners = json.dumps([row[-1] for row in rows if row[-1]])
+            rows = raw.execute(search.HISTORY_HITS, page | no_filters | signals).fetchall()
+            partners = json.dumps([row[-2] for row in rows if row[-2]])
             raw.execute(search.PARTNERS, {"pks": partners}).fetchall()
             return [row[7] for row in rows]  # HISTORY_HITS: id, ..., source_ref, speaker, ...
     return []
 
 
 def same_hits(service: MemoryService, raw: sqlite3.Connection, case: Query) -> bool:
-    """True when memstore's conversations, by the source reference of the matched message,
-    are raw's ranked hits in the same order (memstore leaves out orphan replies and hits
-    already shown as a partner)."""
+    """True when memstore's conversations come in the order of raw's ranked hits, each at
+    the first of them it shows (memstore leaves out orphan replies and hits already shown as
+    a partner, and a pair's matched message is its better hit)."""
     conversations = service.recall(case.text, mode=case.mode).conversations
-    shown = [m.source_ref for c in conversations for m in c.messages if m.id == c.matched_id]
-    ranked = ranked_recall(raw, case)
-    return bool(shown) and shown == [hit for hit in ranked if hit in set(shown)]
+    at = {ref: rank for rank, ref in reversed(list(enumerate(ranked_recall(raw, case))))}
+    firsts = [min(at.get(m.source_ref, len(at)) for m in c.messages) for c in conversations]
+    return bool(firsts) and firsts == sorted(firsts) and max(firsts) < len(at)
 
 
 def compare_recall(

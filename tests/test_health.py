@@ -44,9 +44,10 @@ def test_a_sound_database_is_ok_with_no_problems(runner: CliRunner, filled: Memo
     assert report["integrity"] == "ok" and report["foreign_key_errors"] == []
     assert [(f["index"], f["ok"]) for f in report["fts"]] == [
         ("messages_fts", True),
+        ("messages_stem_fts", True),
         ("memories_fts", True),
     ]
-    assert report["schema_version"] == report["code_version"] == 3
+    assert report["schema_version"] == report["code_version"] == 4
     assert report["counts"]["messages"] == 20 and report["counts"]["memories"] == 1
 
 
@@ -59,6 +60,7 @@ def test_a_broken_fts_index_is_named_and_its_rebuild_repairs_it(
     assert code == 1 and report["ok"] is False
     assert [(f["index"], f["ok"]) for f in report["fts"]] == [
         ("messages_fts", True),
+        ("messages_stem_fts", True),
         ("memories_fts", False),
     ]
     assert report["integrity"] == "ok"  # the file itself is sound

@@ -119,10 +119,11 @@ def test_health_reports_counts_and_schema(service: MemoryService) -> None:
     assert report.ok and report.integrity == "ok" and report.foreign_key_errors == []
     assert [(check.index, check.ok) for check in report.fts] == [
         ("messages_fts", True),
+        ("messages_stem_fts", True),
         ("memories_fts", True),
     ]
     assert report.counts["sessions"] == 1 and report.counts["messages"] == 1
-    assert report.schema_version == report.code_version == 3
+    assert report.schema_version == report.code_version == 4
 
 
 def test_from_config_resolves_relative_paths_under_the_data_directory(

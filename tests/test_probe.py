@@ -155,7 +155,7 @@ def test_an_unknown_or_disagreeing_alembic_revision_is_a_schema_error_for_every_
     error = error_of(completed)
     assert error["type"] == "SchemaError"
     assert said in error["message"]
-    assert "schema_migrations holds versions [1, 2, 3]" in error["message"]
+    assert "schema_migrations holds versions [1, 2, 3, 4]" in error["message"]
     assert db_path.read_bytes() == before
 
 
@@ -262,7 +262,7 @@ def test_a_read_only_store_is_read_and_checked_without_being_written(
     check = json.loads(outcome["check"]["out"])
     assert outcome["check"]["exit"] == 0 and check["ok"] is True
     assert check["read_only"] is True and check["read_only_reason"]
-    assert [index["ok"] for index in check["fts"]] == [True, True]
+    assert [index["ok"] for index in check["fts"]] == [True, True, True]
     recall = json.loads(outcome["recall"]["out"])
     assert [m["content"] for m in recall["memories"]] == ["Diego likes green tea."]
     assert json.loads(outcome["instances"]["out"])["total"] >= 1

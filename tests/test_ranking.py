@@ -113,18 +113,57 @@ def test_frequent_words_are_discounted_more_than_bm25_does(
     assert ranked(service.recall(query))[0] == rare
 
 
-def test_other_forms_of_a_word_raise_the_rank_but_never_match(
+def test_other_forms_of_a_word_match_by_its_stem_in_any_mode(
     service: MemoryService, seeded: Seeded
 ) -> None:
     with seeded():
         chat(("user", "a sunset seen by the lake"))
         chat(("user", "a sunset painted by the lake"))
-        chat(("user", "she painted the lake"))
+        chat(("user", "she paints the lake"))
         fillers(8)
+    # "painted" and "paints" share the stem "paint" with "painting": the message holding
+    # both words ranks first, and the one holding no word of the query as written matches.
     result = service.recall("sunset painting")
-    # "painted" shares the stem "paint" with "painting": it ranks the second message first,
-    # and the third, which holds no word of the query, is not a match.
-    assert ranked(result) == ["a sunset painted by the lake", "a sunset seen by the lake"]
+    assert ranked(result)[0] == "a sunset painted by the lake"
+    assert found(result) == {
+        "a sunset seen by the lake",
+        "a sunset painted by the lake",
+        "she paints the lake",
+    }
+    # all and phrase keep the words as written.
+    assert found(service.recall("sunset painting", mode="all")) == set()
+    assert found(service.recall("paints the", mode="phrase")) == {"she paints the lake"}
+
+
+def test_a_hit_among_hits_ranks_above_a_hit_alone(service: MemoryService, seeded: Seeded) -> None:
+    # The same hit twice, each in a session of its own, one of them after a turn about the
+    # same thing: the neighbour's rank adds to it.
+    alone = "we went to the lake"
+    with seeded():
+        chat(("user", "any plans for the weekend?"), ("assistant", alone))
+        chat(("user", "the boat on the lake was lovely"), ("assistant", alone))
+        fillers(8)
+    result = service.recall("lake")
+    first = result.conversations[0]
+    assert [m.content for m in first.messages] == ["the boat on the lake was lovely", alone]
+
+
+def test_a_pair_is_matched_by_its_better_hit(service: MemoryService, seeded: Seeded) -> None:
+    # The reply ranks above the question by its neighbours (the question, and the strong
+    # hit after it); the question is the better hit of the two on its own, so it is their
+    # conversation's matched message.
+    question = "did the zebra see the lion?"
+    reply = "the zebra did " + padding(200)
+    after = "zebra lion zebra lion"
+    with seeded():
+        chat(("user", question), ("assistant", reply), ("user", after))
+        fillers(8)
+    result = service.recall("zebra lion")
+    pair = next(c for c in result.conversations if len(c.messages) == 2)
+    by_id = {m.id: m.content for m in pair.messages}
+    assert list(by_id.values()) == [question, reply]
+    assert by_id[pair.matched_id] == question
+    assert ranked(result) == [after, question]
 
 
 @pytest.mark.parametrize(
@@ -135,7 +174,8 @@ def test_other_forms_of_a_word_raise_the_rank_but_never_match(
         ("zebra the", "all", {"the zebra runs"}),
         ("the zebra", "phrase", {"the zebra runs"}),
         ("the", "all", {"the zebra runs", "the lion"}),
-        ("zebras", "any", set()),  # a longer form of a stored word is no match
+        ("zebras", "any", {"the zebra runs", "zebra"}),  # the same stem
+        ("zebras", "all", set()),  # as written
     ],
 )
 def test_ranking_keeps_what_each_mode_matches(
@@ -188,8 +228,13 @@ def test_shared_pages_stay_within_the_budget(
 # Query parts
 
 
-def parts(query: str, mode: Mode) -> list[list[tuple[str, str, str]]]:
-    return [[(p.match, p.kind, p.role) for p in tier] for tier in ranking_tiers(query, mode)]
+def parts(query: str, mode: Mode) -> list[list[tuple[str, str, str, bool]]]:
+    return [
+        [(p.match, p.kind, p.role, p.stemmed) for p in tier] for tier in ranking_tiers(query, mode)
+    ]
+
+
+STEM, EXACT = True, False
 
 
 @pytest.mark.parametrize(
@@ -200,72 +245,80 @@ def parts(query: str, mode: Mode) -> list[list[tuple[str, str, str]]]:
             "any",
             [
                 [
-                    ('"Melanie"', "word", "gate"),
-                    ('"paint"', "word", "gate"),
-                    ('"Melanie" + "paint"', "pair", "rank"),
-                    ('"Mela"*', "stem", "rank"),
-                    ('"pain"*', "stem", "rank"),
+                    ('"Melanie"', "word", "gate", STEM),
+                    ('"paint"', "word", "gate", STEM),
+                    ('"Melanie" + "paint"', "pair", "rank", EXACT),
                 ],
                 [
-                    ('"What"', "word", "gate"),
-                    ('"did"', "word", "gate"),
-                    ('"Melanie"', "filter", "veto"),
-                    ('"paint"', "filter", "veto"),
+                    ('"What"', "word", "gate", EXACT),
+                    ('"did"', "word", "gate", EXACT),
+                    ('"Melanie"', "filter", "veto", STEM),
+                    ('"paint"', "filter", "veto", STEM),
                 ],
             ],
         ),
-        # Only stopwords: one tier, ranked by them.
+        # Only stopwords: one tier, ranked by them as written.
         (
             "what did you do",
             "any",
-            [[(f'"{w}"', "word", "gate") for w in ["what", "did", "you", "do"]]],
+            [[(f'"{w}"', "word", "gate", EXACT) for w in ["what", "did", "you", "do"]]],
         ),
-        # Pairs skip stopwords and repeats; short words get no stem.
+        # Pairs skip stopwords and repeats.
         (
             "big big dog of the day",
             "any",
             [
                 [
-                    ('"big"', "word", "gate"),
-                    ('"dog"', "word", "gate"),
-                    ('"day"', "word", "gate"),
-                    ('"big" + "dog"', "pair", "rank"),
+                    ('"big"', "word", "gate", STEM),
+                    ('"dog"', "word", "gate", STEM),
+                    ('"day"', "word", "gate", STEM),
+                    ('"big" + "dog"', "pair", "rank", EXACT),
                 ],
                 [
-                    ('"of"', "word", "gate"),
-                    ('"the"', "word", "gate"),
-                    ('"big"', "filter", "veto"),
-                    ('"dog"', "filter", "veto"),
-                    ('"day"', "filter", "veto"),
+                    ('"of"', "word", "gate", EXACT),
+                    ('"the"', "word", "gate", EXACT),
+                    ('"big"', "filter", "veto", STEM),
+                    ('"dog"', "filter", "veto", STEM),
+                    ('"day"', "filter", "veto", STEM),
                 ],
             ],
         ),
+        # all: the words as written select, their stems rank.
         (
             "the zebra",
             "all",
             [
                 [
-                    ('"zebra"', "word", "rank"),
-                    ('"the" AND "zebra"', "filter", "gate"),
-                    ('"zebr"*', "stem", "rank"),
+                    ('"zebra"', "word", "rank", STEM),
+                    ('"the" AND "zebra"', "filter", "gate", EXACT),
                 ]
             ],
         ),
-        ("zebra", "all", [[('"zebra"', "word", "gate"), ('"zebr"*', "stem", "rank")]]),
-        ("the", "all", [[('"the"', "word", "gate")]]),
-        ("jardín azul", "phrase", [[('"jardín" + "azul"', "phrase", "gate")]]),
-        # Operators stay text: the parts are quoted strings, "*" only ever follows a stem.
+        (
+            "zebra",
+            "all",
+            [[('"zebra"', "word", "rank", STEM), ('"zebra"', "filter", "gate", EXACT)]],
+        ),
+        ("the", "all", [[('"the"', "word", "rank", EXACT), ('"the"', "filter", "gate", EXACT)]]),
+        ("jardín azul", "phrase", [[('"jardín" + "azul"', "phrase", "gate", EXACT)]]),
+        # Operators stay text: every part is quoted strings.
         (
             'NEAR(a* "b")',
             "any",
             [
-                [('"NEAR"', "word", "gate"), ('"b"', "word", "gate"), ('"NEAR"*', "stem", "rank")],
-                [('"a"', "word", "gate"), ('"NEAR"', "filter", "veto"), ('"b"', "filter", "veto")],
+                [('"NEAR"', "word", "gate", STEM), ('"b"', "word", "gate", STEM)],
+                [
+                    ('"a"', "word", "gate", EXACT),
+                    ('"NEAR"', "filter", "veto", STEM),
+                    ('"b"', "filter", "veto", STEM),
+                ],
             ],
         ),
     ],
 )
-def test_ranking_tiers(query: str, mode: Mode, expected: list[list[tuple[str, str, str]]]) -> None:
+def test_ranking_tiers(
+    query: str, mode: Mode, expected: list[list[tuple[str, str, str, bool]]]
+) -> None:
     assert parts(query, mode) == expected
 
 
@@ -300,7 +353,6 @@ def test_idf_is_fts5s_with_its_floor() -> None:
     [
         ("word", "gate", 2.5649),
         ("pair", "rank", ranking.PAIR_WEIGHT * 2.5649),
-        ("stem", "rank", ranking.STEM_WEIGHT * 2.5649),
         ("phrase", "gate", 1.0),
         ("filter", "gate", 0.0),
         ("filter", "veto", 0.0),
@@ -312,9 +364,9 @@ def test_part_weights(kind: str, role: str, weight: float) -> None:
 
 
 def test_parts_that_match_nothing_are_left_out() -> None:
-    tier = [QueryPart('"a"', "word", "gate"), QueryPart('"b"', "filter", "veto")]
-    weights = ranking.weighted_parts(tier, {'"a"': 3, '"b"': 0}, 20)
-    assert weights == {'"a"': (pytest.approx(ranking.idf(3, 20)), 1)}
+    a, b = QueryPart('"a"', "word", "gate", stemmed=True), QueryPart('"b"', "filter", "veto")
+    weights = ranking.weighted_parts([a, b], {a: 3, b: 0}, 20)
+    assert weights == [('"a"', pytest.approx(ranking.idf(3, 20)), 1, True)]
 
 
 # Fair shares
@@ -384,16 +436,22 @@ def small_archive(tmp_path_factory: pytest.TempPathFactory) -> tuple[MemoryServi
 def test_the_tiers_find_exactly_what_the_mode_matches(
     small_archive: tuple[MemoryService, Path], words: list[str], mode: Mode
 ) -> None:
-    # Tiers, vetoes and stems decide the order only: the set is build_match's.
+    # Tiers and vetoes decide the order only: the set is build_match's, and in any mode also
+    # what the content words match by stem.
     service, path = small_archive
     query = " ".join(words)
+    content = " ".join(word for word in words if not is_stopword(word))
+    searches = [("messages_fts", build_match(query, mode))]
+    if mode == "any" and content:
+        searches.append(("messages_stem_fts", build_match(content, "any")))
     with sqlite3.connect(path) as connection:
         expected = {
             content
+            for index, match in searches
             for (content,) in connection.execute(
-                "SELECT m.content FROM messages_fts JOIN messages AS m "
-                "ON m.pk = messages_fts.rowid WHERE messages_fts MATCH ?",
-                (build_match(query, mode),),
+                f"SELECT m.content FROM {index} JOIN messages AS m "
+                f"ON m.pk = {index}.rowid WHERE {index} MATCH ?",
+                (match,),
             )
         }
     result = service.recall(query, mode=mode)

@@ -136,8 +136,8 @@ def test_the_upgrade_keeps_every_row_and_makes_every_message_searchable_the_new_
     started = time.perf_counter()
     report = MemoryService(path).health()
     seconds = time.perf_counter() - started
-    print(f"0002 -> 0003 of {built.imported} messages: {seconds:.2f} s")
-    assert report.ok and report.schema_version == 3, report
+    print(f"0002 -> head of {built.imported} messages: {seconds:.2f} s")
+    assert report.ok and report.schema_version == 4, report  # 0003, then 0004's stem index
     assert snapshot(path) == before
     with closing(sqlite3.connect(path)) as connection:
         rows = connection.execute("SELECT content, index_text FROM messages").fetchall()
@@ -153,6 +153,12 @@ def test_the_upgrade_keeps_every_row_and_makes_every_message_searchable_the_new_
         assert found, word
     memory = service.recall("电影", history=False).memories
     assert [m.content for m in memory] == [MEMORIES[0]]
+    with closing(sqlite3.connect(path)) as connection:  # 0004 indexed every one by stem too
+        exact, stemmed = (
+            connection.execute(f"SELECT count(*) FROM {index}_docsize").fetchone()
+            for index in ("messages_fts", "messages_stem_fts")
+        )
+    assert exact == stemmed and exact[0] > 19_000
 
 
 def test_the_upgraded_schema_has_no_drift_from_the_models(built: Built, tmp_path: Path) -> None:
@@ -195,4 +201,4 @@ def test_a_kill_during_the_upgrade_leaves_the_0002_database_intact(
         assert "speaker" not in columns and "index_text" not in columns
     assert snapshot(path) == before
     report = MemoryService(path).health()  # and the next run upgrades it whole
-    assert report.ok and report.schema_version == 3
+    assert report.ok and report.schema_version == 4

@@ -4,7 +4,9 @@ An assistant hit is shown with the user request before it (the closest completed
 past any further assistant messages, so the second part of a reply keeps its question), and
 left out when there is none (an orphan reply). A user hit is shown with the completed reply
 after it when there is one.
-A hit already shown as part of an earlier conversation is not repeated. The best ``limit``
+When the partner is a hit too and ranks better on its own, it is the conversation's matched
+message (the pair ranks by the hit that brought it). A hit already shown as part of an
+earlier conversation is not repeated. The best ``limit``
 conversations share the character budget: whole when they fit, else each clipped to a fair
 share, so that one long message does not crowd out the rest of the page; the worst ones are
 left out only when the budget cannot keep a few characters of each.
@@ -16,6 +18,7 @@ import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from memstore.repository.messages import StoredMessage
 from memstore.repository.recall import MessageHit
 from memstore.schemas import Memory, Message, RecallConversation
 from memstore.text.clipping import fair_share, fit_conversation, fit_memory, json_size, least_size
@@ -51,12 +54,22 @@ def conversations(hits: Iterable[MessageHit]) -> Iterable[RecallConversation]:
         if messages is None:
             continue
         shown.update(message.id for message in messages)
+        matched = better_matched(hit)
         yield RecallConversation(
             session_id=hit.session_id,
-            matched_id=hit.id,
-            timestamp=hit.created_at,
+            matched_id=matched.id,
+            timestamp=matched.created_at,
             messages=messages,
         )
+
+
+def better_matched(hit: MessageHit) -> StoredMessage:
+    """The hit, or its partner when the partner is shown with it (see :func:`paired`) and is
+    a hit with a better own rank."""
+    partner, rank = hit.partner, hit.partner_rank
+    if partner is None or rank is None or partner.role == hit.role:
+        return hit
+    return partner if rank < hit.own_rank else hit
 
 
 def fill_memories(

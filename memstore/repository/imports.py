@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
 from memstore.repository.messages import MESSAGE_COLUMNS, searchable
-from memstore.store.fts_names import MESSAGES_FTS
+from memstore.store.fts_names import MESSAGES_FTS, MESSAGES_STEM_FTS
 from memstore.text.cjk import LEAD_BYTES, index_form, stored_index_form
 from memstore.times import format_utc
 
@@ -26,15 +26,18 @@ INSERT_PLACEHOLDER = {  # with or without an index form
     f"(?, ?, ?, ?, {PLACEHOLDER}, ?, ?, ?, ?, {PLACEHOLDER if form else '?'})"
     for form in (True, False)
 }
-# The placeholder's texts are only NUL characters, separators that the index holds nothing
-# of: deleting it with empty text removes exactly what its insert added.
-FTS_FORGET_PLACEHOLDER = (
-    f"INSERT INTO {MESSAGES_FTS}({MESSAGES_FTS}, rowid, content) VALUES ('delete', ?, '')"
-)
-FTS_INDEX = (
-    f"INSERT INTO {MESSAGES_FTS}(rowid, content) "
-    "SELECT pk, coalesce(index_text, content) FROM messages WHERE pk = ?"
-)
+# The placeholder's texts are only NUL characters, separators that the indexes hold nothing
+# of: deleting it with empty text removes exactly what its insert added. Then the row is
+# indexed again, read back from the table (both history indexes, as the triggers do).
+FTS_REINDEX = [
+    statement
+    for fts in (MESSAGES_FTS, MESSAGES_STEM_FTS)
+    for statement in (
+        f"INSERT INTO {fts}({fts}, rowid, content) VALUES ('delete', :pk, '')",
+        f"INSERT INTO {fts}(rowid, content) "
+        "SELECT pk, coalesce(index_text, content) FROM messages WHERE pk = :pk",
+    )
+]
 CHANGED = "changed while its long messages were read again; nothing was imported, import it again"
 IMPORT_BY_PATH = "SELECT sealed_size, sealed_sha256 FROM imports WHERE path = :path"
 SAVE_IMPORT = """
@@ -146,8 +149,8 @@ def add_large(connection: sqlite3.Connection, row: tuple[Any, ...]) -> None:
         with connection.blobopen("messages", "index_text", pk) as blob:
             blob.write(form)
     if searchable(row[3], row[6]):  # what the trigger indexes
-        connection.execute(FTS_FORGET_PLACEHOLDER, (pk,))
-        connection.execute(FTS_INDEX, (pk,))
+        for statement in FTS_REINDEX:
+            connection.execute(statement, {"pk": pk})
 
 
 def large_index_form(text: LargeText) -> bytes | None:

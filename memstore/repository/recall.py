@@ -23,60 +23,87 @@ from memstore.repository.messages import (
     filters_sql,
     searchable_sql,
 )
-from memstore.store.fts_names import MEMORIES_FTS, MESSAGES_FTS
+from memstore.store.fts_names import MEMORIES_FTS, MESSAGES_FTS, MESSAGES_STEM_FTS
 from memstore.text import ranking
 from memstore.text.fts_query import QueryPart, ranking_tiers
 from memstore.text.tokens import word_spans
 from memstore.times import format_utc
 
-# A hit's rank is the weighted sum of the bm25() of each query part it matches (see
-# memstore.text.ranking). :parts is a JSON object {match: [weight, role]}, read into a
-# materialized table whose rows hand each literal match to an FTS-only MATCH; the scores are
+# A hit's own rank is the weighted sum of the bm25() of each query part it matches (see
+# memstore.text.ranking), doubled when the query names its speaker; its rank adds the own
+# ranks of the hits one and two messages away in its session (:near, :far). :parts is a JSON
+# list of [match, weight, role, stemmed], read into a materialized table whose rows hand
+# each literal match to an FTS-only MATCH on the exact or the stem index; the scores are
 # materialized too, so that bm25() runs in its own query. A hit matches a gate part (role
 # 1) and no veto part (role -1).
 # Each hit carries the pk of its pair partner: for an assistant reply the closest completed
 # user request before it, for a user message the next completed user or assistant message
-# (a reply only if it is the assistant's). The subqueries run for the page's rows only.
+# (a reply only if it is the assistant's); and the partner's own rank when the partner is a
+# hit that passes the filters. The subqueries run for the page's rows only.
 HISTORY_HITS = f"""
     WITH parts AS MATERIALIZED (
-        SELECT key AS match, json_extract(value, '$[0]') AS weight,
-               json_extract(value, '$[1]') AS role
+        SELECT json_extract(value, '$[0]') AS match, json_extract(value, '$[1]') AS weight,
+               json_extract(value, '$[2]') AS role, json_extract(value, '$[3]') AS stemmed
         FROM json_each(:parts)),
     scored AS MATERIALIZED (
         SELECT {MESSAGES_FTS}.rowid AS pk, bm25({MESSAGES_FTS}) * parts.weight AS score, parts.role
-        FROM parts CROSS JOIN {MESSAGES_FTS} WHERE {MESSAGES_FTS} MATCH parts.match)
-    SELECT m.id, m.session_id, m.sequence, m.role, m.content, m.created_at, m.status,
-           m.source_ref, m.speaker, ranked.rank,
-           CASE m.role
-             WHEN 'assistant' THEN
-               (SELECT p.pk FROM messages AS p
-                WHERE p.session_id = m.session_id AND p.sequence < m.sequence
-                  AND p.role = 'user' AND p.status = 'completed'
-                ORDER BY p.sequence DESC LIMIT 1)
-             ELSE
-               (SELECT p.pk FROM messages AS p
-                WHERE p.session_id = m.session_id AND p.sequence > m.sequence
-                  AND {searchable_sql("p")}
-                ORDER BY p.sequence LIMIT 1)
-           END AS partner_pk
-    FROM (SELECT hits.pk, hits.rank * (CASE WHEN f.speaker IN (
-                    SELECT value FROM json_each(:speakers)) THEN :speaker_weight ELSE 1 END)
-                    AS rank
-          FROM (SELECT pk, sum(score) AS rank FROM scored
-                GROUP BY pk HAVING max(role) = 1 AND min(role) >= 0) AS hits
-          JOIN messages AS f ON f.pk = hits.pk
-          WHERE {filters_sql("f")}
-          ORDER BY rank, hits.pk
-          LIMIT :limit OFFSET :offset) AS ranked
-    JOIN messages AS m ON m.pk = ranked.pk
-    ORDER BY ranked.rank, ranked.pk
+        FROM parts CROSS JOIN {MESSAGES_FTS}
+        WHERE NOT parts.stemmed AND {MESSAGES_FTS} MATCH parts.match
+        UNION ALL
+        SELECT {MESSAGES_STEM_FTS}.rowid, bm25({MESSAGES_STEM_FTS}) * parts.weight, parts.role
+        FROM parts CROSS JOIN {MESSAGES_STEM_FTS}
+        WHERE parts.stemmed AND {MESSAGES_STEM_FTS} MATCH parts.match),
+    hits AS MATERIALIZED (
+        SELECT scored.pk, f.session_id, f.sequence,
+               sum(scored.score) * (CASE WHEN f.speaker IN (
+                   SELECT value FROM json_each(:speakers)) THEN :speaker_weight ELSE 1 END) AS own
+        FROM scored JOIN messages AS f ON f.pk = scored.pk
+        GROUP BY scored.pk HAVING max(scored.role) = 1 AND min(scored.role) >= 0),
+    ranked AS (
+        SELECT h.pk, h.own, sum(n.own * CASE abs(n.sequence - h.sequence)
+                   WHEN 0 THEN 1 WHEN 1 THEN :near ELSE :far END) AS rank
+        FROM hits AS h JOIN messages AS f ON f.pk = h.pk
+        JOIN hits AS n ON n.session_id = h.session_id
+             AND n.sequence BETWEEN h.sequence - 2 AND h.sequence + 2
+        WHERE {filters_sql("f")}
+        GROUP BY h.pk
+        ORDER BY rank, h.pk
+        LIMIT :limit OFFSET :offset),
+    page AS (
+        SELECT m.pk, m.id, m.session_id, m.sequence, m.role, m.content, m.created_at,
+               m.status, m.source_ref, m.speaker, ranked.rank, ranked.own,
+               CASE m.role
+                 WHEN 'assistant' THEN
+                   (SELECT p.pk FROM messages AS p
+                    WHERE p.session_id = m.session_id AND p.sequence < m.sequence
+                      AND p.role = 'user' AND p.status = 'completed'
+                    ORDER BY p.sequence DESC LIMIT 1)
+                 ELSE
+                   (SELECT p.pk FROM messages AS p
+                    WHERE p.session_id = m.session_id AND p.sequence > m.sequence
+                      AND {searchable_sql("p")}
+                    ORDER BY p.sequence LIMIT 1)
+               END AS partner_pk
+        FROM ranked JOIN messages AS m ON m.pk = ranked.pk)
+    SELECT page.id, page.session_id, page.sequence, page.role, page.content, page.created_at,
+           page.status, page.source_ref, page.speaker, page.rank, page.own, page.partner_pk,
+           (SELECT h.own FROM hits AS h JOIN messages AS p ON p.pk = h.pk
+            WHERE h.pk = page.partner_pk AND {filters_sql("p")}) AS partner_own
+    FROM page
+    ORDER BY page.rank, page.pk
 """
-# How many indexed messages each part matches, and how many the index holds (the FTS5
-# docsize shadow table has one row per indexed document).
+# How many indexed messages each part matches (on its own index), and how many the index
+# holds (the FTS5 docsize shadow table has one row per indexed document).
 PART_DOCUMENTS = f"""
-    SELECT part.value AS match,
-           (SELECT count(*) FROM {MESSAGES_FTS} WHERE {MESSAGES_FTS} MATCH part.value) AS documents
-    FROM json_each(:matches) AS part
+    SELECT part.key,
+           CASE WHEN json_extract(part.value, '$[1]') THEN
+             (SELECT count(*) FROM {MESSAGES_STEM_FTS}
+              WHERE {MESSAGES_STEM_FTS} MATCH json_extract(part.value, '$[0]'))
+           ELSE
+             (SELECT count(*) FROM {MESSAGES_FTS}
+              WHERE {MESSAGES_FTS} MATCH json_extract(part.value, '$[0]'))
+           END
+    FROM json_each(:parts) AS part
 """
 INDEXED_MESSAGES = f"SELECT count(*) FROM {MESSAGES_FTS}_docsize"
 # The names among :names that some message's speaker goes by (through its partial index).
@@ -119,19 +146,25 @@ PARTNERS = (
 
 @dataclass(frozen=True)
 class MessageHit(StoredMessage):
-    """A message that matched a query, with its rank (weighted bm25; lower is better) and
-    its pair partner (see :data:`HISTORY_HITS`), if any."""
+    """A message that matched a query, with its rank (its own weighted bm25 with its
+    neighbours'; lower is better), its own rank, and its pair partner (see
+    :data:`HISTORY_HITS`), if any, with the partner's own rank when the partner is a hit
+    too."""
 
     rank: float
+    own_rank: float
     partner: StoredMessage | None
+    partner_rank: float | None
 
 
 def part_documents(
     connection: sqlite3.Connection, tiers: Sequence[Sequence[QueryPart]]
-) -> dict[str, int]:
-    """How many indexed messages each part's match finds."""
-    matches = json.dumps(list({part.match: None for tier in tiers for part in tier}))
-    return dict(connection.execute(PART_DOCUMENTS, {"matches": matches}).fetchall())
+) -> dict[QueryPart, int]:
+    """How many indexed messages each part finds on its index."""
+    parts = list(dict.fromkeys(part for tier in tiers for part in tier))
+    matches = json.dumps([[part.match, part.stemmed] for part in parts])
+    counts = dict(connection.execute(PART_DOCUMENTS, {"parts": matches}).fetchall())
+    return {part: counts[at] for at, part in enumerate(parts)}
 
 
 def history_hits(
@@ -150,14 +183,17 @@ def history_hits(
     tiers = ranking_tiers(query, mode)
     documents = part_documents(connection, tiers)
     (total,) = connection.execute(INDEXED_MESSAGES).fetchone()
-    speakers = {
+    near, far = ranking.NEIGHBOUR_WEIGHTS
+    signals = {
         "speakers": named_speakers(connection, query),
         "speaker_weight": ranking.SPEAKER_WEIGHT,
+        "near": near,
+        "far": far,
     }
     for tier in tiers:
         weights = ranking.weighted_parts(tier, documents, total)
-        if any(role == 1 for _, role in weights.values()):
-            yield from tier_hits(connection, json.dumps(weights), filters, speakers)
+        if any(role == 1 for _, _, role, _ in weights):
+            yield from tier_hits(connection, json.dumps(weights), filters, signals)
 
 
 NAME_WORDS = 3  # a speaker's name is looked for in up to three adjacent words ("Mary Ann Lee")
@@ -181,21 +217,25 @@ def tier_hits(
     connection: sqlite3.Connection,
     parts: str,
     filters: RecallFilters,
-    speakers: dict[str, Any],
+    signals: dict[str, Any],
 ) -> Iterator[MessageHit]:
-    """The hits of one tier's weighted ``parts`` (JSON), best rank first.
+    """The hits of one tier's weighted ``parts`` (JSON), best rank first, ranked with the
+    ``signals`` (the named speakers and the weights of speaker and neighbours).
 
     Fetched in batches of growing size (32, 64, ...), two queries a batch: a caller that
     stops after a page never makes SQLite carry the text of every match through the sort.
     """
     offset, size = 0, FIRST_BATCH
     while True:
-        params = {"parts": parts, "limit": size, "offset": offset, **filters.params(), **speakers}
+        params = {"parts": parts, "limit": size, "offset": offset, **filters.params(), **signals}
         rows = connection.execute(HISTORY_HITS, params).fetchall()
-        partners = partners_by_pk(connection, [row[-1] for row in rows if row[-1]])
-        for *message, rank, partner_pk in rows:
+        partners = partners_by_pk(connection, [row[-2] for row in rows if row[-2]])
+        for *message, rank, own, partner_pk, partner_own in rows:
             hit = StoredMessage.from_row(message)
-            yield MessageHit(**vars(hit), rank=rank, partner=partners.get(partner_pk))
+            partner = partners.get(partner_pk)
+            yield MessageHit(
+                **vars(hit), rank=rank, own_rank=own, partner=partner, partner_rank=partner_own
+            )
         if len(rows) < size:
             return
         offset, size = offset + size, size * 2

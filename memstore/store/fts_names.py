@@ -1,20 +1,23 @@
-"""The names of the FTS5 objects that revision 0002 creates, in one place for the code that
+"""The names of the FTS5 objects that revisions 0002 and 0004 create, in one place for the code that
 checks or leaves them out (the revisions themselves are frozen and spell them out).
 
 Each searchable table ``T`` has an external-content index ``T_fts`` over the view
 ``T_searchable`` (the rows search may see), kept in step by the triggers ``T_fts_ai``,
 ``T_fts_ad`` and ``T_fts_au`` (after insert, delete, update); FTS5 keeps its data in shadow
-tables named ``T_fts_*``.
+tables named ``T_fts_*``. History has a second index, ``messages_stem_fts``, over the same
+view, whose terms are word stems (revision 0004), with triggers named the same way.
 """
 
 from __future__ import annotations
 
 MESSAGES_FTS = "messages_fts"
 """History's index: completed user and assistant messages."""
+MESSAGES_STEM_FTS = "messages_stem_fts"
+"""History's index by word stem (SQLite's porter stemmer): what recall selects and ranks by."""
 MEMORIES_FTS = "memories_fts"
 """Memories' index: the memories in force."""
-FTS_INDEXES = (MESSAGES_FTS, MEMORIES_FTS)
-"""The FTS5 indexes: history's, then memories'."""
+FTS_INDEXES = (MESSAGES_FTS, MESSAGES_STEM_FTS, MEMORIES_FTS)
+"""The FTS5 indexes: history's, history's by stem, then memories'."""
 FTS_TABLES = FTS_INDEXES
 """The prefixes of every FTS5 table and shadow table."""
 SEARCHABLE_VIEW_SUFFIX = "_searchable"

@@ -6,10 +6,9 @@ run of CJK characters as the phrase of its characters (:mod:`memstore.text.cjk`)
 AND/OR/NOT/NEAR, ``*``, ``^``, ``:``, ``-``, ``.`` and parentheses are therefore either
 separators or plain text inside a string, never operators.
 
-Ranking splits a query into parts (:func:`ranking_tiers`): each word, each pair of adjacent
-content words as a two-word phrase, and each content word's stem as a prefix query, every one
-a literal FTS5 query of its own (the ``*`` of a stem is the one operator written, by this
-module, after a quoted string), so that each can be weighted (see
+Ranking splits a query into parts (:func:`ranking_tiers`): each word, on the exact index or on
+the index by word stem, and each pair of adjacent content words as a two-word phrase, every
+one a literal FTS5 query of its own, so that each can be weighted (see
 :mod:`memstore.text.ranking`).
 """
 
@@ -29,10 +28,8 @@ from memstore.text.tokens import fold, tokenize
 MODES = values(Mode)
 MAX_QUERY_CHARS = 512
 MAX_DISTINCT_TOKENS = 32
-STEM_MIN_CHARS = 4
-STEM_CUT_CHARS = 3
 LONG_RUN_CHARS = 4  # a longer CJK run in an any or all query is searched as its pairs
-PartKind = Literal["word", "pair", "stem", "phrase", "filter"]
+PartKind = Literal["word", "pair", "phrase", "filter"]
 PartRole = Literal["gate", "rank", "veto"]
 
 
@@ -126,14 +123,17 @@ class QueryPart:
     """One literal FTS5 query of a recall's ranking.
 
     ``kind`` says how its bm25 is weighted (see :mod:`memstore.text.ranking`): a
-    ``word``, a ``pair`` of adjacent content words, a word's ``stem``, the ``phrase`` of
-    phrase mode, or a ``filter`` that only selects. ``role`` says how it selects: a hit
-    matches at least one ``gate`` part and no ``veto`` part; a ``rank`` part only ranks.
+    ``word``, a ``pair`` of adjacent content words, the ``phrase`` of phrase mode, or a
+    ``filter`` that only selects. ``role`` says how it selects: a hit matches at least one
+    ``gate`` part and no ``veto`` part; a ``rank`` part only ranks. ``stemmed`` parts run on
+    the index by word stem (``messages_stem_fts``, SQLite's porter stemmer, which stems the
+    query's words as it stems the indexed ones), the others on the exact index.
     """
 
     match: str
     kind: PartKind
     role: PartRole
+    stemmed: bool = False
 
 
 @functools.cache
@@ -147,9 +147,11 @@ def is_stopword(token: str) -> bool:
     return fold(token) in folded_stopwords()
 
 
-def word_parts(tokens: Iterable[str], kind: PartKind, role: PartRole) -> list[QueryPart]:
+def word_parts(
+    tokens: Iterable[str], kind: PartKind, role: PartRole, *, stemmed: bool = False
+) -> list[QueryPart]:
     """One part per distinct token as written (the disjuncts of the ``any`` query)."""
-    return [QueryPart(quote(token), kind, role) for token in dict.fromkeys(tokens)]
+    return [QueryPart(quote(token), kind, role, stemmed) for token in dict.fromkeys(tokens)]
 
 
 def pair_parts(tokens: list[str]) -> list[QueryPart]:
@@ -164,28 +166,16 @@ def pair_parts(tokens: list[str]) -> list[QueryPart]:
     return [QueryPart(match, "pair", "rank") for match in pairs]
 
 
-def stem_parts(tokens: Iterable[str]) -> list[QueryPart]:
-    """A prefix query per content word of at least :data:`STEM_MIN_CHARS` characters, its
-    last :data:`STEM_CUT_CHARS` cut (keeping at least the minimum), so that the word's other
-    forms ("paint", "painted", "painting") add to the rank. A CJK run has no stem."""
-    stems = {
-        quote(token[: max(STEM_MIN_CHARS, len(token) - STEM_CUT_CHARS)]) + "*": None
-        for token in tokens
-        if len(token) >= STEM_MIN_CHARS and not cjk.is_cjk(token)
-    }
-    return [QueryPart(match, "stem", "rank") for match in stems]
-
-
 def ranking_tiers(text: str, mode: Mode) -> list[list[QueryPart]]:
     """The parts that select and rank the hits of ``text`` in ``mode``, tier by tier: every
     hit of a tier ranks above every hit of the next, and no hit is in two tiers.
 
-    ``any``: first the hits holding a content word, ranked by the content words, their
-    adjacent pairs and their stems; then the hits holding only stopwords, ranked by those. A
-    query of stopwords alone is ranked by them in one tier. Together the tiers hold exactly
-    the hits of :func:`build_match`'s query: pairs and stems only rank, never select.
-    ``all``: its query selects; the content words (or the stopwords, when there is no
-    content word), pairs and stems rank. ``phrase``: the phrase alone.
+    ``any``: first the hits holding a content word or a word of the same stem ("painted"
+    for "painting"), ranked by the content words' stems and their adjacent pairs; then the
+    hits holding only stopwords (as written), ranked by those. A query of stopwords alone is
+    ranked by them, as written, in one tier. ``all``: :func:`build_match`'s query selects
+    (every word as written); the content words' stems (or the stopwords, when there is no
+    content word) and pairs rank. ``phrase``: the phrase alone, as written.
 
     Raises:
         InvalidQuery: For a bad query (see :func:`query_tokens`) or an unknown mode.
@@ -195,16 +185,16 @@ def ranking_tiers(text: str, mode: Mode) -> list[list[QueryPart]]:
         return [[QueryPart(selection, "phrase", "gate")]]
     tokens = pairs_of_long_runs(query_tokens(text))
     content = [token for token in tokens if not is_stopword(token)]
-    ranked = content or tokens
     if mode == "all":
-        words = word_parts(ranked, "word", "rank")
-        if [part.match for part in words] == [selection]:  # one word: it is the query
-            words = word_parts(ranked, "word", "gate")
-        else:
-            words.append(QueryPart(selection, "filter", "gate"))
-        return [[*words, *pair_parts(tokens), *stem_parts(content)]]
-    tiers = [[*word_parts(ranked, "word", "gate"), *pair_parts(tokens), *stem_parts(content)]]
+        ranked = word_parts(content, "word", "rank", stemmed=True) or word_parts(
+            tokens, "word", "rank"
+        )
+        return [[*ranked, QueryPart(selection, "filter", "gate"), *pair_parts(tokens)]]
+    if not content:
+        return [word_parts(tokens, "word", "gate")]
+    tiers = [[*word_parts(content, "word", "gate", stemmed=True), *pair_parts(tokens)]]
     stopped = [token for token in tokens if is_stopword(token)]
-    if content and stopped:
-        tiers.append([*word_parts(stopped, "word", "gate"), *word_parts(content, "filter", "veto")])
+    if stopped:
+        vetoes = word_parts(content, "filter", "veto", stemmed=True)
+        tiers.append([*word_parts(stopped, "word", "gate"), *vetoes])
     return tiers
