@@ -35,7 +35,9 @@ from memstore.times import format_utc
 # list of [match, weight, role, stemmed], read into a materialized table whose rows hand
 # each literal match to an FTS-only MATCH on the exact or the stem index; the scores are
 # materialized too, so that bm25() runs in its own query. A hit matches a gate part (role
-# 1) and no veto part (role -1).
+# 1) and no veto part (role -1). Each hit's own rank is spread to the messages up to two
+# away in its session (found through the unique index on session and sequence) and summed
+# per message; only a message holding its own rank (a hit) is kept.
 # Each hit carries the pk of its pair partner: for an assistant reply the closest completed
 # user request before it, for a user message the next completed user or assistant message
 # (a reply only if it is the assistant's); and the partner's own rank when the partner is a
@@ -53,25 +55,27 @@ HISTORY_HITS = f"""
         SELECT {MESSAGES_STEM_FTS}.rowid, bm25({MESSAGES_STEM_FTS}) * parts.weight, parts.role
         FROM parts CROSS JOIN {MESSAGES_STEM_FTS}
         WHERE parts.stemmed AND {MESSAGES_STEM_FTS} MATCH parts.match),
+    matched AS MATERIALIZED (
+        SELECT pk, sum(score) AS score FROM scored
+        GROUP BY pk HAVING max(role) = 1 AND min(role) >= 0),
     hits AS MATERIALIZED (
-        SELECT scored.pk, f.session_id, f.sequence,
-               sum(scored.score) * (CASE WHEN f.speaker IN (
+        SELECT matched.pk, h.session_id, h.sequence,
+               matched.score * (CASE WHEN h.speaker IN (
                    SELECT value FROM json_each(:speakers)) THEN :speaker_weight ELSE 1 END) AS own
-        FROM scored JOIN messages AS f ON f.pk = scored.pk
-        GROUP BY scored.pk HAVING max(scored.role) = 1 AND min(scored.role) >= 0),
+        FROM matched JOIN messages AS h ON h.pk = matched.pk),
     ranked AS (
-        SELECT h.pk, h.own, sum(n.own * CASE abs(n.sequence - h.sequence)
+        SELECT n.pk, sum(CASE n.sequence WHEN h.sequence THEN h.own END) AS own_rank,
+               sum(h.own * CASE abs(n.sequence - h.sequence)
                    WHEN 0 THEN 1 WHEN 1 THEN :near ELSE :far END) AS rank
-        FROM hits AS h JOIN messages AS f ON f.pk = h.pk
-        JOIN hits AS n ON n.session_id = h.session_id
+        FROM hits AS h JOIN messages AS n ON n.session_id = h.session_id
              AND n.sequence BETWEEN h.sequence - 2 AND h.sequence + 2
-        WHERE {filters_sql("f")}
-        GROUP BY h.pk
-        ORDER BY rank, h.pk
+        WHERE {filters_sql("n")}
+        GROUP BY n.pk HAVING own_rank IS NOT NULL
+        ORDER BY rank, n.pk
         LIMIT :limit OFFSET :offset),
     page AS (
         SELECT m.pk, m.id, m.session_id, m.sequence, m.role, m.content, m.created_at,
-               m.status, m.source_ref, m.speaker, ranked.rank, ranked.own,
+               m.status, m.source_ref, m.speaker, ranked.rank, ranked.own_rank,
                CASE m.role
                  WHEN 'assistant' THEN
                    (SELECT p.pk FROM messages AS p
@@ -86,7 +90,7 @@ HISTORY_HITS = f"""
                END AS partner_pk
         FROM ranked JOIN messages AS m ON m.pk = ranked.pk)
     SELECT page.id, page.session_id, page.sequence, page.role, page.content, page.created_at,
-           page.status, page.source_ref, page.speaker, page.rank, page.own, page.partner_pk,
+           page.status, page.source_ref, page.speaker, page.rank, page.own_rank, page.partner_pk,
            (SELECT h.own FROM hits AS h JOIN messages AS p ON p.pk = h.pk
             WHERE h.pk = page.partner_pk AND {filters_sql("p")}) AS partner_own
     FROM page
