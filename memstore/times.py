@@ -171,6 +171,17 @@ def bounds(day: date, place: tzinfo) -> tuple[datetime, datetime]:
     return start, end
 
 
+def month_start(year: int, month: int, place: tzinfo) -> datetime:
+    """The first instant of ``month`` (1 to 12; 13 is the next year's January) of ``year``
+    in ``place``, in UTC.
+
+    Raises:
+        InvalidInput: For a month at the very ends of the calendar (years 1 and 9999).
+    """
+    year, month = year + (month - 1) // 12, (month - 1) % 12 + 1
+    return bounds(date(year, month, 1), place)[0]
+
+
 def local_date(moment: datetime | None, place: tzinfo) -> date | None:
     """The date of ``moment`` in ``place``, or None."""
     return None if moment is None else moment.astimezone(place).date()

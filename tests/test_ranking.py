@@ -11,6 +11,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -164,6 +165,25 @@ def test_a_pair_is_matched_by_its_better_hit(service: MemoryService, seeded: See
     assert list(by_id.values()) == [question, reply]
     assert by_id[pair.matched_id] == question
     assert ranked(result) == [after, question]
+
+
+def test_a_hit_written_in_the_month_the_query_names_ranks_first(
+    service: MemoryService, seeded: Seeded
+) -> None:
+    # The same words in May and in June (mid-month, so in any time zone); May's is stored
+    # first and wins a tie.
+    with seeded():
+        chat(("user", "we went camping by the lake"), at=datetime(2023, 5, 14, tzinfo=UTC))
+        chat(("user", "we went camping by the river"), at=datetime(2023, 6, 14, tzinfo=UTC))
+        fillers(8)
+    assert ranked(service.recall("camping"))[0] == "we went camping by the lake"
+    june = ["we went camping by the river", "we went camping by the lake"]
+    # (the fillers follow, matching "in" alone)
+    assert ranked(service.recall("When did we go camping in June?"))[:2] == june
+    assert ranked(service.recall("camping in June 2023"))[:2] == june
+    # A signal, never a filter: a year with no message ranks as no year.
+    assert ranked(service.recall("camping in 1999"))[:2] == june[::-1]
+    assert ranked(service.recall("camping in June 2022"))[:2] == june[::-1]
 
 
 @pytest.mark.parametrize(

@@ -5,13 +5,15 @@ matches any word, ``all`` every word, ``phrase`` the words consecutive (repeats 
 Filters apply to the matched message (a memory's source message for session and role).
 
 The query is literal text: FTS5 operators, quotes and punctuation are never syntax. Memories
-rank by bm25; conversations by bm25 with rare words weighing more, words side by side and
-other forms of a word (same stem) adding, and hits holding only very frequent words
-(stopwords) after the rest. Memories are the active, unexpired, confirmed ones; session and
-role filters reach them through their source messages, so a memory without one cannot match
-those. Each history hit comes with its pair: an assistant reply with the user request before
-it (orphan replies are left out), a user message with the completed reply after it. System,
-interrupted and error messages are never returned.
+rank by bm25; conversations by bm25 of the words' stems (in any mode other forms of a word
+match too), rare words weighing more, words side by side adding, a hit's neighbours in its
+session adding, a named speaker or a named month or year counting twice, and hits holding
+only very frequent words (stopwords) after the rest. Memories are the active, unexpired,
+confirmed ones; session and role filters reach them through their source messages, so a
+memory without one cannot match those. Each history hit comes with its pair: an assistant
+reply with the user request before it (orphan replies are left out), a user message with the
+completed reply after it; of a pair of hits, the better one on its own is the matched one.
+System, interrupted and error messages are never returned.
 
 The ranking rules are in :mod:`memstore.text.ranking`, the SQL in
 :mod:`memstore.repository.recall`, the pairing of hits and the page's character budget in
@@ -20,22 +22,27 @@ The ranking rules are in :mod:`memstore.text.ranking`, the SQL in
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import Sequence
+from datetime import UTC, datetime, tzinfo
+
 from memstore.arguments import valid_unicode
 from memstore.concerns import recall_page
 from memstore.concerns.memories import memory_model
 from memstore.concerns.pages import page_limit
 from memstore.config import MemoryConfig
-from memstore.errors import InvalidQuery
+from memstore.errors import InvalidInput, InvalidQuery
 from memstore.kinds import Mode
 from memstore.queries import RecallFilters
-from memstore.repository.recall import history_hits, memory_hits
+from memstore.repository.recall import history_hits, history_span, memory_hits
 from memstore.schemas import RecallResult
 from memstore.store.database import Database
 from memstore.text import cjk
 from memstore.text.clipping import json_size
+from memstore.text.dates import YEARS, named_time
 from memstore.text.fts_query import build_match, query_tokens
 from memstore.text.tokens import fold
-from memstore.times import utc_now
+from memstore.times import machine_zone, month_start, utc_now
 
 
 def recall(
@@ -68,10 +75,42 @@ def recall(
         memories, room, clipped = recall_page.fill_memories(
             [memory_model(row, now) for row in rows], room=room, folded_terms=terms
         )
-        hits = history_hits(connection, query, mode, filters) if history else iter(())
+        periods = named_periods(connection, query) if history else []
+        hits = history_hits(connection, query, mode, filters, periods) if history else iter(())
         page = recall_page.fill_page(
             recall_page.conversations(hits), limit=size, room=room, folded_terms=terms
         )
     return RecallResult(
         memories=memories, conversations=page.conversations, truncated=clipped or page.truncated
     )
+
+
+def named_periods(connection: sqlite3.Connection, query: str) -> list[tuple[datetime, datetime]]:
+    """The [start, end) instants (UTC) of the months and years ``query`` names (see
+    :mod:`memstore.text.dates`), in the machine's time zone: each named month of each named
+    year, of every year the history spans when it names none, or the named years whole."""
+    named = named_time(query)
+    if named is None:
+        return []
+    place = local_place()
+    years: Sequence[int] = named.years
+    if not years:
+        span = history_span(connection)
+        if span is None:
+            return []
+        first, last = (moment.astimezone(place).year for moment in span)
+        years = range(max(first, YEARS.start), min(last, YEARS.stop - 1) + 1)
+    months = [(month, month + 1) for month in named.months] or [(1, 13)]
+    return [
+        (month_start(year, start, place), month_start(year, end, place))
+        for year in years
+        for start, end in months
+    ]
+
+
+def local_place() -> tzinfo:
+    """The machine's time zone, or UTC when it has none that can be read."""
+    try:
+        return machine_zone()
+    except InvalidInput:
+        return UTC

@@ -27,10 +27,11 @@ from memstore.store.fts_names import MEMORIES_FTS, MESSAGES_FTS, MESSAGES_STEM_F
 from memstore.text import ranking
 from memstore.text.fts_query import QueryPart, ranking_tiers
 from memstore.text.tokens import word_spans
-from memstore.times import format_utc
+from memstore.times import format_utc, parse_utc
 
 # A hit's own rank is the weighted sum of the bm25() of each query part it matches (see
-# memstore.text.ranking), doubled when the query names its speaker; its rank adds the own
+# memstore.text.ranking), doubled when the query names its speaker and again when it names
+# the month or year it was written in (:periods, [start, end) in UTC); its rank adds the own
 # ranks of the hits one and two messages away in its session (:near, :far). :parts is a JSON
 # list of [match, weight, role, stemmed], read into a materialized table whose rows hand
 # each literal match to an FTS-only MATCH on the exact or the stem index; the scores are
@@ -58,10 +59,18 @@ HISTORY_HITS = f"""
     matched AS MATERIALIZED (
         SELECT pk, sum(score) AS score FROM scored
         GROUP BY pk HAVING max(role) = 1 AND min(role) >= 0),
+    periods AS MATERIALIZED (
+        SELECT json_extract(value, '$[0]') AS starts, json_extract(value, '$[1]') AS ends
+        FROM json_each(:periods)),
     hits AS MATERIALIZED (
         SELECT matched.pk, h.session_id, h.sequence,
-               matched.score * (CASE WHEN h.speaker IN (
-                   SELECT value FROM json_each(:speakers)) THEN :speaker_weight ELSE 1 END) AS own
+               matched.score
+               * (CASE WHEN h.speaker IN (SELECT value FROM json_each(:speakers))
+                  THEN :speaker_weight ELSE 1 END)
+               * (CASE WHEN EXISTS (SELECT 1 FROM periods
+                                    WHERE h.created_at >= periods.starts
+                                      AND h.created_at < periods.ends)
+                  THEN :date_weight ELSE 1 END) AS own
         FROM matched JOIN messages AS h ON h.pk = matched.pk),
     ranked AS (
         SELECT n.pk, sum(CASE n.sequence WHEN h.sequence THEN h.own END) AS own_rank,
@@ -110,6 +119,7 @@ PART_DOCUMENTS = f"""
     FROM json_each(:parts) AS part
 """
 INDEXED_MESSAGES = f"SELECT count(*) FROM {MESSAGES_FTS}_docsize"
+HISTORY_SPAN = "SELECT min(created_at), max(created_at) FROM messages"  # by its index
 # The names among :names that some message's speaker goes by (through its partial index).
 NAMED_SPEAKERS = (
     "SELECT DISTINCT speaker FROM messages "
@@ -171,15 +181,26 @@ def part_documents(
     return {part: counts[at] for at, part in enumerate(parts)}
 
 
+def history_span(connection: sqlite3.Connection) -> tuple[datetime, datetime] | None:
+    """When the first and the last message were written (UTC), or None for no message."""
+    first, last = connection.execute(HISTORY_SPAN).fetchone()
+    return None if first is None else (parse_utc(first), parse_utc(last))
+
+
 def history_hits(
-    connection: sqlite3.Connection, query: str, mode: Mode, filters: RecallFilters
+    connection: sqlite3.Connection,
+    query: str,
+    mode: Mode,
+    filters: RecallFilters,
+    periods: Sequence[tuple[datetime, datetime]] = (),
 ) -> Iterator[MessageHit]:
     """Searchable messages matching ``query`` in ``mode``, with their pair partners, best
     rank first.
 
     The query is split into tiers of literal parts by :func:`ranking_tiers`, each part
     weighted as :mod:`memstore.text.ranking` says; a tier is only searched once the
-    caller has taken every hit of the tiers before it.
+    caller has taken every hit of the tiers before it. A hit written within one of the
+    ``periods`` ([start, end) instants) ranks as the query naming its time.
 
     Raises:
         InvalidQuery: For a bad query or mode (see :func:`ranking_tiers`).
@@ -193,6 +214,8 @@ def history_hits(
         "speaker_weight": ranking.SPEAKER_WEIGHT,
         "near": near,
         "far": far,
+        "periods": json.dumps([[format_utc(start), format_utc(end)] for start, end in periods]),
+        "date_weight": ranking.DATE_WEIGHT,
     }
     for tier in tiers:
         weights = ranking.weighted_parts(tier, documents, total)

@@ -49,6 +49,10 @@ the support group?" ranks Caroline's own messages first): a rank signal, never a
 Measured with ``make eval`` on LoCoMo's tuning conversations (matched / seen): 0.519 / 0.680
 without it, 0.572 / 0.681 at 1.5, 0.588 / 0.680 at 2, 0.595 / 0.670 at 3; 2 is kept, and the
 check conversations agree (0.511 / 0.692 without, 0.589 / 0.684 with)."""
+DATE_WEIGHT = 2.0
+"""The factor of the own rank of a hit written in a month or year the query names ("When did
+Melanie go camping in June?", see :mod:`memstore.text.dates`), in the machine's time zone: a
+rank signal, never a filter (``since``/``until`` filter)."""
 NEIGHBOUR_WEIGHTS = (0.5, 0.2)
 """The factors of the ranks of the hits one and two messages away in the same session that
 add to a hit's own rank: a conversation talks about a thing over several turns, and a turn

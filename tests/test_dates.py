@@ -1,0 +1,86 @@
+"""The months and years a recall query names (the date signal of memstore.text.ranking)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memstore.concerns.recall import local_place, named_periods
+from memstore.store.database import Database
+from memstore.text.dates import MONTHS, NamedTime, named_time
+from memstore.text.tokens import tokenize
+from memstore.times import month_start
+from tests.test_recall import chat
+
+Seeded = Callable[[], AbstractContextManager[None]]
+
+
+@pytest.mark.parametrize(
+    ("query", "named"),
+    [
+        ("When did Melanie go camping in June?", NamedTime((6,), ())),
+        ("Which places was Evan visiting in July 2023?", NamedTime((7,), (2023,))),
+        ("what happened in 1999 and 2023, or 2023", NamedTime((), (1999, 2023))),
+        ("May or June? March!", NamedTime((5, 6, 3), ())),
+        ("you may march on", None),  # lower case: verbs
+        ("Junes, in 12023 or 1899 or 2100", None),  # no month, no year of 1900-2099
+        ("the 2023-05-08 log", NamedTime((), (2023,))),  # a word of its own between dashes
+        ("", None),
+    ],
+)
+def test_named_time(query: str, named: NamedTime | None) -> None:
+    assert named_time(query) == named
+
+
+@given(st.text(max_size=200))
+def test_named_time_reads_only_capitalised_months_and_years(query: str) -> None:
+    named = named_time(query)
+    words = tokenize(query)
+    months = {MONTHS.index(word) + 1 for word in words if word in MONTHS}
+    years = {int(word) for word in words if word.isascii() and word.isdigit() and len(word) == 4}
+    years = {year for year in years if 1900 <= year <= 2099}
+    if named is None:
+        assert not months and not years
+    else:
+        assert set(named.months) == months and set(named.years) == years
+
+
+def test_month_start_rolls_over_into_the_next_year() -> None:
+    assert month_start(2023, 13, UTC) == datetime(2024, 1, 1, tzinfo=UTC)
+    assert month_start(2023, 2, UTC) == datetime(2023, 2, 1, tzinfo=UTC)
+
+
+def test_a_month_without_a_year_is_that_month_of_every_year_of_the_history(
+    db_path: Path, seeded: Seeded
+) -> None:
+    with seeded():
+        chat(("user", "early"), at=datetime(2021, 3, 10, tzinfo=UTC))
+        chat(("user", "late"), at=datetime(2023, 8, 1, tzinfo=UTC))
+    place = local_place()
+    with Database(db_path).read() as connection:
+        june = named_periods(connection, "camping in June")
+        years = named_periods(connection, "in 2022 or 2030")
+        nothing = named_periods(connection, "camping")
+    first, last = 2021, 2023  # local years of the two messages (mid-month, any zone)
+    assert june == [
+        (month_start(year, 6, place), month_start(year, 7, place))
+        for year in range(first, last + 1)
+    ]
+    assert years == [
+        (month_start(2022, 1, place), month_start(2022, 13, place)),
+        (month_start(2030, 1, place), month_start(2030, 13, place)),
+    ]
+    assert nothing == []
+
+
+def test_no_history_names_no_period(db_path: Path, seeded: Seeded) -> None:
+    with seeded():
+        pass
+    with Database(db_path).read() as connection:
+        assert named_periods(connection, "in June") == []
