@@ -13,10 +13,10 @@ from bench.cases import Query
 from bench.common import HITS, utc_now
 from bench.timing import p50s_ms
 from memstore import MemoryConfig, MemoryService
+from memstore.concerns.recall import named_periods
 from memstore.repository import recall as search
 from memstore.text import ranking
 from memstore.text.fts_query import build_match
-from memstore.text.tokens import tokenize
 
 RAW_HITS = (
     "SELECT m.* FROM (SELECT rowid, bm25(messages_fts) r FROM messages_fts "
@@ -70,15 +70,8 @@ def ranked_recall(raw: sqlite3.Connection, case: Query) -> list[str | None]:
     raw.execute(search.MEMORY_HITS, memory | no_filters).fetchall()
     documents = search.part_documents(raw, case.tiers)
     (total,) = raw.execute(search.INDEXED_MESSAGES).fetchone()
-    names = {"names": json.dumps(list(dict.fromkeys(tokenize(case.text))))}
-    named = json.dumps([name for (name,) in raw.execute(search.NAMED_SPEAKERS, names)])
-    near, far = ranking.NEIGHBOUR_WEIGHTS
-    signals = {
-        "speakers": named,
-        "speaker_weight": ranking.SPEAKER_WEIGHT,
-        "near": near,
-        "far": far,
-    }
+    periods = named_periods(raw, case.text)
+    signals = search.ranking_signals(raw, case.text, periods)
     for tier in case.tiers:
         weights = ranking.weighted_parts(tier, documents, total)
         if any(role == 1 for _, _, role, _ in weights):

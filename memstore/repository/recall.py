@@ -208,8 +208,20 @@ def history_hits(
     tiers = ranking_tiers(query, mode)
     documents = part_documents(connection, tiers)
     (total,) = connection.execute(INDEXED_MESSAGES).fetchone()
+    signals = ranking_signals(connection, query, periods)
+    for tier in tiers:
+        weights = ranking.weighted_parts(tier, documents, total)
+        if any(role == 1 for _, _, role, _ in weights):
+            yield from tier_hits(connection, json.dumps(weights), filters, signals)
+
+
+def ranking_signals(
+    connection: sqlite3.Connection, query: str, periods: Sequence[tuple[datetime, datetime]]
+) -> dict[str, Any]:
+    """The parameters of :data:`HISTORY_HITS` besides the parts, the filters and the page:
+    the speakers ``query`` names, the ``periods`` (instants), and the signals' weights."""
     near, far = ranking.NEIGHBOUR_WEIGHTS
-    signals = {
+    return {
         "speakers": named_speakers(connection, query),
         "speaker_weight": ranking.SPEAKER_WEIGHT,
         "near": near,
@@ -217,10 +229,6 @@ def history_hits(
         "periods": json.dumps([[format_utc(start), format_utc(end)] for start, end in periods]),
         "date_weight": ranking.DATE_WEIGHT,
     }
-    for tier in tiers:
-        weights = ranking.weighted_parts(tier, documents, total)
-        if any(role == 1 for _, _, role, _ in weights):
-            yield from tier_hits(connection, json.dumps(weights), filters, signals)
 
 
 NAME_WORDS = 3  # a speaker's name is looked for in up to three adjacent words ("Mary Ann Lee")
