@@ -15,9 +15,11 @@ and the daily log format (``logs/``) are used from above and import none of thos
 "Module map" says what each module holds.
 """
 
-from memstore.adapters.recorder import Recorder
-from memstore.adapters.tools import MemoryTools
-from memstore.config import ConfigLoader, MemoryConfig
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from memstore.errors import (
     BackupExists,
     FileError,
@@ -35,19 +37,67 @@ from memstore.errors import (
     StoreError,
     StoreReadOnly,
 )
-from memstore.schemas import (
-    BackupReport,
-    FileImport,
-    HealthReport,
-    ImportReport,
-    ImportWarning,
-    Memory,
-    Message,
-    RecallConversation,
-    RecallResult,
-    Session,
-)
-from memstore.service import MemoryService
+
+if TYPE_CHECKING:
+    from memstore.adapters.recorder import Recorder
+    from memstore.adapters.tools import MemoryTools
+    from memstore.config import ConfigLoader, MemoryConfig
+    from memstore.schemas import (
+        BackupReport,
+        FileImport,
+        HealthReport,
+        ImportReport,
+        ImportWarning,
+        Memory,
+        Message,
+        RecallConversation,
+        RecallResult,
+        Session,
+    )
+    from memstore.service import MemoryService
+
+LAZY = {
+    "Recorder": "memstore.adapters.recorder",
+    "MemoryTools": "memstore.adapters.tools",
+    "ConfigLoader": "memstore.config",
+    "MemoryConfig": "memstore.config",
+    "MemoryService": "memstore.service",
+    **dict.fromkeys(
+        [
+            "BackupReport",
+            "FileImport",
+            "HealthReport",
+            "ImportReport",
+            "ImportWarning",
+            "Memory",
+            "Message",
+            "RecallConversation",
+            "RecallResult",
+            "Session",
+        ],
+        "memstore.schemas",
+    ),
+}
+"""The public names imported on first use (PEP 562), by module: the service, pydantic and
+SQLAlchemy take most of a second to import, which ``memstore --help`` need not pay."""
+
+
+def __getattr__(name: str) -> Any:
+    """A public name of :data:`LAZY`, imported on first use and kept.
+
+    Raises:
+        AttributeError: For any other name.
+    """
+    if name not in LAZY:
+        raise AttributeError(f"module 'memstore' has no attribute {name!r}")
+    value = getattr(importlib.import_module(LAZY[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __all__ = [
     "BackupExists",

@@ -15,7 +15,6 @@ from typing import TypedDict
 
 from memstore.arguments import valid_unicode
 from memstore.errors import InvalidInput
-from memstore.guard import reject_secrets
 from memstore.kinds import Category, Origin
 from memstore.times import in_utc
 
@@ -107,6 +106,10 @@ def draft(
         raise InvalidInput("confidence", f"is {confidence}; use a number from 0 to 1.")
     if content is not None and not valid_unicode(content):
         raise InvalidInput("content", "holds text that is not valid Unicode; retype it.")
+    # The guard's detectors (detect-secrets) take a sixth of a second to import: only a
+    # memory write pays for them, not every command that opens the service.
+    from memstore.guard import reject_secrets
+
     cleaned = None if content is None else clean_content(content)
     if cleaned is not None:
         reject_secrets(cleaned, "content")

@@ -1,5 +1,9 @@
 """The ``memstore`` group: its options, the service it opens, and the one place where errors
 become the JSON error document on stderr and the exit status (1, or 2 for usage errors).
+
+The CLI's modules import only click and memstore's light modules at import time: the
+service (SQLAlchemy, pydantic) is imported when a command opens it, so that ``memstore
+--help`` and usage errors do not pay for it.
 """
 
 from __future__ import annotations
@@ -8,16 +12,20 @@ import json
 import logging
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from pydantic import BaseModel
 
-from memstore.config import MemoryConfig, read_section
 from memstore.errors import FileError, MemstoreError
-from memstore.schemas import DeleteResult
-from memstore.service import MemoryService
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from memstore.config import MemoryConfig
+    from memstore.schemas import DeleteResult
+    from memstore.service import MemoryService
 
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
@@ -33,7 +41,7 @@ def emit(result: BaseModel | dict[str, Any]) -> None:
     Args:
         result: A result model (printed as its ``model_dump(mode="json")``) or a dict.
     """
-    data = result.model_dump(mode="json") if isinstance(result, BaseModel) else result
+    data = result if isinstance(result, dict) else result.model_dump(mode="json")
     click.echo(json.dumps(data, ensure_ascii=False, indent=2))
 
 
@@ -92,6 +100,8 @@ def load_config(path: Path | None) -> MemoryConfig:
     Raises:
         click.BadParameter: When the file cannot be read or holds invalid settings.
     """
+    from memstore.config import MemoryConfig, read_section
+
     if path is None:
         return MemoryConfig()
     try:
@@ -112,7 +122,7 @@ def service_from(ctx: click.Context, *, new_ok: bool = False) -> MemoryService:
     Raises:
         FileError: When the database is missing or is not a memstore database.
     """
-    service: MemoryService = ctx.find_root().obj
+    service = ctx.find_root().ensure_object(Opener).service()
     if new_ok:
         return service
     held = service.holds_store()  # refuses a FIFO, folder or device at once
@@ -144,12 +154,41 @@ def cli(ctx: click.Context, database: Path | None, config_file: Path | None, ver
     """
     if verbose:
         logging.basicConfig(stream=sys.stderr, level=logging.INFO)
-    config = load_config(config_file)
-    ctx.obj = MemoryService(database or config.database_path(), config=config)
+    ctx.obj = Opener(database, config_file)
     ctx.call_on_close(ctx.obj.close)
 
 
-Deletion = Callable[[MemoryService, str], DeleteResult]
+@dataclass
+class Opener:
+    """The service of one invocation, opened on its first use (by :func:`service_from`): a
+    subcommand's ``--help`` or usage error, handled after the group's callback, opens
+    nothing."""
+
+    database: Path | None = None
+    config_file: Path | None = None
+    opened: MemoryService | None = None
+
+    def service(self) -> MemoryService:
+        """The service, opened with the configuration on the first call.
+
+        Raises:
+            click.BadParameter: When the configuration file cannot be used.
+        """
+        if self.opened is None:
+            from memstore.service import MemoryService
+
+            config = load_config(self.config_file)
+            path = self.database or config.database_path()
+            self.opened = MemoryService(path, config=config)
+        return self.opened
+
+    def close(self) -> None:
+        """Close the service if it was opened."""
+        if self.opened is not None:
+            self.opened.close()
+
+
+Deletion = Callable[["MemoryService", str], "DeleteResult"]
 
 
 def delete_command(name: str, argument: str) -> Callable[[Deletion], click.Command]:

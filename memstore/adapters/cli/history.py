@@ -6,6 +6,7 @@ import sys
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -14,9 +15,11 @@ from memstore.adapters.cli.app import cli, conclude, delete_command, emit, servi
 from memstore.arguments import speaker_roles
 from memstore.errors import FileError, InvalidInput
 from memstore.kinds import Role, spoken
-from memstore.schemas import DeleteResult, ImportReport
-from memstore.service import MemoryService
 from memstore.text.printable import printable
+
+if TYPE_CHECKING:
+    from memstore.schemas import DeleteResult, ImportReport
+    from memstore.service import MemoryService
 
 
 def parse_speakers(
@@ -50,6 +53,8 @@ def log_files(paths: Sequence[Path]) -> list[Path]:
     Raises:
         FileError: When ``paths`` hold no daily log at all.
     """
+    from memstore.service import MemoryService
+
     files = MemoryService.log_files(paths)
     if not files:
         raise FileError(

@@ -9,7 +9,6 @@ import click
 
 from memstore.adapters.cli import options
 from memstore.adapters.cli.app import cli, conclude, emit, service_from
-from memstore.text.diary import render
 
 
 class MissingExtra(click.ClickException):
@@ -61,6 +60,8 @@ def diary(ctx: click.Context, /, day: date | None, tz: str | None, output: str) 
     """
     result = service_from(ctx, new_ok=True).diary(day, tz=tz)
     if output == "text":
+        from memstore.text.diary import render
+
         click.echo(render(result))
     else:
         emit(result)

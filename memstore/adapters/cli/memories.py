@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from memstore.adapters.cli import options
 from memstore.adapters.cli.app import cli, delete_command, emit, service_from
 from memstore.kinds import Category
-from memstore.schemas import DeleteResult
-from memstore.service import MemoryService
+
+if TYPE_CHECKING:
+    from memstore.schemas import DeleteResult
+    from memstore.service import MemoryService
 
 
 @cli.command()
