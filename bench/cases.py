@@ -1,5 +1,6 @@
 """Step 4's and 5's cases, chosen deterministically from the data: a rare word, a common word,
-a rare pair of words (mode all, and as a phrase), and the busiest two-letter prefix."""
+three words (mode any), a rare pair of words (mode all, and as a phrase), the common word in
+a one-week window, and the busiest two-letter prefix."""
 
 from __future__ import annotations
 
@@ -8,11 +9,13 @@ import sqlite3
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from bench.common import fts_string, plain_word
 from memstore.kinds import Mode
 from memstore.text.fts_query import QueryPart, ranking_tiers
 from memstore.text.tokens import fold, tokenize
+from memstore.times import parse_utc
 
 VOCAB_ROW = "CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, messages_fts, row)"
 
@@ -27,6 +30,8 @@ class Query:
     match: str
     hits: int = 0
     tiers: tuple[tuple[QueryPart, ...], ...] = ()
+    window: tuple[datetime, datetime] | None = None
+    """``since`` and ``until`` (UTC), or None for no date filter."""
 
 
 def vocabulary(raw: sqlite3.Connection) -> list[tuple[str, int]]:
@@ -62,14 +67,25 @@ def rare_phrase(raw: sqlite3.Connection) -> str:
 def choose_queries(raw: sqlite3.Connection, vocab: Sequence[tuple[str, int]]) -> list[Query]:
     """The rare word, common word and phrase cases, chosen deterministically from the data
     (``vocab`` is the vocabulary of the messages index)."""
-    phrase = rare_phrase(raw)
+    phrase, rare, common = rare_phrase(raw), rare_word(vocab), common_word(vocab)
+    three = f"{rare} {phrase}"
     cases = [
-        Query("rare", rare_word(vocab), "any", ""),
-        Query("common", common_word(vocab), "any", ""),
+        Query("rare", rare, "any", ""),
+        Query("common", common, "any", ""),
+        Query("any", three, "any", " OR ".join(map(fts_string, three.split()))),
         Query("all", phrase, "all", " AND ".join(map(fts_string, phrase.split()))),
         Query("phrase", phrase, "phrase", " + ".join(map(fts_string, phrase.split()))),
+        Query("common, one week", common, "any", "", window=middle_week(raw)),
     ]
     return [with_hits(raw, case) for case in cases]
+
+
+def middle_week(raw: sqlite3.Connection) -> tuple[datetime, datetime]:
+    """The week that starts at the median message's time."""
+    (count,) = raw.execute("SELECT count(*) FROM messages").fetchone()
+    middle = "SELECT created_at FROM messages ORDER BY created_at LIMIT 1 OFFSET ?"
+    (start,) = raw.execute(middle, (count // 2,)).fetchone()
+    return parse_utc(start), parse_utc(start) + timedelta(days=7)
 
 
 def with_hits(raw: sqlite3.Connection, case: Query) -> Query:
@@ -78,7 +94,7 @@ def with_hits(raw: sqlite3.Connection, case: Query) -> Query:
     sql = "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?"
     hits = raw.execute(sql, (match,)).fetchone()[0]
     tiers = tuple(tuple(tier) for tier in ranking_tiers(case.text, case.mode))
-    return Query(case.label, case.text, case.mode, match, hits, tiers)
+    return Query(case.label, case.text, case.mode, match, hits, tiers, case.window)
 
 
 def word_prefix(vocab: Sequence[tuple[str, int]]) -> str:

@@ -1,5 +1,7 @@
-"""Step 4: recall, memstore's ``recall`` against the statements it runs, executed in plain
-sqlite3 on the raw database, with a plain bm25 query (no ranking parts) beside for scale."""
+"""Step 4: recall, memstore's ``recall`` against two raw sides on the raw database: the
+statements it runs, executed in plain sqlite3 (its Python overhead), and the plain FTS5 query
+a user would write on the same schema (bm25 top 8, a date window as a plain ``WHERE`` on the
+base table, each hit with its pair neighbour, so that both return as many messages)."""
 
 from __future__ import annotations
 
@@ -12,15 +14,18 @@ from typing import Any
 from bench.cases import Query
 from bench.common import HITS, utc_now
 from bench.timing import p50s_ms
-from memstore import MemoryConfig, MemoryService
+from memstore import MemoryConfig, MemoryService, RecallResult
 from memstore.concerns.recall import named_periods
 from memstore.repository import recall as search
 from memstore.text import ranking
 from memstore.text.fts_query import build_match
+from memstore.times import format_utc
 
 RAW_HITS = (
-    "SELECT m.* FROM (SELECT rowid, bm25(messages_fts) r FROM messages_fts "
-    "WHERE messages_fts MATCH ?) h JOIN messages m ON m.pk = h.rowid ORDER BY r LIMIT ?"
+    "SELECT m.* FROM messages_fts JOIN messages m ON m.pk = messages_fts.rowid "
+    "WHERE messages_fts MATCH :match "
+    "AND (:since IS NULL OR m.created_at >= :since) AND (:until IS NULL OR m.created_at < :until) "
+    "ORDER BY bm25(messages_fts) LIMIT :limit"
 )
 NEIGHBOUR_BEFORE = (
     "SELECT * FROM messages WHERE session_id = ? AND sequence < ? "
@@ -47,11 +52,21 @@ class RecallTimes:
     """memstore with a budget the page fits whole in (no clipping)."""
 
 
-def plain_recall(raw: sqlite3.Connection, match: str) -> list[tuple[Any, ...]]:
-    """The top hits of ``match`` by plain bm25, each followed by its paired neighbour (if
-    any): the floor of any recall, without memstore's ranking."""
+def window_params(case: Query) -> dict[str, str | None]:
+    """The case's ``:since`` and ``:until`` as stored (None for no window)."""
+    since, until = case.window or (None, None)
+    return {
+        "since": None if since is None else format_utc(since),
+        "until": None if until is None else format_utc(until),
+    }
+
+
+def plain_recall(raw: sqlite3.Connection, case: Query) -> list[tuple[Any, ...]]:
+    """The top hits of the case's match by plain bm25 (in its window), each followed by its
+    paired neighbour (if any): the query a user would write, without memstore's ranking."""
     found: list[tuple[Any, ...]] = []
-    for hit in raw.execute(RAW_HITS, (match, HITS)).fetchall():
+    params = {"match": case.match, "limit": HITS, **window_params(case)}
+    for hit in raw.execute(RAW_HITS, params).fetchall():
         # messages columns: pk, id, session_id, sequence, role, ...
         neighbour = NEIGHBOUR_BEFORE if hit[4] == "assistant" else NEIGHBOUR_AFTER
         found.append(hit)
@@ -65,7 +80,7 @@ def ranked_recall(raw: sqlite3.Connection, case: Query) -> list[str | None]:
     the first tier with hits, weighted the same way, with its pair partners. Returns the
     hits' source references in rank order (the first batch, as memstore's first page reads
     it); ids differ between the two databases."""
-    no_filters = {"session_id": None, "role": None, "since": None, "until": None, "speaker": None}
+    no_filters = {"session_id": None, "role": None, "speaker": None, **window_params(case)}
     memory = {"query": build_match(case.text, case.mode), "now": utc_now(), "limit": HITS}
     raw.execute(search.MEMORY_HITS, memory | no_filters).fetchall()
     documents = search.part_documents(raw, case.tiers)
@@ -87,7 +102,7 @@ def same_hits(service: MemoryService, raw: sqlite3.Connection, case: Query) -> b
     """True when memstore's conversations come in the order of raw's ranked hits, each at
     the first of them it shows (memstore leaves out orphan replies and hits already shown as
     a partner, and a pair's matched message is its better hit)."""
-    conversations = service.recall(case.text, mode=case.mode).conversations
+    conversations = memstore_recall(service, case).conversations
     at = {ref: rank for rank, ref in reversed(list(enumerate(ranked_recall(raw, case))))}
     firsts = [min(at.get(m.source_ref, len(at)) for m in c.messages) for c in conversations]
     return bool(firsts) and firsts == sorted(firsts) and max(firsts) < len(at)
@@ -100,16 +115,24 @@ def compare_recall(
     roomy = MemoryService(service.path, config=MemoryConfig(recall_chars=UNCLIPPED_CHARS))
     memstore_ms, raw_ms, plain_ms, unclipped_ms = p50s_ms(
         [
-            lambda: service.recall(case.text, mode=case.mode),
+            lambda: memstore_recall(service, case),
             lambda: ranked_recall(raw, case),
-            lambda: plain_recall(raw, case.match),
-            lambda: roomy.recall(case.text, mode=case.mode),
+            lambda: plain_recall(raw, case),
+            lambda: memstore_recall(roomy, case),
         ],
         repeat,
     )
     roomy.close()
     same = same_hits(service, raw, case)
     return RecallTimes(case, memstore_ms, raw_ms, plain_ms, same, unclipped_ms)
+
+
+def memstore_recall(service: MemoryService, case: Query) -> RecallResult:
+    """memstore's recall of the case (in its window)."""
+    if case.window is None:
+        return service.recall(case.text, mode=case.mode)
+    since, until = case.window
+    return service.recall(case.text, mode=case.mode, since=since, until=until)
 
 
 def compare_recalls(

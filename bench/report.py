@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from bench.cases import Query
 from bench.common import HITS
 from bench.context import ContextTimes
 from bench.imports import ImportTimes
@@ -120,6 +121,10 @@ class Results:
         """The table's rows, in the order of the run."""
         rows = [Row("import msgs/s", *self.times.rates(), "rate")]
         rows += [p50(f"recall {r.case.label}", r) for r in self.recalls]
+        rows += [
+            Row(f"recall {r.case.label} / plain query p50 ms", r.memstore_ms, r.plain_ms, "time")
+            for r in self.recalls
+        ]
         rows.append(p50("search_words", self.words))
         rows += [p50(f"word_instances {case.label}", case) for case in self.instances]
         rows.append(p50("record_message", self.records))
@@ -134,6 +139,14 @@ def yes(flag: bool) -> str:
     return "yes" if flag else "NO"
 
 
+def window_text(case: Query) -> str:
+    """``, since ... until ...`` for a windowed case, else nothing."""
+    if case.window is None:
+        return ""
+    since, until = case.window
+    return f", since {since:%Y-%m-%d %H:%M} until {until:%Y-%m-%d %H:%M} UTC"
+
+
 def history_lines(results: Results) -> list[str]:
     """The lines of the import, recall, search_words and word_instances steps."""
     times, words = results.times, results.words
@@ -146,10 +159,10 @@ def history_lines(results: Results) -> list[str]:
     ]
     lines += [
         f"recall {r.case.label}: {r.case.text!r} (mode {r.case.mode}, {r.case.hits} matching "
-        f"messages); raw runs memstore's statements (memory hits, part counts, weighted hits, "
-        f"partners); same hits in the same order: {yes(r.same)}; plain bm25 with neighbours "
-        f"instead: {r.plain_ms:.2f} ms; memstore with recall_chars {UNCLIPPED_CHARS} (nothing "
-        f"clipped): {r.unclipped_ms:.2f} ms"
+        f"messages{window_text(r.case)}); raw runs memstore's statements (memory hits, part "
+        f"counts, weighted hits, partners); same hits in the same order: {yes(r.same)}; the "
+        f"plain query (bm25 top {HITS}, each with its neighbour): {r.plain_ms:.2f} ms; memstore "
+        f"with recall_chars {UNCLIPPED_CHARS} (nothing clipped): {r.unclipped_ms:.2f} ms"
         for r in results.recalls
     ]
     lines.append(

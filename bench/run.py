@@ -13,12 +13,15 @@ printed to stderr as it finishes, and summed up in the report):
 2. Import its daily logs with ``MemoryService.import_markdown`` into a fresh database.
 3. Insert the same rows with plain ``sqlite3`` ``executemany`` into a second fresh database
    migrated to the same schema, one transaction per file, through the same FTS triggers.
-4. Time recall of a rare word and a common word (mode any), a rare pair of words (mode all)
-   and the same pair as a phrase: memstore's ``recall`` against the statements it runs,
-   executed in plain ``sqlite3`` on the raw database (memory hits, each ranking part's
-   document count, the first batch of weighted hits of the first tier with hits, their pair
-   partners), checking that both give the same hits in the same order. The time of a plain
-   bm25 query with each hit's neighbour (no ranking parts) is printed beside, for scale.
+4. Time recall of a rare word, a common word and three words (mode any), a rare pair of
+   words (mode all), the same pair as a phrase, and the common word in a one-week window:
+   memstore's ``recall`` against two raw sides on the raw database. First the statements it
+   runs, executed in plain ``sqlite3`` (memory hits, each ranking part's document count, the
+   first batch of weighted hits of the first tier with hits, their pair partners), checking
+   that both give the same hits in the same order: memstore's Python overhead. Then the plain
+   FTS5 query a user would write on the same schema (``MATCH ? ORDER BY bm25 LIMIT 8``, the
+   window as a plain ``WHERE`` on ``messages``), each hit with its pair neighbour so that it
+   returns as many messages: whether recall is as fast as what it wraps.
 5. Time ``search_words`` for the two-letter prefix with the most words (first page) against
    the fts5vocab ``row`` query it wraps (page and total), and ``word_instances`` of the rare
    and the common word (first page) against the fts5vocab ``instance`` query it wraps (page
