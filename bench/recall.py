@@ -84,7 +84,7 @@ def ranked_recall(raw: sqlite3.Connection, case: Query) -> list[str | None]:
     memory = {"query": build_match(case.text, case.mode), "now": utc_now(), "limit": HITS}
     raw.execute(search.MEMORY_HITS, memory | no_filters).fetchall()
     documents = search.part_documents(raw, case.tiers)
-    (total,) = raw.execute(search.INDEXED_MESSAGES).fetchone()
+    total = search.indexed_messages(raw)
     periods = named_periods(raw, case.text)
     signals = search.ranking_signals(raw, case.text, periods)
     for tier in case.tiers:

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import sqlite3
+from contextlib import closing
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memstore import InvalidInput, InvalidQuery, MemoryService, NotFound
+from memstore.repository.recall import indexed_messages, sqlite_varint
 
 MADRID = timezone(timedelta(hours=2))
 
@@ -169,3 +174,48 @@ def test_recall_refuses_a_query_that_is_not_valid_unicode(service: MemoryService
     # silently matched nothing.
     with pytest.raises(InvalidQuery, match="not valid Unicode"):
         service.recall("caf\udce9")
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    steps=st.lists(
+        st.tuples(st.sampled_from(["record", "delete", "interrupt"]), st.integers(0, 30)),
+        max_size=40,
+    )
+)
+def test_the_index_size_read_from_fts5_is_the_count_of_indexed_messages(
+    tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[str, int]]
+) -> None:
+    # Recall reads the number of indexed messages from FTS5's averages record instead of
+    # counting them: it must follow every insert, deletion and status change.
+    path = tmp_path_factory.mktemp("total") / "memory.sqlite3"
+    service = MemoryService(path)
+    session = service.start_session()
+    ids: list[str] = []
+    for action, pick in steps:
+        if action == "record" or not ids:
+            recorded = service.record_message(session.id, "user", f"zebra {pick} " * (pick % 5 + 1))
+            ids += [recorded.id] if recorded is not None else []
+        elif action == "delete":
+            service.delete_message(ids.pop(pick % len(ids)))
+        else:
+            service.record_message(session.id, "assistant", "partial", status="interrupted")
+    with closing(sqlite3.connect(path)) as connection:
+        (counted,) = connection.execute("SELECT count(*) FROM messages_fts_docsize").fetchone()
+        assert indexed_messages(connection) == counted == len(ids)
+    service.close()
+
+
+@pytest.mark.parametrize(
+    ("data", "value"),
+    [
+        (b"", 0),
+        (b"\x00", 0),
+        (b"\x7f", 127),
+        (b"\x81\x00", 128),
+        (b"\x81\x9c\x20", 20000),
+        (b"\xff" * 8 + b"\x01", (1 << 64) - 255),
+    ],
+)
+def test_sqlite_varints(data: bytes, value: int) -> None:
+    assert sqlite_varint(data) == value
