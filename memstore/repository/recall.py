@@ -36,9 +36,10 @@ from memstore.times import format_utc, parse_utc
 # list of [match, weight, role, stemmed], read into a materialized table whose rows hand
 # each literal match to an FTS-only MATCH on the exact or the stem index; the scores are
 # materialized too, so that bm25() runs in its own query. A hit matches a gate part (role
-# 1) and no veto part (role -1). Each hit's own rank is spread to the messages up to two
-# away in its session (found through the unique index on session and sequence) and summed
-# per message; only a message holding its own rank (a hit) is kept.
+# 1) and no veto part (role -1), and passes the filters. Each hit's own rank is spread to the
+# messages up to two away in its session (found through the unique index on session and
+# sequence) and summed per message; only a message holding its own rank (a hit) is kept, so
+# that only hits that pass the filters rank one another.
 # Each hit carries the pk of its pair partner: for an assistant reply the closest completed
 # user request before it, for a user message the next completed user or assistant message
 # (a reply only if it is the assistant's); and the partner's own rank when the partner is a
@@ -71,14 +72,14 @@ HISTORY_HITS = f"""
                                     WHERE h.created_at >= periods.starts
                                       AND h.created_at < periods.ends)
                   THEN :date_weight ELSE 1 END) AS own
-        FROM matched JOIN messages AS h ON h.pk = matched.pk),
+        FROM matched JOIN messages AS h ON h.pk = matched.pk
+        WHERE {filters_sql("h")}),
     ranked AS (
         SELECT n.pk, sum(CASE n.sequence WHEN h.sequence THEN h.own END) AS own_rank,
                sum(h.own * CASE abs(n.sequence - h.sequence)
                    WHEN 0 THEN 1 WHEN 1 THEN :near ELSE :far END) AS rank
         FROM hits AS h JOIN messages AS n ON n.session_id = h.session_id
              AND n.sequence BETWEEN h.sequence - 2 AND h.sequence + 2
-        WHERE {filters_sql("n")}
         GROUP BY n.pk HAVING own_rank IS NOT NULL
         ORDER BY rank, n.pk
         LIMIT :limit OFFSET :offset),
