@@ -41,8 +41,11 @@ def vocabulary(raw: sqlite3.Connection) -> list[tuple[str, int]]:
 
 
 def rare_word(vocab: Sequence[tuple[str, int]]) -> str:
-    """The most frequent plain word found in 3 to 10 documents."""
-    return next(term for term, docs in vocab if 3 <= docs <= 10 and plain_word(term, 5))
+    """The most frequent plain word found in 3 to 10 documents; in a larger set, where every
+    word repeats, the plain word in the fewest documents (at least 3)."""
+    plain = [(docs, term) for term, docs in vocab if docs >= 3 and plain_word(term, 5)]
+    few = [(-docs, term) for docs, term in plain if docs <= 10]
+    return min(few)[1] if few else min(plain)[1]
 
 
 def common_word(vocab: Sequence[tuple[str, int]]) -> str:
@@ -51,17 +54,19 @@ def common_word(vocab: Sequence[tuple[str, int]]) -> str:
 
 
 def rare_phrase(raw: sqlite3.Connection) -> str:
-    """The most frequent two-word phrase of plain words found in 3 to 10 messages."""
+    """The most frequent two-word phrase of plain words found in 3 to 10 messages; in a larger
+    set, the one in the fewest messages (at least 3)."""
     documents: Counter[tuple[str, str]] = Counter()
     for (content,) in raw.execute("SELECT content FROM messages_searchable"):
         words = [fold(token) for token in tokenize(content)]
         documents.update(set(itertools.pairwise(words)))
-    candidates = sorted(
-        (-docs, pair)
+    plain = [
+        (docs, pair)
         for pair, docs in documents.items()
-        if 3 <= docs <= 10 and all(plain_word(word, 4) for word in pair)
-    )
-    return " ".join(candidates[0][1])
+        if docs >= 3 and all(plain_word(word, 4) for word in pair)
+    ]
+    few = [(-docs, pair) for docs, pair in plain if docs <= 10]
+    return " ".join(min(few)[1] if few else min(plain)[1])
 
 
 def choose_queries(raw: sqlite3.Connection, vocab: Sequence[tuple[str, int]]) -> list[Query]:
