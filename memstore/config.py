@@ -106,7 +106,10 @@ def read_section(path: Path) -> MemoryConfig:
     data = files.read_regular(path, MAX_CONFIG_BYTES, "the configuration")
     if len(data) > MAX_CONFIG_BYTES:
         raise ValueError(f"the file is over {MAX_CONFIG_BYTES // 1024} KiB; is it the right one?")
-    document: Any = json.loads(data.decode("utf-8-sig"))
+    try:
+        document: Any = json.loads(data.decode("utf-8-sig"))
+    except RecursionError:  # json gives up on arrays or objects nested a thousand deep
+        raise ValueError("the JSON is nested too deeply to be a configuration") from None
     section = document.get("memory", {}) if isinstance(document, dict) else None
     if not isinstance(section, dict):
         raise ValueError('the file must be a JSON object whose "memory" is an object')

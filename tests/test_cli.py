@@ -429,3 +429,19 @@ def test_the_summary_counts_the_records_left_out_with_warnings(
     assert completed.stderr == (
         "imported 0 messages from 1 file; 30 warnings for text left out (30 malformed_stamp).\n"
     )
+
+
+def test_a_deeply_nested_config_and_a_nul_database_path_are_json_errors(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    # Found by review: both ended in a traceback.
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000, encoding="utf-8")
+    result = runner.invoke(cli, ["--config", str(deep), "recall", "x"])
+    assert result.exit_code == 2
+    assert json.loads(result.stderr)["error"]["type"] == "UsageError"
+    nul = tmp_path / "nul.json"
+    nul.write_text(json.dumps({"memory": {"database": "a\x00b"}}), encoding="utf-8")
+    result = runner.invoke(cli, ["--config", str(nul), "recall", "painting"])
+    assert result.exit_code == 1
+    assert json.loads(result.stderr)["error"]["type"] == "FileError"

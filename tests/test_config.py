@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from memstore import MemoryConfig
+from memstore import FileError, MemoryConfig, MemoryService
 from memstore.config import ConfigLoader, data_dir, read_section
 
 EDGES = [
@@ -110,3 +110,17 @@ def test_bad_settings_are_named_in_plain_sentences(tmp_path: Path) -> None:
     assert "memory.max_results: Input should be less than or equal to 50 (given 500)" in message
     assert "memory.databse: unknown setting; known: enabled" in message
     assert "errors.pydantic.dev" not in message and "type=" not in message
+
+
+def test_a_deeply_nested_file_is_a_clear_error(tmp_path: Path) -> None:
+    # Found by review: json's RecursionError escaped as a traceback.
+    path = tmp_path / "deep.json"
+    path.write_text('{"memory": {"database": ' + "[" * 100_000 + "}}", encoding="utf-8")
+    with pytest.raises(ValueError, match="nested too deeply"):
+        read_section(path)
+
+
+def test_a_nul_in_the_database_path_is_a_file_error(tmp_path: Path) -> None:
+    # Found by review: "embedded null byte" escaped as a bare ValueError.
+    with pytest.raises(FileError, match="NUL"):
+        MemoryService(tmp_path / "a\x00b.sqlite3")

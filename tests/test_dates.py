@@ -6,11 +6,13 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from memstore import MemoryService
 from memstore.concerns.recall import local_place, named_periods
 from memstore.store.database import Database
 from memstore.text.dates import MONTHS, NamedTime, named_time
@@ -84,3 +86,29 @@ def test_no_history_names_no_period(db_path: Path, seeded: Seeded) -> None:
         pass
     with Database(db_path).read() as connection:
         assert named_periods(connection, "in June") == []
+
+
+@pytest.mark.parametrize(
+    "moment",
+    [datetime(1, 1, 1, 0, 30, tzinfo=UTC), datetime(9999, 12, 31, 23, 0, tzinfo=UTC)],
+)
+@pytest.mark.parametrize("zone", ["America/New_York", "Asia/Tokyo", "UTC"])
+def test_a_history_at_the_ends_of_the_calendar_still_ranks_by_month(
+    db_path: Path,
+    seeded: Seeded,
+    monkeypatch: pytest.MonkeyPatch,
+    moment: datetime,
+    zone: str,
+) -> None:
+    # Found by review: the span's first time at year 1 overflowed in a zone west of UTC.
+    monkeypatch.setattr("memstore.concerns.recall.local_place", lambda: ZoneInfo(zone))
+    with seeded():
+        chat(("user", "garden note"), at=moment)
+        chat(("user", "garden plan"), at=datetime(2023, 6, 10, tzinfo=UTC))
+    with Database(db_path).read() as connection:
+        periods = named_periods(connection, "garden June")
+    place = ZoneInfo(zone)
+    years = range(1900, 2024) if moment.year == 1 else range(2023, 2100)
+    assert periods == [(month_start(y, 6, place), month_start(y, 7, place)) for y in years]
+    found = MemoryService(db_path).recall("garden June").conversations
+    assert len(found) == 2

@@ -248,6 +248,7 @@ def test_peak_memory_stays_proportional_to_the_file_for_any_line_shape(
 LIMITED = """
 import resource, sys
 from memstore.adapters.cli import main
+import memstore.service  # the CLI imports it on first use: loaded before the limit is set
 with open("/proc/self/status") as status:
     size = next(int(l.split()[1]) for l in status if l.startswith("VmSize:")) * 1024
 resource.setrlimit(resource.RLIMIT_AS, (size + 24 * 1024 * 1024, resource.RLIM_INFINITY))

@@ -98,14 +98,22 @@ def named_periods(connection: sqlite3.Connection, query: str) -> list[tuple[date
         span = history_span(connection)
         if span is None:
             return []
-        first, last = (moment.astimezone(place).year for moment in span)
-        years = range(max(first, YEARS.start), min(last, YEARS.stop - 1) + 1)
+        first, last = (local_year(moment, place) for moment in span)
+        years = range(first, last + 1)
     months = [(month, month + 1) for month in named.months] or [(1, 13)]
     return [
         (month_start(year, start, place), month_start(year, end, place))
         for year in years
         for start, end in months
     ]
+
+
+def local_year(moment: datetime, place: tzinfo) -> int:
+    """The year of ``moment`` in ``place``, within :data:`~memstore.text.dates.YEARS` (a time
+    at the ends of the calendar, where a zone's offset would leave it, is clamped first)."""
+    earliest = datetime(YEARS.start, 1, 2, tzinfo=UTC)
+    latest = datetime(YEARS.stop - 1, 12, 30, tzinfo=UTC)
+    return min(max(moment, earliest), latest).astimezone(place).year
 
 
 def local_place() -> tzinfo:

@@ -45,9 +45,16 @@ class Database:
     Args:
         path: The database file; it and its folders are created private on first use.
         migrations: Another Alembic script folder (tests use it); memstore's by default.
+
+    Raises:
+        FileError: If the path holds a NUL character (no file system takes one).
     """
 
     def __init__(self, path: str | Path, *, migrations: str | None = None) -> None:
+        if "\0" in str(path):
+            raise FileError(
+                repr(str(path)), "a file path cannot hold a NUL character; check the path."
+            )
         self.path = Path(path)
         self.migrations = migrations
         self._engine: Engine | None = None
