@@ -33,8 +33,8 @@ CONTEXT_ROWS = (
     "ORDER BY pinned DESC, created_at DESC, pk DESC"
 )
 CONTEXT_HITS = (
-    "SELECT m.id FROM (SELECT rowid, bm25(memories_fts) r FROM memories_fts "
-    "WHERE memories_fts MATCH ?) h JOIN memories m ON m.pk = h.rowid "
+    "SELECT m.id FROM (SELECT rowid, bm25(memories_stem_fts) r FROM memories_stem_fts "
+    "WHERE memories_stem_fts MATCH ?) h JOIN memories m ON m.pk = h.rowid "
     "WHERE m.status = 'active' AND (m.expires_at IS NULL OR m.expires_at > ?) ORDER BY h.r, m.pk"
 )
 MEMORY_TEXTS = "SELECT id, content FROM memories"
@@ -102,7 +102,7 @@ def context_query(
     """
     taken = {normalize_content(content) for content in stored}
     candidates: list[tuple[int, int, str, str]] = []
-    sql = "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?"
+    sql = "SELECT count(*) FROM memories_stem_fts WHERE memories_stem_fts MATCH ?"
     for record in manifest:
         text = record["content"].strip()
         words = len({fold(token) for token in tokenize(text)})

@@ -82,7 +82,7 @@ def ranked_recall(raw: sqlite3.Connection, case: Query) -> list[str | None]:
     it); ids differ between the two databases."""
     no_filters = {"session_id": None, "role": None, "speaker": None, **window_params(case)}
     memory = {"query": build_match(case.text, case.mode), "now": utc_now(), "limit": HITS}
-    raw.execute(search.MEMORY_HITS, memory | no_filters).fetchall()
+    raw.execute(search.MEMORY_HITS[case.mode == "any"], memory | no_filters).fetchall()
     documents = search.part_documents(raw, case.tiers)
     total = search.indexed_messages(raw)
     periods = named_periods(raw, case.text)

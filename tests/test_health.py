@@ -46,6 +46,7 @@ def test_a_sound_database_is_ok_with_no_problems(runner: CliRunner, filled: Memo
         ("messages_fts", True),
         ("messages_stem_fts", True),
         ("memories_fts", True),
+        ("memories_stem_fts", True),
     ]
     assert report["schema_version"] == report["code_version"] == 4
     assert report["counts"]["messages"] == 20 and report["counts"]["memories"] == 1
@@ -62,6 +63,7 @@ def test_a_broken_fts_index_is_named_and_its_rebuild_repairs_it(
         ("messages_fts", True),
         ("messages_stem_fts", True),
         ("memories_fts", False),
+        ("memories_stem_fts", True),
     ]
     assert report["integrity"] == "ok"  # the file itself is sound
     (problem,) = report["problems"]

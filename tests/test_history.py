@@ -126,6 +126,7 @@ def test_health_reports_counts_and_schema(service: MemoryService) -> None:
         ("messages_fts", True),
         ("messages_stem_fts", True),
         ("memories_fts", True),
+        ("memories_stem_fts", True),
     ]
     assert report.counts["sessions"] == 1 and report.counts["messages"] == 1
     assert report.schema_version == report.code_version == 4

@@ -260,3 +260,18 @@ def test_pinning_a_superseded_memory_is_invalid_input(service: MemoryService) ->
         service.pin_memory(old.id)
     assert service.pin_memory(old.id, pinned=False).pinned is False  # unpinning is harmless
     assert service.pin_memory(new.id).pinned is True
+
+
+def test_recall_finds_other_forms_of_a_memory_word_in_any_mode_only(
+    service: MemoryService,
+) -> None:
+    # Found by review: history matched "painting" to "paints", memories did not.
+    service.remember("Diego paints landscapes.")
+    for query in ("painting", "painted", "paint", "paints"):
+        (memory,) = service.recall(query, history=False).memories
+        assert memory.content == "Diego paints landscapes."
+    assert service.recall("painting", mode="all", history=False).memories == []
+    assert service.recall("painting", mode="phrase", history=False).memories == []
+    assert len(service.recall("paints landscapes", mode="phrase", history=False).memories) == 1
+    # The per-turn context ranks memories by stem too.
+    assert "Diego paints landscapes." in service.context("what is Diego painting?").text

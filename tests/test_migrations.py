@@ -34,6 +34,9 @@ EXPECTED_TRIGGERS = {
     "memories_fts_ai",
     "memories_fts_ad",
     "memories_fts_au",
+    "memories_stem_fts_ai",
+    "memories_stem_fts_ad",
+    "memories_stem_fts_au",
 }
 EXPECTED_INDEXES = {
     "ix_messages_created_at",

@@ -262,7 +262,7 @@ def test_a_read_only_store_is_read_and_checked_without_being_written(
     check = json.loads(outcome["check"]["out"])
     assert outcome["check"]["exit"] == 0 and check["ok"] is True
     assert check["read_only"] is True and check["read_only_reason"]
-    assert [index["ok"] for index in check["fts"]] == [True, True, True]
+    assert [index["ok"] for index in check["fts"]] == [True] * 4
     recall = json.loads(outcome["recall"]["out"])
     assert [m["content"] for m in recall["memories"]] == ["Diego likes green tea."]
     assert json.loads(outcome["instances"]["out"])["total"] >= 1

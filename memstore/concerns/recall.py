@@ -71,7 +71,7 @@ def recall(
     empty = RecallResult(memories=[], conversations=[], truncated=False)
     room = config.recall_chars - json_size(empty)
     with db.read() as connection:
-        rows = memory_hits(connection, match, filters, now, size)
+        rows = memory_hits(connection, match, filters, now, size, stemmed=mode == "any")
         memories, room, clipped = recall_page.fill_memories(
             [memory_model(row, now) for row in rows], room=room, folded_terms=terms
         )

@@ -23,7 +23,12 @@ from memstore.repository.messages import (
     filters_sql,
     searchable_sql,
 )
-from memstore.store.fts_names import MEMORIES_FTS, MESSAGES_FTS, MESSAGES_STEM_FTS
+from memstore.store.fts_names import (
+    MEMORIES_FTS,
+    MEMORIES_STEM_FTS,
+    MESSAGES_FTS,
+    MESSAGES_STEM_FTS,
+)
 from memstore.text import ranking
 from memstore.text.fts_query import QueryPart, ranking_tiers
 from memstore.text.tokens import word_spans
@@ -144,15 +149,21 @@ MEMORY_FILTERS = f"""{in_force_sql("mem")}
             AND (:speaker IS NULL OR m.speaker = :speaker)))"""
 MEMORY_MATCHES = f"""
     SELECT {{columns}}
-    FROM (SELECT rowid AS pk, bm25({MEMORIES_FTS}) AS rank
-          FROM {MEMORIES_FTS} WHERE {MEMORIES_FTS} MATCH :query) AS hits
+    FROM (SELECT rowid AS pk, bm25({{index}}) AS rank
+          FROM {{index}} WHERE {{index}} MATCH :query) AS hits
     JOIN memories AS mem ON mem.pk = hits.pk
     WHERE {MEMORY_FILTERS}
     ORDER BY hits.rank, mem.pk
     LIMIT :limit
 """
-MEMORY_HITS = MEMORY_MATCHES.format(columns=", ".join(f"mem.{c}" for c in MEMORY_FIELDS))
-MEMORY_HIT_IDS = MEMORY_MATCHES.format(columns="mem.id")
+MEMORY_INDEXES = {False: MEMORIES_FTS, True: MEMORIES_STEM_FTS}  # by stemmed
+MEMORY_HITS = {
+    stemmed: MEMORY_MATCHES.format(
+        columns=", ".join(f"mem.{c}" for c in MEMORY_FIELDS), index=index
+    )
+    for stemmed, index in MEMORY_INDEXES.items()
+}
+MEMORY_HIT_IDS = MEMORY_MATCHES.format(columns="mem.id", index=MEMORIES_STEM_FTS)
 
 
 PARTNERS = (
@@ -310,18 +321,27 @@ def partners_by_pk(connection: sqlite3.Connection, pks: list[int]) -> dict[int, 
 def memory_hit_ids(
     connection: sqlite3.Connection, match: str, now: datetime, limit: int
 ) -> list[str]:
-    """The ids of :func:`memory_hits` without filters, best first (no rows are built)."""
+    """The ids of :func:`memory_hits` without filters, by stem (``any`` mode), best first
+    (no rows are built)."""
     params = {"query": match, "now": format_utc(now), "limit": limit, **RecallFilters().params()}
     return [memory_id for (memory_id,) in connection.execute(MEMORY_HIT_IDS, params)]
 
 
 def memory_hits(
-    connection: sqlite3.Connection, match: str, filters: RecallFilters, now: datetime, limit: int
+    connection: sqlite3.Connection,
+    match: str,
+    filters: RecallFilters,
+    now: datetime,
+    limit: int,
+    *,
+    stemmed: bool,
 ) -> list[StoredMemory]:
-    """Matching active, unexpired memories, best bm25 rank first, at most ``limit``.
+    """Matching active, unexpired memories, best bm25 rank first, at most ``limit``; on the
+    index by word stem when ``stemmed`` (recall's ``any`` mode), else as written.
 
     Session and role filters go through the memory's source messages, so a memory with no
     source message never matches them; since / until filter its creation time.
     """
     params = {"query": match, "now": format_utc(now), "limit": limit, **filters.params()}
-    return [StoredMemory.from_row(row) for row in connection.execute(MEMORY_HITS, params)]
+    found = connection.execute(MEMORY_HITS[stemmed], params)
+    return [StoredMemory.from_row(row) for row in found]

@@ -5,7 +5,8 @@ Each searchable table ``T`` has an external-content index ``T_fts`` over the vie
 ``T_searchable`` (the rows search may see), kept in step by the triggers ``T_fts_ai``,
 ``T_fts_ad`` and ``T_fts_au`` (after insert, delete, update); FTS5 keeps its data in shadow
 tables named ``T_fts_*``. History has a second index, ``messages_stem_fts``, over the same
-view, whose terms are word stems (revision 0004), with triggers named the same way.
+view, whose terms are word stems (revision 0004), with triggers named the same way; so do
+memories (``memories_stem_fts``).
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ MESSAGES_STEM_FTS = "messages_stem_fts"
 """History's index by word stem (SQLite's porter stemmer): what recall selects and ranks by."""
 MEMORIES_FTS = "memories_fts"
 """Memories' index: the memories in force."""
-FTS_INDEXES = (MESSAGES_FTS, MESSAGES_STEM_FTS, MEMORIES_FTS)
-"""The FTS5 indexes: history's, history's by stem, then memories'."""
+MEMORIES_STEM_FTS = "memories_stem_fts"
+"""Memories' index by word stem: what recall's ``any`` mode searches."""
+FTS_INDEXES = (MESSAGES_FTS, MESSAGES_STEM_FTS, MEMORIES_FTS, MEMORIES_STEM_FTS)
+"""The FTS5 indexes: history's, history's by stem, memories', memories' by stem."""
 FTS_TABLES = FTS_INDEXES
 """The prefixes of every FTS5 table and shadow table."""
 SEARCHABLE_VIEW_SUFFIX = "_searchable"
