@@ -17,6 +17,7 @@ import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from memstore import files
+from memstore.arguments import valid_unicode
 from memstore.errors import FileError
 
 log = logging.getLogger(__name__)
@@ -35,8 +36,14 @@ def local_path(value: str, what: str) -> str:
     """``value`` when it is a local path without '..'.
 
     Raises:
-        ValueError: For a UNC path or one holding '..'; ``what`` names it in the message.
+        ValueError: For a UNC path, one holding '..', a NUL character or a lone surrogate
+            (no file system takes the first, memstore's output cannot print the second);
+            ``what`` names it in the message.
     """
+    if "\0" in value:
+        raise ValueError(f"the {what} holds a NUL character")
+    if not valid_unicode(value):
+        raise ValueError(f"the {what} is not valid Unicode (it holds a lone surrogate)")
     if value.startswith(("\\\\", "//")) or PureWindowsPath(value).drive.startswith("\\\\"):
         raise ValueError("UNC paths are not allowed; use a path on a local disk")
     if ".." in Path(value).parts or ".." in PureWindowsPath(value).parts:

@@ -443,5 +443,6 @@ def test_a_deeply_nested_config_and_a_nul_database_path_are_json_errors(
     nul = tmp_path / "nul.json"
     nul.write_text(json.dumps({"memory": {"database": "a\x00b"}}), encoding="utf-8")
     result = runner.invoke(cli, ["--config", str(nul), "recall", "painting"])
-    assert result.exit_code == 1
-    assert json.loads(result.stderr)["error"]["type"] == "FileError"
+    assert result.exit_code == 2
+    error = json.loads(result.stderr)["error"]
+    assert error["type"] == "UsageError" and "NUL" in error["message"]

@@ -124,3 +124,15 @@ def test_a_nul_in_the_database_path_is_a_file_error(tmp_path: Path) -> None:
     # Found by review: "embedded null byte" escaped as a bare ValueError.
     with pytest.raises(FileError, match="NUL"):
         MemoryService(tmp_path / "a\x00b.sqlite3")
+
+
+@pytest.mark.parametrize(("setting", "value"), [("database", "\ud800.db"), ("log_dir", "\ud800")])
+def test_a_lone_surrogate_in_a_configured_path_is_refused(setting: str, value: str) -> None:
+    # Found by review: it reached os.stat (database) or the JSON output (log_dir) and crashed.
+    with pytest.raises(ValidationError, match="not valid Unicode"):
+        MemoryConfig.model_validate({setting: value})
+
+
+def test_a_database_path_that_is_not_utf8_is_a_file_error(tmp_path: Path) -> None:
+    with pytest.raises(FileError, match="UTF-8"):
+        MemoryService(tmp_path / "bad\udcff.sqlite3")

@@ -275,3 +275,14 @@ def test_recall_finds_other_forms_of_a_memory_word_in_any_mode_only(
     assert len(service.recall("paints landscapes", mode="phrase", history=False).memories) == 1
     # The per-turn context ranks memories by stem too.
     assert "Diego paints landscapes." in service.context("what is Diego painting?").text
+
+
+@pytest.mark.parametrize("content", ["\x00 Diego paints", "\x00", "Diego\x00paints"])
+def test_a_nul_in_memory_content_is_invalid_input(service: MemoryService, content: str) -> None:
+    # Found by review: a leading NUL hid the text from SQLite's CHECK (a StoreError).
+    with pytest.raises(InvalidInput, match="NUL"):
+        service.remember(content)
+    memory = service.remember("Diego paints")
+    with pytest.raises(InvalidInput, match="NUL"):
+        service.update_memory(memory.id, content)
+    assert [m.content for m in service.list_memories().memories] == ["Diego paints"]

@@ -106,6 +106,8 @@ def draft(
         raise InvalidInput("confidence", f"is {confidence}; use a number from 0 to 1.")
     if content is not None and not valid_unicode(content):
         raise InvalidInput("content", "holds text that is not valid Unicode; retype it.")
+    if content is not None and "\0" in content:  # SQLite's text functions stop at a NUL
+        raise InvalidInput("content", "holds a NUL character (U+0000); remove it.")
     # The guard's detectors (detect-secrets) take a sixth of a second to import: only a
     # memory write pays for them, not every command that opens the service.
     from memstore.guard import reject_secrets

@@ -21,6 +21,7 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
 from memstore import files
+from memstore.arguments import valid_unicode
 from memstore.errors import FileError, StoreError, StoreReadOnly
 from memstore.store import migrations, probe
 from memstore.store.engine import (
@@ -47,13 +48,18 @@ class Database:
         migrations: Another Alembic script folder (tests use it); memstore's by default.
 
     Raises:
-        FileError: If the path holds a NUL character (no file system takes one).
+        FileError: If the path holds a NUL character (no file system takes one) or is not
+            valid UTF-8 (memstore's JSON output could not name it).
     """
 
     def __init__(self, path: str | Path, *, migrations: str | None = None) -> None:
         if "\0" in str(path):
             raise FileError(
                 repr(str(path)), "a file path cannot hold a NUL character; check the path."
+            )
+        if not valid_unicode(str(path)):
+            raise FileError(
+                repr(str(path)), "the path is not valid UTF-8; rename the file or its folder."
             )
         self.path = Path(path)
         self.migrations = migrations
