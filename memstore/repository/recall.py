@@ -106,8 +106,7 @@ HISTORY_HITS = f"""
         FROM ranked JOIN messages AS m ON m.pk = ranked.pk)
     SELECT page.id, page.session_id, page.sequence, page.role, page.content, page.created_at,
            page.status, page.source_ref, page.speaker, page.rank, page.own_rank, page.partner_pk,
-           (SELECT h.own FROM hits AS h JOIN messages AS p ON p.pk = h.pk
-            WHERE h.pk = page.partner_pk AND {filters_sql("p")}) AS partner_own
+           (SELECT hits.own FROM hits WHERE hits.pk = page.partner_pk) AS partner_own
     FROM page
     ORDER BY page.rank, page.pk
 """
