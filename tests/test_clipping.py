@@ -24,6 +24,7 @@ from memstore.text.clipping import (
     content_free_size,
     first_match,
     fit_conversation,
+    focus,
     json_length,
     json_prefix,
     json_size,
@@ -235,3 +236,21 @@ def test_a_folded_hangul_syllable_is_found_as_its_token() -> None:
     # written does not hold; the token comparison finds it.
     assert first_match("0가", frozenset({fold("가")})) == 1
     assert first_match("电" + "是" * 50 + "电影", frozenset({"电影"})) == 51
+
+
+@pytest.mark.parametrize(
+    ("text", "terms", "start"),
+    [
+        ("tea. " * 20 + "Diego painted murals", frozenset({"painting"}), 106),
+        ("tea. " * 20 + "Diego painted murals", frozenset({"murals", "painting"}), 114),
+        ("café " * 3 + "Painters", frozenset({"painting"}), 15),  # not ASCII: token by token
+        ("nothing of the kind", frozenset({"painting"}), 0),
+        ("a pain", frozenset({"painting"}), 0),  # "pain" is not "paint"
+    ],
+)
+def test_a_clip_centres_on_another_form_when_no_word_is_as_written(
+    text: str, terms: frozenset[str], start: int
+) -> None:
+    # Found by review: a memory matched by stem ("painted" for "painting") was clipped from
+    # its start, away from the word.
+    assert focus(text, terms) == start

@@ -286,3 +286,16 @@ def test_a_nul_in_memory_content_is_invalid_input(service: MemoryService, conten
     with pytest.raises(InvalidInput, match="NUL"):
         service.update_memory(memory.id, content)
     assert [m.content for m in service.list_memories().memories] == ["Diego paints"]
+
+
+def test_a_long_memory_found_by_another_form_is_clipped_around_it(
+    service: MemoryService,
+) -> None:
+    # Found by review: the clip came from the memory's start, without the matched word.
+    filler = ("Diego likes tea and chess. " * 150)[:3800]
+    for n, word in enumerate(["painted", "paints", "painting"]):
+        service.remember(f"{filler} Note {n}: Diego {word} murals.")
+    memories = service.recall("painting", history=False).memories
+    assert len(memories) >= 2  # as many as the page's budget holds
+    assert all("Diego paint" in memory.content for memory in memories)
+    assert any(memory.truncated for memory in memories)

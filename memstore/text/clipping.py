@@ -14,7 +14,7 @@ import functools
 import itertools
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TypeVar
 
 from pydantic import BaseModel
@@ -31,6 +31,8 @@ MAX_FIT_ATTEMPTS = 6
 SHORT_ESCAPES = frozenset('"\\\b\f\n\r\t')
 ESCAPED = re.compile(r'[\x00-\x1f"\\]')  # the characters JSON escapes (see char_cost)
 TOKEN_JOINER = "\x00"  # folds to itself, and no token character folds to it
+FORM_MIN_CHARS = 4  # a clip's focus on another form of a word: its first letters, at least
+FORM_CUT_CHARS = 3  # four kept and the last three cut ("paint" of "painting")
 
 
 def json_size(model: BaseModel) -> int:
@@ -130,10 +132,60 @@ def first_match(text: str, folded_terms: frozenset[str]) -> int:
     character (NFKD reorders only combining characters, which the fold drops). For the same
     reason a text whose fold holds none of the terms has no such token, and is not split.
     """
+    found = first_found(text, folded_terms)
+    return 0 if found is None else found
+
+
+def first_found(text: str, folded_terms: frozenset[str]) -> int | None:
+    """:func:`first_match`, or None when ``text`` holds none of the terms."""
     runs = (term for term in folded_terms if cjk.is_cjk(term))
     found = [at for at in map(text.find, runs) if at >= 0]
     word = first_word(text, folded_terms)  # a folded CJK character is a token too
-    return min([*found, *([] if word is None else [word])], default=0)
+    return min([*found, *([] if word is None else [word])], default=None)
+
+
+def focus(text: str, folded_terms: frozenset[str]) -> int:
+    """Where a clip of ``text`` centres: its :func:`first_match`, else its first token that
+    starts with a term's first letters (:func:`form_prefixes`), as another form of the word
+    that recall's stem index matched would ("painted" for "painting"), else 0."""
+    found = first_found(text, folded_terms)
+    if found is None:
+        found = first_form(text, form_prefixes(folded_terms))
+    return 0 if found is None else found
+
+
+def form_prefixes(folded_terms: frozenset[str]) -> tuple[str, ...]:
+    """The first letters of each term of ASCII letters (English, what porter stems): the last
+    :data:`FORM_CUT_CHARS` cut, at least :data:`FORM_MIN_CHARS` kept."""
+    return tuple(
+        sorted(
+            {
+                term[: max(FORM_MIN_CHARS, len(term) - FORM_CUT_CHARS)]
+                for term in folded_terms
+                if term.isascii() and term.isalpha() and len(term) >= FORM_MIN_CHARS
+            }
+        )
+    )
+
+
+def first_form(text: str, prefixes: tuple[str, ...]) -> int | None:
+    """Character offset of the first token of ``text`` whose fold starts with one of the
+    ``prefixes``, or None (a text whose fold holds none of them is not split)."""
+    if not prefixes:
+        return None
+    folded_text = fold(text)
+    if not any(prefix in folded_text for prefix in prefixes):
+        return None
+    starts = (start for start, token in folded_tokens(text) if token.startswith(prefixes))
+    return next(starts, None)
+
+
+def folded_tokens(text: str) -> Iterator[tuple[int, str]]:
+    """Each token's start and fold, the tokens folded in one go (see :func:`first_match`)."""
+    spans = token_spans(text)
+    tokens = map(text.__getitem__, itertools.starmap(slice, spans))  # text[start:end] each
+    folded = fold(TOKEN_JOINER.join(tokens)).split(TOKEN_JOINER)  # [""] when there is none
+    return ((start, token) for (start, _), token in zip(spans, folded, strict=False))
 
 
 def first_word(text: str, folded_terms: frozenset[str]) -> int | None:
@@ -151,12 +203,7 @@ def first_word(text: str, folded_terms: frozenset[str]) -> int | None:
     folded_text = fold(text)
     if not any(term in folded_text for term in folded_terms):
         return None
-    spans = token_spans(text)
-    tokens = map(text.__getitem__, itertools.starmap(slice, spans))  # text[start:end] each
-    folded = fold(TOKEN_JOINER.join(tokens)).split(TOKEN_JOINER)  # [""] when there is none
-    starts = (
-        start for (start, _), token in zip(spans, folded, strict=False) if token in folded_terms
-    )
+    starts = (start for start, token in folded_tokens(text) if token in folded_terms)
     return next(starts, None)
 
 
@@ -208,7 +255,7 @@ def clip_message(message: Message, limit: int, folded_terms: frozenset[str]) -> 
     match."""
     if json_length(message.content) <= limit:
         return message
-    content = clip_json(message.content, limit, first_match(message.content, folded_terms))
+    content = clip_json(message.content, limit, focus(message.content, folded_terms))
     return message.model_copy(update={"content": content, "truncated": True})
 
 
@@ -221,8 +268,8 @@ def fit_memory(memory: Memory, room: int, folded_terms: frozenset[str]) -> Memor
     spare = room - json_size(marked)
     if spare < MIN_CLIP_CHARS:
         return None
-    focus = first_match(memory.content, folded_terms)
-    return marked.model_copy(update={"content": clip_json(memory.content, spare, focus)})
+    centre = focus(memory.content, folded_terms)
+    return marked.model_copy(update={"content": clip_json(memory.content, spare, centre)})
 
 
 def allotments(conversation: RecallConversation, spare: int) -> dict[str, int]:
