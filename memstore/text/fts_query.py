@@ -186,6 +186,8 @@ def ranking_tiers(text: str, mode: Mode) -> list[list[QueryPart]]:
     tokens = pairs_of_long_runs(query_tokens(text))
     content = [token for token in tokens if not is_stopword(token)]
     if mode == "all":
+        if not content and [quote(token) for token in dict.fromkeys(tokens)] == [selection]:
+            return [word_parts(tokens, "word", "gate")]  # one stopword: it is the query
         ranked = word_parts(content, "word", "rank", stemmed=True) or word_parts(
             tokens, "word", "rank"
         )
