@@ -30,6 +30,7 @@ from memstore.times import aware_utc
 OWN_TEXT = frozenset({"query", "word", "prefix", "content"})
 QUERY_PARTS = frozenset({"mode"})  # a bad recall mode is a bad query: InvalidQuery
 MAX_POSITION = 2**63 - 1  # SQLite's largest integer: offsets beyond it are no position
+MAX_READER_ITEMS = 1000  # the largest page a person asks for at the command line (--limit)
 P = ParamSpec("P")
 R = TypeVar("R")
 Check = Callable[[object], bool]

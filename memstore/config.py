@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+from dataclasses import dataclass
 from pathlib import Path, PureWindowsPath
 from typing import Any
 
@@ -17,13 +18,26 @@ import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from memstore import files
-from memstore.arguments import valid_unicode
+from memstore.arguments import MAX_READER_ITEMS, valid_unicode
 from memstore.errors import FileError
 
 log = logging.getLogger(__name__)
 
 HOME_VARIABLE = "MEMSTORE_HOME"
 MAX_CONFIG_BYTES = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class PageSize:
+    """The most one page of a listing or a read holds: ``items`` items when it asks for no
+    ``limit``, at most ``most`` when it does (a larger limit is capped), and ``chars``
+    characters of JSON (None: no character budget). An agent's pages are its configured
+    ``max_results`` within ``recall_chars`` (:meth:`MemoryConfig.page_size`); a person's at
+    the command line :meth:`MemoryConfig.reader_page_size`."""
+
+    items: int
+    most: int
+    chars: int | None
 
 
 def data_dir() -> Path:
@@ -85,6 +99,16 @@ class MemoryConfig(BaseModel):
         if value is not None and not value.strip():
             raise ValueError("log_dir is empty; give a folder such as logs, or leave it out")
         return None if value is None else local_path(value, "log_dir")
+
+    def page_size(self) -> PageSize:
+        """The pages of an agent: ``max_results`` items within ``recall_chars``."""
+        return PageSize(items=self.max_results, most=self.max_results, chars=self.recall_chars)
+
+    def reader_page_size(self) -> PageSize:
+        """The pages of a person at the command line: ``max_results`` items unless a limit
+        asks for up to :data:`~memstore.arguments.MAX_READER_ITEMS` (1,000), texts whole
+        (the character budget is for a model's context, not a terminal)."""
+        return PageSize(items=self.max_results, most=MAX_READER_ITEMS, chars=None)
 
     def database_path(self) -> Path:
         """The database file as an absolute path (relative ones under :func:`data_dir`)."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Self
 
-from memstore.config import MemoryConfig
+from memstore.config import MemoryConfig, PageSize
 from memstore.errors import InvalidInput
 from memstore.store.database import Database
 
@@ -19,6 +19,9 @@ class StoreHandle:
         database: The database file (created with its folder when missing).
         config: Limits and switches; defaults when omitted.
         migrations: Another Alembic script folder (for tests of the migration runner).
+        pages: The most a page of a listing or a read holds; by default the configuration's
+            ``max_results`` items within ``recall_chars`` (an agent's pages). The command
+            line passes :meth:`~memstore.config.MemoryConfig.reader_page_size`, for people.
     """
 
     def __init__(
@@ -27,12 +30,16 @@ class StoreHandle:
         *,
         config: MemoryConfig | None = None,
         migrations: str | None = None,
+        pages: PageSize | None = None,
     ) -> None:
         if not isinstance(database, str | Path):
             raise InvalidInput("database", f"must be a path, not {type(database).__name__}.")
         if config is not None and not isinstance(config, MemoryConfig):
             raise InvalidInput("config", f"must be a MemoryConfig, not {type(config).__name__}.")
+        if pages is not None and not isinstance(pages, PageSize):
+            raise InvalidInput("pages", f"must be a PageSize, not {type(pages).__name__}.")
         self.config = config or MemoryConfig()
+        self.pages = pages or self.config.page_size()
         self._db = Database(database, migrations=migrations)
 
     @classmethod

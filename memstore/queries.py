@@ -42,8 +42,9 @@ class WordArguments(FilterArguments, total=False):
     Keys:
         scope: ``history`` (the default), ``memories`` or ``all``.
         offset: Where the page starts: 0 (the default), or the previous ``next_offset``.
-        limit: Page size, capped by ``max_results`` (its default); a page also stays
-            within ``recall_chars`` characters of JSON, so it may hold fewer.
+        limit: Page size, capped by the service's page size (``max_results`` by default,
+            also its default); a page also stays within its characters of JSON
+            (``recall_chars`` by default), so it may hold fewer.
     """
 
     scope: Scope

@@ -1,11 +1,11 @@
 """Reading back: one conversation in pages, and one message in chunks, each page within
-``recall_chars`` characters of JSON."""
+the characters of JSON of the page size (``recall_chars`` for an agent)."""
 
 from __future__ import annotations
 
 from memstore.arguments import position
 from memstore.concerns.pages import room
-from memstore.config import MemoryConfig
+from memstore.config import PageSize
 from memstore.errors import InvalidInput, NotFound
 from memstore.repository import messages, sessions
 from memstore.schemas import ConversationPage, Message, MessageChunk, MessageInfo, Session
@@ -14,10 +14,10 @@ from memstore.text.clipping import fill_dialogue, json_prefix
 
 
 def read_conversation(
-    db: Database, config: MemoryConfig, session_id: str, after: int, limit: int
+    db: Database, pages: PageSize, session_id: str, after: int, limit: int
 ) -> ConversationPage:
     """Completed user and assistant messages of a session with sequence > ``after``, in
-    order, within ``limit`` (capped by ``max_results``) and ``recall_chars``.
+    order, within ``limit`` (capped by the items of ``pages``) and its characters.
 
     A message too long for the page is clipped and marked ``truncated``; read it whole
     with :meth:`read_memory_message`. Imported daily sessions have unknown original
@@ -36,15 +36,15 @@ def read_conversation(
     found = [Message.model_validate(row) for row in rows]
     empty = ConversationPage(session=Session.model_validate(session), messages=[], next_after=0)
     widest = max((message.sequence for message in found), default=0)
-    taken = fill_dialogue(found[:limit], room(config, empty, "next_after", widest))
+    taken = fill_dialogue(found[:limit], room(pages, empty, "next_after", widest))
     more = len(taken) < len(found)
     return empty.model_copy(
         update={"messages": taken, "next_after": taken[-1].sequence if more else None}
     )
 
 
-def read_message(db: Database, config: MemoryConfig, message_id: str, offset: int) -> MessageChunk:
-    """The characters of one message from ``offset``, as many as fit ``recall_chars``;
+def read_message(db: Database, pages: PageSize, message_id: str, offset: int) -> MessageChunk:
+    """The characters of one message from ``offset``, as many as fit ``pages``;
     follow ``next_offset`` until None to read every character.
 
     Raises:
@@ -61,7 +61,7 @@ def read_message(db: Database, config: MemoryConfig, message_id: str, offset: in
     empty = MessageChunk(
         message=info, offset=offset, total_chars=len(content), next_offset=0, content=""
     )
-    chunk = json_prefix(content[offset:], room(config, empty, "next_offset", len(content)))
+    chunk = json_prefix(content[offset:], room(pages, empty, "next_offset", len(content)))
     end = offset + len(chunk)
     return empty.model_copy(
         update={"content": chunk, "next_offset": end if end < len(content) else None}

@@ -23,6 +23,7 @@ The ranking rules are in :mod:`memstore.text.ranking`, the SQL in
 from __future__ import annotations
 
 import sqlite3
+import sys
 from collections.abc import Sequence
 from datetime import UTC, datetime, tzinfo
 
@@ -30,7 +31,7 @@ from memstore.arguments import valid_unicode
 from memstore.concerns import recall_page
 from memstore.concerns.memories import memory_model
 from memstore.concerns.pages import page_limit
-from memstore.config import MemoryConfig
+from memstore.config import PageSize
 from memstore.errors import InvalidInput, InvalidQuery
 from memstore.kinds import Mode
 from memstore.queries import RecallFilters
@@ -47,16 +48,17 @@ from memstore.times import machine_zone, month_start, utc_now
 
 def recall(
     db: Database,
-    config: MemoryConfig,
+    pages: PageSize,
     query: str,
     mode: Mode,
     history: bool,
     filters: RecallFilters,
     limit: int | None,
 ) -> RecallResult:
-    """At most ``limit`` (capped by ``max_results``) memories and conversations matching
-    ``query`` in ``mode`` (``history`` False: memories only), best first, within
-    ``recall_chars`` characters of JSON; clipped texts end with "…" and are ``truncated``.
+    """At most ``limit`` (capped by the items of ``pages``) memories and conversations
+    matching ``query`` in ``mode`` (``history`` False: memories only), best first, within
+    the characters of JSON of ``pages`` (none: every text whole); clipped texts end with "…"
+    and are ``truncated``.
 
     Raises:
         InvalidQuery: For an empty, too long or too wordy query, or text that is not valid
@@ -65,11 +67,11 @@ def recall(
     """
     if not valid_unicode(query):  # a lone surrogate: SQLite only takes valid Unicode
         raise InvalidQuery("query", f"{query!r} is not valid Unicode; retype it.")
-    match, size = build_match(query, mode), page_limit(config, limit)
+    match, size = build_match(query, mode), page_limit(pages, limit)
     terms = frozenset(word if cjk.is_cjk(word) else fold(word) for word in query_tokens(query))
     now = utc_now()
     empty = RecallResult(memories=[], conversations=[], truncated=False)
-    room = config.recall_chars - json_size(empty)
+    room = sys.maxsize if pages.chars is None else pages.chars - json_size(empty)
     with db.read() as connection:
         rows = memory_hits(connection, match, filters, now, size, stemmed=mode == "any")
         memories, room, clipped = recall_page.fill_memories(

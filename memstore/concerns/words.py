@@ -8,7 +8,7 @@ import sqlite3
 
 from memstore.arguments import valid_unicode
 from memstore.concerns.pages import following, room
-from memstore.config import MemoryConfig
+from memstore.config import PageSize
 from memstore.errors import InvalidQuery
 from memstore.queries import WordQuery
 from memstore.repository import instances, words
@@ -24,7 +24,7 @@ MAX_WORD_CHARS = 10_000  # longer than recall's 512: a listed word must be searc
 MAX_CJK_WORD_CHARS = 32  # each more character is one more token to line up per instance
 
 
-def search_words(db: Database, config: MemoryConfig, prefix: str, query: WordQuery) -> WordPage:
+def search_words(db: Database, pages: PageSize, prefix: str, query: WordQuery) -> WordPage:
     """The indexed words starting with ``prefix``, alphabetically, with occurrence and
     document counts (from fts5vocab over the existing indexes).
 
@@ -36,8 +36,8 @@ def search_words(db: Database, config: MemoryConfig, prefix: str, query: WordQue
         prefix: Empty for every word, else text that tokenizes as exactly one word.
         scope: ``history``, ``memories`` or ``all``.
         offset: Where the page starts (pass the previous ``next_offset``).
-        limit: Page size, capped by ``max_results``; a page also stays within
-            ``recall_chars`` characters of JSON, so it may hold fewer.
+        limit: Page size, capped by the items of ``pages``; a page also stays within
+            its characters of JSON, so it may hold fewer.
         session_id, role, since, until: As in :meth:`recall`.
 
     Raises:
@@ -51,13 +51,13 @@ def search_words(db: Database, config: MemoryConfig, prefix: str, query: WordQue
         rows, total = words.words(connection, folded, query, utc_now())
     entries = [WordEntry.model_validate(row) for row in rows]
     empty = WordPage(scope=query.scope, words=[], total=total, next_offset=total)
-    taken = take_within(entries, room(config, empty, "next_offset", total), query.limit)
+    taken = take_within(entries, room(pages, empty, "next_offset", total), query.limit)
     return empty.model_copy(
         update={"words": taken, "next_offset": following(query.offset, len(taken), total)}
     )
 
 
-def word_instances(db: Database, config: MemoryConfig, word: str, query: WordQuery) -> InstancePage:
+def word_instances(db: Database, pages: PageSize, word: str, query: WordQuery) -> InstancePage:
     """Every occurrence of one whole word, located in the original text.
 
     Each instance gives its record, the 0-based token position (fts5vocab), Python
@@ -82,7 +82,7 @@ def word_instances(db: Database, config: MemoryConfig, word: str, query: WordQue
     empty = InstancePage(
         word=folded, scope=query.scope, instances=[], total=total, next_offset=total
     )
-    taken = take_within(found, room(config, empty, "next_offset", total), query.limit)
+    taken = take_within(found, room(pages, empty, "next_offset", total), query.limit)
     return empty.model_copy(
         update={"instances": taken, "next_offset": following(query.offset, len(taken), total)}
     )

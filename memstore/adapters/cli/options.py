@@ -11,10 +11,10 @@ from typing import Any
 import click
 
 from memstore import times
+from memstore.arguments import MAX_POSITION, MAX_READER_ITEMS
 from memstore.errors import InvalidInput
 from memstore.kinds import Mode, Scope, SearchRole, values
 
-MAX_INTEGER = 2**63 - 1  # SQLite's largest integer: offsets beyond it cannot be bound
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
 
@@ -25,7 +25,7 @@ def choice(kind: Any) -> click.Choice:  # type: ignore[type-arg]  # generic only
 
 def count(minimum: int) -> click.IntRange:
     """Integers from ``minimum`` to SQLite's largest (beyond it an offset cannot be bound)."""
-    return click.IntRange(min=minimum, max=MAX_INTEGER)
+    return click.IntRange(min=minimum, max=MAX_POSITION)
 
 
 def combined(*options: Decorator) -> Decorator:
@@ -87,9 +87,11 @@ class TimeZone(Parsed):
         return times.zone(text).key
 
 
-def limit(help: str = "Page size (<= max_results).") -> Decorator:
-    """The ``--limit`` option: at most this many items (capped by ``max_results``)."""
-    return click.option("--limit", type=count(1), help=help)
+def limit(help: str = "Page size: 1 to 1000; max_results (8) by default.") -> Decorator:
+    """The ``--limit`` option: at most this many items, from 1 to
+    :data:`~memstore.arguments.MAX_READER_ITEMS` (1,000); beyond that a usage error naming
+    the range, never a silent cap."""
+    return click.option("--limit", type=click.IntRange(1, MAX_READER_ITEMS), help=help)
 
 
 def offset(help: str = "Where the page starts (a previous next_offset).") -> Decorator:
