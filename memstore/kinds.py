@@ -30,6 +30,9 @@ Scope = Literal["history", "memories", "all"]
 """Which records a word query reads."""
 SourceType = Literal["message", "memory"]
 """The kind of record a word instance is in."""
+SessionKind = Literal["live", "imported"]
+"""Where a session came from: recorded turn by turn, or the session of one imported daily
+log (whose original boundaries are unknown)."""
 
 
 def spoken(kind: Any) -> str:

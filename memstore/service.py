@@ -30,6 +30,7 @@ from memstore.concerns import (
 )
 from memstore.concerns.memory_rules import Fields, MemoryChanges, MemoryFields, Origins
 from memstore.concerns.pages import page_limit
+from memstore.config import PageSize
 from memstore.handle import StoreHandle
 from memstore.kinds import Category, MessageStatus, Mode, Origin, Role
 from memstore.queries import FilterArguments, RecallFilters, WordArguments, WordQuery
@@ -63,6 +64,22 @@ class MemoryService(StoreHandle):
     def get_session(self, session_id: str) -> schemas.Session | None:
         """The session with this id, or None."""
         return history.get_session(self._db, session_id)
+
+    @checked
+    def list_sessions(
+        self,
+        *,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        offset: int = 0,
+        limit: int | None = None,
+    ) -> schemas.SessionPage:
+        """The sessions started in [``since``, ``until``) (aware times; None: unbounded),
+        newest first, a page of ``limit`` (capped by the page size, ``max_results`` by
+        default) with the exact total. Raises InvalidInput for a naive time, ``since`` after
+        ``until``, or a bad offset or limit."""
+        size = page_limit(self.pages, limit)
+        return history.list_sessions(self._db, since, until, size, offset)
 
     @checked
     def record_message(
@@ -196,8 +213,9 @@ class MemoryService(StoreHandle):
         offset: int = 0,
     ) -> schemas.MemoryPage:
         """Memories in force (or all), pinned first, then newest first, a page of ``limit``
-        (capped by ``max_results``). Raises InvalidInput for a bad category, limit or offset."""
-        size = page_limit(self.config, limit)
+        (capped by the page size, ``max_results`` by default). Raises InvalidInput for a bad
+        category, limit or offset."""
+        size = page_limit(self.pages, limit)
         return memories.list_memories(self._db, category, include_inactive, size, offset)
 
     @checked
@@ -216,14 +234,18 @@ class MemoryService(StoreHandle):
         mode: Mode = "any",
         history: bool = True,
         limit: int | None = None,
+        full: bool = False,
         **filters: Unpack[FilterArguments],
     ) -> schemas.RecallResult:
         """Memories and history matching the literal ``query``, best first, in one page of
-        ``recall_chars``, filtered by the keywords ``session_id``, ``role``, ``since``,
-        ``until``, ``speaker`` (:class:`~memstore.queries.FilterArguments`; see
+        ``recall_chars`` (``full``: no character budget, every text whole), filtered by the
+        keywords ``session_id``, ``role``, ``since``, ``until``, ``speaker``
+        (:class:`~memstore.queries.FilterArguments`; see
         :func:`memstore.concerns.recall.recall`). Raises InvalidQuery or InvalidInput."""
         found = RecallFilters.of(filters)
-        return recall.recall(self._db, self.config, query, mode, history, found, limit)
+        chars = None if full else self.config.recall_chars
+        pages = PageSize(items=self.pages.items, most=self.pages.most, chars=chars)
+        return recall.recall(self._db, pages, query, mode, history, found, limit)
 
     @checked
     def search_words(self, prefix: str = "", **query: Unpack[WordArguments]) -> schemas.WordPage:
@@ -231,31 +253,33 @@ class MemoryService(StoreHandle):
         (:class:`~memstore.queries.WordArguments`): ``scope``, ``offset``, ``limit``,
         ``session_id``, ``role``, ``since``, ``until``, ``speaker`` (see
         :func:`memstore.concerns.words.search_words`). Raises InvalidQuery or InvalidInput."""
-        page = WordQuery.of(query, page_limit(self.config, query.get("limit")))
-        return words.search_words(self._db, self.config, prefix, page)
+        page = WordQuery.of(query, page_limit(self.pages, query.get("limit")))
+        return words.search_words(self._db, self.pages, prefix, page)
 
     @checked
     def word_instances(self, word: str, **query: Unpack[WordArguments]) -> schemas.InstancePage:
         """Every occurrence of one whole word, located in the original text; the keywords of
         :meth:`search_words` (see :func:`memstore.concerns.words.word_instances`). Raises
         InvalidQuery or InvalidInput."""
-        page = WordQuery.of(query, page_limit(self.config, query.get("limit")))
-        return words.word_instances(self._db, self.config, word, page)
+        page = WordQuery.of(query, page_limit(self.pages, query.get("limit")))
+        return words.word_instances(self._db, self.pages, word, page)
 
     @checked
     def read_conversation(
         self, session_id: str, *, after: int = 0, limit: int | None = None
     ) -> schemas.ConversationPage:
         """Completed user and assistant messages after sequence ``after``, a page within
-        ``limit`` and ``recall_chars``. Raises NotFound or InvalidInput."""
-        size = page_limit(self.config, limit)
-        return reading.read_conversation(self._db, self.config, session_id, after, size)
+        ``limit`` and the page size (``recall_chars`` by default). Raises NotFound or
+        InvalidInput."""
+        size = page_limit(self.pages, limit)
+        return reading.read_conversation(self._db, self.pages, session_id, after, size)
 
     @checked
     def read_memory_message(self, message_id: str, *, offset: int = 0) -> schemas.MessageChunk:
-        """The characters of one message from ``offset``, as many as fit ``recall_chars``;
-        follow ``next_offset`` until None. Raises NotFound or InvalidInput."""
-        return reading.read_message(self._db, self.config, message_id, offset)
+        """The characters of one message from ``offset``, as many as fit the page size
+        (``recall_chars`` by default); follow ``next_offset`` until None. Raises NotFound or
+        InvalidInput."""
+        return reading.read_message(self._db, self.pages, message_id, offset)
 
     # Diary, backup, health: memstore.concerns.diary, .backup, .health
 

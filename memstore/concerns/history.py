@@ -8,14 +8,17 @@ from datetime import UTC, datetime
 from typing import Any
 
 from memstore.arguments import aware, json_object, position, valid_unicode
+from memstore.concerns.import_records import DAILY_LOG
+from memstore.concerns.pages import following
 from memstore.errors import InvalidInput, NotFound
 from memstore.ids import new_id
 from memstore.kinds import MessageStatus, Role
 from memstore.logs.write import check_speaker
+from memstore.queries import RecallFilters
 from memstore.repository import messages, sessions
 from memstore.repository.messages import StoredMessage
 from memstore.repository.sessions import StoredSession
-from memstore.schemas import Message, Session
+from memstore.schemas import Message, Session, SessionPage, SessionSummary
 from memstore.store.database import Database
 from memstore.times import utc_now
 
@@ -71,6 +74,36 @@ def get_session(db: Database, session_id: str) -> Session | None:
     with db.read() as connection:
         session = sessions.get(connection, session_id)
     return None if session is None else Session.model_validate(session)
+
+
+def list_sessions(
+    db: Database, since: datetime | None, until: datetime | None, limit: int, offset: int
+) -> SessionPage:
+    """The sessions started in [``since``, ``until``), newest first: one page of ``limit``
+    from ``offset``, with the exact total.
+
+    Raises:
+        InvalidInput: For a naive time, ``since`` after ``until``, or an offset outside
+            0..2**63 - 1.
+    """
+    position(offset, "offset", "0 or a previous next_offset")
+    window = RecallFilters.checked(since=since, until=until)
+    with db.read() as connection:
+        found, total = sessions.listed(connection, window.since, window.until, limit, offset)
+    summaries = [
+        SessionSummary(
+            id=listed.session.id,
+            kind="imported" if listed.session.metadata.get("source") == DAILY_LOG else "live",
+            started_at=listed.session.started_at,
+            ended_at=listed.session.ended_at,
+            messages=listed.messages,
+            speakers=listed.speakers,
+        )
+        for listed in found
+    ]
+    return SessionPage(
+        sessions=summaries, total=total, next_offset=following(offset, len(summaries), total)
+    )
 
 
 def record_message(

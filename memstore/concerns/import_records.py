@@ -29,6 +29,8 @@ from memstore.repository.sessions import StoredSession
 from memstore.schemas import FileImport, ImportWarning
 from memstore.sources import byte_of, log_prefix, source_ref
 
+DAILY_LOG = "daily_log"  # the metadata "source" of the session of an imported daily log
+
 
 @dataclass
 class Tally:
@@ -266,7 +268,7 @@ def ensure_session(connection: sqlite3.Connection, log: LoadedLog, now: datetime
     session_id = session_id_for(log.path)
     if sessions.get(connection, session_id) is None:
         spans = log.parsed.spans
-        metadata = {"source": "daily_log", "path": log.path, "boundaries": "unknown"}
+        metadata = {"source": DAILY_LOG, "path": log.path, "boundaries": "unknown"}
         started = spans[0].created_at if spans else now
         sessions.add(connection, StoredSession(session_id, started, None, metadata))
     return session_id

@@ -17,6 +17,22 @@ INSERT_SESSION = (
     f"INSERT INTO sessions ({SESSION_COLUMNS}) VALUES (:id, :started_at, :ended_at, :metadata)"
 )
 END_SESSION = "UPDATE sessions SET ended_at = :ended_at WHERE id = :id"
+IN_WINDOW = "(:since IS NULL OR started_at >= :since) AND (:until IS NULL OR started_at < :until)"
+LISTED_TOTAL = f"SELECT count(*) FROM sessions WHERE {IN_WINDOW}"
+# Each page row: the session, its message count, and its speakers' names in the order
+# they first speak, joined by the unit separator (a character no name holds: names are
+# one line of text).
+LISTED = f"""
+SELECT {SESSION_COLUMNS},
+       (SELECT count(*) FROM messages WHERE messages.session_id = sessions.id),
+       (SELECT group_concat(speaker, char(31)) FROM (
+            SELECT speaker FROM messages
+            WHERE messages.session_id = sessions.id AND speaker IS NOT NULL
+            GROUP BY speaker ORDER BY min(sequence)))
+FROM sessions WHERE {IN_WINDOW}
+ORDER BY started_at DESC, pk DESC LIMIT :limit OFFSET :offset
+"""
+SPEAKER_SEPARATOR = "\x1f"
 
 
 @dataclass(frozen=True)
@@ -68,3 +84,39 @@ def add(connection: sqlite3.Connection, session: StoredSession) -> None:
 def end(connection: sqlite3.Connection, session_id: str, ended_at: datetime) -> None:
     """Record when a session ended."""
     connection.execute(END_SESSION, {"id": session_id, "ended_at": format_utc(ended_at)})
+
+
+@dataclass(frozen=True)
+class ListedSession:
+    """A session as a listing shows it: the row, how many messages it holds (every role
+    and status), and the names of its speakers in the order they first speak."""
+
+    session: StoredSession
+    messages: int
+    speakers: list[str]
+
+
+def listed(
+    connection: sqlite3.Connection,
+    since: datetime | None,
+    until: datetime | None,
+    limit: int,
+    offset: int,
+) -> tuple[list[ListedSession], int]:
+    """The sessions started in [``since``, ``until``) (None: unbounded), newest first, a
+    page of ``limit`` from ``offset``, and the exact total in the window."""
+    window = {
+        "since": None if since is None else format_utc(since),
+        "until": None if until is None else format_utc(until),
+    }
+    (total,) = connection.execute(LISTED_TOTAL, window).fetchone()
+    rows = connection.execute(LISTED, {**window, "limit": limit, "offset": offset})
+    found = [
+        ListedSession(
+            StoredSession.from_row(row[:4]),
+            row[4],
+            row[5].split(SPEAKER_SEPARATOR) if row[5] else [],
+        )
+        for row in rows
+    ]
+    return found, int(total)

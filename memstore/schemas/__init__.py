@@ -14,6 +14,8 @@ from memstore.schemas.pages import (
     MessageChunk,
     RecallConversation,
     RecallResult,
+    SessionPage,
+    SessionSummary,
     WordPage,
 )
 from memstore.schemas.records import (
@@ -62,6 +64,8 @@ __all__ = [
     "RecallResult",
     "Result",
     "Session",
+    "SessionPage",
+    "SessionSummary",
     "WordEntry",
     "WordPage",
 ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
-from memstore.kinds import Scope
+from memstore.kinds import Scope, SessionKind
 from memstore.schemas.records import (
     UNTRUSTED_WARNING,
     Instance,
@@ -44,6 +44,31 @@ class MemoryPage(Result):
     """One page of memories, with the exact total and where the next page starts."""
 
     memories: list[Memory]
+    total: int
+    next_offset: int | None
+    """Pass as ``offset`` for the next page; None on the last page."""
+
+
+class SessionSummary(Result):
+    """One session as the listing shows it: its time span, size and speakers."""
+
+    id: str
+    kind: SessionKind
+    started_at: datetime
+    ended_at: datetime | None
+    """None while open, or for an interrupted or imported session."""
+    messages: int
+    """How many messages it holds, of every role and status."""
+    speakers: list[str]
+    """The names its speakers go by, in the order they first speak (none for a session
+    recorded without names)."""
+
+
+class SessionPage(Result):
+    """One page of sessions, newest first, with the exact total and where the next page
+    starts."""
+
+    sessions: list[SessionSummary]
     total: int
     next_offset: int | None
     """Pass as ``offset`` for the next page; None on the last page."""

@@ -6,7 +6,7 @@ import sys
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -96,7 +96,13 @@ def import_command(
         )
     unmatched = not report.imported and not report.skipped and bool(report.unknown_speakers)
     note = import_summary(report, include_tail)
-    conclude(ctx, report, ok=not (report.errors or unmatched), note=note)
+    view = lambda found: "\n".join([note, *file_errors(found)])  # noqa: E731
+    conclude(ctx, report, ok=not (report.errors or unmatched), note=note, view=view)
+
+
+def file_errors(report: ImportReport) -> list[str]:
+    """One line per file that failed: its path and its error (for the text view)."""
+    return [printable(f"{file.path}: {file.error}") for file in report.files if file.error]
 
 
 def import_summary(report: ImportReport, include_tail: bool) -> str:
@@ -154,6 +160,19 @@ def conversation(ctx: click.Context, /, session_id: str, after: int, limit: int 
     Example: memstore conversation log_0123456789abcdef01234567 --after 0
     """
     emit(service_from(ctx).read_conversation(session_id, after=after, limit=limit))
+
+
+@cli.command()
+@click.option("--since", type=options.AwareDateTime(), help="Started at or after (inclusive).")
+@click.option("--until", type=options.AwareDateTime(), help="Started before (exclusive).")
+@options.page
+@click.pass_context
+def sessions(ctx: click.Context, /, **window: Any) -> None:
+    """List sessions, newest first: id, kind, time span, message count and speakers.
+
+    Example: memstore sessions --since 2026-10-01T00:00:00+02:00 --limit 50
+    """
+    emit(service_from(ctx).list_sessions(**window))
 
 
 @cli.command()

@@ -55,6 +55,28 @@ def memories(ctx: click.Context, /, **page: Any) -> None:
     emit(service_from(ctx).list_memories(**page))
 
 
+@cli.command()
+@click.argument("memory_id")
+@click.pass_context
+def pin(ctx: click.Context, /, memory_id: str) -> None:
+    """Pin a memory: pinned memories come first in the context and in listings.
+
+    Example: memstore pin mem_0123456789abcdef0123456789abcdef
+    """
+    emit(service_from(ctx).pin_memory(memory_id, True))
+
+
+@cli.command()
+@click.argument("memory_id")
+@click.pass_context
+def unpin(ctx: click.Context, /, memory_id: str) -> None:
+    """Unpin a memory (it stays in force, ordered by age again).
+
+    Example: memstore unpin mem_0123456789abcdef0123456789abcdef
+    """
+    emit(service_from(ctx).pin_memory(memory_id, False))
+
+
 @delete_command("delete-memory", "memory_id")
 def delete_memory(service: MemoryService, memory_id: str) -> DeleteResult:
     """Delete one memory and its source links (conversation history stays).

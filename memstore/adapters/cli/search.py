@@ -14,15 +14,19 @@ from memstore.adapters.cli.app import cli, emit, service_from
 @click.argument("query")
 @options.mode
 @options.filters
-@options.limit("Most conversations (<= max_results).")
+@options.limit("Most conversations: 1 to 1000; max_results (8) by default.")
 @click.option("--no-history", is_flag=True, help="Search memories only.")
+@click.option("--full", is_flag=True, help="Print every message whole, never clipped.")
 @click.pass_context
 def recall(ctx: click.Context, /, query: str, no_history: bool, **filters: Any) -> None:
     """Search past conversations and memories for QUERY (literal text, never syntax).
 
     Example: memstore recall "jardín azul" --mode phrase --since 2026-10-01T00:00:00+02:00
     """
-    emit(service_from(ctx).recall(query, history=not no_history, **filters))
+    from memstore.adapters.cli.views import recall_text
+
+    result = service_from(ctx).recall(query, history=not no_history, **filters)
+    emit(result, lambda found: recall_text(found, query))
 
 
 @cli.command()
