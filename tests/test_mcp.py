@@ -134,7 +134,7 @@ def test_a_missing_sdk_is_a_json_error_naming_the_extra(
     result = runner.invoke(cli, ["--database", str(db_path), "mcp"])
     assert result.exit_code == 1
     error = json.loads(result.stderr)["error"]
-    assert error["type"] == "MissingExtra" and "pip install 'memstore[mcp]'" in error["message"]
+    assert error["type"] == "MissingExtra" and "pip install './[mcp]'" in error["message"]
 
 
 def test_a_refused_secret_is_not_in_the_verbose_server_log(db_path: Path, tmp_path: Path) -> None:

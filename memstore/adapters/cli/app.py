@@ -8,6 +8,7 @@ service (SQLAlchemy, pydantic) is imported when a command opens it, so that ``me
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import sys
@@ -35,29 +36,96 @@ OUT_OF_MEMORY = (
 )
 
 
-def emit(result: BaseModel | dict[str, Any]) -> None:
-    """Print one JSON document on stdout, non-ASCII kept as is.
+def emit(result: BaseModel | dict[str, Any], view: Callable[[Any], str] | None = None) -> None:
+    """Print ``result`` on stdout: its text view for a person (:func:`wants_text`), else one
+    JSON document, non-ASCII kept as is.
 
     Args:
-        result: A result model (printed as its ``model_dump(mode="json")``) or a dict.
+        result: A result model (as JSON, its ``model_dump(mode="json")``) or a dict.
+        view: The text view of ``result``; by default the one of its type
+            (:func:`memstore.adapters.cli.views.render`).
     """
+    if wants_text() and not isinstance(result, dict):
+        from memstore.adapters.cli import views
+
+        click.echo((view or views.render)(result))
+        return
     data = result if isinstance(result, dict) else result.model_dump(mode="json")
     click.echo(json.dumps(data, ensure_ascii=False, indent=2))
 
 
-def conclude(ctx: click.Context, result: BaseModel, *, ok: bool, note: str = "") -> None:
+def conclude(
+    ctx: click.Context,
+    result: BaseModel,
+    *,
+    ok: bool,
+    note: str = "",
+    view: Callable[[Any], str] | None = None,
+) -> None:
     """Print ``result``, then end the command: exit status 0 when ``ok``, else 1.
 
     Args:
         ctx: The command's context.
         result: What the command prints on stdout.
         ok: Whether the command did what it was asked (deleted, checked ok, ...).
-        note: A line for a person, printed on stderr after the result (none when empty).
+        note: A line for a person, printed on stderr after the JSON (none when empty; the
+            text view says it itself).
+        view: The text view of ``result`` (see :func:`emit`).
     """
-    emit(result)
-    if note:
+    emit(result, view)
+    if note and not wants_text():
         click.echo(note, err=True)
     ctx.exit(0 if ok else EXIT_FAILURE)
+
+
+def wants_text() -> bool:
+    """Whether this command prints text for a person: ``--format text``, or no
+    ``--format``/``--json`` and stdout a terminal (the group's options, or the command's,
+    which win)."""
+    chosen = click.get_current_context().meta.get(FORMAT_KEY)
+    return chosen == "text" if chosen is not None else sys.stdout.isatty()
+
+
+FORMAT_KEY = "memstore.format"
+
+
+def choose_format(ctx: click.Context, output_format: str | None, as_json: bool) -> None:
+    """Record the ``--format``/``--json`` given to ``ctx``'s command (or group) for
+    :func:`emit`, in the metadata every context of the invocation shares: the command's,
+    parsed after the group's, wins.
+
+    Raises:
+        click.UsageError: For ``--json`` with ``--format text``.
+    """
+    if as_json and output_format == "text":
+        raise click.UsageError("--json and --format text disagree; give one of them.", ctx)
+    if as_json or output_format:
+        ctx.meta[FORMAT_KEY] = "json" if as_json else output_format
+
+
+def format_options() -> list[click.Option]:
+    """``--format text|json`` and ``--json``: new options for one command (or the group)."""
+    return [
+        click.Option(
+            ["--format", "output_format"],
+            type=click.Choice(["text", "json"]),
+            help="text for a person, or JSON (the default when stdout is not a terminal).",
+        ),
+        click.Option(["--json", "as_json"], is_flag=True, help="Print JSON (as --format json)."),
+    ]
+
+
+def with_format(callback: Callable[..., Any]) -> Callable[..., Any]:
+    """``callback`` taking the ``--format``/``--json`` options off its keywords first."""
+
+    @functools.wraps(callback)
+    def run(
+        *args: Any, output_format: str | None = None, as_json: bool = False, **kwargs: Any
+    ) -> Any:
+        choose_format(click.get_current_context(), output_format, as_json)
+        return callback(*args, **kwargs)
+
+    return run
 
 
 def emit_error(kind: str, message: str) -> None:
@@ -67,13 +135,24 @@ def emit_error(kind: str, message: str) -> None:
 
 
 class JsonErrors(click.Group):
-    """A click group that reports every error as one JSON document on stderr."""
+    """A click group that reports every error as one JSON document on stderr, gives each of
+    its commands ``--format``/``--json``, and prints its help as text when run bare."""
+
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        """Register ``cmd`` with the output options of :func:`format_options`."""
+        cmd.params.extend(format_options())
+        if cmd.callback is not None:
+            cmd.callback = with_format(cmd.callback)
+        super().add_command(cmd, name)
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         """Run the command; on an error print it as JSON and exit 1 (2 for usage errors)."""
         kwargs["standalone_mode"] = False
         try:
             code = super().main(*args, **kwargs)
+        except click.exceptions.NoArgsIsHelpError as bare:  # `memstore` alone: its help
+            click.echo(bare.ctx.get_help() if bare.ctx else self.get_help(click.Context(self)))
+            sys.exit(0)
         except click.UsageError as error:
             emit_error("UsageError", error.format_message())
             sys.exit(EXIT_USAGE)
@@ -141,17 +220,28 @@ def service_from(ctx: click.Context, *, new_ok: bool = False) -> MemoryService:
     return service
 
 
-@click.group(cls=JsonErrors)
+@click.group(cls=JsonErrors, params=format_options())
 @click.option("--database", type=click.Path(dir_okay=False, path_type=Path), help="Database file.")
 @click.option("--config", "config_file", type=click.Path(path_type=Path), help="JSON config file.")
 @click.option("-v", "--verbose", is_flag=True, help="Log to stderr.")
 @click.version_option(package_name="memstore")
 @click.pass_context
-def cli(ctx: click.Context, database: Path | None, config_file: Path | None, verbose: bool) -> None:
+def cli(
+    ctx: click.Context,
+    database: Path | None,
+    config_file: Path | None,
+    verbose: bool,
+    output_format: str | None,
+    as_json: bool,
+) -> None:
     """Local long-term memory for an AI assistant: history and memories in SQLite.
+
+    At a terminal, commands print text for people; piped, or with --json, the JSON of
+    the contract (--format text|json forces either, here or after the command).
 
     Example: memstore --database memory.sqlite3 recall "jardín azul" --mode phrase
     """
+    choose_format(ctx, output_format, as_json)
     if verbose:
         logging.basicConfig(stream=sys.stderr, level=logging.INFO)
     ctx.obj = Opener(database, config_file)
@@ -162,7 +252,8 @@ def cli(ctx: click.Context, database: Path | None, config_file: Path | None, ver
 class Opener:
     """The service of one invocation, opened on its first use (by :func:`service_from`): a
     subcommand's ``--help`` or usage error, handled after the group's callback, opens
-    nothing."""
+    nothing. Its pages are a person's (:meth:`~memstore.config.MemoryConfig.reader_page_size`):
+    as many items as ``--limit`` asks, texts whole; recall alone keeps the configured budget."""
 
     database: Path | None = None
     config_file: Path | None = None
@@ -179,7 +270,7 @@ class Opener:
 
             config = load_config(self.config_file)
             path = self.database or config.database_path()
-            self.opened = MemoryService(path, config=config)
+            self.opened = MemoryService(path, config=config, pages=config.reader_page_size())
         return self.opened
 
     def close(self) -> None:

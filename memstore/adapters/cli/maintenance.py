@@ -43,28 +43,14 @@ def backup(ctx: click.Context, destination: Path) -> None:
 @cli.command()
 @click.argument("day", type=options.Day(), required=False)
 @click.option("--tz", type=options.TimeZone(), help="IANA time zone; the machine's by default.")
-@click.option(
-    "--format",
-    "output",
-    type=click.Choice(["json", "text"]),
-    default="json",
-    show_default=True,
-    help="JSON, or readable text for a person at a terminal.",
-)
 @click.pass_context
-def diary(ctx: click.Context, /, day: date | None, tz: str | None, output: str) -> None:
+def diary(ctx: click.Context, /, day: date | None, tz: str | None) -> None:
     """Show one local DAY (YYYY-MM-DD, today by default): its conversations with every
     message, and the memories written or updated that day. Only reads.
 
     Example: memstore diary 2026-10-05 --tz Europe/Madrid --format text
     """
-    result = service_from(ctx, new_ok=True).diary(day, tz=tz)
-    if output == "text":
-        from memstore.text.diary import render
-
-        click.echo(render(result))
-    else:
-        emit(result)
+    emit(service_from(ctx, new_ok=True).diary(day, tz=tz))
 
 
 @cli.command()
@@ -84,7 +70,8 @@ def mcp(ctx: click.Context) -> None:
             raise
         raise MissingExtra(
             f"memstore mcp needs the MCP Python SDK 2.x ({error}); "
-            "install it with: pip install 'memstore[mcp]'"
+            "install it from the memstore checkout with: pip install './[mcp]' (the "
+            "package called memstore on the package index is another project)"
         ) from error
     service = service_from(ctx, new_ok=True)
     if service.config.enabled:  # disabled: no tools, and the file is never opened

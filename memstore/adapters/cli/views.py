@@ -1,0 +1,248 @@
+"""The readable text view of each result, for a person at a terminal (not part of the
+contract: the JSON is). Times are shown in the machine's local time, ids dimmed, matched
+words in bold; stored text is escaped (:mod:`memstore.text.printable`) before it is styled,
+so it cannot drive the terminal. :func:`render` picks the view of a result by its type.
+
+Styles are click's; ``click.echo`` drops them when stdout is not a terminal (``--format
+text`` into a pipe), so the text then reads the same without them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Any
+
+import click
+from pydantic import BaseModel
+
+from memstore import schemas
+from memstore.text.clipping import form_prefixes
+from memstore.text.diary import render as diary_text
+from memstore.text.diary import who
+from memstore.text.printable import printable
+from memstore.text.tokens import fold, token_spans
+
+INDENT = "    "
+
+
+def dim(text: str) -> str:
+    """``text`` dimmed (ids and other details a reader skips)."""
+    return click.style(text, dim=True)
+
+
+def local(moment: datetime) -> str:
+    """``moment`` in the machine's local time, to the minute: ``2026-10-05 09:15``."""
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+def marked(text: str, folded_terms: frozenset[str]) -> str:
+    """``text`` escaped, each word among ``folded_terms`` (or another form of one: the same
+    first letters recall's stem index goes by) in bold."""
+    prefixes = form_prefixes(folded_terms)
+    pieces, last = [], 0
+    for start, end in token_spans(text):
+        token = fold(text[start:end])
+        if token in folded_terms or (prefixes and token.startswith(prefixes)):
+            pieces += [
+                printable(text[last:start]),
+                click.style(printable(text[start:end]), bold=True),
+            ]
+            last = end
+    pieces.append(printable(text[last:]))
+    return "".join(pieces)
+
+
+def table(rows: Sequence[Sequence[str]], header: Sequence[str]) -> list[str]:
+    """``rows`` under ``header`` in columns padded to their widest cell (cells escaped)."""
+    cells = [[printable(cell) for cell in row] for row in [header, *rows]]
+    widths = [max(len(row[column]) for row in cells) for column in range(len(header))]
+    lines = [
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True))
+        for row in cells
+    ]
+    return [click.style(lines[0].rstrip(), bold=True), *(line.rstrip() for line in lines[1:])]
+
+
+def paging(shown: int, total: int, next_offset: int | None, option: str = "--offset") -> str:
+    """The line under a page: how many of how many, and the option that reads on."""
+    more = f"; next page: {option} {next_offset}" if next_offset is not None else ""
+    return dim(f"{shown} of {total}{more}")
+
+
+def message_lines(
+    message: schemas.Message, terms: frozenset[str], matched: bool = False
+) -> list[str]:
+    """One message: local time, who wrote it, its text (matched words marked) indented
+    under it, and its id dimmed; ``matched`` puts a marker before the message a hit is."""
+    marker = ">" if matched else " "
+    head = f"{marker} {local(message.created_at)} {printable(who(message))}  {dim(message.id)}"
+    body = marked(message.content, terms).split("\n")
+    clipped = [dim("(clipped: memstore message ID reads it whole)")] if message.truncated else []
+    return [head, *(INDENT + line for line in body), *(INDENT + line for line in clipped)]
+
+
+def memory_line(memory: schemas.Memory, terms: frozenset[str] = frozenset()) -> str:
+    """One memory: a pin for a pinned one, its text, then category, key, status and id."""
+    pin = "📌 " if memory.pinned else "• "
+    notes = [memory.category, *([f"key {memory.key}"] if memory.key else [])]
+    notes += [] if memory.status == "active" else [memory.status]
+    details = dim(f"({printable(', '.join(notes))})  {memory.id}")
+    return f"{pin}{marked(memory.content, terms)}  {details}"
+
+
+def recall_text(result: schemas.RecallResult, query: str) -> str:
+    """Memories, then each conversation as a short transcript, the matched message marked."""
+    terms = frozenset(fold(query[start:end]) for start, end in token_spans(query))
+    lines: list[str] = []
+    if result.memories:
+        lines += [
+            click.style("Memories", bold=True),
+            *(memory_line(m, terms) for m in result.memories),
+            "",
+        ]
+    for conversation in result.conversations:
+        lines.append(
+            click.style(f"Conversation of {local(conversation.timestamp)}", bold=True)
+            + "  "
+            + dim(conversation.session_id)
+        )
+        for message in conversation.messages:
+            lines += message_lines(message, terms, matched=message.id == conversation.matched_id)
+        lines.append("")
+    if not lines:
+        lines.append("Nothing matched. Search is lexical: try other words, or --mode any.")
+    if result.truncated:
+        lines.append(dim("Some text was clipped to the budget: --full prints every message whole."))
+    return "\n".join(lines).rstrip("\n")
+
+
+def words_text(page: schemas.WordPage) -> str:
+    """The words and their counts as a table."""
+    rows = [(entry.word, str(entry.occurrences), str(entry.documents)) for entry in page.words]
+    return "\n".join(
+        [
+            *table(rows, ("word", "occurrences", "documents")),
+            paging(len(rows), page.total, page.next_offset),
+        ]
+    )
+
+
+def instances_text(page: schemas.InstancePage) -> str:
+    """Each occurrence as a table row: when, where, the excerpt with the word in bold."""
+    rows, excerpts = [], []
+    for found in page.instances:
+        where = f"{found.id} #{found.token_index} [{found.start}:{found.end}]"
+        rows.append((local(found.created_at), found.role or found.source_type, where))
+        local_start = found.start - found.excerpt_start
+        local_end = found.end - found.excerpt_start
+        excerpt = found.excerpt
+        excerpts.append(
+            printable(excerpt[:local_start])
+            + click.style(printable(excerpt[local_start:local_end]), bold=True)
+            + printable(excerpt[local_end:])
+        )
+    lines = table(rows, ("when", "who", "where"))
+    body = [lines[0]]
+    for line, excerpt in zip(lines[1:], excerpts, strict=True):
+        body += [line, INDENT + excerpt.replace("\n", " ")]
+    return "\n".join([*body, paging(len(rows), page.total, page.next_offset)])
+
+
+def memories_text(page: schemas.MemoryPage) -> str:
+    """The memories as a list, pinned first."""
+    lines = [memory_line(memory) for memory in page.memories] or ["No memories."]
+    return "\n".join([*lines, paging(len(page.memories), page.total, page.next_offset)])
+
+
+def sessions_text(page: schemas.SessionPage) -> str:
+    """The sessions as a table: id, kind, span, message count, speakers."""
+    rows = [
+        (
+            session.id,
+            session.kind,
+            local(session.started_at)
+            + (f" - {local(session.ended_at)}" if session.ended_at else ""),
+            str(session.messages),
+            ", ".join(session.speakers),
+        )
+        for session in page.sessions
+    ]
+    header = ("id", "kind", "started (local time)", "messages", "speakers")
+    return "\n".join([*table(rows, header), paging(len(rows), page.total, page.next_offset)])
+
+
+def conversation_text(page: schemas.ConversationPage) -> str:
+    """The session's messages in order, as a transcript."""
+    lines = [click.style(f"Session {page.session.id}", bold=True)]
+    for message in page.messages:
+        lines += message_lines(message, frozenset())
+    more = page.next_after is not None
+    lines.append(dim(f"next page: --after {page.next_after}" if more else "end of the session"))
+    return "\n".join(lines)
+
+
+def chunk_text(chunk: schemas.MessageChunk) -> str:
+    """One message's text from the offset read, then where the next chunk starts."""
+    info = chunk.message
+    head = f"{local(info.created_at)} {printable(info.speaker or info.role)}  {dim(info.id)}"
+    tail = [] if chunk.next_offset is None else [dim(f"next chunk: --offset {chunk.next_offset}")]
+    return "\n".join([head, printable(chunk.content), *tail])
+
+
+def health_text(report: schemas.HealthReport) -> str:
+    """The verdict, then each problem."""
+    counts = ", ".join(f"{count} {name}" for name, count in report.counts.items())
+    verdict = "ok" if report.ok else "NOT OK"
+    lines = [
+        click.style(printable(f"{verdict}: {report.database}"), bold=True),
+        f"schema {report.schema_version}; {counts}",
+    ]
+    if report.read_only:
+        lines.append(printable(f"read-only: {report.read_only_reason}"))
+    return "\n".join([*lines, *(printable(f"- {problem}") for problem in report.problems)])
+
+
+def backup_text(report: schemas.BackupReport) -> str:
+    """Where the copy is, its size and whether it passed its check."""
+    verdict = "checked ok" if report.ok else "FAILED its check"
+    return printable(
+        f"backed up {report.database} to {report.backup} ({report.bytes} bytes, {verdict})"
+    )
+
+
+def deleted_text(result: schemas.DeleteResult) -> str:
+    """Whether the record was deleted."""
+    return f"deleted {result.id}" if result.deleted else f"nothing deleted: there is no {result.id}"
+
+
+def generic_text(result: BaseModel) -> str:
+    """Any other result, one ``key: value`` line per field (values as compact JSON)."""
+    fields = result.model_dump(mode="json")
+    return printable(
+        "\n".join(
+            f"{key}: {json.dumps(value, ensure_ascii=False)}" for key, value in fields.items()
+        )
+    )
+
+
+VIEWS: dict[type[BaseModel], Callable[[Any], str]] = {
+    schemas.WordPage: words_text,
+    schemas.InstancePage: instances_text,
+    schemas.MemoryPage: memories_text,
+    schemas.Memory: memory_line,
+    schemas.SessionPage: sessions_text,
+    schemas.ConversationPage: conversation_text,
+    schemas.MessageChunk: chunk_text,
+    schemas.HealthReport: health_text,
+    schemas.BackupReport: backup_text,
+    schemas.DeleteResult: deleted_text,
+    schemas.Diary: diary_text,
+}
+
+
+def render(result: BaseModel) -> str:
+    """The text view of ``result``, by its type (:data:`VIEWS`), else its fields."""
+    view = VIEWS.get(type(result), generic_text)
+    return view(result)

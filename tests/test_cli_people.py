@@ -1,0 +1,269 @@
+"""The command line for people: page limits up to 1,000, ``sessions``, ``pin``/``unpin``,
+``recall --full``, and the text view at a terminal (JSON when piped or asked for)."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import select
+import subprocess
+import sys
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from memstore import MemoryService
+from memstore.adapters.cli import cli
+from tests import factories
+from tests.conftest import REPO
+
+Seeded = Callable[[], AbstractContextManager[None]]
+EXAMPLES = REPO / "examples" / "logs"
+SPEAKERS = [
+    "--speaker",
+    "Diego=user",
+    "--speaker",
+    "Morgan=assistant",
+    "--speaker",
+    "System=system",
+]
+
+
+def invoke(runner: CliRunner, db_path: Path, *args: str) -> tuple[int, str, str]:
+    result = runner.invoke(cli, ["--database", str(db_path), *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture
+def painted(db_path: Path, seeded: Seeded) -> Path:
+    """51 messages that say "painting", in one session, as in the user's report."""
+    with seeded():
+        session = factories.SessionFactory(id="ses_paint")
+        for n in range(1, 52):
+            factories.MessageFactory(
+                session_id=session.id, sequence=n, content=f"Painting number {n} is drying."
+            )
+    return db_path
+
+
+def test_instances_limit_100_gives_every_one_of_51(runner: CliRunner, painted: Path) -> None:
+    code, out, _ = invoke(runner, painted, "instances", "painting", "--limit", "100")
+    page = json.loads(out)
+    assert code == 0 and page["total"] == 51
+    assert len(page["instances"]) == 51 and page["next_offset"] is None
+
+
+def test_words_and_memories_pages_hold_what_the_limit_asks(
+    runner: CliRunner, db_path: Path, seeded: Seeded
+) -> None:
+    with seeded():
+        for n in range(300):
+            factories.MemoryFactory(content=f"Diego keeps note{n:03d} about paint.")
+    code, out, _ = invoke(runner, db_path, "memories", "--limit", "1000")
+    assert code == 0 and len(json.loads(out)["memories"]) == 300
+    code, out, _ = invoke(runner, db_path, "words", "note", "--scope", "memories", "--limit", "250")
+    page = json.loads(out)
+    assert [entry["word"] for entry in page["words"]] == [f"note{n:03d}" for n in range(250)]
+    assert page["total"] == 300 and page["next_offset"] == 250
+
+
+def test_without_a_limit_a_page_is_max_results(runner: CliRunner, painted: Path) -> None:
+    code, out, _ = invoke(runner, painted, "instances", "painting")
+    page = json.loads(out)
+    assert code == 0 and len(page["instances"]) == 8 and page["next_offset"] == 8
+
+
+@pytest.mark.parametrize("command", [["words"], ["instances", "x"], ["memories"], ["sessions"]])
+@pytest.mark.parametrize("limit", ["0", "1001", "9223372036854775808"])
+def test_a_limit_out_of_range_is_a_usage_error_naming_the_range(
+    runner: CliRunner, db_path: Path, command: list[str], limit: str
+) -> None:
+    code, _, err = invoke(runner, db_path, *command, "--limit", limit)
+    assert code == 2
+    message = json.loads(err)["error"]["message"]
+    assert "--limit" in message and "1<=x<=1000" in message
+
+
+def test_the_agents_pages_stay_max_results(service: MemoryService, painted: Path) -> None:
+    page = MemoryService(painted).word_instances("painting", limit=100)
+    assert len(page.instances) == 8  # max_results, 1-50, caps an agent's page
+
+
+def test_sessions_lists_kind_span_count_and_speakers_newest_first(
+    runner: CliRunner, db_path: Path, seeded: Seeded
+) -> None:
+    assert invoke(runner, db_path, "import", str(EXAMPLES), *SPEAKERS, "--include-tail")[0] == 0
+    start = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
+    with seeded():
+        factories.SessionFactory(
+            id="ses_live", started_at=start, ended_at=start + timedelta(hours=1)
+        )
+        factories.MessageFactory(session_id="ses_live", sequence=1, speaker="Ana")
+        factories.MessageFactory(session_id="ses_live", sequence=2, role="assistant")
+        factories.MessageFactory(session_id="ses_live", sequence=3, speaker="Bea")
+        factories.MessageFactory(session_id="ses_live", sequence=4, speaker="ana")
+    code, out, _ = invoke(runner, db_path, "sessions")
+    page = json.loads(out)
+    assert code == 0 and page["total"] == 4 and page["next_offset"] is None
+    first, *imported = page["sessions"]
+    assert first == {
+        "id": "ses_live",
+        "kind": "live",
+        "started_at": "2026-11-02T09:00:00Z",
+        "ended_at": "2026-11-02T10:00:00Z",
+        "messages": 4,
+        "speakers": ["Ana", "Bea"],
+    }
+    assert [s["kind"] for s in imported] == ["imported"] * 3
+    assert [s["started_at"][:10] for s in imported] == ["2026-10-08", "2026-10-06", "2026-10-05"]
+    assert imported[-1]["speakers"] == ["Diego", "Morgan", "System"]
+    assert imported[-1]["messages"] == 5
+
+
+def test_sessions_window_and_pages(runner: CliRunner, db_path: Path) -> None:
+    assert invoke(runner, db_path, "import", str(EXAMPLES), *SPEAKERS, "--include-tail")[0] == 0
+    since, until = "2026-10-06T00:00:00+00:00", "2026-10-08T00:00:00+00:00"
+    code, out, _ = invoke(runner, db_path, "sessions", "--since", since, "--until", until)
+    page = json.loads(out)
+    assert code == 0 and page["total"] == 1
+    assert page["sessions"][0]["started_at"].startswith("2026-10-06")
+    code, out, _ = invoke(runner, db_path, "sessions", "--limit", "2", "--offset", "2")
+    page = json.loads(out)
+    assert page["total"] == 3 and len(page["sessions"]) == 1 and page["next_offset"] is None
+    code, _, err = invoke(runner, db_path, "sessions", "--since", "2026-10-06T00:00:00")
+    assert code == 2 and "--since" in json.loads(err)["error"]["message"]
+    code, _, err = invoke(runner, db_path, "sessions", "--since", until, "--until", since)
+    assert code == 1 and json.loads(err)["error"]["type"] == "InvalidInput"
+
+
+def test_pin_and_unpin(runner: CliRunner, db_path: Path) -> None:
+    code, out, _ = invoke(runner, db_path, "remember", "Diego likes tea.")
+    memory_id = json.loads(out)["id"]
+    invoke(runner, db_path, "remember", "Diego likes long walks.")
+    code, out, _ = invoke(runner, db_path, "pin", memory_id)
+    assert code == 0 and json.loads(out)["pinned"] is True
+    listed = json.loads(invoke(runner, db_path, "memories")[1])["memories"]
+    assert listed[0]["id"] == memory_id and listed[0]["pinned"] is True
+    code, out, _ = invoke(runner, db_path, "unpin", memory_id)
+    assert code == 0 and json.loads(out)["pinned"] is False
+    code, _, err = invoke(runner, db_path, "pin", "mem_missing")
+    assert code == 1 and json.loads(err)["error"]["type"] == "NotFound"
+
+
+def test_recall_full_prints_matched_messages_unclipped(
+    runner: CliRunner, db_path: Path, seeded: Seeded
+) -> None:
+    long_text = "The heron came back to the pond. " + "It stood still for a long time. " * 600
+    with seeded():
+        factories.SessionFactory(id="ses_pond")
+        factories.conversation("ses_pond", [("user", long_text), ("assistant", "Lovely.")])
+    clipped = json.loads(invoke(runner, db_path, "recall", "heron")[1])
+    assert clipped["truncated"] is True
+    assert clipped["conversations"][0]["messages"][0]["content"] != long_text
+    code, out, _ = invoke(runner, db_path, "recall", "heron", "--full")
+    whole = json.loads(out)
+    assert code == 0 and whole["truncated"] is False
+    assert [m["content"] for m in whole["conversations"][0]["messages"]] == [long_text, "Lovely."]
+
+
+@pytest.fixture
+def imported(runner: CliRunner, db_path: Path) -> Path:
+    assert invoke(runner, db_path, "import", str(EXAMPLES), *SPEAKERS, "--include-tail")[0] == 0
+    return db_path
+
+
+@pytest.mark.parametrize("where", ["group", "command"])
+def test_format_text_prints_a_transcript_json_prints_the_contract(
+    runner: CliRunner, imported: Path, where: str
+) -> None:
+    args = ["recall", "café"]
+    forced = ["--format", "text", *args] if where == "group" else [*args, "--format", "text"]
+    code, text, _ = invoke(runner, imported, *forced)
+    assert code == 0 and not text.lstrip().startswith("{")
+    assert "Conversation of 2026-10-05" in text and "Diego (user)" in text
+    assert "¿me recuerdas el café de la mañana?" in text
+    piped = json.loads(invoke(runner, imported, *args)[1])
+    assert json.loads(invoke(runner, imported, *args, "--json")[1]) == piped
+    assert json.loads(invoke(runner, imported, "--format", "json", *args)[1]) == piped
+    code, _, err = invoke(runner, imported, *args, "--json", "--format", "text")
+    assert code == 2 and "disagree" in err
+
+
+def test_text_views_of_listings_and_check(runner: CliRunner, imported: Path) -> None:
+    words = invoke(runner, imported, "words", "caf", "--format", "text")[1].splitlines()
+    assert words[0].split() == ["word", "occurrences", "documents"]
+    assert words[1].split() == ["cafe", "4", "4"]  # words are listed folded, as indexed
+    assert words[2].split() == ["cafeterias", "1", "1"] and words[-1] == "2 of 2"
+    check = invoke(runner, imported, "check", "--format", "text")[1]
+    assert check.startswith("ok: ") and "schema 4" in check
+    sessions = invoke(runner, imported, "sessions", "--format", "text")[1].splitlines()
+    assert sessions[0].split()[:2] == ["id", "kind"] and sessions[-1] == "3 of 3"
+    code, summary, err = invoke(
+        runner, imported, "import", str(EXAMPLES), *SPEAKERS, "--format", "text"
+    )
+    assert code == 0 and summary.strip().startswith("imported 0 messages from 3 files")
+    assert err == ""  # the summary is the view, not said twice
+
+
+def test_stored_control_characters_are_escaped_in_the_text_view(
+    runner: CliRunner, db_path: Path, seeded: Seeded
+) -> None:
+    with seeded():
+        factories.SessionFactory(id="ses_esc")
+        factories.conversation(
+            "ses_esc", [("user", "the heron \x1b[31mred\u202e"), ("assistant", "ok")]
+        )
+    text = invoke(runner, db_path, "recall", "heron", "--format", "text")[1]
+    assert "\x1b[31m" not in text and "\\x1b[31mred\\u202e" in text
+
+
+def test_bare_memstore_prints_its_help_as_text(runner: CliRunner) -> None:
+    result = runner.invoke(cli, [], prog_name="memstore")
+    assert result.exit_code == 0 and result.stdout.startswith("Usage: memstore")
+    assert "sessions" in result.stdout and not result.stderr
+
+
+def in_terminal(*args: str) -> str:
+    """What ``python -m memstore ARGS`` prints with stdout on a pseudo-terminal."""
+    main, child = pty.openpty()
+    env = {**os.environ, "COLUMNS": "200", "TZ": "UTC"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "memstore", *args], stdout=child, stderr=subprocess.PIPE, env=env
+    )
+    os.close(child)
+    chunks = []
+    while True:
+        ready, _, _ = select.select([main], [], [], 30)
+        if not ready:
+            break
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:  # the child closed its end
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    _, errors = process.communicate(timeout=30)
+    os.close(main)
+    assert process.returncode == 0, errors
+    return b"".join(chunks).decode("utf-8").replace("\r\n", "\n")
+
+
+def test_a_terminal_gets_text_with_the_match_in_bold_and_a_pipe_gets_json(imported: Path) -> None:
+    shown = in_terminal("--database", str(imported), "recall", "café")
+    assert not shown.lstrip().startswith("{") and "Conversation of" in shown
+    assert "\x1b[1mcafé\x1b[0m" in shown  # the matched word in bold
+    assert "\x1b[2mmsg_" in shown  # ids dimmed
+    piped = subprocess.run(
+        [sys.executable, "-m", "memstore", "--database", str(imported), "recall", "café"],
+        capture_output=True,
+        check=True,
+        text=True,
+    )
+    expected = MemoryService(imported).recall("café").model_dump(mode="json")
+    assert json.loads(piped.stdout) == expected
