@@ -2,8 +2,10 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-DEMO_DB := $(VENV)/demo/memory.sqlite3
+DEMO_VENV := .venv-demo
+DEMO_DB := $(DEMO_VENV)/demo/memory.sqlite3
 SPEAKERS := --speaker "Diego=user" --speaker "Morgan=assistant" --speaker "System=system"
+DEMO := $(DEMO_VENV)/bin/memstore --database $(DEMO_DB) --format text
 
 .PHONY: demo test lint bench guard eval clean
 
@@ -13,13 +15,32 @@ $(BIN)/memstore: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
 
-demo: $(BIN)/memstore
-	rm -rf $(VENV)/demo
-	$(BIN)/memstore --database $(DEMO_DB) import examples/logs $(SPEAKERS) --include-tail
-	$(BIN)/memstore --database $(DEMO_DB) recall "café"
-	$(BIN)/memstore --database $(DEMO_DB) recall "jardín azul" --mode phrase
-	$(BIN)/memstore --database $(DEMO_DB) recall "garden decide" --mode all --role user
-	$(BIN)/memstore --database $(DEMO_DB) check
+# The demo needs only the runtime: its own venv, without the dev tools.
+$(DEMO_VENV)/bin/memstore: pyproject.toml
+	$(PYTHON) -m venv $(DEMO_VENV)
+	$(DEMO_VENV)/bin/python -m pip install --quiet -e .
+	touch $@
+
+demo: $(DEMO_VENV)/bin/memstore
+	rm -rf $(DEMO_VENV)/demo
+	@echo "== import the example daily logs"
+	$(DEMO) import examples/logs $(SPEAKERS) --include-tail
+	@echo "== remember two facts (each under its own key)"
+	$(DEMO) remember "Diego toma el café sin azúcar." --category preference --key cafe
+	$(DEMO) remember "Diego is planting a blue garden." --category project --key garden
+	@echo "== recall: memories first, then conversations (matched words in bold at a terminal)"
+	$(DEMO) recall "café"
+	$(DEMO) recall "garden decide" --mode all
+	$(DEMO) recall "jardín azul" --mode phrase
+	@echo "== memories, sessions, check"
+	$(DEMO) memories
+	$(DEMO) sessions
+	$(DEMO) check
+	@echo
+	@echo "The demo database is $(abspath $(DEMO_DB))."
+	@echo "Try next:  $(DEMO_VENV)/bin/memstore --database $(DEMO_DB) instances garden"
+	@echo "           $(DEMO_VENV)/bin/memstore --database $(DEMO_DB) diary 2026-10-06"
+	@echo "           add --json to any command for the JSON of the contract."
 
 test: $(BIN)/memstore
 	$(BIN)/python -m pytest
@@ -44,4 +65,4 @@ eval: $(BIN)/memstore
 	$(BIN)/python eval/locomo.py $(EVAL_ARGS)
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info
+	rm -rf $(VENV) $(DEMO_VENV) build dist *.egg-info
