@@ -170,3 +170,25 @@ def test_arguments_the_schema_refuses_are_an_invalid_input_tool_error(
             assert refused.content[0].text.startswith("InvalidInput: ")
 
     run(scenario)
+
+
+def test_the_tools_page_for_a_model_not_for_a_person(
+    db_path: Path, tmp_path: Path, seeded: Callable[[], Any]
+) -> None:
+    # The command line pages up to 1,000 items with whole texts; the tools it serves keep the
+    # configured max_results (8 by default).
+    from tests import factories
+
+    with seeded():
+        factories.SessionFactory(id="ses_paint")
+        for n in range(1, 52):
+            factories.MessageFactory(session_id="ses_paint", sequence=n, content=f"Painting {n}.")
+
+    async def scenario() -> None:
+        async with connected(["--database", str(db_path), "mcp"], tmp_path / "err.txt") as session:
+            await session.initialize()
+            found = await session.call_tool("word_instances", {"word": "painting", "limit": 50})
+            page = found.structured_content["result"]
+            assert page["total"] == 51 and len(page["instances"]) == 8
+
+    run(scenario)

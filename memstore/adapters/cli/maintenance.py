@@ -73,7 +73,11 @@ def mcp(ctx: click.Context) -> None:
             "install it from the memstore checkout with: pip install './[mcp]' (the "
             "package called memstore on the package index is another project)"
         ) from error
-    service = service_from(ctx, new_ok=True)
-    if service.config.enabled:  # disabled: no tools, and the file is never opened
-        service.open()  # a foreign or unusable file fails now, not at the first tool call
-    serve(service)
+    from memstore.service import MemoryService
+
+    person = service_from(ctx, new_ok=True)
+    # The tools page for a model, as the configuration says, not for a person at a terminal.
+    with MemoryService(person.path, config=person.config) as service:
+        if service.config.enabled:  # disabled: no tools, and the file is never opened
+            service.open()  # a foreign or unusable file fails now, not at the first tool call
+        serve(service)
