@@ -21,6 +21,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from memstore.adapters.cli import cli
 from memstore.adapters.tools import INSTRUCTIONS, TOOL_NAMES, MemoryTools
+from tests.tool_schemas import undescribed, wrong_enums
 
 # Starting the server imports pydantic, SQLAlchemy and the SDK: a few seconds on a loaded CI
 # machine. A hung server fails the test at this deadline instead of hanging the run.
@@ -36,6 +37,20 @@ REQUIRED = {
     "read_conversation": ["session_id"],
     "read_memory_message": ["message_id"],
     "pin_memory": ["memory_id"],
+}
+
+# What a client reads in each tool's annotations: (readOnlyHint, destructiveHint,
+# idempotentHint). remember is destructive because memory_id rewrites a memory in place.
+HINTS = {
+    "remember": (False, True, True),
+    "recall": (True, False, True),
+    "forget": (False, True, True),
+    "list_memories": (True, False, True),
+    "search_words": (True, False, True),
+    "word_instances": (True, False, True),
+    "read_conversation": (True, False, True),
+    "read_memory_message": (True, False, True),
+    "pin_memory": (False, False, True),
 }
 
 
@@ -168,5 +183,27 @@ def test_arguments_the_schema_refuses_are_an_invalid_input_tool_error(
             refused = await session.call_tool("recall", {"query": "tea", "limit": "many"})
             assert refused.is_error is True
             assert refused.content[0].text.startswith("InvalidInput: ")
+
+    run(scenario)
+
+
+def test_a_client_sees_described_arguments_enums_and_annotations(
+    db_path: Path, tmp_path: Path
+) -> None:
+    # The failing input: arguments with only a title, no annotations.
+    async def scenario() -> None:
+        async with connected(["--database", str(db_path), "mcp"], tmp_path / "e.txt") as session:
+            await session.initialize()
+            tools = (await session.list_tools()).tools
+            schemas = {tool.name: tool.input_schema for tool in tools}
+            assert undescribed(schemas) == [] and wrong_enums(schemas) == []
+            for tool in tools:
+                hints = tool.annotations
+                assert hints is not None, tool.name
+                assert (hints.read_only_hint, hints.destructive_hint, hints.idempotent_hint) == (
+                    HINTS[tool.name]
+                ), tool.name
+                assert hints.open_world_hint is False, tool.name
+                assert tool.title and hints.title == tool.title, tool.name
 
     run(scenario)

@@ -3,7 +3,10 @@
 ``memstore mcp`` serves the memory tools over stdio to any Model Context Protocol client.
 The tools are the bound methods of :class:`~memstore.adapters.tools.MemoryTools`, registered
 as they are, exactly as the pydantic-ai adapter registers them: the same names, JSON schemas
-from the same signatures and docstrings, the same untrusted labels, the same instructions.
+from the same signatures (each argument described, each kind an ``enum``), the same untrusted
+label, the same instructions. Each tool also carries its annotations, read from
+:data:`~memstore.adapters.tools.TOOL_FACTS`: a title, read-only, destructive and idempotent
+hints, and ``openWorldHint: false`` (the store is one local file, no outside service).
 With memory disabled (``enabled: false``) the server offers no tools.
 
 An unsuccessful tool result (``{"ok": false, "error": {...}}``) goes back as an MCP tool error
@@ -21,9 +24,9 @@ from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult, InputRequiredResult
+from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
 
-from memstore.adapters.tools import INSTRUCTIONS, MemoryTools
+from memstore.adapters.tools import INSTRUCTIONS, TOOL_FACTS, MemoryTools
 from memstore.service import MemoryService
 
 log = logging.getLogger(__name__)
@@ -74,7 +77,19 @@ def build_server(tools: MemoryTools) -> MCPServer[Any]:
         log_level="WARNING",  # the SDK's default handler; `memstore -v` has configured INFO
     )
     for function in offered:
-        server.add_tool(function, description=inspect.getdoc(function))
+        facts = TOOL_FACTS[function.__name__]
+        server.add_tool(
+            function,
+            title=facts.title,
+            description=inspect.getdoc(function),
+            annotations=ToolAnnotations(
+                title=facts.title,
+                read_only_hint=facts.read_only,
+                destructive_hint=facts.destructive,
+                idempotent_hint=facts.idempotent,
+                open_world_hint=False,  # one local SQLite file: no outside world to reach
+            ),
+        )
     return server
 
 
