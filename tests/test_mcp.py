@@ -21,6 +21,8 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from memstore.adapters.cli import cli
 from memstore.adapters.tools import INSTRUCTIONS, TOOL_NAMES, MemoryTools
+from memstore.schemas import UNTRUSTED_WARNING
+from tests import factories
 from tests.tool_schemas import undescribed, wrong_enums
 
 # Starting the server imports pydantic, SQLAlchemy and the SDK: a few seconds on a loaded CI
@@ -187,10 +189,14 @@ def test_arguments_the_schema_refuses_are_an_invalid_input_tool_error(
     run(scenario)
 
 
-def test_a_client_sees_described_arguments_enums_and_annotations(
-    db_path: Path, tmp_path: Path
+def test_a_client_sees_described_arguments_enums_annotations_and_one_warning(
+    db_path: Path, tmp_path: Path, seeded: Callable[[], Any]
 ) -> None:
-    # The failing input: arguments with only a title, no annotations.
+    # The failing input: arguments with only a title, no enum for mode, role, category or
+    # scope, no annotations, and a recall result that repeated the untrusted warning.
+    with seeded():
+        factories.MemoryFactory(content="Diego has a dog called Rudiger.")
+
     async def scenario() -> None:
         async with connected(["--database", str(db_path), "mcp"], tmp_path / "e.txt") as session:
             await session.initialize()
@@ -205,5 +211,17 @@ def test_a_client_sees_described_arguments_enums_and_annotations(
                 ), tool.name
                 assert hints.open_world_hint is False, tool.name
                 assert tool.title and hints.title == tool.title, tool.name
+
+            found = await session.call_tool("recall", {"query": "Rudiger"})
+            assert found.is_error is False
+            [block] = found.content
+            assert block.text.count(UNTRUSTED_WARNING) == 1
+            structured = json.dumps(found.structured_content, ensure_ascii=False)
+            assert structured.count(UNTRUSTED_WARNING) == 1
+            # The text is the structured content as compact JSON: nothing lost, nothing twice.
+            assert json.loads(block.text) == found.structured_content
+            assert "\n" not in block.text
+            memories = found.structured_content["result"]["memories"]
+            assert [m["content"] for m in memories] == ["Diego has a dog called Rudiger."]
 
     run(scenario)

@@ -16,6 +16,7 @@ import pytest
 
 from memstore import MemoryConfig, MemoryService
 from memstore.adapters.tools import INSTRUCTIONS, TOOL_FACTS, TOOL_NAMES, MemoryTools
+from memstore.schemas import UNTRUSTED_WARNING
 from tests import factories
 from tests.tool_schemas import undescribed, wrong_enums
 
@@ -191,6 +192,22 @@ def dump(path: Path) -> str:
         return "\n".join(connection.iterdump())
     finally:
         connection.close()
+
+
+def test_a_result_says_once_that_it_is_untrusted(
+    tools: MemoryTools, stored: dict[str, str]
+) -> None:
+    # The failing input: a read tool's result held the warning twice, as "untrusted" and
+    # again as its result's "warning".
+    assert sorted(CALLS) == sorted(TOOL_NAMES)
+    for name, call in CALLS.items():
+        result = call(tools, stored)
+        assert result["ok"] is True, (name, result)
+        assert json.dumps(result, ensure_ascii=False).count(UNTRUSTED_WARNING) == 1, name
+        assert result["untrusted"] == UNTRUSTED_WARNING and "warning" not in result["result"]
+    assert tools.read_memory_message(stored["message"])["result"]["content"] == (
+        "Diego planted a jardín azul."  # nothing else was left out
+    )
 
 
 def test_the_tools_marked_read_only_leave_the_database_as_it_was(

@@ -9,6 +9,9 @@ label, the same instructions. Each tool also carries its annotations, read from
 hints, and ``openWorldHint: false`` (the store is one local file, no outside service).
 With memory disabled (``enabled: false``) the server offers no tools.
 
+A result's text content is the compact JSON of its structured content (the SDK indents it),
+so a client that reads either one sees every field once, the untrusted warning included.
+
 An unsuccessful tool result (``{"ok": false, "error": {...}}``) goes back as an MCP tool error
 (``isError``) whose text is the error's type and message, and the server keeps serving.
 stdout belongs to the protocol: while serving, the SDK points file descriptor 1 at stderr, so
@@ -24,7 +27,8 @@ from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
+from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
+from pydantic_core import to_json
 
 from memstore.adapters.tools import INSTRUCTIONS, TOOL_FACTS, MemoryTools
 from memstore.service import MemoryService
@@ -34,7 +38,8 @@ log = logging.getLogger(__name__)
 
 class MemoryServer(MCPServer[Any]):
     """An MCP server that reports a memory tool's unsuccessful result as a tool error, and
-    arguments the tool's schema refuses as an ``InvalidInput`` one."""
+    arguments the tool's schema refuses as an ``InvalidInput`` one; a successful result's
+    text is its structured content as compact JSON."""
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
@@ -46,7 +51,16 @@ class MemoryServer(MCPServer[Any]):
         message = failure(result)
         if message is not None:
             raise ToolError(message)  # the SDK answers with isError=True and this text
+        return compact(result)
+
+
+def compact(result: CallToolResult | InputRequiredResult) -> CallToolResult | InputRequiredResult:
+    """``result`` with one text block, the compact JSON of its structured content (non-ASCII
+    kept as is), in place of the SDK's indented copy; a result without one is unchanged."""
+    if not isinstance(result, CallToolResult) or result.structured_content is None:
         return result
+    text = to_json(result.structured_content).decode()
+    return result.model_copy(update={"content": [TextContent(type="text", text=text)]})
 
 
 def failure(result: CallToolResult | InputRequiredResult) -> str | None:

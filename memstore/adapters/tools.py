@@ -5,7 +5,7 @@ the tools' descriptions, and their parameters' types (:mod:`memstore.adapters.to
 carry each argument's description and enum into the JSON schemas. :data:`TOOL_FACTS` says,
 in one table, what each tool does to the store (the MCP server's tool annotations). A tool
 never holds SQL (it calls the service), never raises into the agent (a failure is an
-unsuccessful result), and labels what it returns as untrusted evidence. Every call is
+unsuccessful result), and labels what it returns as untrusted evidence, once. Every call is
 logged with its outcome; in a private turn the arguments are left out of the log, and no
 tool is offered at all. (A host runs one turn at a time per MemoryTools; the private flag
 belongs to that turn.)
@@ -113,8 +113,9 @@ def withheld(shown: object) -> object:
 class MemoryTools:
     """The memory tools of one store, for an agent.
 
-    Each tool returns ``{"ok": True, "untrusted", "result"}`` (the result as JSON) or, when it
-    failed, ``{"ok": False, "error": {"type", "message", "retryable"}}``; it never raises.
+    Each tool returns ``{"ok": True, "untrusted", "result"}`` or, when it failed,
+    ``{"ok": False, "error": {"type", "message", "retryable"}}``; it never raises. ``result``
+    is the service's result as JSON without its ``warning``: ``untrusted`` says it, once.
 
     Args:
         service: The memory store; its config's ``enabled`` switches every tool off.
@@ -249,7 +250,8 @@ class MemoryTools:
         if not self.available:
             return self._failed(name, withheld(shown), MemoryDisabled())
         try:
-            result = method(**with_times(given)).model_dump(mode="json")
+            # the result's own warning is left out: the envelope's "untrusted" says it once
+            result = method(**with_times(given)).model_dump(mode="json", exclude={"warning"})
         except Exception as error:  # a tool never raises into the agent, whatever failed
             if not isinstance(error, MemstoreError):
                 log.warning("memory tool %s failed unexpectedly", name, exc_info=True)
