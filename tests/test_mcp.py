@@ -21,6 +21,9 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from memstore.adapters.cli import cli
 from memstore.adapters.tools import INSTRUCTIONS, TOOL_NAMES, MemoryTools
+from memstore.schemas import UNTRUSTED_WARNING
+from tests import factories
+from tests.tool_schemas import undescribed, wrong_enums
 
 # Starting the server imports pydantic, SQLAlchemy and the SDK: a few seconds on a loaded CI
 # machine. A hung server fails the test at this deadline instead of hanging the run.
@@ -36,6 +39,20 @@ REQUIRED = {
     "read_conversation": ["session_id"],
     "read_memory_message": ["message_id"],
     "pin_memory": ["memory_id"],
+}
+
+# What a client reads in each tool's annotations: (readOnlyHint, destructiveHint,
+# idempotentHint). remember is destructive because memory_id rewrites a memory in place.
+HINTS = {
+    "remember": (False, True, True),
+    "recall": (True, False, True),
+    "forget": (False, True, True),
+    "list_memories": (True, False, True),
+    "search_words": (True, False, True),
+    "word_instances": (True, False, True),
+    "read_conversation": (True, False, True),
+    "read_memory_message": (True, False, True),
+    "pin_memory": (False, False, True),
 }
 
 
@@ -170,6 +187,42 @@ def test_arguments_the_schema_refuses_are_an_invalid_input_tool_error(
             assert refused.content[0].text.startswith("InvalidInput: ")
 
     run(scenario)
+
+
+def test_a_client_sees_described_arguments_enums_annotations_and_one_warning(
+    db_path: Path, tmp_path: Path, seeded: Callable[[], Any]
+) -> None:
+    # The failing input: arguments with only a title, no enum for mode, role, category or
+    # scope, no annotations, and a recall result that repeated the untrusted warning.
+    with seeded():
+        factories.MemoryFactory(content="Diego has a dog called Rudiger.")
+
+    async def scenario() -> None:
+        async with connected(["--database", str(db_path), "mcp"], tmp_path / "e.txt") as session:
+            await session.initialize()
+            tools = (await session.list_tools()).tools
+            schemas = {tool.name: tool.input_schema for tool in tools}
+            assert undescribed(schemas) == [] and wrong_enums(schemas) == []
+            for tool in tools:
+                hints = tool.annotations
+                assert hints is not None, tool.name
+                assert (hints.read_only_hint, hints.destructive_hint, hints.idempotent_hint) == (
+                    HINTS[tool.name]
+                ), tool.name
+                assert hints.open_world_hint is False, tool.name
+                assert tool.title and hints.title == tool.title, tool.name
+
+            found = await session.call_tool("recall", {"query": "Rudiger"})
+            assert found.is_error is False
+            [block] = found.content
+            assert block.text.count(UNTRUSTED_WARNING) == 1
+            structured = json.dumps(found.structured_content, ensure_ascii=False)
+            assert structured.count(UNTRUSTED_WARNING) == 1
+            # The text is the structured content as compact JSON: nothing lost, nothing twice.
+            assert json.loads(block.text) == found.structured_content
+            assert "\n" not in block.text
+            memories = found.structured_content["result"]["memories"]
+            assert [m["content"] for m in memories] == ["Diego has a dog called Rudiger."]
 
 
 def test_the_tools_page_for_a_model_not_for_a_person(

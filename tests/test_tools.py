@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 import sqlite3
@@ -14,8 +15,10 @@ import anyio
 import pytest
 
 from memstore import MemoryConfig, MemoryService
-from memstore.adapters.tools import INSTRUCTIONS, TOOL_NAMES, MemoryTools
-from memstore.kinds import Category, Mode, Scope, SearchRole, values
+from memstore.adapters.tools import INSTRUCTIONS, TOOL_FACTS, TOOL_NAMES, MemoryTools
+from memstore.schemas import UNTRUSTED_WARNING
+from tests import factories
+from tests.tool_schemas import undescribed, wrong_enums
 
 
 @pytest.fixture
@@ -23,12 +26,14 @@ def tools(service: MemoryService) -> MemoryTools:
     return MemoryTools(service)
 
 
-def test_every_tool_has_a_documented_signature(tools: MemoryTools) -> None:
+def test_every_tool_has_a_description_and_its_facts(tools: MemoryTools) -> None:
     names = [function.__name__ for function in tools.functions()]
-    assert names == list(TOOL_NAMES)
+    assert names == list(TOOL_NAMES) == list(TOOL_FACTS)
     for function in tools.functions():
-        doc = function.__doc__ or ""
-        assert "Args:" in doc, function.__name__
+        doc = inspect.getdoc(function) or ""
+        # The arguments are described in their schema, once: not again in the docstring.
+        assert doc and "Args:" not in doc, function.__name__
+        assert TOOL_FACTS[function.__name__].title, function.__name__
 
 
 def test_remember_then_recall_returns_json_ready_labelled_results(tools: MemoryTools) -> None:
@@ -130,27 +135,145 @@ def pydantic_ai_schemas(tools: MemoryTools) -> dict[str, dict[str, Any]]:
     return {f.__name__: Tool(f).tool_def.parameters_json_schema for f in tools.functions()}
 
 
-def enum_of(schema: dict[str, Any], name: str) -> list[str] | None:
-    """The enum of one property, also of an optional one (an anyOf with null)."""
-    field = schema["properties"][name]
-    return next((o["enum"] for o in [field, *field.get("anyOf", [])] if "enum" in o), None)
+SCHEMAS = [mcp_schemas, pydantic_ai_schemas]
 
 
-@pytest.mark.parametrize("schemas", [mcp_schemas, pydantic_ai_schemas])
+@pytest.mark.parametrize("schemas", SCHEMAS)
 def test_the_tool_schemas_offer_the_enumerations_as_enums(
     tools: MemoryTools, schemas: Callable[[MemoryTools], dict[str, dict[str, Any]]]
 ) -> None:
-    # The model can only pick a valid mode, role, category or scope if the schema lists them.
+    assert wrong_enums(schemas(tools)) == []
+
+
+@pytest.mark.parametrize("schemas", SCHEMAS)
+def test_every_argument_of_every_tool_is_described_in_its_schema(
+    tools: MemoryTools, schemas: Callable[[MemoryTools], dict[str, dict[str, Any]]]
+) -> None:
+    # The failing input: MCP clients saw only a title per argument, the descriptions sat in
+    # the tool's text.
     found = schemas(tools)
-    expected = [
-        ("recall", "mode", Mode),
-        ("recall", "role", SearchRole),
-        ("remember", "category", Category),
-        ("list_memories", "category", Category),
-        ("search_words", "scope", Scope),
-        ("search_words", "role", SearchRole),
-        ("word_instances", "scope", Scope),
-        ("word_instances", "role", SearchRole),
+    assert undescribed(found) == []
+    assert found["recall"]["properties"]["since"]["description"].startswith(
+        "Only records created at or after this ISO 8601 time with a time zone"
+    )
+
+
+@pytest.fixture
+def stored(seeded: Callable[[], Any]) -> dict[str, str]:
+    """One conversation and one memory in the store; their ids by name."""
+    with seeded():
+        session = factories.SessionFactory()
+        first, _ = factories.conversation(
+            session.id, [("user", "Diego planted a jardín azul."), ("assistant", "Lovely!")]
+        )
+        memory = factories.MemoryFactory(content="Diego has a jardín.", key="garden")
+        ids = {"session": session.id, "message": first.id, "memory": memory.id}
+    return ids
+
+
+# One successful call of every tool on the `stored` records, reads first, forget last.
+CALLS: dict[str, Callable[[MemoryTools, dict[str, str]], dict[str, Any]]] = {
+    "recall": lambda t, ids: t.recall("jardín", role="user", since="2026-01-01T00:00:00Z"),
+    "list_memories": lambda t, ids: t.list_memories(category="fact"),
+    "search_words": lambda t, ids: t.search_words("jar", scope="all"),
+    "word_instances": lambda t, ids: t.word_instances("jardín", scope="all"),
+    "read_conversation": lambda t, ids: t.read_conversation(ids["session"]),
+    "read_memory_message": lambda t, ids: t.read_memory_message(ids["message"]),
+    "pin_memory": lambda t, ids: t.pin_memory(ids["memory"]),
+    "remember": lambda t, ids: t.remember("Diego has a jardín azul.", key="garden"),
+    "forget": lambda t, ids: t.forget(ids["memory"]),
+}
+
+
+def dump(path: Path) -> str:
+    """Every table of the database file as SQL, the FTS index included."""
+    connection = sqlite3.connect(path)
+    try:
+        return "\n".join(connection.iterdump())
+    finally:
+        connection.close()
+
+
+def test_a_result_says_once_that_it_is_untrusted(
+    tools: MemoryTools, stored: dict[str, str]
+) -> None:
+    # The failing input: a read tool's result held the warning twice, as "untrusted" and
+    # again as its result's "warning".
+    assert sorted(CALLS) == sorted(TOOL_NAMES)
+    for name, call in CALLS.items():
+        result = call(tools, stored)
+        assert result["ok"] is True, (name, result)
+        assert json.dumps(result, ensure_ascii=False).count(UNTRUSTED_WARNING) == 1, name
+        assert result["untrusted"] == UNTRUSTED_WARNING and "warning" not in result["result"]
+    assert tools.read_memory_message(stored["message"])["result"]["content"] == (
+        "Diego planted a jardín azul."  # nothing else was left out
+    )
+
+
+def test_the_tools_marked_read_only_leave_the_database_as_it_was(
+    tools: MemoryTools, stored: dict[str, str], db_path: Path
+) -> None:
+    reads = [name for name, facts in TOOL_FACTS.items() if facts.read_only]
+    before = dump(db_path)
+    assert "Diego planted a jardín azul." in before  # the dump holds the rows
+    for name in reads:
+        assert CALLS[name](tools, stored)["ok"] is True, name
+    assert dump(db_path) == before
+    assert not any(TOOL_FACTS[name].destructive for name in reads)
+
+
+def memories_but_times(service: MemoryService) -> list[dict[str, Any]]:
+    """Every stored memory, whatever its status, without its modification time."""
+    page = service.list_memories(include_inactive=True)
+    return [memory.model_dump(exclude={"modified_at"}) for memory in page.memories]
+
+
+REPEATED = [
+    ("remember", lambda t, ids: t.remember("Diego has a jardín azul.", key="garden")),
+    ("remember", lambda t, ids: t.remember("Diego has a rose garden.", memory_id=ids["memory"])),
+    ("pin_memory", lambda t, ids: t.pin_memory(ids["memory"])),
+    ("pin_memory", lambda t, ids: t.pin_memory(ids["memory"], pinned=False)),
+    ("forget", lambda t, ids: t.forget(ids["memory"])),
+]
+
+
+@pytest.mark.parametrize(("name", "call"), REPEATED)
+def test_a_tool_marked_idempotent_changes_nothing_more_when_called_again(
+    tools: MemoryTools, service: MemoryService, stored: dict[str, str], name: str, call: Any
+) -> None:
+    # An MCP client may retry an idempotent call that timed out; the retry must not add a
+    # second memory or change another one.
+    assert TOOL_FACTS[name].idempotent and not TOOL_FACTS[name].read_only
+    call(tools, stored)
+    once = memories_but_times(service)
+    call(tools, stored)
+    assert memories_but_times(service) == once
+
+
+def test_the_idempotent_cases_cover_every_writing_tool_marked_so() -> None:
+    marked = {name for name, facts in TOOL_FACTS.items() if facts.idempotent}
+    assert {name for name, _ in REPEATED} == marked - {
+        name for name, facts in TOOL_FACTS.items() if facts.read_only
+    }
+
+
+def test_only_the_tools_marked_destructive_can_lose_a_stored_text(
+    tools: MemoryTools, service: MemoryService, stored: dict[str, str]
+) -> None:
+    def texts() -> list[str]:
+        return [memory["content"] for memory in memories_but_times(service)]
+
+    memory = stored["memory"]
+    assert tools.pin_memory(memory)["ok"] and tools.pin_memory(memory, pinned=False)["ok"]
+    assert not TOOL_FACTS["pin_memory"].destructive
+    newer = tools.remember("Diego has a jardín azul.", key="garden")["result"]["id"]
+    assert sorted(texts()) == ["Diego has a jardín azul.", "Diego has a jardín."]  # superseded
+    # remember with memory_id rewrites in place (no copy of the old text is kept)...
+    assert tools.remember("Diego has a rose garden.", memory_id=newer)["ok"] is True
+    assert sorted(texts()) == ["Diego has a jardín.", "Diego has a rose garden."]
+    # ...and forget deletes: both are marked destructive, and no other tool is.
+    assert tools.forget(newer)["ok"] is True and texts() == ["Diego has a jardín."]
+    assert [name for name, facts in TOOL_FACTS.items() if facts.destructive] == [
+        "remember",
+        "forget",
     ]
-    for tool, argument, kind in expected:
-        assert enum_of(found[tool], argument) == list(values(kind)), (tool, argument)

@@ -3,8 +3,14 @@
 ``memstore mcp`` serves the memory tools over stdio to any Model Context Protocol client.
 The tools are the bound methods of :class:`~memstore.adapters.tools.MemoryTools`, registered
 as they are, exactly as the pydantic-ai adapter registers them: the same names, JSON schemas
-from the same signatures and docstrings, the same untrusted labels, the same instructions.
+from the same signatures (each argument described, each kind an ``enum``), the same untrusted
+label, the same instructions. Each tool also carries its annotations, read from
+:data:`~memstore.adapters.tools.TOOL_FACTS`: a title, read-only, destructive and idempotent
+hints, and ``openWorldHint: false`` (the store is one local file, no outside service).
 With memory disabled (``enabled: false``) the server offers no tools.
+
+A result's text content is the compact JSON of its structured content (the SDK indents it),
+so a client that reads either one sees every field once, the untrusted warning included.
 
 An unsuccessful tool result (``{"ok": false, "error": {...}}``) goes back as an MCP tool error
 (``isError``) whose text is the error's type and message, and the server keeps serving.
@@ -21,9 +27,10 @@ from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult, InputRequiredResult
+from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
+from pydantic_core import to_json
 
-from memstore.adapters.tools import INSTRUCTIONS, MemoryTools
+from memstore.adapters.tools import INSTRUCTIONS, TOOL_FACTS, MemoryTools
 from memstore.service import MemoryService
 
 log = logging.getLogger(__name__)
@@ -31,7 +38,8 @@ log = logging.getLogger(__name__)
 
 class MemoryServer(MCPServer[Any]):
     """An MCP server that reports a memory tool's unsuccessful result as a tool error, and
-    arguments the tool's schema refuses as an ``InvalidInput`` one."""
+    arguments the tool's schema refuses as an ``InvalidInput`` one; a successful result's
+    text is its structured content as compact JSON."""
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
@@ -43,7 +51,16 @@ class MemoryServer(MCPServer[Any]):
         message = failure(result)
         if message is not None:
             raise ToolError(message)  # the SDK answers with isError=True and this text
+        return compact(result)
+
+
+def compact(result: CallToolResult | InputRequiredResult) -> CallToolResult | InputRequiredResult:
+    """``result`` with one text block, the compact JSON of its structured content (non-ASCII
+    kept as is), in place of the SDK's indented copy; a result without one is unchanged."""
+    if not isinstance(result, CallToolResult) or result.structured_content is None:
         return result
+    text = to_json(result.structured_content).decode()
+    return result.model_copy(update={"content": [TextContent(type="text", text=text)]})
 
 
 def failure(result: CallToolResult | InputRequiredResult) -> str | None:
@@ -74,7 +91,19 @@ def build_server(tools: MemoryTools) -> MCPServer[Any]:
         log_level="WARNING",  # the SDK's default handler; `memstore -v` has configured INFO
     )
     for function in offered:
-        server.add_tool(function, description=inspect.getdoc(function))
+        facts = TOOL_FACTS[function.__name__]
+        server.add_tool(
+            function,
+            title=facts.title,
+            description=inspect.getdoc(function),
+            annotations=ToolAnnotations(
+                title=facts.title,
+                read_only_hint=facts.read_only,
+                destructive_hint=facts.destructive,
+                idempotent_hint=facts.idempotent,
+                open_world_hint=False,  # one local SQLite file: no outside world to reach
+            ),
+        )
     return server
 
 

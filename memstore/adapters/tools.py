@@ -1,11 +1,14 @@
 """The agent's memory tools: one set of typed functions that every adapter registers.
 
-The pydantic-ai adapter and the MCP server expose these same methods; their Google-style
-docstrings become the tools' JSON schemas. A tool never holds SQL (it calls the service),
-never raises into the agent (a failure is an unsuccessful result), and labels what it
-returns as untrusted evidence. Every call is logged with its outcome; in a private turn the
-arguments are left out of the log, and no tool is offered at all. (A host runs one turn at
-a time per MemoryTools; the private flag belongs to that turn.)
+The pydantic-ai adapter and the MCP server expose these same methods: their docstrings are
+the tools' descriptions, and their parameters' types (:mod:`memstore.adapters.tool_arguments`)
+carry each argument's description and enum into the JSON schemas. :data:`TOOL_FACTS` says,
+in one table, what each tool does to the store (the MCP server's tool annotations). A tool
+never holds SQL (it calls the service), never raises into the agent (a failure is an
+unsuccessful result), and labels what it returns as untrusted evidence, once. Every call is
+logged with its outcome; in a private turn the arguments are left out of the log, and no
+tool is offered at all. (A host runs one turn at a time per MemoryTools; the private flag
+belongs to that turn.)
 """
 
 from __future__ import annotations
@@ -13,29 +16,54 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
 
+from memstore.adapters import tool_arguments as arg
 from memstore.errors import InvalidInput, MemoryDisabled, MemstoreError, NotFound, SecretRejected
-from memstore.kinds import Category, Mode, Scope, SearchRole
 from memstore.schemas import UNTRUSTED_WARNING
 from memstore.service import MemoryService
 from memstore.times import parse_aware
 
 log = logging.getLogger(__name__)
 
-TOOL_NAMES = (
-    "remember",
-    "recall",
-    "forget",
-    "list_memories",
-    "search_words",
-    "word_instances",
-    "read_conversation",
-    "read_memory_message",
-    "pin_memory",
-)
+
+@dataclass(frozen=True)
+class ToolFacts:
+    """What one tool does to the store, for clients that decide how to call it.
+
+    Attributes:
+        title: A short human-readable name, for a client's interface.
+        read_only: It changes nothing in the store.
+        destructive: It may delete or overwrite what is stored (not only add to it).
+        idempotent: Calling it again with the same arguments changes nothing more (a
+            timestamp aside).
+    """
+
+    title: str
+    read_only: bool = False
+    destructive: bool = False
+    idempotent: bool = False
+
+
+TOOL_FACTS = {
+    # remember with memory_id rewrites a memory in place; a repeat reuses the duplicate.
+    "remember": ToolFacts("Save a memory", destructive=True, idempotent=True),
+    "recall": ToolFacts("Search memories and conversations", read_only=True, idempotent=True),
+    # a second forget of the same id finds nothing (NotFound) and deletes nothing more.
+    "forget": ToolFacts("Forget a memory", destructive=True, idempotent=True),
+    "list_memories": ToolFacts("List memories", read_only=True, idempotent=True),
+    "search_words": ToolFacts("List stored words", read_only=True, idempotent=True),
+    "word_instances": ToolFacts("Find a word's occurrences", read_only=True, idempotent=True),
+    "read_conversation": ToolFacts("Read a conversation", read_only=True, idempotent=True),
+    "read_memory_message": ToolFacts("Read a whole message", read_only=True, idempotent=True),
+    "pin_memory": ToolFacts("Pin or unpin a memory", idempotent=True),
+}
+"""Each tool's facts by name, in the order the tools are offered."""
+
+TOOL_NAMES = tuple(TOOL_FACTS)
 
 INSTRUCTIONS = """\
 You have a long-term memory of this user, kept on their own machine.
@@ -85,8 +113,9 @@ def withheld(shown: object) -> object:
 class MemoryTools:
     """The memory tools of one store, for an agent.
 
-    Each tool returns ``{"ok": True, "untrusted", "result"}`` (the result as JSON) or, when it
-    failed, ``{"ok": False, "error": {"type", "message", "retryable"}}``; it never raises.
+    Each tool returns ``{"ok": True, "untrusted", "result"}`` or, when it failed,
+    ``{"ok": False, "error": {"type", "message", "retryable"}}``; it never raises. ``result``
+    is the service's result as JSON without its ``warning``: ``untrusted`` says it, once.
 
     Args:
         service: The memory store; its config's ``enabled`` switches every tool off.
@@ -117,156 +146,90 @@ class MemoryTools:
 
     def remember(
         self,
-        content: str,
-        category: Category = "fact",
-        key: str | None = None,
-        memory_id: str | None = None,
-        expires_at: str | None = None,
+        content: arg.Content,
+        category: arg.NewCategory = "fact",
+        key: arg.Key = None,
+        memory_id: arg.UpdatedId = None,
+        expires_at: arg.ExpiresAt = None,
     ) -> dict[str, Any]:
         """Save a long-term memory about the user, or update one.
 
         Call it in the same turn the user asks to remember or change something. Write the
         memory in the third person, naming the user. Duplicates are reused; new content under
         an existing key replaces the old value.
-
-        Args:
-            content: The fact, 1 to 4000 characters, e.g. "Diego prefers answers in Spanish".
-            category: One of preference, fact, project, goal, other.
-            key: Optional stable key for a value that can change, e.g. response_language.
-            memory_id: Id of an existing memory to update in place instead.
-            expires_at: Optional ISO 8601 expiry; without a time zone it is local time.
         """
         return self._call("remember", locals(), self.service.remember)
 
     def recall(
         self,
-        query: str,
-        mode: Mode = "any",
-        session_id: str | None = None,
-        role: SearchRole | None = None,
-        since: str | None = None,
-        until: str | None = None,
-        speaker: str | None = None,
-        limit: int | None = None,
+        query: arg.Query,
+        mode: arg.QueryMode = "any",
+        session_id: arg.SessionFilter = None,
+        role: arg.RoleFilter = None,
+        since: arg.Since = None,
+        until: arg.Until = None,
+        speaker: arg.Speaker = None,
+        limit: arg.MostResults = None,
     ) -> dict[str, Any]:
-        """Search saved memories and past conversations for words (lexical, not semantic).
-
-        Args:
-            query: Words to look for (at most 512 characters, 32 distinct words).
-            mode: any (any word), all (every word) or phrase (the words in a row).
-            session_id: Only this conversation.
-            role: Only messages by user or assistant.
-            since: Only records created at or after this ISO 8601 time with a time zone.
-            until: Only records created before this ISO 8601 time with a time zone.
-            speaker: Only messages of the person of this name, as the log writes it.
-            limit: Most results.
-        """
+        """Search saved memories and past conversations for words (lexical, not semantic)."""
         return self._call("recall", locals(), self.service.recall)
 
-    def forget(self, memory_id: str) -> dict[str, Any]:
-        """Permanently delete one saved memory (past conversations are not touched).
-
-        Args:
-            memory_id: The id of the memory, from list_memories or recall.
-        """
+    def forget(self, memory_id: arg.MemoryId) -> dict[str, Any]:
+        """Permanently delete one saved memory (past conversations are not touched)."""
         return self._call("forget", locals(), self._forget)
 
     def list_memories(
         self,
-        category: Category | None = None,
-        include_inactive: bool = False,
-        limit: int | None = None,
-        offset: int = 0,
+        category: arg.CategoryFilter = None,
+        include_inactive: arg.IncludeInactive = False,
+        limit: arg.PageSize = None,
+        offset: arg.Offset = 0,
     ) -> dict[str, Any]:
-        """List saved memories, pinned first, then newest first.
-
-        Args:
-            category: Only preference, fact, project, goal or other.
-            include_inactive: Also superseded, unconfirmed and expired memories.
-            limit: Page size.
-            offset: Where the page starts (a previous next_offset).
-        """
+        """List saved memories, pinned first, then newest first."""
         return self._call("list_memories", locals(), self.service.list_memories)
 
     def search_words(
         self,
-        prefix: str = "",
-        scope: Scope = "history",
-        offset: int = 0,
-        limit: int | None = None,
-        session_id: str | None = None,
-        role: SearchRole | None = None,
-        since: str | None = None,
-        until: str | None = None,
-        speaker: str | None = None,
+        prefix: arg.Prefix = "",
+        scope: arg.WordScope = "history",
+        offset: arg.Offset = 0,
+        limit: arg.PageSize = None,
+        session_id: arg.SessionFilter = None,
+        role: arg.RoleFilter = None,
+        since: arg.Since = None,
+        until: arg.Until = None,
+        speaker: arg.Speaker = None,
     ) -> dict[str, Any]:
-        """List stored words starting with a prefix, with how often they occur.
-
-        Args:
-            prefix: The start of the words, one word or less (empty for every word).
-            scope: history (conversations), memories, or all.
-            offset: Where the page starts (a previous next_offset).
-            limit: Page size.
-            session_id: Only this conversation.
-            role: Only messages by user or assistant.
-            since: Only records created at or after this ISO 8601 time with a time zone.
-            until: Only records created before this ISO 8601 time with a time zone.
-            speaker: Only messages of the person of this name, as the log writes it.
-        """
+        """List stored words starting with a prefix, with how often they occur."""
         return self._call("search_words", locals(), self.service.search_words)
 
     def word_instances(
         self,
-        word: str,
-        scope: Scope = "history",
-        offset: int = 0,
-        limit: int | None = None,
-        session_id: str | None = None,
-        role: SearchRole | None = None,
-        since: str | None = None,
-        until: str | None = None,
-        speaker: str | None = None,
+        word: arg.Word,
+        scope: arg.WordScope = "history",
+        offset: arg.Offset = 0,
+        limit: arg.PageSize = None,
+        session_id: arg.SessionFilter = None,
+        role: arg.RoleFilter = None,
+        since: arg.Since = None,
+        until: arg.Until = None,
+        speaker: arg.Speaker = None,
     ) -> dict[str, Any]:
-        """Show every occurrence of one word, with its exact position and context.
-
-        Args:
-            word: Exactly one whole word (case and accents do not matter).
-            scope: history (conversations), memories, or all.
-            offset: Where the page starts (a previous next_offset).
-            limit: Page size.
-            session_id: Only this conversation.
-            role: Only messages by user or assistant.
-            since: Only records created at or after this ISO 8601 time with a time zone.
-            until: Only records created before this ISO 8601 time with a time zone.
-            speaker: Only messages of the person of this name, as the log writes it.
-        """
+        """Show every occurrence of one word, with its exact position and context."""
         return self._call("word_instances", locals(), self.service.word_instances)
 
-    def read_conversation(self, session_id: str, after: int = 0) -> dict[str, Any]:
-        """Read a past conversation in order, page by page.
-
-        Args:
-            session_id: The conversation's id, from recall or word_instances.
-            after: Read messages after this sequence number (a previous next_after).
-        """
+    def read_conversation(self, session_id: arg.SessionId, after: arg.After = 0) -> dict[str, Any]:
+        """Read a past conversation in order, page by page."""
         return self._call("read_conversation", locals(), self.service.read_conversation)
 
-    def read_memory_message(self, message_id: str, offset: int = 0) -> dict[str, Any]:
-        """Read one stored message whole, chunk by chunk (for messages shown clipped).
-
-        Args:
-            message_id: The message's id.
-            offset: Character offset to read from (a previous next_offset).
-        """
+    def read_memory_message(
+        self, message_id: arg.MessageId, offset: arg.CharacterOffset = 0
+    ) -> dict[str, Any]:
+        """Read one stored message whole, chunk by chunk (for messages shown clipped)."""
         return self._call("read_memory_message", locals(), self.service.read_memory_message)
 
-    def pin_memory(self, memory_id: str, pinned: bool = True) -> dict[str, Any]:
-        """Pin a memory so it always comes first in what you are shown, or unpin it.
-
-        Args:
-            memory_id: The id of the memory.
-            pinned: True to pin, False to unpin.
-        """
+    def pin_memory(self, memory_id: arg.MemoryId, pinned: arg.Pinned = True) -> dict[str, Any]:
+        """Pin a memory so it always comes first in what you are shown, or unpin it."""
         return self._call("pin_memory", locals(), self.service.pin_memory)
 
     def _forget(self, memory_id: str) -> BaseModel:
@@ -287,7 +250,8 @@ class MemoryTools:
         if not self.available:
             return self._failed(name, withheld(shown), MemoryDisabled())
         try:
-            result = method(**with_times(given)).model_dump(mode="json")
+            # the result's own warning is left out: the envelope's "untrusted" says it once
+            result = method(**with_times(given)).model_dump(mode="json", exclude={"warning"})
         except Exception as error:  # a tool never raises into the agent, whatever failed
             if not isinstance(error, MemstoreError):
                 log.warning("memory tool %s failed unexpectedly", name, exc_info=True)
