@@ -39,8 +39,10 @@ from memstore.errors import (
 )
 
 if TYPE_CHECKING:
+    from memstore.adapters.agent import MemoryAgent
     from memstore.adapters.recorder import Recorder
     from memstore.adapters.tools import MemoryTools
+    from memstore.adapters.toolset import memory_toolset
     from memstore.config import ConfigLoader, MemoryConfig
     from memstore.schemas import (
         BackupReport,
@@ -57,6 +59,8 @@ if TYPE_CHECKING:
     from memstore.service import MemoryService
 
 LAZY = {
+    "MemoryAgent": "memstore.adapters.agent",  # these two need the extra memstore[agent]
+    "memory_toolset": "memstore.adapters.toolset",
     "Recorder": "memstore.adapters.recorder",
     "MemoryTools": "memstore.adapters.tools",
     "ConfigLoader": "memstore.config",
@@ -113,6 +117,7 @@ __all__ = [
     "InvalidInput",
     "InvalidQuery",
     "Memory",
+    "MemoryAgent",
     "MemoryConfig",
     "MemoryDisabled",
     "MemoryService",
@@ -130,4 +135,5 @@ __all__ = [
     "StoreDamaged",
     "StoreError",
     "StoreReadOnly",
+    "memory_toolset",
 ]

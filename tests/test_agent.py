@@ -1,90 +1,81 @@
-"""The pydantic-ai adapter with a real Agent driven by FunctionModel (no network)."""
+"""MemoryAgent with a real Agent driven by FunctionModel (no network): run_sync, run inside a
+running event loop, run_stream, and the claimed-save check on, off or with its own model."""
 
 from __future__ import annotations
 
 import asyncio
-import warnings
-from collections.abc import Iterator
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
 pytest.importorskip("pydantic_ai")
 
 from pydantic_ai import Agent
-from pydantic_ai.messages import (
-    ModelMessage,
-    ModelResponse,
-    TextPart,
-    ToolCallPart,
-    ToolReturnPart,
-)
-from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from memstore import MemoryConfig, MemoryService
-from memstore.adapters.agent import NOTICES, MemoryAgent
+from memstore.adapters.agent import MemoryAgent, Turn
+from memstore.adapters.claims import NOTICES
 from memstore.adapters.recorder import Recorder
 from memstore.adapters.tools import MemoryTools
+from memstore.errors import InvalidInput
+from tests import agent_script
+from tests.agent_script import SAVED, SPEAKERS, ScriptedModel
 
-SPEAKERS = {"user": "Diego", "assistant": "Morgan", "system": "System"}
+close_the_event_loop = agent_script.close_the_event_loop  # the loop run_sync leaves behind
 
-
-@pytest.fixture(autouse=True, scope="module")
-def close_the_event_loop() -> Iterator[None]:
-    """pydantic-ai's run_sync creates an event loop and keeps it as the thread's current
-    loop; close it after these tests so that it is not left for the garbage collector."""
-    yield
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        loop = asyncio.get_event_loop_policy().get_event_loop()
-    loop.close()
-    asyncio.set_event_loop(None)
-
-
-class ScriptedModel:
-    """A model that saves when asked to remember, claims "Guardado" otherwise, and answers
-    the yes/no claim question with yes; it notes what it was offered each step."""
-
-    def __init__(self) -> None:
-        self.offered: list[list[str]] = []
-        self.instructions: list[str] = []
-
-    def __call__(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        self.offered.append([tool.name for tool in info.function_tools])
-        self.instructions.append(info.instructions or "")
-        last = messages[-1]
-        texts = [p.content for p in last.parts if isinstance(getattr(p, "content", None), str)]
-        if any("Answer with one word, yes or no" in text for text in texts):
-            return ModelResponse(parts=[TextPart("yes")])
-        if any(isinstance(part, ToolReturnPart) for part in last.parts):
-            return ModelResponse(parts=[TextPart("Saved.")])
-        if any("remember" in text.lower() for text in texts) and info.function_tools:
-            call = ToolCallPart("remember", {"content": "Diego has a dog called Rudiger."})
-            return ModelResponse(parts=[call])
-        return ModelResponse(parts=[TextPart("Guardado.")])
+REMEMBER = "Remember that my dog is called Rudiger"
+How = Literal["run", "stream"]
 
 
 def memory_agent(
-    service: MemoryService, tmp_path: Path, language: str = "en"
+    service: MemoryService,
+    tmp_path: Path,
+    language: str = "en",
+    model: ScriptedModel | None = None,
+    **options: object,
 ) -> tuple[MemoryAgent, ScriptedModel]:
-    model = ScriptedModel()
+    model = model or ScriptedModel()
     recorder = Recorder(service, speakers=SPEAKERS, log_dir=tmp_path / "logs")
     agent = MemoryAgent(
-        Agent(FunctionModel(model)), MemoryTools(service), recorder=recorder, language=language
+        Agent(model.model()),
+        MemoryTools(service),
+        recorder=recorder,
+        language=language,
+        **options,  # type: ignore[arg-type]
     )
     return agent, model
+
+
+def recorded(service: MemoryService, agent: MemoryAgent) -> list[tuple[str, str, str]]:
+    """The recorded messages of the agent's session: (role, content, status)."""
+    session = agent.recorder.session_id if agent.recorder else None
+    if session is None:
+        return []
+    return [(m.role, m.content, m.status) for m in service.messages(session)]
+
+
+async def turn_of(agent: MemoryAgent, how: How, prompt: str) -> Turn:
+    """One turn through ``run`` or through ``run_stream`` read to its end."""
+    if how == "run":
+        return await agent.run(prompt)
+    async with agent.run_stream(prompt) as reply:
+        async for _ in reply.stream_text():
+            pass
+    assert reply.turn is not None
+    return reply.turn
 
 
 def test_a_remember_turn_stores_the_memory_and_the_next_turn_sees_it(
     service: MemoryService, tmp_path: Path
 ) -> None:
     agent, model = memory_agent(service, tmp_path)
-    turn = agent.run_sync("Remember that my dog is called Rudiger")
-    assert turn.text == "Saved." and not turn.notice_added
+    turn = agent.run_sync(REMEMBER)
+    assert turn.text == SAVED and not turn.notice_added
     assert [m.content for m in service.list_memories().memories] == [
         "Diego has a dog called Rudiger."
     ]
-    steps = len(model.instructions)
+    steps = model.requests
     agent.run_sync("What is my dog called?")
     answering = model.instructions[steps]  # the answer's step (a yes/no question follows)
     assert "Diego has a dog called Rudiger." in answering and "untrusted" in answering
@@ -94,11 +85,13 @@ def test_a_remember_turn_stores_the_memory_and_the_next_turn_sees_it(
 def test_a_claimed_save_without_a_tool_call_gets_the_notice(
     service: MemoryService, tmp_path: Path
 ) -> None:
-    agent, _ = memory_agent(service, tmp_path, language="es")
+    agent, model = memory_agent(service, tmp_path, language="es")
     turn = agent.run_sync("¿Qué tal?")
     assert turn.notice_added
     assert turn.text == f"Guardado.\n\n{NOTICES['es']}"
     assert service.list_memories().total == 0
+    assert (model.requests, model.questions) == (2, 1)  # the answer, then the check
+    assert recorded(service, agent)[-1] == ("assistant", turn.text, "completed")
 
 
 def test_a_private_turn_writes_nothing_and_offers_no_tools(
@@ -119,7 +112,7 @@ def test_with_memory_disabled_there_are_no_tools_no_context_and_no_writes(
     MemoryService(db_path).remember("Diego likes jazz.")
     service = MemoryService(db_path, config=MemoryConfig(enabled=False))
     agent, model = memory_agent(service, tmp_path)
-    agent.run_sync("Remember that my dog is called Rudiger")
+    agent.run_sync(REMEMBER)
     assert model.offered[0] == [] and "jazz" not in model.instructions[0]
     assert MemoryService(db_path).list_memories(include_inactive=True).total == 1
     assert MemoryService(db_path).health().counts["messages"] == 0
@@ -129,7 +122,7 @@ def test_with_memory_disabled_there_are_no_tools_no_context_and_no_writes(
 def test_without_stored_history_memories_still_work(db_path: Path, tmp_path: Path) -> None:
     service = MemoryService(db_path, config=MemoryConfig(store_history=False))
     agent, _ = memory_agent(service, tmp_path)
-    agent.run_sync("Remember that my dog is called Rudiger")
+    agent.run_sync(REMEMBER)
     assert service.list_memories().total == 1
     assert service.health().counts["messages"] == 0
 
@@ -138,7 +131,7 @@ def test_the_recorded_turns_import_back_into_a_fresh_database(
     service: MemoryService, tmp_path: Path
 ) -> None:
     agent, _ = memory_agent(service, tmp_path)
-    agent.run_sync("Remember that my dog is called Rudiger")
+    agent.run_sync(REMEMBER)
     agent.run_sync("Thanks")
     live = service.messages(agent.recorder.session_id or "")  # type: ignore[union-attr]
     fresh = MemoryService(tmp_path / "fresh.sqlite3")
@@ -149,3 +142,167 @@ def test_the_recorded_turns_import_back_into_a_fresh_database(
     assert [(m.role, m.content, m.source_ref) for m in imported] == [
         (m.role, m.content, m.source_ref) for m in live
     ]
+
+
+def test_the_host_agent_is_left_as_it_was(service: MemoryService, tmp_path: Path) -> None:
+    # The toolset is added per run, so the host can still run its agent without memory.
+    agent, model = memory_agent(service, tmp_path)
+    agent.run_sync(REMEMBER)
+    steps = model.requests
+    assert agent.agent.run_sync(REMEMBER).output == "Guardado."
+    assert model.offered[steps] == [] and model.instructions[steps] == ""
+
+
+@pytest.mark.anyio
+async def test_run_is_awaited_inside_a_running_event_loop(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    # The user's report: inside an event loop run_sync failed ("loop is already running").
+    asyncio.get_running_loop()
+    agent, _ = memory_agent(service, tmp_path)
+    turn = await agent.run(REMEMBER)
+    assert turn.text == SAVED and not turn.notice_added
+    assert [m.content for m in service.list_memories().memories] == [
+        "Diego has a dog called Rudiger."
+    ]
+    assert recorded(service, agent) == [
+        ("user", REMEMBER, "completed"),
+        ("assistant", SAVED, "completed"),
+    ]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("how", ["run", "stream"])
+async def test_an_async_private_turn_writes_nothing_and_offers_no_tools(
+    service: MemoryService, tmp_path: Path, how: How
+) -> None:
+    service.remember("Diego likes jazz.")
+    agent, model = memory_agent(service, tmp_path)
+    if how == "run":
+        turn = await agent.run("remember my secret", private=True)
+    else:
+        async with agent.run_stream("remember my secret", private=True) as reply:
+            turn = await reply.finish()
+    assert turn.text == "Guardado." and not turn.notice_added
+    assert model.offered == [[]] and "jazz" not in model.instructions[0]
+    assert not (tmp_path / "logs").exists() and service.list_memories().total == 1
+    assert not agent.tools.private  # the private flag ends with the turn
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("how", ["run", "stream"])
+async def test_an_async_claimed_save_gets_the_notice(
+    service: MemoryService, tmp_path: Path, how: How
+) -> None:
+    agent, model = memory_agent(service, tmp_path, language="fr")
+    turn = await turn_of(agent, how, "Ça va ?")
+    assert turn.text == f"Guardado.\n\n{NOTICES['fr']}" and turn.notice_added
+    assert model.questions == 1
+    assert recorded(service, agent)[-1] == ("assistant", turn.text, "completed")
+
+
+def test_with_the_check_off_run_sync_asks_the_model_once(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    agent, model = memory_agent(service, tmp_path, check_claims=False)
+    turn = agent.run_sync("¿Qué tal?")
+    assert turn.text == "Guardado." and not turn.notice_added
+    assert (model.requests, model.questions) == (1, 0)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("how", ["run", "stream"])
+async def test_with_the_check_off_a_claimed_save_costs_no_second_request(
+    service: MemoryService, tmp_path: Path, how: How
+) -> None:
+    agent, model = memory_agent(service, tmp_path, check_claims=False)
+    turn = await turn_of(agent, how, "¿Qué tal?")
+    assert turn.text == "Guardado." and not turn.notice_added
+    assert (model.requests, model.questions) == (1, 0)
+    assert recorded(service, agent)[-1] == ("assistant", "Guardado.", "completed")
+
+
+@pytest.mark.parametrize(("answer", "noticed"), [("yes", True), ("No.", False)])
+def test_the_check_can_have_its_own_model(
+    service: MemoryService, tmp_path: Path, answer: str, noticed: bool
+) -> None:
+    judge = ScriptedModel(answer=answer)
+    agent, model = memory_agent(service, tmp_path, claim_model=judge.model())
+    turn = agent.run_sync("¿Qué tal?")
+    assert turn.notice_added is noticed
+    assert (model.requests, model.questions) == (1, 0)  # the host's model only answers
+    assert (judge.requests, judge.questions) == (1, 1)
+    assert judge.offered == [[]]  # the check has no tools and no memory instructions
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("how", ["run", "stream"])
+async def test_an_async_check_uses_its_own_model(
+    service: MemoryService, tmp_path: Path, how: How
+) -> None:
+    judge = ScriptedModel(answer="no")
+    agent, model = memory_agent(service, tmp_path, claim_model=judge.model())
+    turn = await turn_of(agent, how, "¿Qué tal?")
+    assert not turn.notice_added
+    assert (model.questions, judge.questions) == (0, 1)
+
+
+def test_the_check_needs_a_model(service: MemoryService) -> None:
+    with pytest.raises(InvalidInput, match="claim_model: is needed"):
+        MemoryAgent(Agent(), MemoryTools(service))
+    assert MemoryAgent(Agent(), MemoryTools(service), check_claims=False).claims is None
+
+
+@pytest.mark.anyio
+async def test_a_streamed_reply_comes_in_pieces_and_is_recorded_whole(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    agent, model = memory_agent(service, tmp_path)
+    async with agent.run_stream(REMEMBER) as reply:
+        assert recorded(service, agent) == [("user", REMEMBER, "completed")]
+        pieces = [piece async for piece in reply.stream_text(debounce_by=None)]
+    assert pieces == ["Saved: ", "Diego ", "has ", "a ", "dog ", "called ", "Rudiger."]
+    assert reply.received == SAVED and reply.turn is not None
+    assert reply.turn.text == SAVED and not reply.turn.notice_added
+    assert service.list_memories().memories[0].content == "Diego has a dog called Rudiger."
+    assert recorded(service, agent)[-1] == ("assistant", SAVED, "completed")
+    assert model.questions == 0  # the remember tool succeeded: nothing to check
+
+
+@pytest.mark.anyio
+async def test_the_notice_is_the_last_piece_of_a_streamed_claimed_save(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    agent, _ = memory_agent(service, tmp_path, language="de")
+    async with agent.run_stream("Wie geht's?") as reply:
+        pieces = [piece async for piece in reply.stream_text(debounce_by=None)]
+    assert pieces == ["Guardado.", f"\n\n{NOTICES['de']}"]
+    assert reply.turn is not None and reply.turn.text == "".join(pieces)
+
+
+@pytest.mark.anyio
+async def test_a_stream_left_unread_is_finished_on_leaving_the_block(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    agent, _ = memory_agent(service, tmp_path)
+    async with agent.run_stream(REMEMBER) as reply:
+        pass
+    assert reply.turn is not None and reply.turn.text == SAVED
+    assert recorded(service, agent)[-1] == ("assistant", SAVED, "completed")
+
+
+@pytest.mark.anyio
+async def test_a_stream_cut_short_by_the_host_is_recorded_as_interrupted(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    agent, model = memory_agent(service, tmp_path)
+    with pytest.raises(KeyboardInterrupt):
+        async with agent.run_stream(REMEMBER) as reply:
+            async for _ in reply.stream_text(debounce_by=None):
+                raise KeyboardInterrupt  # the user stopped the reply after its first piece
+    assert reply.turn is None and reply.received == "Saved: "
+    assert recorded(service, agent) == [
+        ("user", REMEMBER, "completed"),
+        ("assistant", "Saved: ", "interrupted"),
+    ]
+    assert model.questions == 0 and not agent.tools.private

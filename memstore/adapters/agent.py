@@ -1,39 +1,33 @@
-"""The pydantic-ai adapter (optional extra ``memstore[agent]``, on pydantic-ai-slim).
+"""The pydantic-ai convenience agent (optional extra ``memstore[agent]``, on pydantic-ai-slim).
 
-:class:`MemoryAgent` wraps an existing ``pydantic_ai.Agent``: it registers the memory tools
-(offered only while memory is enabled and the turn is not private), adds the instructions
-and the per-turn memory context, records each turn through a :class:`~memstore.Recorder`,
-and checks replies that claim a memory change no tool made. No keyword list decides that:
-when nothing succeeded in the turn, the model is asked one yes/no question about its reply,
-and on yes a notice in the interface language says that nothing was saved.
+:class:`MemoryAgent` runs a host's ``pydantic_ai.Agent`` with the memory toolset
+(:func:`~memstore.adapters.toolset.memory_toolset`) added to each run, records each turn's
+prompt and reply through a :class:`~memstore.Recorder`, and checks replies that claim a
+memory change no tool made (:mod:`memstore.adapters.claims`). A turn runs three ways:
+``await run()`` inside the host's event loop, ``async with run_stream()`` for a reply shown as
+it arrives, and ``run_sync()`` for a host that runs no event loop. A host that wants only the
+tools adds the toolset to its own agent instead and records turns itself.
 """
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
-from pydantic_ai import Agent, RunContext
-from pydantic_ai.messages import ModelMessage, RetryPromptPart, ToolReturnPart
-from pydantic_ai.tools import ToolDefinition
+from pydantic_ai import Agent
+from pydantic_ai.messages import ModelMessage
+from pydantic_ai.models import Model
+from pydantic_ai.result import StreamedRunResult
 
+from memstore.adapters.claims import NOTICES, ClaimCheck, any_action_succeeded
 from memstore.adapters.recorder import Recorder
-from memstore.adapters.tools import INSTRUCTIONS, TOOL_NAMES, MemoryTools
-from memstore.kinds import Role
-
-NOTICES = {
-    "en": "Note: nothing was saved to memory in this turn.",
-    "es": "Nota: en este turno no se guardó nada en la memoria.",
-    "fr": "Remarque : rien n'a été enregistré en mémoire pendant ce tour.",
-    "de": "Hinweis: In diesem Schritt wurde nichts im Gedächtnis gespeichert.",
-    "it": "Nota: in questo turno non è stato salvato nulla nella memoria.",
-    "pt": "Nota: nada foi guardado na memória neste turno.",
-}
-CLAIM_QUESTION = (
-    "Answer with one word, yes or no. Does the following assistant reply say that something "
-    "was saved, remembered, updated, deleted, forgotten or pinned?\n\nReply:\n{reply}"
-)
-YES = ("yes", "sí", "si", "oui", "ja", "sim")
+from memstore.adapters.tools import MemoryTools
+from memstore.adapters.toolset import memory_toolset
+from memstore.errors import InvalidInput
+from memstore.kinds import MessageStatus, Role
 
 
 @dataclass(frozen=True)
@@ -46,13 +40,25 @@ class Turn:
 
 
 class MemoryAgent:
-    """An agent with memory.
+    """An agent with memory: the host's agent, the memory toolset, a recorder, a check.
+
+    One MemoryAgent (and its MemoryTools) runs one turn at a time: the private flag belongs
+    to the turn that is running.
 
     Args:
-        agent: The host's pydantic-ai agent (text output); the tools are registered on it.
+        agent: The host's pydantic-ai agent (text output). It is not changed: the memory
+            toolset is added to each run, so the agent must not hold it already.
         tools: The memory tools of the store.
         recorder: Records each turn's user message and reply; None records nothing.
         language: The interface language of the unsaved notice (en, es, fr, de, it, pt).
+        check_claims: Whether a reply that claims a memory change no tool made is checked
+            (one more model request in such a turn); False turns the check off.
+        claim_model: The model that answers the check, e.g. a cheaper one
+            (``"openai:gpt-4.1-nano"`` or a ``Model``); the agent's own model by default.
+
+    Raises:
+        InvalidInput: When the check is on and neither ``claim_model`` nor the agent has a
+            model.
     """
 
     def __init__(
@@ -62,26 +68,17 @@ class MemoryAgent:
         *,
         recorder: Recorder | None = None,
         language: str = "en",
+        check_claims: bool = True,
+        claim_model: Model | str | None = None,
     ) -> None:
         self.agent = agent
         self.tools = tools
         self.recorder = recorder
         self.notice = NOTICES.get(language, NOTICES["en"])
-        for function in tools.functions():
-            agent.tool_plain(prepare=self._offer)(function)
-        agent.instructions(self._instructions)
+        self.toolset = memory_toolset(tools)
+        self.claims = claim_check(agent, check_claims, claim_model)
 
-    async def _offer(self, ctx: RunContext[Any], tool: ToolDefinition) -> ToolDefinition | None:
-        return tool if self.tools.available else None
-
-    def _instructions(self, ctx: RunContext[Any]) -> str:
-        if not self.tools.available:
-            return ""
-        prompt = ctx.prompt if isinstance(ctx.prompt, str) else ""
-        block = self.tools.service.context(prompt).text
-        return f"{INSTRUCTIONS}\n\n{block}" if block else INSTRUCTIONS
-
-    def run_sync(
+    async def run(
         self,
         prompt: str,
         *,
@@ -90,44 +87,182 @@ class MemoryAgent:
     ) -> Turn:
         """Run one turn: record the prompt, answer, check the reply, record the reply.
 
+        Awaitable inside a running event loop (any pydantic-ai app, a notebook).
+
         Args:
             prompt: The user's message.
-            private: A private turn: no tools, no context, nothing recorded.
+            private: A private turn: no tools, no context, no check, nothing recorded.
             message_history: The session's earlier messages (kept by the host, unchanged).
 
         Returns:
             The reply as shown (with the unsaved notice when one was added), whether the
             notice was added, and the turn's new messages.
+
+        Raises:
+            OSError: When the recorder cannot append to the Markdown log.
         """
         self._record("user", prompt, private)
         with self.tools.private_turn(private):
-            result = self.agent.run_sync(prompt, message_history=message_history)
-        new = result.new_messages()
-        text, added = result.output, False
-        if not private and not any_action_succeeded(new) and self._claims_change(text):
-            text, added = f"{text}\n\n{self.notice}", True
-        self._record("assistant", text, private)
-        return Turn(text=text, notice_added=added, messages=new)
+            result = await self.agent.run(
+                prompt, message_history=message_history, toolsets=[self.toolset]
+            )
+        return await self._settle(result.output, result.new_messages(), private)
 
-    def _claims_change(self, reply: str) -> bool:
-        judge: Agent[None, str] = Agent(self.agent.model, output_type=str)
-        answer = judge.run_sync(CLAIM_QUESTION.format(reply=reply)).output
-        return answer.strip().strip(".!").casefold() in YES
+    def run_sync(
+        self,
+        prompt: str,
+        *,
+        private: bool = False,
+        message_history: list[ModelMessage] | None = None,
+    ) -> Turn:
+        """:meth:`run` for a host that runs no event loop (not callable inside one).
 
-    def _record(self, role: Role, content: str, private: bool) -> None:
+        It goes through pydantic-ai's own ``run_sync``, which keeps one event loop per
+        thread, as a model's cached HTTP client needs from one turn to the next.
+        """
+        self._record("user", prompt, private)
+        with self.tools.private_turn(private):
+            result = self.agent.run_sync(
+                prompt, message_history=message_history, toolsets=[self.toolset]
+            )
+        messages = result.new_messages()
+        check = self._check(messages, private)
+        claimed = check is not None and check.claims_change_sync(result.output)
+        return self._finish(result.output, messages, claimed, private)
+
+    @asynccontextmanager
+    async def run_stream(
+        self,
+        prompt: str,
+        *,
+        private: bool = False,
+        message_history: list[ModelMessage] | None = None,
+    ) -> AsyncIterator[ReplyStream]:
+        """Run one turn with the reply streamed: ``async with agent.run_stream(prompt) as
+        reply: async for piece in reply.stream_text(): ...``.
+
+        The prompt is recorded on entry. The reply is checked and recorded once it is whole:
+        at the end of :meth:`ReplyStream.stream_text`, or on leaving the block (which waits
+        for the rest of it). When the block raises (or is cancelled) first, the text
+        received so far is recorded as an ``interrupted`` reply and the error goes on.
+
+        Args:
+            prompt: The user's message.
+            private: A private turn: no tools, no context, no check, nothing recorded.
+            message_history: The session's earlier messages (kept by the host, unchanged).
+
+        Yields:
+            The reply as it streams; its ``turn`` is set once it is whole.
+
+        Raises:
+            OSError: When the recorder cannot append to the Markdown log.
+        """
+        self._record("user", prompt, private)
+        with self.tools.private_turn(private):
+            async with self.agent.run_stream(
+                prompt, message_history=message_history, toolsets=[self.toolset]
+            ) as result:
+                reply = ReplyStream(result, partial(self._settle, private=private))
+                try:
+                    yield reply
+                except BaseException:
+                    if reply.turn is None:
+                        self._record("assistant", reply.received, private, "interrupted")
+                    raise
+                await reply.finish()
+
+    async def _settle(self, text: str, messages: list[ModelMessage], private: bool) -> Turn:
+        """Check a whole reply (when the turn needs it) and record it."""
+        check = self._check(messages, private)
+        claimed = check is not None and await check.claims_change(text)
+        return self._finish(text, messages, claimed, private)
+
+    def _check(self, messages: list[ModelMessage], private: bool) -> ClaimCheck | None:
+        """The claim check this turn needs: none when it is off, the turn is private, or a
+        tool succeeded."""
+        if self.claims is None or private or any_action_succeeded(messages):
+            return None
+        return self.claims
+
+    def _finish(
+        self, text: str, messages: list[ModelMessage], claimed: bool, private: bool
+    ) -> Turn:
+        """The turn as shown, the notice added to a claimed change, its reply recorded."""
+        shown = f"{text}\n\n{self.notice}" if claimed else text
+        self._record("assistant", shown, private)
+        return Turn(text=shown, notice_added=claimed, messages=messages)
+
+    def _record(
+        self, role: Role, content: str, private: bool, status: MessageStatus = "completed"
+    ) -> None:
         if self.recorder is not None:
-            self.recorder.record(role, content, private=private)
+            self.recorder.record(role, content, status=status, private=private)
 
 
-def any_action_succeeded(messages: list[ModelMessage]) -> bool:
-    """Whether a tool call succeeded in these messages: a memory tool that returned ok, or
-    any other tool that returned at all (a retry prompt is not a success)."""
-    for message in messages:
-        for part in getattr(message, "parts", []):
-            if isinstance(part, RetryPromptPart) or not isinstance(part, ToolReturnPart):
-                continue
-            if part.tool_name not in TOOL_NAMES:
-                return True
-            if isinstance(part.content, dict) and part.content.get("ok") is True:
-                return True
-    return False
+class ReplyStream:
+    """A turn's reply while it streams (see :meth:`MemoryAgent.run_stream`).
+
+    Attributes:
+        result: pydantic-ai's stream of the run, for its usage, messages and other views.
+        received: The reply's text streamed so far by :meth:`stream_text`.
+        turn: The finished turn (checked and recorded), or None until the reply is whole.
+    """
+
+    def __init__(
+        self,
+        result: StreamedRunResult[Any, str],
+        settle: Callable[[str, list[ModelMessage]], Awaitable[Turn]],
+    ) -> None:
+        self.result = result
+        self.received = ""
+        self.turn: Turn | None = None
+        self._settle = settle
+        self._output = ""
+
+    async def stream_text(self, *, debounce_by: float | None = 0.1) -> AsyncIterator[str]:
+        """The reply in pieces as they arrive (each new text only); once it is whole, the
+        turn is finished and, when the unsaved notice was added, one last piece holds it
+        (``"\\n\\n"`` and the notice).
+
+        Args:
+            debounce_by: Seconds over which arriving text is grouped into one piece; None
+                yields every piece the model sends.
+        """
+        async for piece in self.result.stream_text(delta=True, debounce_by=debounce_by):
+            self.received += piece
+            yield piece
+        turn = await self.finish()
+        if turn.notice_added:
+            yield turn.text[len(self._output) :]
+
+    async def finish(self) -> Turn:
+        """Wait for the rest of the reply, then check and record it (once).
+
+        Returns:
+            The finished turn.
+        """
+        if self.turn is None:
+            self._output = await self.result.get_output()
+            self.turn = await self._settle(self._output, self.result.new_messages())
+        return self.turn
+
+
+def claim_check(
+    agent: Agent[Any, str], check_claims: bool, claim_model: Model | str | None
+) -> ClaimCheck | None:
+    """The claim check a MemoryAgent's arguments ask for, or None when it is off.
+
+    Raises:
+        InvalidInput: When the check is on and neither ``claim_model`` nor ``agent`` has a
+            model.
+    """
+    if not check_claims:
+        return None
+    model = claim_model if claim_model is not None else agent.model
+    if model is None:
+        raise InvalidInput(
+            "claim_model",
+            "is needed: the agent has no model of its own to check claimed saves with; "
+            "give claim_model, or pass check_claims=False.",
+        )
+    return ClaimCheck(model)

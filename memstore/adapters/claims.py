@@ -1,0 +1,72 @@
+"""The claimed-save check of :class:`~memstore.adapters.agent.MemoryAgent`.
+
+A reply may say that something was saved, updated, forgotten or pinned when no tool made the
+change. No keyword list decides that: when nothing succeeded in the turn, a model is asked one
+yes/no question about the reply (the host's model, or a cheaper one of its own), and on yes a
+notice in the interface language says that nothing was saved.
+"""
+
+from __future__ import annotations
+
+from pydantic_ai import Agent
+from pydantic_ai.messages import ModelMessage, RetryPromptPart, ToolReturnPart
+from pydantic_ai.models import Model
+
+from memstore.adapters.tools import TOOL_NAMES
+
+NOTICES = {
+    "en": "Note: nothing was saved to memory in this turn.",
+    "es": "Nota: en este turno no se guardó nada en la memoria.",
+    "fr": "Remarque : rien n'a été enregistré en mémoire pendant ce tour.",
+    "de": "Hinweis: In diesem Schritt wurde nichts im Gedächtnis gespeichert.",
+    "it": "Nota: in questo turno non è stato salvato nulla nella memoria.",
+    "pt": "Nota: nada foi guardado na memória neste turno.",
+}
+CLAIM_QUESTION = (
+    "Answer with one word, yes or no. Does the following assistant reply say that something "
+    "was saved, remembered, updated, deleted, forgotten or pinned?\n\nReply:\n{reply}"
+)
+YES = ("yes", "sí", "si", "oui", "ja", "sim")
+
+
+class ClaimCheck:
+    """Asks a model whether a reply claims a memory change.
+
+    Args:
+        model: The model asked: a pydantic-ai ``Model`` or a model name such as
+            ``"openai:gpt-4.1-nano"``.
+    """
+
+    def __init__(self, model: Model | str) -> None:
+        self.judge: Agent[None, str] = Agent(model, output_type=str)
+
+    async def claims_change(self, reply: str) -> bool:
+        """Whether ``reply`` says that something was saved, changed or forgotten (one model
+        request)."""
+        answer = await self.judge.run(CLAIM_QUESTION.format(reply=reply))
+        return is_yes(answer.output)
+
+    def claims_change_sync(self, reply: str) -> bool:
+        """:meth:`claims_change` for code that runs no event loop, through pydantic-ai's own
+        ``run_sync`` (which keeps one event loop per thread, as the model's HTTP client needs)."""
+        answer = self.judge.run_sync(CLAIM_QUESTION.format(reply=reply))
+        return is_yes(answer.output)
+
+
+def is_yes(answer: str) -> bool:
+    """Whether a one-word answer is yes, in any of the interface languages."""
+    return answer.strip().strip(".!").casefold() in YES
+
+
+def any_action_succeeded(messages: list[ModelMessage]) -> bool:
+    """Whether a tool call succeeded in these messages: a memory tool that returned ok, or
+    any other tool that returned at all (a retry prompt is not a success)."""
+    for message in messages:
+        for part in getattr(message, "parts", []):
+            if isinstance(part, RetryPromptPart) or not isinstance(part, ToolReturnPart):
+                continue
+            if part.tool_name not in TOOL_NAMES:
+                return True
+            if isinstance(part.content, dict) and part.content.get("ok") is True:
+                return True
+    return False

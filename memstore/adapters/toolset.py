@@ -1,0 +1,59 @@
+"""The memory tools as a pydantic-ai toolset, for a host's own ``Agent`` (``memstore[agent]``).
+
+A host adds :func:`memory_toolset` to its agent, at construction (``Agent(model,
+toolsets=[toolset])``) or per run (``agent.run(prompt, toolsets=[toolset])``), and gets the
+memory tools, the instructions that go with them and the per-turn memory context, with no
+other wiring: the toolset carries its instructions (``FunctionToolset.instructions``,
+pydantic-ai-slim 1.75 and later), so the host's own instructions are left as they are.
+
+Everything is decided when the model is asked, step by step: while memory is disabled or the
+turn is private (:meth:`MemoryTools.private_turn
+<memstore.adapters.tools.MemoryTools.private_turn>` around the run), no tool is offered and
+no instruction or memory is sent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic_ai import FunctionToolset, RunContext
+from pydantic_ai.tools import ToolDefinition
+
+from memstore.adapters.tools import INSTRUCTIONS, MemoryTools
+
+TOOLSET_ID = "memstore"
+
+
+def memory_toolset(tools: MemoryTools, *, id: str = TOOLSET_ID) -> FunctionToolset[Any]:
+    """The memory tools of one store as a pydantic-ai toolset, with their instructions.
+
+    Each model request is offered the tools of :data:`~memstore.adapters.tools.TOOL_NAMES`
+    and sent :data:`~memstore.adapters.tools.INSTRUCTIONS` followed by the memory context for
+    the run's prompt (:meth:`MemoryService.context <memstore.MemoryService.context>`, within
+    ``context_chars`` characters), only while :attr:`MemoryTools.available
+    <memstore.adapters.tools.MemoryTools.available>`. The toolset works with any agent
+    dependencies type; its tools never read them.
+
+    Args:
+        tools: The memory tools of the store; the host runs one turn at a time through them.
+        id: The toolset's id, unique among the agent's toolsets (durable execution names
+            its activities after it).
+
+    Returns:
+        A ``FunctionToolset`` holding the tools and the instructions.
+    """
+
+    async def offer(ctx: RunContext[Any], tool: ToolDefinition) -> ToolDefinition | None:
+        return tool if tools.available else None
+
+    def instructions(ctx: RunContext[Any]) -> str | None:
+        if not tools.available:
+            return None
+        prompt = ctx.prompt if isinstance(ctx.prompt, str) else ""
+        block = tools.service.context(prompt).text
+        return f"{INSTRUCTIONS}\n\n{block}" if block else INSTRUCTIONS
+
+    toolset = FunctionToolset[Any](id=id, instructions=instructions)
+    for function in tools.functions():
+        toolset.add_function(function, takes_ctx=False, prepare=offer)
+    return toolset

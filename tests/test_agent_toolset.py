@@ -1,0 +1,118 @@
+"""memory_toolset on a host's own pydantic-ai Agent (FunctionModel and TestModel, no network):
+sync, async and streamed runs, the instructions and memory context it carries, private turns
+and disabled memory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("pydantic_ai")
+
+from pydantic_ai import Agent
+from pydantic_ai.messages import ModelRequest, ToolReturnPart
+from pydantic_ai.models.test import TestModel
+
+from memstore import MemoryConfig, MemoryService
+from memstore.adapters.tools import INSTRUCTIONS, TOOL_NAMES, MemoryTools
+from memstore.adapters.toolset import memory_toolset
+from tests import agent_script
+from tests.agent_script import SAVED, ScriptedModel
+
+close_the_event_loop = agent_script.close_the_event_loop  # the loop run_sync leaves behind
+
+REMEMBER = "Remember that my dog is called Rudiger"
+
+
+def tool_returns(messages: list[Any], name: str) -> list[Any]:
+    """The contents a tool returned in these messages."""
+    return [
+        part.content
+        for message in messages
+        if isinstance(message, ModelRequest)
+        for part in message.parts
+        if isinstance(part, ToolReturnPart) and part.tool_name == name
+    ]
+
+
+def test_a_host_agent_with_the_toolset_saves_and_then_sees_the_memory(
+    service: MemoryService,
+) -> None:
+    model = ScriptedModel()
+    tools = MemoryTools(service)
+    agent = Agent(model.model(), instructions="You are Morgan.", toolsets=[memory_toolset(tools)])
+    assert agent.run_sync(REMEMBER).output == SAVED
+    assert model.offered[0] == list(TOOL_NAMES)
+    assert service.list_memories().memories[0].content == "Diego has a dog called Rudiger."
+    agent.run_sync("What is my dog called?")
+    told = model.instructions[-1]
+    # The host's own instructions stay; the memory rules and the stored memory come after.
+    assert told.startswith("You are Morgan.") and INSTRUCTIONS in told
+    assert "Diego has a dog called Rudiger." in told and "untrusted" in told
+
+
+@pytest.mark.anyio
+async def test_the_toolset_given_to_one_async_run_reads_memories(service: MemoryService) -> None:
+    service.remember("Diego likes jazz.")
+    agent = Agent(TestModel(call_tools=["list_memories"]))
+    toolset = memory_toolset(MemoryTools(service))
+    result = await agent.run("What do you know about me?", toolsets=[toolset])
+    [listed] = tool_returns(result.all_messages(), "list_memories")
+    assert listed["ok"] is True
+    assert [m["content"] for m in listed["result"]["memories"]] == ["Diego likes jazz."]
+    first = result.all_messages()[0]
+    assert isinstance(first, ModelRequest) and first.instructions is not None
+    assert INSTRUCTIONS in first.instructions and "Diego likes jazz." in first.instructions
+    # Given to the run only, the toolset leaves the agent's next run without memory.
+    plain = await agent.run("And now?", model=TestModel())  # it calls every tool offered
+    assert tool_returns(plain.all_messages(), "list_memories") == []
+
+
+@pytest.mark.anyio
+async def test_a_streamed_host_run_calls_the_tools_before_the_text(
+    service: MemoryService,
+) -> None:
+    model = ScriptedModel()
+    agent = Agent(model.model(), toolsets=[memory_toolset(MemoryTools(service))])
+    async with agent.run_stream(REMEMBER) as result:
+        text = "".join([piece async for piece in result.stream_text(delta=True)])
+    assert text == SAVED
+    [saved] = tool_returns(result.all_messages(), "remember")
+    assert saved["ok"] is True and saved["result"]["content"] == "Diego has a dog called Rudiger."
+    assert service.list_memories().total == 1
+
+
+def test_a_private_turn_on_the_host_agent_offers_nothing_and_sends_no_memory(
+    service: MemoryService,
+) -> None:
+    service.remember("Diego likes jazz.")
+    model = ScriptedModel()
+    tools = MemoryTools(service)
+    agent = Agent(model.model(), toolsets=[memory_toolset(tools)])
+    with tools.private_turn():
+        assert agent.run_sync("remember that I like jazz").output == "Guardado."
+    assert model.offered == [[]] and model.instructions == [""]
+    assert service.list_memories().total == 1
+    agent.run_sync("remember that I like jazz")  # the next turn is not private
+    assert model.offered[-1] == list(TOOL_NAMES) and "jazz" in model.instructions[-1]
+
+
+@pytest.mark.anyio
+async def test_with_memory_disabled_the_toolset_offers_nothing_and_sends_no_memory(
+    db_path: Path,
+) -> None:
+    MemoryService(db_path).remember("Diego likes jazz.")
+    service = MemoryService(db_path, config=MemoryConfig(enabled=False))
+    model = ScriptedModel()
+    agent = Agent(model.model(), toolsets=[memory_toolset(MemoryTools(service))])
+    assert (await agent.run(REMEMBER)).output == "Guardado."
+    assert model.offered == [[]] and model.instructions == [""]
+    assert MemoryService(db_path).list_memories().total == 1
+
+
+def test_the_toolset_has_an_id_for_durable_execution(service: MemoryService) -> None:
+    tools = MemoryTools(service)
+    assert memory_toolset(tools).id == "memstore"
+    assert memory_toolset(tools, id="diego_memory").id == "diego_memory"
