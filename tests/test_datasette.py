@@ -125,6 +125,20 @@ def test_the_stem_index_finds_other_forms_when_asked_for(filled: Filled) -> None
         "/memory/messages.json?_search=wanted&_fts_table=messages_stem_fts&_shape=array",
     )
     assert ids(exact) == ids(stems) == {filled.reply_id}
+    (memories,) = fetch(
+        filled.path, "/memory/memories.json?_search=grow&_fts_table=memories_stem_fts&_shape=array"
+    )
+    assert ids(memories) == {filled.memory_id}
+
+
+def test_raw_search_takes_fts5_syntax(filled: Filled) -> None:
+    prefix, either = fetch(
+        filled.path,
+        "/memory/messages.json?_search=lav*+gate&_searchmode=raw&_shape=array",
+        "/memory/messages.json?_search=gate+OR+sun&_searchmode=raw&_shape=array",
+    )
+    assert ids(prefix) == {filled.user_id}
+    assert ids(either) == {filled.user_id, filled.reply_id}
 
 
 def session_links(html: str) -> list[str]:
