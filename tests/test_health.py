@@ -48,7 +48,7 @@ def test_a_sound_database_is_ok_with_no_problems(runner: CliRunner, filled: Memo
         ("memories_fts", True),
         ("memories_stem_fts", True),
     ]
-    assert report["schema_version"] == report["code_version"] == 4
+    assert report["schema_version"] == report["code_version"] == 5
     assert report["counts"]["messages"] == 20 and report["counts"]["memories"] == 1
 
 
@@ -82,6 +82,29 @@ def test_a_missing_fts_trigger_is_a_problem(runner: CliRunner, filled: MemorySer
     assert code == 1 and report["ok"] is False and report["integrity"] == "ok"
     (problem,) = report["problems"]
     assert problem.startswith("trigger messages_fts_ai is missing: changes to its table")
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "DROP VIEW memories_search",
+        # Still a view over the index, but no longer what Datasette looks for (content="T").
+        "DROP VIEW memories_search; CREATE VIEW memories_search AS "
+        "SELECT rowid, memories_fts AS memories_search, content FROM memories_fts",
+        # Still found by Datasette, but its index is gone: every search would fail.
+        "DROP TABLE memories_fts",
+    ],
+    ids=["dropped", "unmarked", "index-gone"],
+)
+def test_a_search_view_datasette_cannot_use_is_a_problem(
+    runner: CliRunner, filled: MemoryService, damage: str
+) -> None:
+    execute(filled.path, *damage.split("; "))
+    code, report, _ = check(runner, filled.path)
+    assert code == 1 and report["ok"] is False
+    problem = next(p for p in report["problems"] if p.startswith("view "))
+    assert problem.startswith("view memories_search is missing or changed: Datasette no longer")
+    assert problem.endswith("recreate it as alembic/versions/0005_datasette.py does")
 
 
 def test_a_foreign_key_violation_names_table_row_column_and_parent(

@@ -9,6 +9,7 @@ import sqlite3
 import subprocess
 import sys
 import zipfile
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -38,6 +39,12 @@ EXPECTED_TRIGGERS = {
     "memories_stem_fts_ad",
     "memories_stem_fts_au",
 }
+EXPECTED_VIEWS = {
+    "messages_searchable",
+    "memories_searchable",
+    "messages_search",
+    "memories_search",
+}
 EXPECTED_INDEXES = {
     "ix_messages_created_at",
     "ix_messages_speaker",
@@ -65,18 +72,28 @@ def upgrade(path: Path, revision: str) -> None:
     engine.dispose()
 
 
+def downgrade(path: Path, revision: str) -> None:
+    """Run `alembic downgrade` to ``revision``, as :func:`upgrade` does."""
+    config = alembic_config()
+    engine = make_engine(path).execution_options(memstore_begin="IMMEDIATE")
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, revision)
+    engine.dispose()
+
+
 def test_single_head_and_contiguous_readable_revision_ids() -> None:
     script = ScriptDirectory.from_config(alembic_config())
-    assert script.get_heads() == ["0004"]
+    assert script.get_heads() == ["0005"]
     revisions = [rev.revision for rev in script.walk_revisions()]
-    assert sorted(revisions) == ["0001", "0002", "0003", "0004"]
+    assert sorted(revisions) == ["0001", "0002", "0003", "0004", "0005"]
 
 
 def test_upgrade_from_empty_creates_tables_fts_objects_and_records_versions(
     service: MemoryService, db_path: Path
 ) -> None:
     report = service.health()
-    assert report.ok and report.schema_version == 4
+    assert report.ok and report.schema_version == 5
     assert {"sessions", "messages", "memories", "memory_sources", "imports"} <= names(
         db_path, "table"
     )
@@ -85,11 +102,12 @@ def test_upgrade_from_empty_creates_tables_fts_objects_and_records_versions(
     )
     assert names(db_path, "trigger") == EXPECTED_TRIGGERS
     assert names(db_path, "index") >= EXPECTED_INDEXES
+    assert names(db_path, "view") == EXPECTED_VIEWS
     with sqlite3.connect(db_path) as connection:
         versions = connection.execute(
             "SELECT version, applied_at FROM schema_migrations"
         ).fetchall()
-    assert [version for version, _ in versions] == [1, 2, 3, 4]
+    assert [version for version, _ in versions] == [1, 2, 3, 4, 5]
     assert all(applied.endswith("+00:00") for _, applied in versions)
 
 
@@ -111,15 +129,74 @@ def test_stairway_keeps_rows_written_between_revisions(db_path: Path) -> None:
     assert [c.matched_id for c in result.conversations] == ["m"]
 
 
+SESSIONS_0004 = (
+    "INSERT INTO sessions (pk, id, started_at, ended_at, metadata) VALUES "
+    "(7, 'ses_b', '2026-10-05T09:00:00.000000+00:00', NULL, '{\"client\": \"desktop\"}'), "
+    "(3, 'log_a', '2026-10-04T09:00:00.000000+00:00', '2026-10-04T10:00:00.000000+00:00', '{}')"
+)
+MESSAGES_0004 = (
+    "INSERT INTO messages (id, session_id, sequence, role, content, created_at, status) VALUES "
+    "('m1', 'ses_b', 1, 'user', 'lavanda azul', '2026-10-05T09:00:00.000000+00:00', 'completed'), "
+    "('m2', 'log_a', 1, 'user', 'agapantos', '2026-10-04T09:00:00.000000+00:00', 'completed')"
+)
+IMPORT_0004 = (
+    "INSERT INTO imports VALUES ('/logs/2026-10-04.md', 'log_a', 10, 'ab', "
+    "'2026-10-04T10:00:00.000000+00:00')"
+)
+
+
+def rows(path: Path, query: str) -> list[tuple[object, ...]]:
+    with closing(sqlite3.connect(path)) as connection:
+        return connection.execute(query).fetchall()
+
+
+def test_0005_keys_sessions_by_id_keeping_every_row_and_what_points_at_it(db_path: Path) -> None:
+    # Rows written under 0004: the rebuild of sessions keeps them, each old pk as its rowid,
+    # and the messages and imports that point at them; the downgrade puts the pk back.
+    upgrade(db_path, "0004")
+    with closing(sqlite3.connect(db_path)) as connection, connection:
+        for statement in (SESSIONS_0004, MESSAGES_0004, IMPORT_0004):
+            connection.execute(statement)
+    before = rows(db_path, "SELECT pk, id, started_at, ended_at, metadata FROM sessions")
+    children = rows(db_path, "SELECT * FROM messages"), rows(db_path, "SELECT * FROM imports")
+    upgrade(db_path, "0005")
+    keys = rows(db_path, "SELECT name, pk FROM pragma_table_info('sessions') WHERE pk > 0")
+    assert keys == [("id", 1)]
+    assert rows(db_path, "SELECT rowid, * FROM sessions ORDER BY rowid") == sorted(before)
+    assert (rows(db_path, "SELECT * FROM messages"), rows(db_path, "SELECT * FROM imports")) == (
+        children
+    )
+    assert rows(db_path, "PRAGMA foreign_key_check") == []
+    assert MemoryService(db_path).get_session("ses_b").metadata == {"client": "desktop"}
+    downgrade(db_path, "0004")
+    assert rows(db_path, "SELECT pk, id, started_at, ended_at, metadata FROM sessions") == (
+        sorted(before)
+    )
+    assert "messages_search" not in names(db_path, "view")
+    assert rows(db_path, "PRAGMA foreign_key_check") == []
+
+
+def test_0005_upgrades_a_file_with_an_orphan_message_and_check_still_names_it(
+    db_path: Path,
+) -> None:
+    # The rebuild defers foreign keys to the commit, which fails only on rows the rebuild
+    # orphaned; a message already pointing nowhere (written with foreign keys off, as other
+    # programs do) does not stop the upgrade, and check reports it as before.
+    upgrade(db_path, "0004")
+    with closing(sqlite3.connect(db_path)) as connection, connection:
+        connection.execute(SESSIONS_0004)
+        connection.execute(MESSAGES_0004.replace("'log_a'", "'ses_gone'"))
+    upgrade(db_path, "0005")
+    assert rows(db_path, "SELECT version_num FROM alembic_version") == [("0005",)]
+    assert rows(db_path, "SELECT count(*) FROM sessions") == [(2,)]
+    report = MemoryService(db_path).health()
+    assert not report.ok and [e["rowid"] for e in report.foreign_key_errors] == [2]
+
+
 def test_downgrade_and_upgrade_again(db_path: Path) -> None:
     upgrade(db_path, "head")
-    config = alembic_config()
-    engine = make_engine(db_path).execution_options(memstore_begin="IMMEDIATE")
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.downgrade(config, "0001")
-    engine.dispose()
-    assert not names(db_path, "trigger")
+    downgrade(db_path, "0001")
+    assert not names(db_path, "trigger") and not names(db_path, "view")
     upgrade(db_path, "head")
     assert names(db_path, "trigger") == EXPECTED_TRIGGERS
     assert MemoryService(db_path).health().ok
@@ -145,12 +222,12 @@ def test_autogenerate_finds_no_difference(service: MemoryService, db_path: Path)
 def test_database_from_the_future_is_refused_with_nothing_written(db_path: Path) -> None:
     MemoryService(db_path).health()
     with sqlite3.connect(db_path) as connection:
-        connection.execute("INSERT INTO schema_migrations VALUES (5, '2030-01-01T00:00:00+00:00')")
+        connection.execute("INSERT INTO schema_migrations VALUES (6, '2030-01-01T00:00:00+00:00')")
     before = db_path.read_bytes()
     with pytest.raises(SchemaError) as caught:
         MemoryService(db_path).recall("anything")
-    assert caught.value.database_version == 5 and caught.value.code_version == 4
-    assert "5" in str(caught.value) and "4" in str(caught.value)
+    assert caught.value.database_version == 6 and caught.value.code_version == 5
+    assert "6" in str(caught.value) and "5" in str(caught.value)
     assert db_path.read_bytes() == before
 
 
@@ -166,10 +243,10 @@ def test_failing_revision_leaves_the_file_as_it_was(tmp_path: Path, db_path: Pat
     # Every pending revision runs in one transaction: a failure in the last one undoes all.
     scripts = tmp_path / "scripts"
     shutil.copytree(script_location(), scripts, ignore=shutil.ignore_patterns("__pycache__"))
-    (scripts / "versions" / "0005_broken.py").write_text(
+    (scripts / "versions" / "0006_broken.py").write_text(
         '"""Broken on purpose."""\n'
         "from alembic import op\n\n"
-        'revision = "0005"\ndown_revision = "0004"\nbranch_labels = None\ndepends_on = None\n\n\n'
+        'revision = "0006"\ndown_revision = "0005"\nbranch_labels = None\ndepends_on = None\n\n\n'
         "def upgrade() -> None:\n"
         '    op.execute("CREATE TABLE half_done (x INTEGER)")\n'
         '    op.execute("THIS IS NOT SQL")\n\n\n'
@@ -186,7 +263,7 @@ def test_runtime_upgrades_a_version_1_database_lazily(db_path: Path) -> None:
     upgrade(db_path, "0001")
     service = MemoryService(db_path)
     assert "messages_fts" not in names(db_path, "table")  # nothing happens until first use
-    assert service.health().schema_version == 4
+    assert service.health().schema_version == 5
 
 
 def test_alembic_command_line_upgrades_any_database_path(tmp_path: Path) -> None:
@@ -201,7 +278,7 @@ def test_alembic_command_line_upgrades_any_database_path(tmp_path: Path) -> None
     )
     assert completed.returncode == 0, completed.stderr
     with sqlite3.connect(target) as connection:
-        assert connection.execute("SELECT max(version) FROM schema_migrations").fetchone() == (4,)
+        assert connection.execute("SELECT max(version) FROM schema_migrations").fetchone() == (5,)
 
 
 def test_two_services_on_one_new_file_migrate_once(db_path: Path) -> None:
@@ -209,7 +286,7 @@ def test_two_services_on_one_new_file_migrate_once(db_path: Path) -> None:
     first.ensure_schema()
     second.ensure_schema()
     with first.read() as connection:
-        assert connection.execute("SELECT count(*) FROM schema_migrations").fetchone() == (4,)
+        assert connection.execute("SELECT count(*) FROM schema_migrations").fetchone() == (5,)
 
 
 def test_a_wheel_install_finds_its_migrations(tmp_path: Path) -> None:
@@ -242,4 +319,4 @@ def test_a_wheel_install_finds_its_migrations(tmp_path: Path) -> None:
     )
     module_file, location, version = completed.stdout.split()
     assert module_file.startswith(str(unpacked)) and location.startswith(str(unpacked))
-    assert version == "4"
+    assert version == "5"

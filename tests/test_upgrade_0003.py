@@ -30,7 +30,7 @@ pytestmark = pytest.mark.corpora
 REVISION_0003 = "alembic/versions/0003_speakers_cjk.py"
 SCALE = 20_000
 MEMORIES = ("Diego 喜欢看电影和数据库迁移", "Diego likes green tea.", "映画館は駅の近くです")
-BUILD_0002 = """
+BUILD = """
 import sys
 from memstore import MemoryService
 service = MemoryService(sys.argv[1])
@@ -57,14 +57,14 @@ def git(*args: str) -> str:
     ).stdout.strip()
 
 
-def previous_code(into: Path) -> Path:
-    """The code of the commit before revision 0003 was added, unpacked into ``into``."""
+def previous_code(into: Path, revision: str) -> Path:
+    """The code of the commit before the file ``revision`` was added, unpacked into ``into``."""
     try:
-        added = git("log", "--diff-filter=A", "--format=%H", "--", REVISION_0003).splitlines()
+        added = git("log", "--diff-filter=A", "--format=%H", "--", revision).splitlines()
     except (OSError, subprocess.CalledProcessError):
-        pytest.skip("no git history: the code of revision 0002 cannot be taken from it")
+        pytest.skip(f"no git history: the code before {revision} cannot be taken from it")
     if not added:
-        pytest.skip("revision 0003 is not committed yet")
+        pytest.skip(f"{revision} is not committed yet")
     archive = subprocess.run(
         ["git", "-C", str(REPO), "archive", f"{added[-1]}^", "memstore", "alembic", "alembic.ini"],
         check=True,
@@ -75,10 +75,10 @@ def previous_code(into: Path) -> Path:
     return into
 
 
-@pytest.fixture(scope="module")
-def built(shared: Path, tmp_path_factory: pytest.TempPathFactory) -> Built:
-    root = tmp_path_factory.mktemp("upgrade-0003")
-    old = previous_code(root / "code-0002")
+def build_before(revision: str, shared: Path, root: Path) -> Built:
+    """A database in ``root`` filled by the code before the file ``revision`` (the scale set
+    and :data:`MEMORIES`), at the version before it."""
+    old = previous_code(root / "code", revision)
     logs = root / "logs"
     subprocess.run(
         [
@@ -91,25 +91,33 @@ def built(shared: Path, tmp_path_factory: pytest.TempPathFactory) -> Built:
         check=True,
         capture_output=True,
     )
-    path = root / "memory-0002.sqlite3"
+    path = root / "memory-before.sqlite3"
     completed = subprocess.run(
-        [sys.executable, "-c", BUILD_0002, str(path), str(logs / "scale" / "diego"), *MEMORIES],
+        [sys.executable, "-c", BUILD, str(path), str(logs / "scale" / "diego"), *MEMORIES],
         cwd=old,
         env={**os.environ, "PYTHONPATH": str(old)},
         check=True,
         capture_output=True,
         text=True,
     )
+    before = f"{int(Path(revision).name[:4]) - 1:04d}"
     with closing(sqlite3.connect(path)) as connection:
-        assert connection.execute("SELECT version_num FROM alembic_version").fetchone() == ("0002",)
+        assert connection.execute("SELECT version_num FROM alembic_version").fetchone() == (before,)
     return Built(path, int(completed.stdout))
+
+
+@pytest.fixture(scope="module")
+def built(shared: Path, tmp_path_factory: pytest.TempPathFactory) -> Built:
+    return build_before(REVISION_0003, shared, tmp_path_factory.mktemp("upgrade-0003"))
 
 
 def snapshot(path: Path) -> dict[str, list[tuple[object, ...]]]:
     """Every row's identity and content, table by table."""
     with closing(sqlite3.connect(path)) as connection:
         return {
-            "sessions": connection.execute("SELECT pk, id FROM sessions ORDER BY pk").fetchall(),
+            "sessions": connection.execute(
+                "SELECT rowid, id FROM sessions ORDER BY rowid"
+            ).fetchall(),
             "messages": connection.execute(
                 "SELECT pk, id, session_id, sequence, role, content, status, source_ref "
                 "FROM messages ORDER BY pk"
@@ -137,7 +145,7 @@ def test_the_upgrade_keeps_every_row_and_makes_every_message_searchable_the_new_
     report = MemoryService(path).health()
     seconds = time.perf_counter() - started
     print(f"0002 -> head of {built.imported} messages: {seconds:.2f} s")
-    assert report.ok and report.schema_version == 4, report  # 0003, then 0004's stem index
+    assert report.ok and report.schema_version == 5, report  # 0003, 0004's stem index, 0005
     assert snapshot(path) == before
     with closing(sqlite3.connect(path)) as connection:
         rows = connection.execute("SELECT content, index_text FROM messages").fetchall()
@@ -201,4 +209,4 @@ def test_a_kill_during_the_upgrade_leaves_the_0002_database_intact(
         assert "speaker" not in columns and "index_text" not in columns
     assert snapshot(path) == before
     report = MemoryService(path).health()  # and the next run upgrades it whole
-    assert report.ok and report.schema_version == 4
+    assert report.ok and report.schema_version == 5

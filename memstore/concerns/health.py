@@ -22,7 +22,8 @@ DAMAGED = (
 
 
 def health(db: Database) -> HealthReport:
-    """Integrity, foreign keys, each FTS5 index, schema version and row counts.
+    """Integrity, foreign keys, each FTS5 index, the search views Datasette reads, schema
+    version and row counts.
 
     A database this process cannot write is checked as it is, except for the FTS5
     integrity-checks, which SQLite runs as writes: they run on a private temporary copy
@@ -60,6 +61,12 @@ def report(found: Findings, path: str, code_version: int) -> HealthReport:
         f"trigger {name} is missing: changes to its table no longer reach the index; restore "
         "a verified backup (README, Backup and recovery)"
         for name in found.missing_triggers
+    ]
+    problems += [
+        f"view {name} is missing or changed: Datasette no longer finds the full-text index it "
+        "shows, so its search box is gone; recreate it as alembic/versions/0005_datasette.py "
+        "does"
+        for name in found.broken_search_views
     ]
     if damaged:
         problems.append(DAMAGED)

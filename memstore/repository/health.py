@@ -1,5 +1,5 @@
 """Database checks: SQLite integrity, foreign keys, each FTS5 index and its triggers, the
-schema version and row counts.
+views Datasette searches through, the schema version and row counts.
 
 Every check runs even when another one fails, and a check SQLite cannot finish on a damaged
 file is a finding, not an exception (:class:`Findings`); only a lock timeout is raised, as
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TypeVar
 
-from memstore.store.fts_names import FTS_INDEXES, FTS_TRIGGERS
+from memstore.store.fts_names import FTS_INDEXES, FTS_TRIGGERS, SEARCH_VIEWS
 from memstore.store.sqlite_errors import is_busy
 
 T = TypeVar("T")
@@ -33,6 +33,9 @@ TABLES = "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
 TABLE_INTEGRITY = "SELECT * FROM pragma_integrity_check(:table)"
 FOREIGN_KEY = 'SELECT "from" FROM pragma_foreign_key_list(:table) WHERE id = :fkid'
 SCHEMA_VERSION = "SELECT coalesce(max(version), 0) FROM schema_migrations"
+DATASETTE_FTS = "SELECT name FROM sqlite_master WHERE rootpage = 0 AND sql LIKE :pattern"
+"""The entries Datasette takes as a table's full-text index (its ``detect_fts``), given
+``%VIRTUAL TABLE%USING FTS%content="T"%``."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,8 @@ class Findings:
     foreign_key_errors: list[dict[str, Any]]
     fts: list[IndexCheck]
     missing_triggers: list[str]
+    broken_search_views: list[str]
+    """The views of :data:`SEARCH_VIEWS` that Datasette would not find or could not search."""
     schema_version: int
     counts: dict[str, int]
     failed: list[str] = field(default_factory=list)
@@ -134,6 +139,23 @@ def missing_triggers(connection: sqlite3.Connection) -> list[str]:
     return [name for name in FTS_TRIGGERS if name not in present]
 
 
+def broken_search_views(connection: sqlite3.Connection) -> list[str]:
+    """The search views (fixed names) missing, no longer found as their table's full-text
+    index the way Datasette looks for one, or failing a MATCH through them."""
+    broken = []
+    for table, view in SEARCH_VIEWS.items():
+        pattern = f'%VIRTUAL TABLE%USING FTS%content="{table}"%'
+        found = {name for (name,) in connection.execute(DATASETTE_FTS, {"pattern": pattern})}
+        try:
+            connection.execute(f"SELECT rowid FROM {view} WHERE {view} MATCH 'memstore' LIMIT 1")
+        except sqlite3.DatabaseError as error:
+            reraise_busy(error)
+            found.discard(view)
+        if view not in found:
+            broken.append(view)
+    return broken
+
+
 def scalar(connection: sqlite3.Connection, query: str, params: dict[str, Any]) -> Any:
     """The first column of the first row of ``query``, or None."""
     row = connection.execute(query, params).fetchone()
@@ -171,6 +193,7 @@ def findings(
     found_fk = attempt(failed, "foreign_key_check", partial(foreign_key_errors, connection))
     found_fts = [fts_check(fts_connection or connection, index) for index in FTS_INDEXES]
     missing = attempt(failed, "listing the FTS triggers", partial(missing_triggers, connection))
+    views = attempt(failed, "listing the search views", partial(broken_search_views, connection))
     version = attempt(
         failed, "reading schema_migrations", partial(scalar, connection, SCHEMA_VERSION, {})
     )
@@ -182,6 +205,7 @@ def findings(
         foreign_key_errors=found_fk or [],
         fts=found_fts,
         missing_triggers=missing or [],
+        broken_search_views=views or [],
         schema_version=int(version or 0),
         counts={table: n for table, n in counts.items() if n is not None},
         failed=failed,

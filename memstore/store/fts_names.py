@@ -1,12 +1,14 @@
-"""The names of the FTS5 objects that revisions 0002 and 0004 create, in one place for the code that
-checks or leaves them out (the revisions themselves are frozen and spell them out).
+"""The names of the FTS5 objects that revisions 0002, 0004 and 0005 create, in one place for
+the code that checks or leaves them out (the revisions themselves are frozen and spell them
+out).
 
 Each searchable table ``T`` has an external-content index ``T_fts`` over the view
 ``T_searchable`` (the rows search may see), kept in step by the triggers ``T_fts_ai``,
 ``T_fts_ad`` and ``T_fts_au`` (after insert, delete, update); FTS5 keeps its data in shadow
 tables named ``T_fts_*``. History has a second index, ``messages_stem_fts``, over the same
 view, whose terms are word stems (revision 0004), with triggers named the same way; so do
-memories (``memories_stem_fts``).
+memories (``memories_stem_fts``). The view ``T_search`` (revision 0005) shows ``T_fts`` to
+Datasette as ``T``'s full-text index.
 """
 
 from __future__ import annotations
@@ -27,3 +29,7 @@ SEARCHABLE_VIEW_SUFFIX = "_searchable"
 """The suffix of the views the indexes are built over."""
 FTS_TRIGGERS = tuple(f"{index}_{event}" for index in FTS_INDEXES for event in ("ai", "ad", "au"))
 """The triggers that keep each index in step with its table."""
+SEARCH_VIEWS = {"messages": "messages_search", "memories": "memories_search"}
+"""Per searchable table, the view over its exact index that Datasette takes as the table's
+full-text index (its SQL says ``content="T"``): the search box on ``messages`` and
+``memories``."""

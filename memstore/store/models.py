@@ -1,9 +1,12 @@
-"""SQLAlchemy declarative models: the tables that Alembic revisions 0001 and 0003 create.
+"""SQLAlchemy declarative models: the tables that Alembic revisions 0001, 0003 and 0005 create.
 
-Every row has a stable string id (``id``) for the outside world and an integer primary key
-(``pk``) that the FTS5 external-content indexes use as their rowid, so a VACUUM never
-renumbers what the indexes point at. Times are stored as fixed-width UTC ISO 8601 text, which
-sorts chronologically, and read back as timezone-aware UTC datetimes.
+Every row has a stable string id (``id``) for the outside world. Rows that an FTS5
+external-content index holds (messages, memories) also have an integer primary key (``pk``)
+that the index uses as its rowid, so a VACUUM never renumbers what the indexes point at;
+sessions are keyed by their ``id`` (revision 0005), which their foreign keys hold, so that
+tools reading the file (Datasette) link a session id to its session. Times are stored as
+fixed-width UTC ISO 8601 text, which sorts chronologically, and read back as timezone-aware
+UTC datetimes.
 """
 
 from __future__ import annotations
@@ -77,8 +80,7 @@ class SessionRow(Base):
 
     __tablename__ = "sessions"
 
-    pk: Mapped[int] = mapped_column(Integer, primary_key=True)
-    id: Mapped[str] = mapped_column(String(64), unique=True)
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
     started_at: Mapped[datetime] = mapped_column(UTCDateTime())
     ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     session_metadata: Mapped[dict[str, Any]] = mapped_column("metadata", JSON, default=dict)
