@@ -30,7 +30,7 @@ SELECT {SESSION_COLUMNS},
             WHERE messages.session_id = sessions.id AND speaker IS NOT NULL
             GROUP BY speaker ORDER BY min(sequence)))
 FROM sessions WHERE {IN_WINDOW}
-ORDER BY started_at DESC, pk DESC LIMIT :limit OFFSET :offset
+ORDER BY started_at DESC, rowid DESC LIMIT :limit OFFSET :offset
 """
 SPEAKER_SEPARATOR = "\x1f"
 
