@@ -30,6 +30,10 @@ Scope = Literal["history", "memories", "all"]
 """Which records a word query reads."""
 SourceType = Literal["message", "memory"]
 """The kind of record a word instance is in."""
+TransferFormat = Literal["jsonl", "markdown"]
+"""How an export is written: one JSON record a line, or a folder of Markdown files."""
+TransferScope = Literal["all", "memories"]
+"""What an export holds: the whole store, or the memories only."""
 
 
 def spoken(kind: Any) -> str:
