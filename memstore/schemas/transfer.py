@@ -23,7 +23,7 @@ from memstore.kinds import (
 )
 from memstore.schemas.records import Result
 
-FORMAT_VERSION = 1
+FORMAT_VERSION: Literal[1] = 1
 """The version of the export format; an import refuses any other."""
 
 Id = Annotated[str, StringConstraints(min_length=1, max_length=200)]

@@ -46,8 +46,16 @@ def render(memory: MemoryRecord, links: Sequence[SourceLink]) -> str:
     fields: dict[str, Any] = memory.model_dump(mode="json", exclude=set(NOT_FIELDS))
     if links:
         fields["sources"] = [link.model_dump(mode="json") for link in links]
-    front = yaml.safe_dump(fields, allow_unicode=True, sort_keys=False, default_flow_style=False)
+    front = dump(fields, readable=True)
+    if yaml.safe_load(front) != fields:  # PyYAML writes U+0085, U+2028 and U+2029 as they
+        front = dump(fields, readable=False)  # are, then reads them as line breaks: escape
     return f"{DELIMITER}\n{front}{DELIMITER}\n{memory.content}\n"
+
+
+def dump(fields: dict[str, Any], *, readable: bool) -> str:
+    """The YAML of ``fields`` in their order; ``readable`` keeps non-ASCII text as it is
+    rather than as escapes."""
+    return yaml.safe_dump(fields, allow_unicode=readable, sort_keys=False, default_flow_style=False)
 
 
 def parse(text: str, where: str) -> tuple[MemoryRecord, list[SourceLink]]:
