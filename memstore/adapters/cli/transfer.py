@@ -37,10 +37,14 @@ if TYPE_CHECKING:
     show_default=True,
     help="The whole store, or the memories only.",
 )
-@click.option("--tz", type=options.TimeZone(), help="Zone of the daily logs; the machine's.")
+@click.option("--tz", type=options.TimeZone(), help="IANA zone of the Markdown logs' days.")
 @click.pass_context
 def export(
-    ctx: click.Context, destination: Path, form: TransferFormat, scope: TransferScope, tz: str
+    ctx: click.Context,
+    destination: Path,
+    form: TransferFormat,
+    scope: TransferScope,
+    tz: str | None,
 ) -> None:
     """Write the store, or its memories (--scope memories), into DESTINATION, a new JSONL
     file or (--as markdown) a new folder: memories/<id>.md with YAML front matter and
