@@ -15,6 +15,7 @@ import pytest
 
 from memstore import ExportExists, InvalidInput, MemoryService
 from tests import transfer_store
+from tests.conftest import REPO
 from tests.transfer_store import TRICKY
 
 Seeded = Callable[[], AbstractContextManager[None]]
@@ -229,3 +230,17 @@ def test_bad_export_arguments_name_the_argument(service: MemoryService, tmp_path
     with pytest.raises(InvalidInput, match="^tz: 'Mars/Olympus'"):
         service.export(tmp_path / "x", format="markdown", tz="Mars/Olympus")
     assert not (tmp_path / "x").exists()
+
+
+def test_logs_imported_again_after_a_jsonl_move_add_only_what_is_new(tmp_path: Path) -> None:
+    # Moving to a new database through JSONL keeps the source references, so the daily logs
+    # can go on being imported into it without duplicates.
+    speakers = {"Diego": "user", "Morgan": "assistant", "System": "system"}
+    old = MemoryService(tmp_path / "old.sqlite3")
+    first = old.import_markdown([REPO / "examples" / "logs"], speakers=speakers)
+    old.export(tmp_path / "all.jsonl")
+    new = fresh(tmp_path)
+    new.import_memories(tmp_path / "all.jsonl")
+    again = new.import_markdown([REPO / "examples" / "logs"], speakers=speakers, include_tail=True)
+    assert (again.imported, again.skipped) == (first.deferred, first.imported)
+    assert new.health().counts["sessions"] == old.health().counts["sessions"]
