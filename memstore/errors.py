@@ -6,7 +6,9 @@ one type. Each message says what went wrong and ends with what to do next::
     MemstoreError
      ├── NotFound           a session, message or memory id that does not exist
      ├── InvalidInput       an argument outside what is allowed (which one, why, what is allowed)
-     │    └── InvalidQuery  a search query that is empty, too long or has too many tokens
+     │    ├── InvalidQuery  a search query that is empty, too long or has too many tokens
+     │    └── ImportConflict an imported record that disagrees with the database (same id,
+     │                      other content; an active key or content another memory holds)
      ├── SecretRejected     a memory that looks like it holds a credential
      ├── MemoryDisabled     a memory write while the configuration says ``enabled: false``
      ├── FileError          a path that memstore must not open as asked: not a regular file
@@ -19,7 +21,8 @@ one type. Each message says what went wrong and ends with what to do next::
      ├── StoreError         any other SQLite failure, with SQLite's own message
      │    ├── StoreDamaged  the file is not a SQLite database, or SQLite found it damaged
      │    └── StoreReadOnly a write to a database that this process cannot write
-     └── BackupExists       a backup destination that already exists
+     ├── BackupExists       a backup destination that already exists
+     └── ExportExists       an export destination that already exists
 """
 
 from __future__ import annotations
@@ -202,5 +205,40 @@ class BackupExists(MemstoreError):
         super().__init__(
             f"Backup destination {destination!r} already exists; choose a new path "
             "or move the existing file away first."
+        )
+        self.destination = destination
+
+
+class ImportConflict(InvalidInput):
+    """A record of an export that disagrees with the database it is imported into (an id
+    held by other content, an active key or content another memory holds); the whole
+    import was rolled back.
+
+    Attributes:
+        where: The file (and line) of the record.
+        record_id: The id of the record.
+    """
+
+    def __init__(self, where: str, record_id: str, reason: str) -> None:
+        super().__init__(
+            "path",
+            f"{where}: {record_id} {reason}; nothing was imported. Remove or edit that record, "
+            "or import into another database.",
+        )
+        self.where = where
+        self.record_id = record_id
+
+
+class ExportExists(MemstoreError):
+    """The export destination already exists; nothing was overwritten.
+
+    Attributes:
+        destination: The path that exists.
+    """
+
+    def __init__(self, destination: str) -> None:
+        super().__init__(
+            f"destination: {destination!r} already exists; choose a new path or move the "
+            "existing one away first."
         )
         self.destination = destination

@@ -33,6 +33,10 @@ SourceType = Literal["message", "memory"]
 SessionKind = Literal["live", "imported"]
 """Where a session came from: recorded turn by turn, or the session of one imported daily
 log (whose original boundaries are unknown)."""
+TransferFormat = Literal["jsonl", "markdown"]
+"""How an export is written: one JSON record a line, or a folder of Markdown files."""
+TransferScope = Literal["all", "memories"]
+"""What an export holds: the whole store, or the memories only."""
 
 
 def spoken(kind: Any) -> str:

@@ -19,11 +19,13 @@ from memstore.concerns import (
     backup,
     context,
     diary,
+    export,
     health,
     history,
     import_files,
     importing,
     memories,
+    memory_import,
     reading,
     recall,
     words,
@@ -32,7 +34,15 @@ from memstore.concerns.memory_rules import Fields, MemoryChanges, MemoryFields, 
 from memstore.concerns.pages import page_limit
 from memstore.config import PageSize
 from memstore.handle import StoreHandle
-from memstore.kinds import Category, MessageStatus, Mode, Origin, Role
+from memstore.kinds import (
+    Category,
+    MessageStatus,
+    Mode,
+    Origin,
+    Role,
+    TransferFormat,
+    TransferScope,
+)
 from memstore.queries import FilterArguments, RecallFilters, WordArguments, WordQuery
 
 
@@ -299,3 +309,30 @@ class MemoryService(StoreHandle):
         """Integrity, foreign keys, each FTS5 index, schema version and row counts; ``ok``
         only when every check passes. Raises StoreBusy, SchemaError or StoreError."""
         return health.health(self._db)
+
+    # Export and import-memories: memstore.concerns.export, .memory_import
+
+    @checked
+    def export(
+        self,
+        destination: str | Path,
+        *,
+        format: TransferFormat = "jsonl",
+        scope: TransferScope = "all",
+        tz: str | None = None,
+    ) -> schemas.ExportReport:
+        """Write the store (``scope="all"``) or its memories (``"memories"``) from one
+        snapshot into a new file (``jsonl``: every record, ids and links kept) or folder
+        (``markdown``: ``memories/<id>.md`` with YAML front matter, and daily logs
+        ``history/YYYY-MM-DD.md`` in the IANA zone ``tz``, the machine's by default). Raises
+        ExportExists (nothing written), InvalidInput or FileError."""
+        return export.export(self._db, destination, format, scope, tz)
+
+    @checked
+    def import_memories(self, path: str | Path) -> schemas.MemoryImportReport:
+        """Read an export back (a JSONL file, a Markdown export folder or a folder of memory
+        files) in one transaction, keeping ids, statuses, times and supersession links; what
+        the database already holds is skipped. Raises MemoryDisabled, InvalidInput,
+        ImportConflict, SecretRejected or FileError, with nothing written."""
+        memories.require_enabled(self.config)
+        return memory_import.import_memories(self._db, path)

@@ -10,7 +10,13 @@ import factory
 from factory.alchemy import SQLAlchemyModelFactory
 from sqlalchemy.orm import Session
 
-from memstore.store.models import MemoryRow, MessageRow, SessionRow
+from memstore.store.models import (
+    DeletedSourceRow,
+    MemoryRow,
+    MemorySourceRow,
+    MessageRow,
+    SessionRow,
+)
 
 BASE_TIME = datetime(2026, 10, 5, 9, 0, tzinfo=UTC)
 
@@ -66,7 +72,27 @@ class MemoryFactory(Base):
     superseded_by = None
 
 
-ALL = (SessionFactory, MessageFactory, MemoryFactory)
+class MemorySourceFactory(Base):
+    """A memory's link to a message; pass ``memory_id`` and ``message_id`` or ``source_ref``."""
+
+    class Meta:
+        model = MemorySourceRow
+
+    message_id = None
+    source_ref = None
+
+
+class DeletedSourceFactory(Base):
+    """The tombstone of a deleted message's source reference."""
+
+    class Meta:
+        model = DeletedSourceRow
+
+    source_ref = factory.Sequence(lambda n: f"/logs/2026-10-05.md#byte={n}")
+    deleted_at = BASE_TIME
+
+
+ALL = (SessionFactory, MessageFactory, MemoryFactory, MemorySourceFactory, DeletedSourceFactory)
 
 
 def bind(session: Session) -> None:

@@ -59,6 +59,17 @@ FORBIDDEN = {
         "sqlalchemy",
         "click",
     ),
+    # The export's file formats: no SQL, no units of work.
+    "memstore.transfer": (
+        "memstore.store",
+        "memstore.repository",
+        "memstore.concerns",
+        "memstore.service",
+        "memstore.adapters",
+        "sqlalchemy",
+        "sqlite3",
+        "click",
+    ),
     "memstore.concerns": ("memstore.service", "memstore.adapters", "click"),
     # The shared leaves every layer may use import no layer.
     "memstore.errors": ("memstore",),

@@ -38,7 +38,9 @@ def loaded(*args: str) -> tuple[list[str], str]:
     return json.loads(completed.stderr.splitlines()[-1]), completed.stdout
 
 
-@pytest.mark.parametrize("args", [["--help"], ["recall", "--help"], ["recall"]])
+@pytest.mark.parametrize(
+    "args", [["--help"], ["recall", "--help"], ["recall"], ["export", "--help"]]
+)
 def test_help_and_usage_errors_import_neither_the_service_nor_its_libraries(
     args: list[str],
 ) -> None:

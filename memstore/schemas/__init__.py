@@ -1,7 +1,8 @@
 """Pydantic result models: what every public method returns and the CLI prints.
 
 ``model_dump(mode="json")`` of each is the JSON of CONTRACT.md. Times are aware UTC
-datetimes. Records (:mod:`.records`), pages (:mod:`.pages`) and reports (:mod:`.reports`).
+datetimes. Records (:mod:`.records`), pages (:mod:`.pages`), reports (:mod:`.reports`), and
+what an export holds (:mod:`.transfer`).
 """
 
 from memstore.schemas.pages import (
@@ -38,6 +39,7 @@ from memstore.schemas.reports import (
     ImportReport,
     ImportWarning,
 )
+from memstore.schemas.transfer import ExportReport, MemoryImportReport
 
 __all__ = [
     "UNTRUSTED_WARNING",
@@ -46,6 +48,7 @@ __all__ = [
     "DeleteResult",
     "Diary",
     "DiaryConversation",
+    "ExportReport",
     "FileImport",
     "FtsCheck",
     "HealthReport",
@@ -55,6 +58,7 @@ __all__ = [
     "InstancePage",
     "Memory",
     "MemoryContext",
+    "MemoryImportReport",
     "MemoryPage",
     "MemorySource",
     "Message",

@@ -1,0 +1,80 @@
+"""The transfer commands: export the store (or its memories) and import memories back.
+
+The file format is chosen with ``--as``, not ``--format``, which names how a command's own
+output is shown (``diary --format text``).
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from memstore.adapters.cli import options
+from memstore.adapters.cli.app import cli, conclude, service_from
+from memstore.kinds import TransferFormat, TransferScope
+
+if TYPE_CHECKING:
+    from memstore.schemas import ExportReport
+
+
+@cli.command()
+@click.argument("destination", type=click.Path(path_type=Path))
+@click.option(
+    "--as",
+    "form",
+    type=options.choice(TransferFormat),
+    default="jsonl",
+    show_default=True,
+    help="jsonl: one file, every record; markdown: a folder of memory files and daily logs.",
+)
+@click.option(
+    "--scope",
+    type=options.choice(TransferScope),
+    default="all",
+    show_default=True,
+    help="The whole store, or the memories only.",
+)
+@click.option("--tz", type=options.TimeZone(), help="IANA zone of the Markdown logs' days.")
+@click.pass_context
+def export(
+    ctx: click.Context,
+    destination: Path,
+    form: TransferFormat,
+    scope: TransferScope,
+    tz: str | None,
+) -> None:
+    """Write the store, or its memories (--scope memories), into DESTINATION, a new JSONL
+    file or (--as markdown) a new folder: memories/<id>.md with YAML front matter and
+    history/YYYY-MM-DD.md daily logs. An existing DESTINATION is never overwritten.
+
+    Example: memstore export ~/exports/memory-2026-10-05 --as markdown --tz Europe/Madrid
+    """
+    report = service_from(ctx).export(destination, format=form, scope=scope, tz=tz)
+    conclude(ctx, report, ok=True, note=reimport_hint(report))
+
+
+@cli.command("import-memories")
+@click.argument("path", type=click.Path(path_type=Path))
+@click.pass_context
+def import_memories(ctx: click.Context, path: Path) -> None:
+    """Import the memories of an export (a JSONL file, a Markdown export folder or a folder
+    of memory files) with their ids, statuses and supersession links, in one transaction;
+    a JSONL export of the whole store brings its history too. Importing twice adds nothing.
+
+    Example: memstore --database new.sqlite3 import-memories ~/exports/memory-2026-10-05.jsonl
+    """
+    report = service_from(ctx, new_ok=True).import_memories(path)
+    conclude(ctx, report, ok=True)
+
+
+def reimport_hint(report: ExportReport) -> str:
+    """The ``memstore import`` line that reads a Markdown export's history back ("" when
+    there is none)."""
+    if not report.speakers:
+        return ""
+    speakers = " ".join(f"--speaker {shlex.quote(f'{n}={r}')}" for n, r in report.speakers.items())
+    logs = shlex.quote(f"{report.export}/history")
+    return f"to read the history back: memstore import {logs} {speakers} --include-tail"

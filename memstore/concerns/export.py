@@ -1,0 +1,178 @@
+"""Export: the whole store, or its memories only, as JSONL or as Markdown, into a new file
+or folder, from one consistent snapshot (one read transaction; writers go on meanwhile).
+
+- JSONL (a file): a header, then every session, message, memory, memory source link and
+  tombstone as one record a line (:mod:`memstore.schemas.transfer`), then an end line
+  counting them. Nothing is lost: ids, sequences, statuses, speakers, times, links.
+- Markdown (a folder): ``memories/<id>.md``, each memory with YAML front matter
+  (:mod:`memstore.transfer.memory_files`), and for the whole store ``history/YYYY-MM-DD.md``,
+  daily logs in the LOGFORMAT that ``memstore import`` reads back
+  (:mod:`memstore.transfer.daily_logs`): message ids, statuses and sessions are not kept.
+
+``import-memories`` reads either back (:mod:`memstore.concerns.memory_import`).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+from datetime import datetime, tzinfo
+from pathlib import Path
+from typing import Any
+
+from memstore.errors import FileError
+from memstore.kinds import TransferFormat, TransferScope
+from memstore.repository import transfer as rows
+from memstore.repository.memories import StoredMemory
+from memstore.schemas import ExportReport
+from memstore.schemas.transfer import (
+    DeletedSourceRecord,
+    ExportEnd,
+    ExportHeader,
+    MemoryRecord,
+    MemorySourceRecord,
+    MessageRecord,
+    Restorable,
+    SessionRecord,
+    SourceLink,
+)
+from memstore.store.database import Database
+from memstore.times import utc_now, zone
+from memstore.transfer import destination, jsonl, memory_files
+from memstore.transfer.daily_logs import DailyLogFiles
+
+DEFAULT_ASSISTANT = "Assistant"
+
+
+def export(
+    db: Database,
+    to: str | Path,
+    form: TransferFormat,
+    scope: TransferScope,
+    tz: str | None,
+) -> ExportReport:
+    """Write the store (``scope="all"``) or its memories into the new ``to``.
+
+    Args:
+        to: A new file (JSONL) or folder (Markdown); missing parent folders are created.
+        form: ``jsonl`` or ``markdown``.
+        scope: ``all`` or ``memories``.
+        tz: The IANA zone of the daily logs' days and stamps (Markdown); the machine's
+            by default.
+
+    Returns:
+        Where it went and how many records of each type; for the Markdown history, the
+        speaker names with their roles (the import's ``--speaker`` options), the messages
+        the log form reshaped, and what could not be kept.
+
+    Raises:
+        ExportExists: If ``to`` exists; nothing is written.
+        InvalidInput: For an unknown ``tz``, or a folder that cannot be written.
+        FileError: If writing fails midway (a full disk); nothing is left at ``to``.
+    """
+    target = destination.target(to)
+    place = zone(tz) if form == "markdown" else None
+    db.ensure_schema()
+    now = utc_now()
+    header = ExportHeader(scope=scope, exported_at=now, schema_version=db.code_version())
+    try:
+        with destination.staged(target, folder=form == "markdown") as staging, db.read() as c:
+            if place is None:
+                header = ExportHeader(
+                    scope=scope, exported_at=now, schema_version=db.code_version()
+                )
+                written = write_jsonl(c, staging, header)
+            else:
+                written = write_markdown(c, staging, scope, place, now)
+    except OSError as error:
+        raise FileError(
+            str(target),
+            f"the export could not be written ({error.strerror or error}); nothing was left "
+            "there. Free some space, or choose another place.",
+        ) from error
+    return ExportReport(
+        export=str(target), database=str(db.path), format=form, scope=scope, **written
+    )
+
+
+def write_jsonl(connection: sqlite3.Connection, path: Path, header: ExportHeader) -> dict[str, Any]:
+    """Write the header, every record of its scope and the end line into the file ``path``.
+
+    Returns:
+        The report's ``counts``.
+    """
+    counts: Counter[str] = Counter()
+    with path.open("wb") as out:
+        out.write(jsonl.line(header))
+        for record in stored_records(connection, header.scope, header.exported_at):
+            out.write(jsonl.line(record))
+            counts[record.type] += 1
+        out.write(jsonl.line(ExportEnd(counts=dict(counts))))
+    return {"counts": dict(counts)}
+
+
+def stored_records(
+    connection: sqlite3.Connection, scope: TransferScope, now: datetime
+) -> Iterator[Restorable]:
+    """Every record of ``scope`` in the order an import needs them: sessions, messages,
+    memories, source links, tombstones."""
+    if scope == "all":
+        yield from (SessionRecord.model_validate(row) for row in rows.sessions(connection))
+        yield from (MessageRecord.model_validate(row) for row in rows.messages(connection))
+    yield from (memory_record(row, now) for row in rows.memories(connection))
+    yield from (MemorySourceRecord.model_validate(row) for row in rows.sources(connection))
+    if scope == "all":
+        yield from (DeletedSourceRecord.model_validate(row) for row in rows.tombstones(connection))
+
+
+def memory_record(memory: StoredMemory, now: datetime) -> MemoryRecord:
+    """The record of a stored memory, its status as shown (``expired`` past its expiry)."""
+    record = MemoryRecord.model_validate(memory)
+    return record.model_copy(update={"status": memory.shown_status(now)})
+
+
+def write_markdown(
+    connection: sqlite3.Connection,
+    folder: Path,
+    scope: TransferScope,
+    place: tzinfo,
+    now: datetime,
+) -> dict[str, Any]:
+    """Write ``memories/<id>.md`` and, for the whole store, ``history/YYYY-MM-DD.md`` into
+    the new ``folder``.
+
+    Returns:
+        The report's ``counts``, ``speakers``, ``reshaped`` and ``warnings``.
+    """
+    counts = {"memory": write_memory_files(connection, folder / "memories", now)}
+    if scope == "memories":
+        return {"counts": counts}
+    name = rows.assistant_name(connection) or DEFAULT_ASSISTANT
+    logs = DailyLogFiles(folder / "history", name, place)
+    try:
+        for message in rows.messages(connection):
+            logs.add(MessageRecord.model_validate(message))
+    finally:
+        logs.close()
+    return {
+        "counts": counts | {"message": logs.messages, "day": logs.days},
+        "speakers": logs.speakers.roles,
+        "reshaped": logs.reshaped,
+        "warnings": logs.speakers.warnings(),
+    }
+
+
+def write_memory_files(connection: sqlite3.Connection, folder: Path, now: datetime) -> int:
+    """Write every memory as ``<folder>/<id>.md`` (a new folder); returns how many."""
+    links: defaultdict[str, list[SourceLink]] = defaultdict(list)
+    for link in rows.sources(connection):
+        links[link.memory_id].append(SourceLink.model_validate(link))
+    destination.make_folder(folder)
+    written = 0
+    for stored in rows.memories(connection):
+        memory = memory_record(stored, now)
+        with destination.create(folder / f"{memory.id}.md") as out:
+            out.write(memory_files.render(memory, links[memory.id]).encode("utf-8"))
+        written += 1
+    return written

@@ -1,0 +1,141 @@
+"""A memory as a Markdown file: YAML front matter between two ``---`` lines, then the
+content as the body, as Conch and basic-memory keep theirs::
+
+    ---
+    id: mem_1f0c...
+    category: preference
+    key: response_language
+    status: active
+    ...
+    superseded_by: null
+    sources:
+    - message_id: msg_9a2e...
+      source_ref: /home/diego/logs/2026-10-05.md#byte=120
+    ---
+    Diego prefers answers in Spanish.
+
+The fields are those of :class:`MemoryRecord` (times as ISO 8601 text); ``sources`` lists
+where it came from. The body is the content as it is (no line ending is changed), trimmed
+of the white space around it as every memory's content is. PyYAML's ``safe_dump`` and
+``safe_load`` write and read the front matter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import TypeAdapter, ValidationError
+
+from memstore import files
+from memstore.errors import FileError
+from memstore.schemas.transfer import MemoryRecord, MemorySourceRecord, SourceLink
+from memstore.transfer.problems import describe, refused
+
+DELIMITER = "---"
+LINKS: TypeAdapter[list[SourceLink]] = TypeAdapter(list[SourceLink])
+NOT_FIELDS = ("type", "content")  # the type is implied, the content is the body
+MAX_FILE_BYTES = 1 << 20  # a memory holds at most 4,000 characters: 1 MiB is plenty
+SHAPE = "a memory file is a line '---', its YAML fields, a line '---', then the content"
+
+
+def render(memory: MemoryRecord, links: Sequence[SourceLink]) -> str:
+    """The Markdown file of ``memory`` and its source ``links`` (none: no ``sources``)."""
+    fields: dict[str, Any] = memory.model_dump(mode="json", exclude=set(NOT_FIELDS))
+    if links:
+        fields["sources"] = [link.model_dump(mode="json") for link in links]
+    front = dump(fields, readable=True)
+    if yaml.safe_load(front) != fields:  # PyYAML writes U+0085, U+2028 and U+2029 as they
+        front = dump(fields, readable=False)  # are, then reads them as line breaks: escape
+    return f"{DELIMITER}\n{front}{DELIMITER}\n{memory.content}\n"
+
+
+def dump(fields: dict[str, Any], *, readable: bool) -> str:
+    """The YAML of ``fields`` in their order; ``readable`` keeps non-ASCII text as it is
+    rather than as escapes."""
+    return yaml.safe_dump(fields, allow_unicode=readable, sort_keys=False, default_flow_style=False)
+
+
+def parse(text: str, where: str) -> tuple[MemoryRecord, list[SourceLink]]:
+    """The memory and source links of a Markdown memory file's text.
+
+    Args:
+        text: The file's text (a BOM and CRLF delimiter lines are accepted).
+        where: The file, for messages.
+
+    Raises:
+        InvalidInput: (argument ``path``) Without front matter, with front matter that is
+            not YAML fields, names ``type`` or ``content``, misses or misspells a field, or
+            holds a value outside what the field allows.
+    """
+    fields, body = split(text.removeprefix("\ufeff"), where)
+    for name in NOT_FIELDS:
+        if name in fields:
+            raise refused(where, f"the front matter names {name!r}; {SHAPE}")
+    links = fields.pop("sources", None) or []
+    try:
+        memory = MemoryRecord.model_validate({**fields, "content": body.strip()})
+        return memory, LINKS.validate_python(links)
+    except ValidationError as error:
+        raise refused(where, describe(error)) from error
+
+
+def split(text: str, where: str) -> tuple[dict[str, Any], str]:
+    """The front matter's fields and the body of a memory file.
+
+    Raises:
+        InvalidInput: If there is no front matter, it is not closed, or is not YAML fields.
+    """
+    lines = text.split("\n")
+    if lines[0].rstrip("\r") != DELIMITER:
+        raise refused(where, f"has no front matter; {SHAPE}")
+    closing = next((n for n, line in enumerate(lines[1:], 1) if line.rstrip("\r") == DELIMITER), 0)
+    if not closing:
+        raise refused(where, f"has no line '---' closing its front matter; {SHAPE}")
+    try:
+        fields = yaml.safe_load("\n".join(lines[1:closing]))
+    except yaml.YAMLError as error:
+        raise refused(where, f"the front matter is not YAML ({error})") from error
+    if not isinstance(fields, dict):
+        raise refused(where, f"the front matter is not YAML fields (name: value); {SHAPE}")
+    return fields, "\n".join(lines[closing + 1 :])
+
+
+def folder_records(folder: Path) -> Iterator[tuple[str, MemoryRecord | MemorySourceRecord]]:
+    """The memories of the Markdown files ``<folder>/*.md`` (sorted, not recursive), each
+    followed by its source links, with the file each came from.
+
+    Raises:
+        InvalidInput: (argument ``path``) If the folder holds no ``*.md`` file, or a file
+            is too large, not UTF-8 or not a memory file (see :func:`parse`).
+        FileError: If a file is not a regular file or cannot be read.
+    """
+    paths = sorted(folder.glob("*.md"))
+    if not paths:
+        raise refused(str(folder), f"holds no memory files (*.md); {SHAPE}")
+    for path in paths:
+        memory, links = parse(read_text(path), str(path))
+        yield str(path), memory
+        for link in links:
+            yield str(path), MemorySourceRecord(memory_id=memory.id, **link.model_dump())
+
+
+def read_text(path: Path) -> str:
+    """The text of one memory file (at most :data:`MAX_FILE_BYTES`).
+
+    Raises:
+        InvalidInput: If it is larger, or not UTF-8.
+        FileError: If it is not a regular file or cannot be read.
+    """
+    try:
+        data = files.read_regular(path, MAX_FILE_BYTES, "a memory file")
+    except OSError as error:
+        raise FileError(str(path), f"cannot be read ({error.strerror or error}).") from error
+    if len(data) > MAX_FILE_BYTES:
+        raise refused(str(path), f"is over {MAX_FILE_BYTES} bytes, more than any memory needs")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise refused(str(path), f"is not UTF-8 (byte {error.start})") from error

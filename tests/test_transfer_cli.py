@@ -1,0 +1,108 @@
+"""The export and import-memories commands, through the real CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from memstore import MemoryService
+from memstore.adapters.cli import cli
+
+
+def run(runner: CliRunner, database: Path, *args: str) -> tuple[int, dict, str]:  # type: ignore[type-arg]
+    result = runner.invoke(cli, ["--database", str(database), *args])
+    out = json.loads(result.stdout) if result.stdout.strip() else {}
+    return result.exit_code, out, result.stderr
+
+
+def remembered(db_path: Path) -> list[str]:
+    service = MemoryService(db_path)
+    session = service.start_session()
+    service.record_message(session.id, "user", "Me llamo Diego.", speaker="Diego")
+    old = service.remember("Diego prefers Spanish.", key="language")
+    new = service.remember("Diego prefers English.", key="language")
+    service.close()
+    return [old.id, new.id]
+
+
+def test_export_then_import_memories_into_a_new_database(
+    runner: CliRunner, db_path: Path, tmp_path: Path
+) -> None:
+    old, new = remembered(db_path)
+    code, report, _ = run(runner, db_path, "export", str(tmp_path / "out.jsonl"))
+    assert code == 0
+    assert report["export"] == str(tmp_path / "out.jsonl")
+    assert (report["format"], report["scope"]) == ("jsonl", "all")
+    assert report["counts"] == {"session": 1, "message": 1, "memory": 2}
+    fresh = tmp_path / "fresh.sqlite3"
+    code, imported, _ = run(runner, fresh, "import-memories", str(tmp_path / "out.jsonl"))
+    assert code == 0
+    assert (imported["imported"], imported["skipped"]) == (2, 0)
+    code, listed, _ = run(runner, fresh, "memories", "--all")
+    by_id = {memory["id"]: memory for memory in listed["memories"]}
+    assert by_id[old]["status"] == "superseded" and by_id[old]["superseded_by"] == new
+    assert by_id[new]["status"] == "active"
+
+
+def test_a_markdown_export_says_how_to_read_its_history_back(
+    runner: CliRunner, db_path: Path, tmp_path: Path
+) -> None:
+    remembered(db_path)
+    dest = tmp_path / "md"
+    code, report, err = run(runner, db_path, "export", str(dest), "--as", "markdown", "--tz", "UTC")
+    assert code == 0 and report["speakers"] == {"Diego": "user"}
+    hint = f"memstore import {dest}/history --speaker Diego=user --include-tail"
+    assert err.strip() == f"to read the history back: {hint}"
+    code, imported, _ = run(
+        runner,
+        tmp_path / "b.sqlite3",
+        "import",
+        f"{dest}/history",
+        "--speaker",
+        "Diego=user",
+        "--include-tail",
+    )
+    assert (code, imported["imported"]) == (0, 1)
+
+
+def test_export_refuses_an_existing_destination_with_exit_1(
+    runner: CliRunner, db_path: Path, tmp_path: Path
+) -> None:
+    remembered(db_path)
+    (tmp_path / "taken.jsonl").write_text("keep me")
+    code, out, err = run(runner, db_path, "export", str(tmp_path / "taken.jsonl"))
+    assert (code, out) == (1, {})
+    assert json.loads(err)["error"]["type"] == "ExportExists"
+    assert (tmp_path / "taken.jsonl").read_text() == "keep me"
+
+
+def test_export_of_a_missing_database_is_an_error_and_creates_nothing(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    code, _, err = run(runner, tmp_path / "typo.sqlite3", "export", str(tmp_path / "out.jsonl"))
+    assert code == 1 and json.loads(err)["error"]["type"] == "FileError"
+    assert not (tmp_path / "typo.sqlite3").exists() and not (tmp_path / "out.jsonl").exists()
+
+
+def test_bad_options_are_usage_errors(runner: CliRunner, db_path: Path, tmp_path: Path) -> None:
+    for args in (["--as", "yaml"], ["--scope", "history"], ["--tz", "Mars/Olympus"]):
+        code, _, err = run(runner, db_path, "export", str(tmp_path / "x"), *args)
+        assert code == 2 and json.loads(err)["error"]["type"] == "UsageError"
+        assert args[0] in json.loads(err)["error"]["message"]
+
+
+def test_a_bad_import_is_a_json_error_naming_the_line(
+    runner: CliRunner, db_path: Path, tmp_path: Path
+) -> None:
+    remembered(db_path)
+    run(runner, db_path, "export", str(tmp_path / "out.jsonl"), "--scope", "memories")
+    data = (tmp_path / "out.jsonl").read_text().replace('"status":"active"', '"status":"live"')
+    (tmp_path / "bad.jsonl").write_text(data)
+    fresh = tmp_path / "fresh.sqlite3"
+    code, out, err = run(runner, fresh, "import-memories", str(tmp_path / "bad.jsonl"))
+    error = json.loads(err)["error"]
+    assert (code, out, error["type"]) == (1, {}, "InvalidInput")
+    assert "bad.jsonl line 3: memory.status: Input should be" in error["message"]
+    assert not fresh.exists()

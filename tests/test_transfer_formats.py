@@ -1,0 +1,63 @@
+"""The export's file formats on their own: any memory written as a Markdown file or a JSONL
+line reads back equal, whatever its text holds."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memstore.schemas.transfer import MemoryRecord, SourceLink
+from memstore.transfer import jsonl, memory_files
+
+# Text as a memory may hold it: any character but surrogates and NUL, trimmed, not empty.
+TEXT = st.text(st.characters(exclude_categories=("Cs",), exclude_characters="\0"), min_size=1)
+CONTENT = TEXT.map(str.strip).filter(bool)
+TIMES = st.datetimes(
+    min_value=datetime(2000, 1, 1), max_value=datetime(2100, 1, 1), timezones=st.just(UTC)
+)
+MEMORIES = st.builds(
+    MemoryRecord,
+    id=st.from_regex(r"\Amem_[0-9a-f]{1,32}\Z"),
+    content=CONTENT,
+    category=st.sampled_from(["preference", "fact", "project", "goal", "other"]),
+    key=st.none() | st.from_regex(r"\A[a-z0-9_.-]{1,40}\Z"),
+    status=st.sampled_from(["active", "superseded", "candidate", "expired"]),
+    origin=st.sampled_from(["explicit", "extracted"]),
+    confidence=st.floats(0, 1),
+    pinned=st.booleans(),
+    created_at=TIMES,
+    modified_at=TIMES,
+    expires_at=st.none() | TIMES,
+    superseded_by=st.none() | st.from_regex(r"\Amem_[0-9a-f]{32}\Z"),
+)
+LINKS = st.lists(st.builds(SourceLink, message_id=st.none() | TEXT, source_ref=st.none() | TEXT))
+
+
+@given(MEMORIES, LINKS)
+def test_any_memory_file_reads_back_equal(memory: MemoryRecord, links: list[SourceLink]) -> None:
+    text = memory_files.render(memory, links)
+    assert memory_files.parse(text, "m.md") == (memory, links)
+
+
+@given(MEMORIES)
+def test_any_memory_line_reads_back_equal(memory: MemoryRecord) -> None:
+    line = jsonl.line(memory)
+    assert line.count(b"\n") == 1  # a line separator in the text never splits the record
+    assert jsonl.parse(line, "line 1") == memory
+
+
+def test_times_in_other_zones_read_back_as_the_same_instants() -> None:
+    madrid = datetime(2026, 10, 5, 9, 0, tzinfo=UTC).astimezone(ZoneInfo("Europe/Madrid"))
+    memory = MemoryRecord(
+        id="mem_1",
+        content="Diego likes jazz.",
+        category="fact",
+        status="active",
+        created_at=madrid,
+        modified_at=madrid + timedelta(minutes=5),
+    )
+    back, _ = memory_files.parse(memory_files.render(memory, []), "m.md")
+    assert back.created_at == datetime(2026, 10, 5, 9, 0, tzinfo=UTC)
