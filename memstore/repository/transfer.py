@@ -18,7 +18,7 @@ ASSISTANT_NAME = """
     SELECT speaker FROM messages WHERE role = 'assistant' AND speaker IS NOT NULL
     GROUP BY speaker ORDER BY count(*) DESC, speaker LIMIT 1
 """
-ALL_SESSIONS = f"SELECT {SESSION_COLUMNS} FROM sessions ORDER BY started_at, pk"
+ALL_SESSIONS = f"SELECT {SESSION_COLUMNS} FROM sessions ORDER BY started_at, rowid"
 # Oldest first (the daily logs are written in this order); the index on created_at serves it.
 ALL_MESSAGES = (
     f"SELECT {MESSAGE_COLUMNS} FROM messages ORDER BY created_at, session_id, sequence, pk"
