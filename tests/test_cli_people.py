@@ -210,6 +210,24 @@ def test_text_views_of_listings_and_check(runner: CliRunner, imported: Path) -> 
     assert err == ""  # the summary is the view, not said twice
 
 
+def test_text_views_of_export_and_import_memories(
+    runner: CliRunner, imported: Path, tmp_path: Path
+) -> None:
+    invoke(runner, imported, "remember", "Diego likes tea.")
+    out = tmp_path / "out.jsonl"
+    code, text, _ = invoke(runner, imported, "export", str(out), "--format", "text")
+    assert code == 0 and text.strip() == (
+        f"exported 3 session, 13 message, 1 memory (all, jsonl) to {out}"
+    )
+    fresh = tmp_path / "fresh.sqlite3"
+    code, text, _ = invoke(runner, fresh, "import-memories", str(out), "--format", "text")
+    assert code == 0
+    assert (
+        text.strip()
+        == f"imported 1 memories from {out} (0 already there); also 3 session, 13 message"
+    )
+
+
 def test_stored_control_characters_are_escaped_in_the_text_view(
     runner: CliRunner, db_path: Path, seeded: Seeded
 ) -> None:

@@ -52,8 +52,12 @@ def export(
 
     Example: memstore export ~/exports/memory-2026-10-05 --as markdown --tz Europe/Madrid
     """
+    from memstore.adapters.cli.views import export_text
+
     report = service_from(ctx).export(destination, format=form, scope=scope, tz=tz)
-    conclude(ctx, report, ok=True, note=reimport_hint(report))
+    hint = reimport_hint(report)
+    view = lambda done: "\n".join([export_text(done), *([hint] if hint else [])])  # noqa: E731
+    conclude(ctx, report, ok=True, note=hint, view=view)
 
 
 @cli.command("import-memories")

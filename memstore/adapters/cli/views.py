@@ -217,6 +217,33 @@ def deleted_text(result: schemas.DeleteResult) -> str:
     return f"deleted {result.id}" if result.deleted else f"nothing deleted: there is no {result.id}"
 
 
+def counted(counts: dict[str, int]) -> str:
+    """Record counts as a person reads them: ``3 session, 13 message``."""
+    return ", ".join(f"{count} {kind}" for kind, count in counts.items()) or "nothing"
+
+
+def export_text(report: schemas.ExportReport) -> str:
+    """Where the export went, in which format, and what it holds."""
+    lines = [
+        f"exported {counted(report.counts)} ({report.scope}, {report.format}) to {report.export}"
+    ]
+    return printable("\n".join([*lines, *(f"- {warning}" for warning in report.warnings)]))
+
+
+def memory_import_text(report: schemas.MemoryImportReport) -> str:
+    """How many memories came in, and the other records by type."""
+    others = {
+        kind: n["imported"]
+        for kind, n in report.records.items()
+        if kind != "memory" and n["imported"]
+    }
+    extra = f"; also {counted(others)}" if others else ""
+    return printable(
+        f"imported {report.imported} memories from {report.path} ({report.skipped} already "
+        f"there){extra}"
+    )
+
+
 def generic_text(result: BaseModel) -> str:
     """Any other result, one ``key: value`` line per field (values as compact JSON)."""
     fields = result.model_dump(mode="json")
@@ -239,6 +266,8 @@ VIEWS: dict[type[BaseModel], Callable[[Any], str]] = {
     schemas.BackupReport: backup_text,
     schemas.DeleteResult: deleted_text,
     schemas.Diary: diary_text,
+    schemas.ExportReport: export_text,
+    schemas.MemoryImportReport: memory_import_text,
 }
 
 
