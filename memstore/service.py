@@ -251,9 +251,13 @@ class MemoryService(StoreHandle):
         ``recall_chars`` (``full``: no character budget, every text whole), filtered by the
         keywords ``session_id``, ``role``, ``since``, ``until``, ``speaker``
         (:class:`~memstore.queries.FilterArguments`; see
-        :func:`memstore.concerns.recall.recall`). Raises InvalidQuery or InvalidInput."""
+        :func:`memstore.concerns.recall.recall`). A page larger than the default (a
+        person's, at the command line) has as many characters per item: ``recall_chars``
+        for each ``max_results`` items or part of them, so that asking for more never
+        shows less. Raises InvalidQuery or InvalidInput."""
         found = RecallFilters.of(filters)
-        chars = None if full else self.config.recall_chars
+        wanted = min(limit or self.pages.items, self.pages.most)
+        chars = None if full else self.config.recall_chars * max(1, -(-wanted // self.pages.items))
         pages = PageSize(items=self.pages.items, most=self.pages.most, chars=chars)
         return recall.recall(self._db, pages, query, mode, history, found, limit)
 

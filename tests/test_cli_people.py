@@ -117,6 +117,8 @@ def test_sessions_lists_kind_span_count_and_speakers_newest_first(
         "started_at": "2026-11-02T09:00:00Z",
         "ended_at": "2026-11-02T10:00:00Z",
         "messages": 4,
+        "first_message_at": "2026-10-05T09:01:00Z",  # the factory's times
+        "last_message_at": "2026-10-05T09:04:00Z",
         "speakers": ["Ana", "Bea"],
     }
     assert [s["kind"] for s in imported] == ["imported"] * 3
@@ -285,3 +287,82 @@ def test_a_terminal_gets_text_with_the_match_in_bold_and_a_pipe_gets_json(import
     )
     expected = MemoryService(imported).recall("café").model_dump(mode="json")
     assert json.loads(piped.stdout) == expected
+
+
+def test_ids_in_the_text_view_are_escaped_too(runner: CliRunner, db_path: Path) -> None:
+    service = MemoryService(db_path)
+    hostile = "ses_\x1b[31mevil\u202e"
+    service.start_session(session_id=hostile)
+    service.record_message(hostile, "user", "a quagga question")
+    for args in (["recall", "quagga"], ["conversation", hostile], ["delete-memory", hostile]):
+        text = invoke(runner, db_path, *args, "--format", "text")[1]
+        assert "\x1b[31m" not in text and "\u202e" not in text, args
+        assert "ses_\\x1b[31mevil\\u202e" in text, args
+
+
+def test_a_larger_recall_limit_never_shows_fewer_conversations(
+    runner: CliRunner, db_path: Path, seeded: Seeded
+) -> None:
+    with seeded():
+        for n in range(60):
+            factories.MemoryFactory(content=f"Diego's alpha note {n}: " + "detail " * 30)
+        for n in range(40):
+            session = factories.SessionFactory()
+            factories.conversation(session.id, [("user", f"alpha {n} " + "words " * 40)])
+    shown = {}
+    for limit in ("8", "20", "50"):
+        page = json.loads(invoke(runner, db_path, "recall", "alpha", "--limit", limit)[1])
+        shown[limit] = len(page["conversations"])
+    assert shown["8"] <= shown["20"] <= shown["50"] and shown["50"] >= 20
+
+
+def test_pinning_an_expired_memory_is_refused(
+    runner: CliRunner, db_path: Path, seeded: Seeded
+) -> None:
+    with seeded():
+        factories.MemoryFactory(id="mem_old", expires_at=datetime(2020, 1, 1, tzinfo=UTC))
+    code, _, err = invoke(runner, db_path, "pin", "mem_old")
+    assert code == 1 and json.loads(err)["error"]["type"] == "InvalidInput"
+    assert "expired" in json.loads(err)["error"]["message"]
+
+
+def test_text_view_layout_rough_edges(runner: CliRunner, imported: Path, seeded: Seeded) -> None:
+    invoke(runner, imported, "remember", "Diego line one\nline two\n- dash item")
+    listed = invoke(runner, imported, "memories", "--format", "text")[1].splitlines()
+    assert listed[0].startswith("• Diego line one") and listed[1:3] == [
+        "    line two",
+        "    - dash item",
+    ]
+    sessions = invoke(runner, imported, "sessions", "--format", "text")[1]
+    assert "2026-10-08 12:55 - 13:11" in sessions  # an imported session's span: its messages
+    with seeded():
+        factories.MessageFactory(session_id=factories.SessionFactory().id, content="x" * 20_000)
+    words = invoke(runner, imported, "words", "--limit", "1000", "--format", "text")
+    assert max(len(line) for line in words[1].splitlines() if not line.startswith("x")) < 120
+    empty = invoke(
+        runner, imported, "sessions", "--since", "2030-01-01T00:00:00Z", "--format", "text"
+    )
+    assert empty[1].strip() == "No sessions."
+
+
+def test_text_that_stdout_cannot_encode_is_escaped_not_a_traceback(imported: Path) -> None:
+    env = {**os.environ, "PYTHONIOENCODING": "latin-1"}
+    args = [sys.executable, "-m", "memstore", "--database", str(imported), "--format", "text"]
+    done = subprocess.run(
+        [*args, "remember", "Diego watches 电影 • often."], env=env, capture_output=True
+    )
+    assert done.returncode == 0 and b"Traceback" not in done.stderr
+    assert "\\u7535\\u5f71" in done.stdout.decode("latin-1")
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_full_stdout_is_a_json_error(imported: Path) -> None:
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "memstore", "--database", str(imported), "memories"],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert json.loads(done.stderr.splitlines()[0])["error"]["type"] == "OSError"

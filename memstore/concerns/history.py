@@ -97,6 +97,8 @@ def list_sessions(
             started_at=listed.session.started_at,
             ended_at=listed.session.ended_at,
             messages=listed.messages,
+            first_message_at=listed.first_message_at,
+            last_message_at=listed.last_message_at,
             speakers=listed.speakers,
         )
         for listed in found

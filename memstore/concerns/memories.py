@@ -119,7 +119,8 @@ def pin_memory(db: Database, memory_id: str, pinned: bool) -> Memory:
 
     Raises:
         NotFound: If there is no such memory.
-        InvalidInput: When pinning a superseded memory (it is never in the context).
+        InvalidInput: When pinning a superseded or expired memory (neither is ever in the
+            context).
     """
     now = utc_now()
     with db.write() as connection:
@@ -130,6 +131,11 @@ def pin_memory(db: Database, memory_id: str, pinned: bool) -> Memory:
             raise InvalidInput(
                 "memory_id",
                 f"{memory_id} was superseded by {memory.superseded_by}; pin that one.",
+            )
+        if pinned and memory_model(memory, now).status == "expired":
+            raise InvalidInput(
+                "memory_id",
+                f"{memory_id} expired at {memory.expires_at}; remember it again to keep it.",
             )
         memories.set_pinned(connection, memory_id, pinned, now)
     return memory_model(replace(memory, pinned=pinned, modified_at=now), now)

@@ -19,12 +19,15 @@ INSERT_SESSION = (
 END_SESSION = "UPDATE sessions SET ended_at = :ended_at WHERE id = :id"
 IN_WINDOW = "(:since IS NULL OR started_at >= :since) AND (:until IS NULL OR started_at < :until)"
 LISTED_TOTAL = f"SELECT count(*) FROM sessions WHERE {IN_WINDOW}"
-# Each page row: the session, its message count, and its speakers' names in the order
+# Each page row: the session, its message count, its first and last message times, and
+# its speakers' names in the order
 # they first speak, joined by the unit separator (a character no name holds: names are
 # one line of text).
 LISTED = f"""
 SELECT {SESSION_COLUMNS},
        (SELECT count(*) FROM messages WHERE messages.session_id = sessions.id),
+       (SELECT min(created_at) FROM messages WHERE messages.session_id = sessions.id),
+       (SELECT max(created_at) FROM messages WHERE messages.session_id = sessions.id),
        (SELECT group_concat(speaker, char(31)) FROM (
             SELECT speaker FROM messages
             WHERE messages.session_id = sessions.id AND speaker IS NOT NULL
@@ -89,10 +92,13 @@ def end(connection: sqlite3.Connection, session_id: str, ended_at: datetime) -> 
 @dataclass(frozen=True)
 class ListedSession:
     """A session as a listing shows it: the row, how many messages it holds (every role
-    and status), and the names of its speakers in the order they first speak."""
+    and status), when the first and the last of them were written (None without any), and
+    the names of its speakers in the order they first speak."""
 
     session: StoredSession
     messages: int
+    first_message_at: datetime | None
+    last_message_at: datetime | None
     speakers: list[str]
 
 
@@ -115,7 +121,9 @@ def listed(
         ListedSession(
             StoredSession.from_row(row[:4]),
             row[4],
-            row[5].split(SPEAKER_SEPARATOR) if row[5] else [],
+            None if row[5] is None else parse_utc(row[5]),
+            None if row[6] is None else parse_utc(row[6]),
+            row[7].split(SPEAKER_SEPARATOR) if row[7] else [],
         )
         for row in rows
     ]

@@ -59,6 +59,11 @@ class SessionSummary(Result):
     """None while open, or for an interrupted or imported session."""
     messages: int
     """How many messages it holds, of every role and status."""
+    first_message_at: datetime | None
+    """When its first message was written (None without messages)."""
+    last_message_at: datetime | None
+    """When its last message was written: with ``first_message_at``, the span of an imported
+    session, which has no ``ended_at``."""
     speakers: list[str]
     """The names its speakers go by, in the order they first speak (none for a session
     recorded without names)."""

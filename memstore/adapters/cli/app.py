@@ -8,9 +8,12 @@ service (SQLAlchemy, pydantic) is imported when a command opens it, so that ``me
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import io
 import json
 import logging
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -148,6 +151,7 @@ class JsonErrors(click.Group):
     def main(self, *args: Any, **kwargs: Any) -> Any:
         """Run the command; on an error print it as JSON and exit 1 (2 for usage errors)."""
         kwargs["standalone_mode"] = False
+        escape_unencodable()
         try:
             code = super().main(*args, **kwargs)
         except click.exceptions.NoArgsIsHelpError as bare:  # `memstore` alone: its help
@@ -168,7 +172,29 @@ class JsonErrors(click.Group):
         except MemoryError:
             emit_error("MemoryError", OUT_OF_MEMORY)
             sys.exit(EXIT_FAILURE)
+        except OSError as error:  # stdout full or gone, most likely (a file's are FileError)
+            emit_error("OSError", f"{error}; nothing more was done.")
+            silence_stdout()
+            sys.exit(EXIT_FAILURE)
         sys.exit(code if isinstance(code, int) else 0)
+
+
+def escape_unencodable() -> None:
+    """Let stdout and stderr write a character their encoding lacks (a latin-1 terminal, a
+    CJK word) as a backslash escape instead of failing."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="backslashreplace")
+
+
+def silence_stdout() -> None:
+    """Point stdout at the null device, so that the interpreter's last flush of output that
+    could not be written does not fail again on the way out."""
+    with contextlib.suppress(OSError, ValueError, io.UnsupportedOperation):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
 
 
 def load_config(path: Path | None) -> MemoryConfig:

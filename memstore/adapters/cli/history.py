@@ -101,8 +101,8 @@ def import_command(
 
 
 def file_errors(report: ImportReport) -> list[str]:
-    """One line per file that failed: its path and its error (for the text view)."""
-    return [printable(f"{file.path}: {file.error}") for file in report.files if file.error]
+    """One line per file that failed: its error, which names the file (for the text view)."""
+    return [printable(f"- {file.error}") for file in report.files if file.error]
 
 
 def import_summary(report: ImportReport, include_tail: bool) -> str:
@@ -127,7 +127,7 @@ def import_summary(report: ImportReport, include_tail: bool) -> str:
         )
     parts += left_out(report)
     if report.errors:
-        parts.append(f'{report.errors} files with an error (see their "error")')
+        parts.append(f"{report.errors} files with an error")
     return printable("; ".join(parts) + ".")
 
 

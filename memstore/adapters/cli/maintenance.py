@@ -56,7 +56,7 @@ def diary(ctx: click.Context, /, day: date | None, tz: str | None) -> None:
 @cli.command()
 @click.pass_context
 def mcp(ctx: click.Context) -> None:
-    """Serve the memory tools to an MCP client over stdio (needs memstore[mcp]).
+    """Serve the memory tools to an MCP client over stdio (needs the mcp extra).
 
     The tools are those of the agent integration; with memory disabled there are none.
     stdout carries only the protocol; logs go to stderr.

@@ -26,7 +26,7 @@ def recall(ctx: click.Context, /, query: str, no_history: bool, **filters: Any) 
     from memstore.adapters.cli.views import recall_text
 
     result = service_from(ctx).recall(query, history=not no_history, **filters)
-    emit(result, lambda found: recall_text(found, query))
+    emit(result, lambda found: recall_text(found, query, filters["mode"]))
 
 
 @cli.command()

@@ -10,6 +10,7 @@ text`` into a pipe), so the text then reads the same without them.
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
@@ -25,11 +26,17 @@ from memstore.text.printable import printable
 from memstore.text.tokens import fold, token_spans
 
 INDENT = "    "
+MAX_COLUMN = 40  # terminal columns a table pads a column to, at most
 
 
 def dim(text: str) -> str:
-    """``text`` dimmed (ids and other details a reader skips)."""
-    return click.style(text, dim=True)
+    """``text`` escaped and dimmed (ids and other details a reader skips)."""
+    return click.style(printable(text), dim=True)
+
+
+def width(text: str) -> int:
+    """The columns ``text`` takes in a terminal: two for a wide (CJK, emoji) character."""
+    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
 
 
 def local(moment: datetime) -> str:
@@ -55,20 +62,37 @@ def marked(text: str, folded_terms: frozenset[str]) -> str:
 
 
 def table(rows: Sequence[Sequence[str]], header: Sequence[str]) -> list[str]:
-    """``rows`` under ``header`` in columns padded to their widest cell (cells escaped)."""
+    """``rows`` under ``header`` in columns padded to their widest cell in terminal columns,
+    at most :data:`MAX_COLUMN` (a longer cell overflows its column rather than widen every
+    row); cells escaped."""
     cells = [[printable(cell) for cell in row] for row in [header, *rows]]
-    widths = [max(len(row[column]) for row in cells) for column in range(len(header))]
+    widths = [
+        min(max(width(row[column]) for row in cells), MAX_COLUMN) for column in range(len(header))
+    ]
     lines = [
-        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True))
+        "  ".join(cell + " " * (room - width(cell)) for cell, room in zip(row, widths, strict=True))
         for row in cells
     ]
     return [click.style(lines[0].rstrip(), bold=True), *(line.rstrip() for line in lines[1:])]
 
 
-def paging(shown: int, total: int, next_offset: int | None, option: str = "--offset") -> str:
-    """The line under a page: how many of how many, and the option that reads on."""
-    more = f"; next page: {option} {next_offset}" if next_offset is not None else ""
-    return dim(f"{shown} of {total}{more}")
+def paging(shown: int, total: int, next_offset: int | None) -> str:
+    """The line under a page: which of how many it shows (``5 of 5``, ``9-16 of 40``), and
+    the ``--offset`` that reads on. The page ends at ``next_offset``, or at the total."""
+    end = total if next_offset is None else next_offset
+    start = end - shown + 1
+    which = f"{shown} of {total}" if start == 1 else f"{start}-{end} of {total}"
+    more = f"; next page: --offset {next_offset}" if next_offset is not None else ""
+    return dim(which + more)
+
+
+def span(start: datetime, end: datetime | None) -> str:
+    """From ``start`` to ``end`` in local time, the end's day left out when it is the same."""
+    first = local(start)
+    if end is None:
+        return first
+    last = local(end)
+    return f"{first} - {last[11:] if last[:10] == first[:10] else last}"
 
 
 def message_lines(
@@ -84,15 +108,18 @@ def message_lines(
 
 
 def memory_line(memory: schemas.Memory, terms: frozenset[str] = frozenset()) -> str:
-    """One memory: a pin for a pinned one, its text, then category, key, status and id."""
+    """One memory: a pin for a pinned one, its text (later lines indented under the first),
+    then category, key, status, expiry and id."""
     pin = "📌 " if memory.pinned else "• "
     notes = [memory.category, *([f"key {memory.key}"] if memory.key else [])]
     notes += [] if memory.status == "active" else [memory.status]
-    details = dim(f"({printable(', '.join(notes))})  {memory.id}")
-    return f"{pin}{marked(memory.content, terms)}  {details}"
+    notes += [f"expires {local(memory.expires_at)}"] if memory.expires_at else []
+    details = dim(f"({', '.join(notes)})  {memory.id}")
+    first, *rest = marked(memory.content, terms).split("\n")
+    return "\n".join([f"{pin}{first}  {details}", *(INDENT + line for line in rest)])
 
 
-def recall_text(result: schemas.RecallResult, query: str) -> str:
+def recall_text(result: schemas.RecallResult, query: str, mode: str) -> str:
     """Memories, then each conversation as a short transcript, the matched message marked."""
     terms = frozenset(fold(query[start:end]) for start, end in token_spans(query))
     lines: list[str] = []
@@ -112,15 +139,20 @@ def recall_text(result: schemas.RecallResult, query: str) -> str:
             lines += message_lines(message, terms, matched=message.id == conversation.matched_id)
         lines.append("")
     if not lines:
-        lines.append("Nothing matched. Search is lexical: try other words, or --mode any.")
+        wider = "" if mode == "any" else ", or --mode any"
+        lines.append(f"Nothing matched. Search is lexical: try other words{wider}.")
     if result.truncated:
-        lines.append(dim("Some text was clipped to the budget: --full prints every message whole."))
+        lines.append(
+            dim("Some text was clipped or left out to fit the budget: --full prints it all.")
+        )
     return "\n".join(lines).rstrip("\n")
 
 
 def words_text(page: schemas.WordPage) -> str:
     """The words and their counts as a table."""
     rows = [(entry.word, str(entry.occurrences), str(entry.documents)) for entry in page.words]
+    if not rows:
+        return "No words." + (f" {paging(0, page.total, page.next_offset)}" if page.total else "")
     return "\n".join(
         [
             *table(rows, ("word", "occurrences", "documents")),
@@ -143,6 +175,10 @@ def instances_text(page: schemas.InstancePage) -> str:
             + click.style(printable(excerpt[local_start:local_end]), bold=True)
             + printable(excerpt[local_end:])
         )
+    if not rows:
+        return "No occurrences." + (
+            f" {paging(0, page.total, page.next_offset)}" if page.total else ""
+        )
     lines = table(rows, ("when", "who", "where"))
     body = [lines[0]]
     for line, excerpt in zip(lines[1:], excerpts, strict=True):
@@ -152,30 +188,38 @@ def instances_text(page: schemas.InstancePage) -> str:
 
 def memories_text(page: schemas.MemoryPage) -> str:
     """The memories as a list, pinned first."""
-    lines = [memory_line(memory) for memory in page.memories] or ["No memories."]
+    if not page.memories:
+        return "No memories." + (
+            f" {paging(0, page.total, page.next_offset)}" if page.total else ""
+        )
+    lines = [memory_line(memory) for memory in page.memories]
     return "\n".join([*lines, paging(len(page.memories), page.total, page.next_offset)])
 
 
 def sessions_text(page: schemas.SessionPage) -> str:
-    """The sessions as a table: id, kind, span, message count, speakers."""
+    """The sessions as a table: id, kind, span (from its start to its end, or to its last
+    message), message count, speakers."""
+    if not page.sessions:
+        return "No sessions." + (
+            f" {paging(0, page.total, page.next_offset)}" if page.total else ""
+        )
     rows = [
         (
             session.id,
             session.kind,
-            local(session.started_at)
-            + (f" - {local(session.ended_at)}" if session.ended_at else ""),
+            span(session.started_at, session.ended_at or session.last_message_at),
             str(session.messages),
             ", ".join(session.speakers),
         )
         for session in page.sessions
     ]
-    header = ("id", "kind", "started (local time)", "messages", "speakers")
+    header = ("id", "kind", "span (local time)", "messages", "speakers")
     return "\n".join([*table(rows, header), paging(len(rows), page.total, page.next_offset)])
 
 
 def conversation_text(page: schemas.ConversationPage) -> str:
     """The session's messages in order, as a transcript."""
-    lines = [click.style(f"Session {page.session.id}", bold=True)]
+    lines = [click.style(printable(f"Session {page.session.id}"), bold=True)]
     for message in page.messages:
         lines += message_lines(message, frozenset())
     more = page.next_after is not None
@@ -214,7 +258,8 @@ def backup_text(report: schemas.BackupReport) -> str:
 
 def deleted_text(result: schemas.DeleteResult) -> str:
     """Whether the record was deleted."""
-    return f"deleted {result.id}" if result.deleted else f"nothing deleted: there is no {result.id}"
+    done = f"deleted {result.id}" if result.deleted else f"nothing deleted: there is no {result.id}"
+    return printable(done)
 
 
 def counted(counts: dict[str, int]) -> str:
