@@ -13,7 +13,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -74,6 +74,19 @@ def folder(path: Path, what: str) -> bool:
     if not stat.S_ISDIR(status.st_mode):
         raise FileError(str(path), f"{what} must be a folder, and this is {kind(status.st_mode)}.")
     return True
+
+
+def unused(destination: str | Path, exists: Callable[[str], Exception]) -> Path:
+    """``destination`` as an absolute path (``~`` expanded), for a file or folder about to be
+    created there.
+
+    Raises:
+        Exception: ``exists(path)`` when anything, even a dangling symbolic link, is there.
+    """
+    path = Path(destination).expanduser().absolute()
+    if os.path.lexists(path):
+        raise exists(str(path))
+    return path
 
 
 def make_folders(path: Path) -> None:

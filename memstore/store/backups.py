@@ -44,10 +44,7 @@ def target(destination: str | Path) -> Path:
     Raises:
         BackupExists: If anything, even a dangling symbolic link, is already there.
     """
-    path = Path(destination).expanduser().absolute()
-    if os.path.lexists(path):
-        raise BackupExists(str(path))
-    return path
+    return files.unused(destination, BackupExists)
 
 
 @contextmanager

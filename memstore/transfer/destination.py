@@ -30,10 +30,7 @@ def target(destination: str | Path) -> Path:
     Raises:
         ExportExists: If anything, even a dangling symbolic link, is already there.
     """
-    path = Path(destination).expanduser().absolute()
-    if os.path.lexists(path):
-        raise ExportExists(str(path))
-    return path
+    return files.unused(destination, ExportExists)
 
 
 @contextmanager
