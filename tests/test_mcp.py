@@ -184,9 +184,31 @@ def test_arguments_the_schema_refuses_are_an_invalid_input_tool_error(
             await session.initialize()
             refused = await session.call_tool("recall", {"query": "tea", "limit": "many"})
             assert refused.is_error is True
-            assert refused.content[0].text.startswith("InvalidInput: ")
+            assert refused.content[0].text.startswith("InvalidInput: limit: ")
+            assert "pydantic.dev" not in refused.content[0].text
 
     run(scenario)
+
+
+def test_a_credential_in_a_refused_argument_is_neither_logged_nor_echoed(
+    db_path: Path, tmp_path: Path
+) -> None:
+    # The failing input: content given as a list; the schema's refusal quoted it, secret and
+    # all, in the -v log and in the answer.
+    secret = "my password is Swordfish!2024"
+    errlog = tmp_path / "e.txt"
+
+    async def scenario() -> None:
+        async with connected(["-v", "--database", str(db_path), "mcp"], errlog) as session:
+            await session.initialize()
+            refused = await session.call_tool("remember", {"content": [secret]})
+            assert refused.is_error is True
+            assert refused.content[0].text.startswith("InvalidInput: content: ")
+            assert "Swordfish" not in refused.content[0].text
+
+    run(scenario)
+    logged = errlog.read_text(encoding="utf-8")
+    assert "rejected arguments" in logged and "Swordfish" not in logged
 
 
 def test_a_client_sees_described_arguments_enums_annotations_and_one_warning(

@@ -28,6 +28,7 @@ from typing import Any
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
+from pydantic import ValidationError
 from pydantic_core import to_json
 
 from memstore.adapters.tools import INSTRUCTIONS, TOOL_FACTS, MemoryTools
@@ -47,11 +48,25 @@ class MemoryServer(MCPServer[Any]):
         try:
             result = await super().call_tool(name, arguments, context)
         except ToolError as error:  # the SDK's own: arguments that fail the tool's schema
-            raise ToolError(f"InvalidInput: {error}") from error
+            cause = error.__cause__
+            if not isinstance(cause, ValidationError):
+                raise
+            # Chained to the ValidationError, the SDK logs the refused fields' names only.
+            raise ToolError(f"InvalidInput: {refused(cause)}") from cause
         message = failure(result)
         if message is not None:
             raise ToolError(message)  # the SDK answers with isError=True and this text
         return compact(result)
+
+
+def refused(error: ValidationError) -> str:
+    """Which arguments a tool's schema refused and why, without their values (a refused
+    write may hold a credential the guard never saw): ``content: Input should be a valid
+    string``, one clause per argument."""
+    return "; ".join(
+        f"{'.'.join(str(part) for part in found['loc']) or 'arguments'}: {found['msg']}"
+        for found in error.errors(include_input=False, include_url=False)
+    )
 
 
 def compact(result: CallToolResult | InputRequiredResult) -> CallToolResult | InputRequiredResult:
