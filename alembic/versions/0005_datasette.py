@@ -15,7 +15,7 @@ Frozen once released: write its DDL here, never import it from live code.
   so Datasette found none. Each view's SQL carries that sentence in a comment, and Datasette
   then runs ``rowid IN (SELECT rowid FROM T_search WHERE T_search MATCH ...)``, which SQLite
   flattens into a MATCH on the index itself: no second index, no byte per row, and the box
-  finds what memstore's search sees.
+  finds what memstore's search sees (memories past their expiry left out, as recall does).
 - ``sessions`` keyed by its ``id``: Datasette links a foreign key value to the referenced
   table's primary key, and ``messages.session_id`` (and ``imports.session_id``) hold the id,
   while the key was an integer ``pk`` that nothing else used. The table is rebuilt without
@@ -38,11 +38,18 @@ down_revision: str | None = "0004"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
-SEARCHED = ("messages", "memories")
+# What each table's search leaves out beyond its index: a memory past its expiry stays in
+# memories_fts until a write marks it expired, and recall leaves it out by time, as this does
+# (times are stored as fixed-width UTC text, the form strftime gives here).
+SEARCHED = {
+    "messages": "",
+    "memories": "\nWHERE rowid NOT IN (SELECT pk FROM memories WHERE expires_at <= "
+    "strftime('%Y-%m-%dT%H:%M:%f000+00:00', 'now'))",
+}
 SEARCH_VIEW = """CREATE VIEW {table}_search AS
 -- Datasette's search box on {table}: it reads an entry without pages whose SQL says
 -- VIRTUAL TABLE ... USING FTS ... content="{table}" as that table's full-text index.
-SELECT rowid, {table}_fts AS {table}_search, content FROM {table}_fts"""
+SELECT rowid, {table}_fts AS {table}_search, content FROM {table}_fts{unexpired}"""
 
 SESSIONS_BY_ID = (
     "CREATE TABLE sessions (id VARCHAR(64) NOT NULL, started_at VARCHAR(32) NOT NULL, "
@@ -73,8 +80,8 @@ def rebuild_sessions(create: str, key: str) -> None:
 
 
 def upgrade() -> None:
-    for table in SEARCHED:
-        op.execute(SEARCH_VIEW.format(table=table))
+    for table, unexpired in SEARCHED.items():
+        op.execute(SEARCH_VIEW.format(table=table, unexpired=unexpired))
     rebuild_sessions(SESSIONS_BY_ID, "rowid")
 
 
