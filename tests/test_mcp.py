@@ -186,6 +186,10 @@ def test_arguments_the_schema_refuses_are_an_invalid_input_tool_error(
             assert refused.is_error is True
             assert refused.content[0].text.startswith("InvalidInput: limit: ")
             assert "pydantic.dev" not in refused.content[0].text
+            # A count is strict: true is no limit of 1.
+            boolean = await session.call_tool("recall", {"query": "tea", "limit": True})
+            assert boolean.is_error is True
+            assert boolean.content[0].text.startswith("InvalidInput: limit: ")
 
     run(scenario)
 

@@ -5,6 +5,7 @@ these ``Annotated`` types. Their ``Field(description=...)`` is the argument's de
 the JSON schema of every adapter: the MCP SDK and pydantic-ai both read it, so no docstring
 repeats it. A Literal kind of :mod:`memstore.kinds` inside a type becomes the argument's
 ``enum``. Arguments that several tools share (the filters and the paging) are one type each.
+Counts are strict: ``true`` or ``"5"`` is refused, not read as 1 or 5.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ QueryMode = Annotated[
     Mode,
     Field(description="any (any word), all (every word) or phrase (the words in a row)."),
 ]
-MostResults = Annotated[int | None, Field(description=f"Most results ({CAPPED}).")]
+MostResults = Annotated[int | None, Field(description=f"Most results ({CAPPED}).", strict=True)]
 
 # one memory
 MemoryId = Annotated[str, Field(description="The id of the memory, from list_memories or recall.")]
@@ -64,8 +65,10 @@ Word = Annotated[str, Field(description="Exactly one whole word (case and accent
 WordScope = Annotated[Scope, Field(description="history (conversations), memories, or all (both).")]
 
 # paging
-Offset = Annotated[int, Field(description="Where the page starts (a previous next_offset).")]
-PageSize = Annotated[int | None, Field(description=f"Page size ({CAPPED}).")]
+Offset = Annotated[
+    int, Field(description="Where the page starts (a previous next_offset).", strict=True)
+]
+PageSize = Annotated[int | None, Field(description=f"Page size ({CAPPED}).", strict=True)]
 
 # the filters of recall and the word queries
 SessionFilter = Annotated[str | None, Field(description="Only this conversation.")]
@@ -85,11 +88,15 @@ SessionId = Annotated[
 ]
 After = Annotated[
     int,
-    Field(description="Read messages after this sequence number (a previous next_after)."),
+    Field(
+        description="Read messages after this sequence number (a previous next_after).",
+        strict=True,
+    ),
 ]
 MessageId = Annotated[
     str, Field(description="The message's id, from recall, word_instances or read_conversation.")
 ]
 CharacterOffset = Annotated[
-    int, Field(description="Character offset to read from (a previous next_offset).")
+    int,
+    Field(description="Character offset to read from (a previous next_offset).", strict=True),
 ]
