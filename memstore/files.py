@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from memstore.errors import FileError
+from memstore.errors import FileError, InvalidInput
 
 PRIVATE_FILE = 0o600
 PRIVATE_FOLDER = 0o700
@@ -81,8 +81,11 @@ def unused(destination: str | Path, exists: Callable[[str], Exception]) -> Path:
     created there.
 
     Raises:
+        InvalidInput: For an empty path (which would name the working directory).
         Exception: ``exists(path)`` when anything, even a dangling symbolic link, is there.
     """
+    if not str(destination).strip():
+        raise InvalidInput("destination", "is empty; give the path of a new file or folder.")
     path = Path(destination).expanduser().absolute()
     if os.path.lexists(path):
         raise exists(str(path))

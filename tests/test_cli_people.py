@@ -366,3 +366,12 @@ def test_a_full_stdout_is_a_json_error(imported: Path) -> None:
         )
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert json.loads(done.stderr.splitlines()[0])["error"]["type"] == "OSError"
+
+
+@pytest.mark.parametrize("command", ["backup", "export"])
+def test_an_empty_destination_is_refused_not_read_as_the_working_directory(
+    runner: CliRunner, imported: Path, command: str
+) -> None:
+    code, _, err = invoke(runner, imported, command, "")
+    assert code == 2 and "DESTINATION" in json.loads(err)["error"]["message"]
+    assert "is empty" in json.loads(err)["error"]["message"]

@@ -27,7 +27,7 @@ def check(ctx: click.Context) -> None:
 
 
 @cli.command()
-@click.argument("destination", type=click.Path(path_type=Path))
+@click.argument("destination", type=options.NewPath())
 @click.pass_context
 def backup(ctx: click.Context, destination: Path) -> None:
     """Copy the database to DESTINATION, a new file, with SQLite's online backup API, then

@@ -6,6 +6,7 @@ Choices come from :mod:`memstore.kinds`, so the CLI offers exactly what the serv
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import click
@@ -85,6 +86,20 @@ class TimeZone(Parsed):
     def parse(self, text: str, argument: str) -> Any:
         """The zone's IANA key."""
         return times.zone(text).key
+
+
+class NewPath(click.Path):
+    """The path of a file or folder a command creates (``backup``, ``export``): an empty
+    one, which would name the working directory, is a usage error."""
+
+    def __init__(self) -> None:
+        super().__init__(path_type=Path)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """``value`` as a Path, refusing the empty text."""
+        if isinstance(value, str) and not value.strip():
+            self.fail("is empty; give the path of a new file or folder.", param, ctx)
+        return super().convert(value, param, ctx)
 
 
 def limit(help: str = "Page size: 1 to 1000; max_results (8) by default.") -> Decorator:

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 
 @cli.command()
-@click.argument("destination", type=click.Path(path_type=Path))
+@click.argument("destination", type=options.NewPath())
 @click.option(
     "--as",
     "form",
