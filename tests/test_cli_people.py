@@ -14,8 +14,11 @@ from contextlib import AbstractContextManager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memstore import MemoryService
 from memstore.adapters.cli import cli
@@ -375,3 +378,14 @@ def test_an_empty_destination_is_refused_not_read_as_the_working_directory(
     code, _, err = invoke(runner, imported, command, "")
     assert code == 2 and "DESTINATION" in json.loads(err)["error"]["message"]
     assert "is empty" in json.loads(err)["error"]["message"]
+
+
+@given(text=st.text(max_size=200), query=st.text(max_size=40))
+@settings(max_examples=300, deadline=None)
+def test_marking_words_changes_only_styles(text: str, query: str) -> None:
+    from memstore.adapters.cli.views import marked
+    from memstore.text.printable import printable
+    from memstore.text.tokens import fold, token_spans
+
+    terms = frozenset(fold(query[start:end]) for start, end in token_spans(query))
+    assert click.unstyle(marked(text, terms)) == printable(text)
