@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from memstore.adapters.cli import options
 from memstore.adapters.cli.app import cli, emit, service_from
+
+if TYPE_CHECKING:
+    from memstore.schemas import RecallResult
 
 
 @cli.command()
@@ -23,10 +27,20 @@ def recall(ctx: click.Context, /, query: str, no_history: bool, **filters: Any) 
 
     Example: memstore recall "jardín azul" --mode phrase --since 2026-10-01T00:00:00+02:00
     """
-    from memstore.adapters.cli.views import recall_text
-
     result = service_from(ctx).recall(query, history=not no_history, **filters)
-    emit(result, lambda found: recall_text(found, query, filters["mode"]))
+    emit(result, recall_view(query, filters["mode"]))
+
+
+def recall_view(query: str, mode: str) -> Callable[[RecallResult], str]:
+    """The text view of a recall of ``query`` in ``mode`` (the views module, and pydantic
+    with it, imported only when text is printed)."""
+
+    def render(found: RecallResult) -> str:
+        from memstore.adapters.cli.views import recall_text
+
+        return recall_text(found, query, mode)
+
+    return render
 
 
 @cli.command()

@@ -52,12 +52,9 @@ def export(
 
     Example: memstore export ~/exports/memory-2026-10-05 --as markdown --tz Europe/Madrid
     """
-    from memstore.adapters.cli.views import export_text
-
     report = service_from(ctx).export(destination, format=form, scope=scope, tz=tz)
     hint = reimport_hint(report)
-    view = lambda done: "\n".join([export_text(done), *([hint] if hint else [])])  # noqa: E731
-    conclude(ctx, report, ok=True, note=hint, view=view)
+    conclude(ctx, report, ok=True, note=hint, view=lambda done: export_view(done, hint))
 
 
 @cli.command("import-memories")
@@ -72,6 +69,13 @@ def import_memories(ctx: click.Context, path: Path) -> None:
     """
     report = service_from(ctx, new_ok=True).import_memories(path)
     conclude(ctx, report, ok=True)
+
+
+def export_view(report: ExportReport, hint: str) -> str:
+    """The text view of an export, then the re-import hint (when there is one)."""
+    from memstore.adapters.cli.views import export_text
+
+    return "\n".join([export_text(report), *([hint] if hint else [])])
 
 
 def reimport_hint(report: ExportReport) -> str:
