@@ -12,7 +12,14 @@ import pytest
 
 from memstore import MemoryService
 
-HEAVY = ("sqlalchemy", "pydantic", "alembic", "detect_secrets", "memstore.service")
+HEAVY = (
+    "sqlalchemy",
+    "pydantic",
+    "alembic",
+    "detect_secrets",
+    "memstore.service",
+    "memstore.adapters.cli.views",
+)
 
 # Runs the CLI in-process as the console script does, then reports the heavy modules loaded.
 CHILD = """
@@ -59,6 +66,7 @@ def test_recall_on_an_up_to_date_database_imports_no_alembic_and_no_guard(
     heavy, out = loaded("--database", str(path), "recall", "zebra")
     assert json.loads(out)["conversations"][0]["messages"][0]["content"] == "the zebra crossed"
     assert "alembic" not in heavy and "detect_secrets" not in heavy
+    assert "memstore.adapters.cli.views" not in heavy  # piped: JSON, no text view
     assert "sqlalchemy" in heavy  # still: the store's connections come from its pool
 
 
