@@ -353,6 +353,8 @@ def test_a_later_export_of_the_same_store_updates_an_earlier_import(tmp_path: Pa
     assert report.records["memory"] == {"imported": 1, "skipped": 0, "updated": 1}
     assert transfer_store.memories(y) == transfer_store.memories(x)
     assert y.get_memory(tea.id).superseded_by == coffee.id  # type: ignore[union-attr]
+    assert [m.id for m in y.recall("Diego prefers").memories] == [coffee.id]  # index follows
+    assert y.health().ok
     # the older export again changes nothing: Y's copy is the newer one
     before = state(y)
     again = y.import_memories(tmp_path / "e1.jsonl")
