@@ -244,3 +244,41 @@ def test_logs_imported_again_after_a_jsonl_move_add_only_what_is_new(tmp_path: P
     again = new.import_markdown([REPO / "examples" / "logs"], speakers=speakers, include_tail=True)
     assert (again.imported, again.skipped) == (first.deferred, first.imported)
     assert new.health().counts["sessions"] == old.health().counts["sessions"]
+
+
+def test_counts_list_every_type_of_the_scope_even_at_zero(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    service.remember("Diego likes jazz.")
+    assert service.export(tmp_path / "m.jsonl", scope="memories").counts == {
+        "memory": 1,
+        "memory_source": 0,
+    }
+    assert service.export(tmp_path / "m", format="markdown", scope="memories").counts == {
+        "memory": 1
+    }
+    end = json.loads((tmp_path / "m.jsonl").read_text(encoding="utf-8").splitlines()[-1])
+    assert end["counts"] == {"memory": 1, "memory_source": 0}
+
+
+def test_the_log_header_names_the_assistant_not_a_person_who_once_spoke_as_one(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    # LOGFORMAT.md: the header is "<Name> Log — <date>" with the assistant's name. Diego
+    # spoke as the assistant in one session (role-play), more often than Morgan did.
+    when = datetime(2026, 10, 5, 9, 0, tzinfo=UTC)
+    session = service.start_session()
+    service.record_message(session.id, "user", "Hola.", created_at=when, speaker="Diego")
+    service.record_message(
+        session.id, "assistant", "Hola, Diego.", created_at=when, speaker="Morgan"
+    )
+    play = service.start_session()
+    for text in ("I am the assistant now.", "Still me."):
+        service.record_message(play.id, "assistant", text, created_at=when, speaker="diego")
+    service.export(tmp_path / "md", format="markdown", tz="UTC")
+    log = (tmp_path / "md" / "history" / "2026-10-05.md").read_text(encoding="utf-8")
+    assert log.splitlines()[0] == "Morgan Log — 2026-10-05"
+    service.delete_message(service.messages(session.id)[1].id)  # no one else speaks as it
+    service.export(tmp_path / "md3", format="markdown", tz="UTC")
+    log = (tmp_path / "md3" / "history" / "2026-10-05.md").read_text(encoding="utf-8")
+    assert log.splitlines()[0] == "Assistant Log — 2026-10-05"

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from memstore import (
+    FileError,
     ImportConflict,
     InvalidInput,
     MemoryConfig,
@@ -21,6 +22,8 @@ from memstore import (
     SecretRejected,
 )
 from tests import transfer_store
+
+MEMORY_FIELDS = ("pinned", "confidence", "origin", "key", "expires_at", "superseded_by")
 
 Seeded = Callable[[], AbstractContextManager[None]]
 
@@ -64,7 +67,7 @@ def test_importing_twice_adds_nothing(export: Path, target: MemoryService) -> No
     again = target.import_memories(export)
     assert (first.imported, again.imported, again.skipped) == (5, 0, 5)
     assert all(counts["imported"] == 0 for counts in again.records.values())
-    assert again.records["message"] == {"imported": 0, "skipped": 4}
+    assert again.records["message"] == {"imported": 0, "skipped": 4, "updated": 0}
     assert state(target) == before
 
 
@@ -329,3 +332,386 @@ def test_a_disabled_memory_refuses_the_import(export: Path, tmp_path: Path) -> N
     with pytest.raises(MemoryDisabled):
         disabled.import_memories(export)
     assert not (tmp_path / "off.sqlite3").exists()
+
+
+# --- found by review ---------------------------------------------------------------------
+
+
+def test_a_later_export_of_the_same_store_updates_an_earlier_import(tmp_path: Path) -> None:
+    # A sync: Y holds an import of X's first export; X's second export says the tea memory
+    # was superseded since (same id, same content, a later modified_at): that state is
+    # applied, not refused because the stale copy in Y holds the key.
+    x, y = MemoryService(tmp_path / "x.sqlite3"), MemoryService(tmp_path / "y.sqlite3")
+    tea = x.remember("Diego prefers tea.", key="drink")
+    x.export(tmp_path / "e1.jsonl")
+    y.import_memories(tmp_path / "e1.jsonl")
+    coffee = x.remember("Diego prefers coffee.", key="drink")
+    x.pin_memory(coffee.id)
+    x.export(tmp_path / "e2.jsonl")
+    report = y.import_memories(tmp_path / "e2.jsonl")
+    assert (report.imported, report.updated, report.skipped) == (1, 1, 0)
+    assert report.records["memory"] == {"imported": 1, "skipped": 0, "updated": 1}
+    assert transfer_store.memories(y) == transfer_store.memories(x)
+    assert y.get_memory(tea.id).superseded_by == coffee.id  # type: ignore[union-attr]
+    assert [m.id for m in y.recall("Diego prefers").memories] == [coffee.id]  # index follows
+    assert y.health().ok
+    # the older export again changes nothing: Y's copy is the newer one
+    before = state(y)
+    again = y.import_memories(tmp_path / "e1.jsonl")
+    assert (again.imported, again.updated, again.skipped) == (0, 0, 1)
+    assert state(y) == before
+
+
+def test_a_newer_copy_with_other_content_is_still_a_conflict(tmp_path: Path) -> None:
+    x, y = MemoryService(tmp_path / "x.sqlite3"), MemoryService(tmp_path / "y.sqlite3")
+    tea = x.remember("Diego prefers tea.", key="drink")
+    x.export(tmp_path / "e1.jsonl")
+    y.import_memories(tmp_path / "e1.jsonl")
+    x.update_memory(tea.id, "Diego prefers green tea.")
+    x.export(tmp_path / "e2.jsonl")
+    before = state(y)
+    with pytest.raises(ImportConflict, match=f"{tea.id} is in the database with other content"):
+        y.import_memories(tmp_path / "e2.jsonl")
+    assert state(y) == before
+
+
+def edited(export: Path, tmp_path: Path, kind: str, change: dict[str, Any]) -> Path:
+    """The export with the first record of ``kind`` changed (a :data:`DROP` value: removed)."""
+    records = lines(export)
+    index = next(n for n, r in enumerate(records) if r["type"] == kind)
+    record = {**records[index], **change}
+    records[index] = {name: value for name, value in record.items() if value is not DROP}
+    return write_lines(tmp_path / "edited.jsonl", records)
+
+
+DROP: Any = object()
+# Every field an export writes is required when it is read back: null where it is null.
+MISSING = [
+    *((f"memory.{name}", "memory", name, 8) for name in MEMORY_FIELDS),
+    *((f"message.{name}", "message", name, 4) for name in ("status", "speaker", "source_ref")),
+    *((f"session.{name}", "session", name, 2) for name in ("metadata", "ended_at")),
+    ("memstore_export.format_version", "memstore_export", "format_version", 1),
+]
+
+
+@pytest.mark.parametrize(("field", "kind", "name", "line"), MISSING, ids=[m[0] for m in MISSING])
+def test_a_missing_field_is_named_and_writes_nothing(
+    field: str, kind: str, name: str, line: int, export: Path, target: MemoryService, tmp_path: Path
+) -> None:
+    path = edited(export, tmp_path, kind, {name: DROP})
+    before = state(target)
+    with pytest.raises(InvalidInput, match=rf"line {line}: {field}: Field required"):
+        target.import_memories(path)
+    assert state(target) == before
+
+
+MISTYPED = {
+    "pinned as text": (
+        "memory",
+        {"pinned": "yes"},
+        "memory.pinned: Input should be a valid boolean",
+    ),
+    "pinned as a number": (
+        "memory",
+        {"pinned": 0},
+        "memory.pinned: Input should be a valid boolean",
+    ),
+    "confidence as text": (
+        "memory",
+        {"confidence": "1.0"},
+        "memory.confidence: Input should be a valid number",
+    ),
+    "sequence as text": ("message", {"sequence": "1"}, "message.sequence: Input should be a valid"),
+    "time as a number": ("memory", {"created_at": 0}, "memory.created_at: Input should be a valid"),
+    "time past the calendar in UTC": (
+        "memory",
+        {"created_at": "0001-01-01T00:00:00+01:00"},
+        r"line 8: memory.created_at: Value error, 0001-01-01T00:00:00\+01:00 is outside the "
+        "years 1 to 9999 once converted to UTC",
+    ),
+    "sequence past SQLite's integers": (
+        "message",
+        {"sequence": 2**70},
+        "line 4: message.sequence: Input should be less than or equal to 9223372036854775807",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", MISTYPED, ids=list(MISTYPED))
+def test_a_mistyped_value_is_named_and_writes_nothing(
+    case: str, export: Path, target: MemoryService, tmp_path: Path
+) -> None:
+    kind, change, message = MISTYPED[case]
+    path = edited(export, tmp_path, kind, change)
+    before = state(target)
+    with pytest.raises(InvalidInput, match=message):
+        target.import_memories(path)
+    assert state(target) == before
+
+
+def test_times_written_as_iso_text_in_any_zone_still_read(
+    export: Path, target: MemoryService, ids: dict[str, str], tmp_path: Path
+) -> None:
+    # Strict reading keeps ISO 8601 text: another zone's offset is the same instant.
+    path = edited(export, tmp_path, "memory", {"created_at": "2026-10-05T11:00:00+02:00"})
+    target.import_memories(path)
+    memory = target.get_memory(lines(path)[7]["id"])
+    assert memory is not None and memory.created_at.isoformat() == "2026-10-05T09:00:00+00:00"
+
+
+def test_a_supersession_cycle_is_refused_naming_its_memories(
+    target: MemoryService, tmp_path: Path
+) -> None:
+    records = [HEADER, *(cycle_memory(a, b) for a, b in ("ab", "bc", "ca")), end(memory=3)]
+    path = write_lines(tmp_path / "cycle.jsonl", records)
+    before = state(target)
+    with pytest.raises(
+        InvalidInput, match=r"memories mem_a, mem_b, mem_c go round in a cycle \(mem_a -> mem_b"
+    ):
+        target.import_memories(path)
+    assert state(target) == before
+
+
+HEADER = {
+    "type": "memstore_export",
+    "format_version": 1,
+    "scope": "all",
+    "exported_at": "2026-10-05T09:00:00Z",
+    "schema_version": 5,
+}
+
+
+def end(**counts: int) -> dict[str, Any]:
+    return {"type": "memstore_export_end", "counts": counts}
+
+
+def memory_line(memory_id: str, content: str, **fields: Any) -> dict[str, Any]:
+    """A memory record as an export writes it (an active fact unless ``fields`` say)."""
+    return {
+        "type": "memory",
+        "id": memory_id,
+        "content": content,
+        "category": "fact",
+        "key": None,
+        "status": "active",
+        "origin": "explicit",
+        "confidence": 1.0,
+        "pinned": False,
+        "created_at": "2026-10-05T09:00:00Z",
+        "modified_at": "2026-10-05T09:00:00Z",
+        "expires_at": None,
+        "superseded_by": None,
+        **fields,
+    }
+
+
+def cycle_memory(letter: str, by: str) -> dict[str, Any]:
+    return memory_line(
+        f"mem_{letter}", f"Diego likes {letter}.", status="superseded", superseded_by=f"mem_{by}"
+    )
+
+
+def message_line(message_id: str, session_id: str, sequence: int) -> dict[str, Any]:
+    return {
+        "type": "message",
+        "id": message_id,
+        "session_id": session_id,
+        "sequence": sequence,
+        "role": "user",
+        "speaker": "Diego",
+        "content": "Hola.",
+        "created_at": "2026-10-05T09:00:00Z",
+        "status": "completed",
+        "source_ref": None,
+    }
+
+
+SESSION = {
+    "type": "session",
+    "id": "ses_a",
+    "started_at": "2026-10-05T09:00:00Z",
+    "ended_at": None,
+    "metadata": {},
+}
+SOURCE = {"type": "memory_source", "memory_id": "mem_a", "message_id": None, "source_ref": "x#1"}
+# Files whose records disagree with each other: refused in the first pass, before any
+# database is opened, so that an import into a new database leaves no file behind.
+INCONSISTENT = {
+    "dangling superseded_by": (
+        [memory_line("mem_a", "A.", status="superseded", superseded_by="mem_gone")],
+        "superseded_by mem_gone is neither in the export nor in the database",
+    ),
+    "a link to a missing memory": ([SOURCE], "memory mem_a is neither in the export nor"),
+    "a link before its memory": (
+        [SOURCE, memory_line("mem_a", "A.")],
+        "memory mem_a comes later; it must come before its memory_source lines",
+    ),
+    "a message of a missing session": (
+        [message_line("msg_a", "ses_gone", 1)],
+        "session ses_gone is neither in the export nor in the database",
+    ),
+    "the same memory twice": (
+        [memory_line("mem_a", "A."), memory_line("mem_a", "A.")],
+        "line 3: memory mem_a comes twice",
+    ),
+    "two messages at one place": (
+        [SESSION, message_line("msg_a", "ses_a", 1), message_line("msg_b", "ses_a", 1)],
+        "messages msg_a and msg_b both take place 1 of session ses_a",
+    ),
+    "a sequence past SQLite's integers": (
+        [SESSION, message_line("msg_a", "ses_a", 2**70)],
+        "message.sequence: Input should be less than or equal to",
+    ),
+    "two active memories with one key": (
+        [memory_line("mem_a", "A.", key="drink"), memory_line("mem_b", "B.", key="drink")],
+        "memories mem_a and mem_b are both active with one key 'drink'",
+    ),
+    "expired with an expiry to come": (
+        [memory_line("mem_a", "A.", status="expired", expires_at="2999-01-01T00:00:00Z")],
+        r"\(memory mem_a\): the status is expired but it has an expires_at to come",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", INCONSISTENT, ids=list(INCONSISTENT))
+def test_an_inconsistent_file_into_a_new_database_leaves_no_file(case: str, tmp_path: Path) -> None:
+    records, message = INCONSISTENT[case]
+    counts = Counter(r["type"] for r in records)
+    path = write_lines(tmp_path / "bad.jsonl", [HEADER, *records, end(**counts)])
+    new = MemoryService(tmp_path / "new" / "memory.sqlite3")
+    with pytest.raises(InvalidInput, match=message):
+        new.import_memories(path)
+    assert not (tmp_path / "new").exists()
+
+
+def test_the_same_memory_in_two_markdown_files_leaves_no_file(
+    service: MemoryService, ids: dict[str, str], tmp_path: Path
+) -> None:
+    service.export(tmp_path / "md", format="markdown", scope="memories")
+    folder = tmp_path / "md" / "memories"
+    (folder / "copy.md").write_bytes((folder / f"{ids['english']}.md").read_bytes())
+    new = MemoryService(tmp_path / "new" / "memory.sqlite3")
+    with pytest.raises(InvalidInput, match=rf"memory {ids['english']} comes twice"):
+        new.import_memories(tmp_path / "md")
+    assert not (tmp_path / "new").exists()
+
+
+def test_a_link_to_a_record_already_in_the_database_is_kept(
+    target: MemoryService, tmp_path: Path
+) -> None:
+    # Into a database with a store, a link may name a record it holds (checked there).
+    home = target.list_memories().memories[0]
+    old = memory_line(
+        "mem_old", "Diego lived in Paris.", status="superseded", superseded_by=home.id
+    )
+    path = write_lines(tmp_path / "link.jsonl", [HEADER, old, end(memory=1)])
+    target.import_memories(path)
+    assert target.get_memory("mem_old").superseded_by == home.id  # type: ignore[union-attr]
+
+
+def test_states_the_store_itself_makes_round_trip(service: MemoryService, tmp_path: Path) -> None:
+    # A pinned memory superseded by a new value keeps its pin, and a candidate can be
+    # pinned: the API makes both, so an import takes them (refusing them would make the
+    # export of such a store impossible to import).
+    tea = service.remember("Diego prefers tea.", key="drink")
+    service.pin_memory(tea.id)
+    service.remember("Diego prefers coffee.", key="drink")
+    maybe = service.remember("Diego may like jazz.", origin="extracted")
+    service.pin_memory(maybe.id)
+    service.export(tmp_path / "all.jsonl")
+    new = MemoryService(tmp_path / "new.sqlite3")
+    assert new.import_memories(tmp_path / "all.jsonl").imported == 3
+    assert transfer_store.memories(new) == transfer_store.memories(service)
+    assert (new.get_memory(tea.id).status, new.get_memory(tea.id).pinned) == ("superseded", True)  # type: ignore[union-attr]
+
+
+def test_a_memories_export_keeps_its_links_until_the_messages_come(tmp_path: Path) -> None:
+    # A live message has no source reference: a memories-only import cannot hold a link to
+    # it (no row with neither), and the full export imported later adds it.
+    x = MemoryService(tmp_path / "x.sqlite3")
+    session = x.start_session()
+    said = x.record_message(session.id, "user", "Me gusta el té.", speaker="Diego")
+    assert said is not None
+    tea = x.remember("Diego likes tea.", source_message_id=said.id)
+    x.export(tmp_path / "m.jsonl", scope="memories")
+    x.export(tmp_path / "all.jsonl")
+    assert [
+        r["message_id"] for r in lines(tmp_path / "m.jsonl") if r["type"] == "memory_source"
+    ] == [said.id]
+    y = MemoryService(tmp_path / "y.sqlite3")
+    first = y.import_memories(tmp_path / "m.jsonl")
+    assert first.records["memory_source"] == {"imported": 0, "skipped": 1, "updated": 0}
+    assert y.memory_sources(tea.id) == []
+    later = y.import_memories(tmp_path / "all.jsonl")
+    assert later.records["memory_source"] == {"imported": 1, "skipped": 0, "updated": 0}
+    assert [(s.message_id, s.source_ref) for s in y.memory_sources(tea.id)] == [(said.id, None)]
+
+
+def test_a_link_stored_without_its_message_gets_it_from_a_later_import(
+    service: MemoryService, ids: dict[str, str], tmp_path: Path
+) -> None:
+    service.export(tmp_path / "m.jsonl", scope="memories")
+    service.export(tmp_path / "all.jsonl")
+    new = MemoryService(tmp_path / "new.sqlite3")
+    new.import_memories(tmp_path / "m.jsonl")
+    assert new.memory_sources(ids["spanish"])[0].message_id is None  # kept by its reference
+    later = new.import_memories(tmp_path / "all.jsonl")
+    assert later.records["memory_source"]["updated"] == 1
+    assert transfer_store.sources(new, ids.values()) == transfer_store.sources(
+        service, ids.values()
+    )
+
+
+def test_a_repeated_source_line_is_skipped(
+    export: Path, target: MemoryService, ids: dict[str, str], tmp_path: Path
+) -> None:
+    records = lines(export)
+    link = next(r for r in records if r["type"] == "memory_source")
+    path = write_lines(tmp_path / "twice.jsonl", recounted([*records[:-1], link, records[-1]]))
+    report = target.import_memories(path)
+    assert report.records["memory_source"] == {"imported": 2, "skipped": 1, "updated": 0}
+    assert len(target.memory_sources(link["memory_id"])) == 1
+
+
+def test_a_jsonl_file_with_a_bom_imports(
+    export: Path, target: MemoryService, tmp_path: Path
+) -> None:
+    path = tmp_path / "bom.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + export.read_bytes())
+    assert target.import_memories(path).imported == 5
+
+
+def test_an_empty_store_round_trips_as_markdown(service: MemoryService, tmp_path: Path) -> None:
+    report = service.export(tmp_path / "md", format="markdown")
+    assert report.counts == {"memory": 0, "message": 0, "day": 0}
+    new = MemoryService(tmp_path / "new.sqlite3")
+    back = new.import_memories(tmp_path / "md")
+    assert (back.imported, back.format) == (0, "markdown")
+
+
+def test_a_symlinked_memory_file_is_refused(target: MemoryService, tmp_path: Path) -> None:
+    # A link in a folder of memory files could make the import read any file.
+    secret = tmp_path / "secret.txt"
+    secret.write_text("---\nid: mem_x\n---\nnot a memory\n")
+    folder = tmp_path / "memories"
+    folder.mkdir()
+    (folder / "mem_x.md").symlink_to(secret)
+    before = state(target)
+    with pytest.raises(FileError, match="a memory file must not be a symbolic link"):
+        target.import_memories(folder)
+    (tmp_path / "link.jsonl").symlink_to(tmp_path / "secret.txt")
+    with pytest.raises(FileError, match="the export must not be a symbolic link"):
+        target.import_memories(tmp_path / "link.jsonl")
+    assert state(target) == before
+
+
+def test_the_history_folder_of_an_export_says_which_command_reads_it(
+    service: MemoryService, ids: dict[str, str], tmp_path: Path
+) -> None:
+    service.export(tmp_path / "md", format="markdown")
+    new = MemoryService(tmp_path / "new" / "memory.sqlite3")
+    with pytest.raises(
+        InvalidInput, match=r"is a daily log, not a memory file: .*`memstore import PATH --speaker"
+    ):
+        new.import_memories(tmp_path / "md" / "history")
+    assert not (tmp_path / "new").exists()

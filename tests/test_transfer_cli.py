@@ -35,7 +35,13 @@ def test_export_then_import_memories_into_a_new_database(
     assert code == 0
     assert report["export"] == str(tmp_path / "out.jsonl")
     assert (report["format"], report["scope"]) == ("jsonl", "all")
-    assert report["counts"] == {"session": 1, "message": 1, "memory": 2}
+    assert report["counts"] == {  # every type, 0 included, as a Markdown export counts
+        "session": 1,
+        "message": 1,
+        "memory": 2,
+        "memory_source": 0,
+        "deleted_source": 0,
+    }
     fresh = tmp_path / "fresh.sqlite3"
     code, imported, _ = run(runner, fresh, "import-memories", str(tmp_path / "out.jsonl"))
     assert code == 0
@@ -106,3 +112,37 @@ def test_a_bad_import_is_a_json_error_naming_the_line(
     assert (code, out, error["type"]) == (1, {}, "InvalidInput")
     assert "bad.jsonl line 3: memory.status: Input should be" in error["message"]
     assert not fresh.exists()
+
+
+def test_the_reimport_hint_escapes_control_characters_in_the_path(
+    runner: CliRunner, db_path: Path, tmp_path: Path
+) -> None:
+    # click strips ANSI sequences it echoes into a pipe: the hint escapes them instead, as
+    # every text view does, so that it names the folder that was written.
+    remembered(db_path)
+    dest = tmp_path / "out\x1b[31m"
+    code, report, err = run(runner, db_path, "export", str(dest), "--as", "markdown")
+    assert code == 0 and report["export"] == str(dest)
+    assert f"memstore import '{tmp_path}/out\\x1b[31m/history' --speaker" in err
+
+
+def test_a_sync_says_how_many_memories_it_updated(
+    runner: CliRunner, db_path: Path, tmp_path: Path
+) -> None:
+    # The command of the review: a later export imported where an earlier one was.
+    other = tmp_path / "y.sqlite3"
+    run(runner, db_path, "remember", "Diego prefers tea.", "--key", "drink")
+    run(runner, db_path, "export", str(tmp_path / "e1.jsonl"))
+    assert run(runner, other, "import-memories", str(tmp_path / "e1.jsonl"))[0] == 0
+    run(runner, db_path, "remember", "Diego prefers coffee.", "--key", "drink")
+    run(runner, db_path, "export", str(tmp_path / "e2.jsonl"))
+    code, report, _ = run(runner, other, "import-memories", str(tmp_path / "e2.jsonl"))
+    assert (code, report["imported"], report["updated"], report["skipped"]) == (0, 1, 1, 0)
+    pinned = run(runner, db_path, "memories")[1]["memories"][0]["id"]
+    run(runner, db_path, "pin", pinned)
+    run(runner, db_path, "export", str(tmp_path / "e3.jsonl"))
+    e3 = tmp_path / "e3.jsonl"
+    result = runner.invoke(
+        cli, ["--database", str(other), "import-memories", str(e3), "--format", "text"]
+    )
+    assert result.stdout.strip() == f"imported 0 memories from {e3} (1 already there, 1 updated)"

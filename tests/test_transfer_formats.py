@@ -55,9 +55,15 @@ def test_times_in_other_zones_read_back_as_the_same_instants() -> None:
         id="mem_1",
         content="Diego likes jazz.",
         category="fact",
+        key=None,
         status="active",
+        origin="explicit",
+        confidence=1.0,
+        pinned=False,
         created_at=madrid,
         modified_at=madrid + timedelta(minutes=5),
+        expires_at=None,
+        superseded_by=None,
     )
     back, _ = memory_files.parse(memory_files.render(memory, []), "m.md")
     assert back.created_at == datetime(2026, 10, 5, 9, 0, tzinfo=UTC)

@@ -27,6 +27,7 @@ from memstore.repository import transfer as rows
 from memstore.repository.memories import StoredMemory
 from memstore.schemas import ExportReport
 from memstore.schemas.transfer import (
+    FORMAT_VERSION,
     DeletedSourceRecord,
     ExportEnd,
     ExportHeader,
@@ -75,13 +76,15 @@ def export(
     place = zone(tz) if form == "markdown" else None
     db.ensure_schema()
     now = utc_now()
-    header = ExportHeader(scope=scope, exported_at=now, schema_version=db.code_version())
+    header = ExportHeader(
+        format_version=FORMAT_VERSION,
+        scope=scope,
+        exported_at=now,
+        schema_version=db.code_version(),
+    )
     try:
         with destination.staged(target, folder=form == "markdown") as staging, db.read() as c:
             if place is None:
-                header = ExportHeader(
-                    scope=scope, exported_at=now, schema_version=db.code_version()
-                )
                 written = write_jsonl(c, staging, header)
             else:
                 written = write_markdown(c, staging, scope, place, now)
@@ -100,9 +103,10 @@ def write_jsonl(connection: sqlite3.Connection, path: Path, header: ExportHeader
     """Write the header, every record of its scope and the end line into the file ``path``.
 
     Returns:
-        The report's ``counts``.
+        The report's ``counts``: every type of the scope, 0 included.
     """
-    counts: Counter[str] = Counter()
+    kinds = jsonl.TYPES if header.scope == "all" else jsonl.MEMORY_TYPES
+    counts: Counter[str] = Counter(dict.fromkeys(kinds, 0))
     with path.open("wb") as out:
         out.write(jsonl.line(header))
         for record in stored_records(connection, header.scope, header.exported_at):

@@ -4,8 +4,11 @@ nothing. Importing the same export again adds nothing. The rules of each record 
 :mod:`memstore.concerns.memory_restore`.
 
 The export is read twice: once for everything the file alone can show (its shape, each
-record's fields, the credential guard), before the database is opened or created; then
-into the transaction, for what needs the database (conflicts, links).
+record's fields, the credential guard, the links between its records:
+:mod:`memstore.concerns.memory_survey`), before the database is opened or created; then
+into the transaction, for what needs the database (conflicts, links to its records). Into
+a database that holds no store yet, every link must be to a record of the file, so that
+the write pass cannot fail on the file and no new database is left behind.
 
 What is read: a JSONL export (a file; with the whole store, its sessions, messages and
 tombstones too), or a Markdown export's folder (its ``memories/``) or a folder of memory
@@ -18,7 +21,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from memstore import files
-from memstore.concerns.memory_restore import Restore, check
+from memstore.concerns.memory_restore import Restore
+from memstore.concerns.memory_survey import Survey
 from memstore.errors import InvalidInput
 from memstore.kinds import TransferFormat
 from memstore.schemas import MemoryImportReport
@@ -26,8 +30,7 @@ from memstore.schemas.transfer import Restorable
 from memstore.store.database import Database
 from memstore.times import utc_now
 from memstore.transfer import jsonl, memory_files
-
-TYPES = ("session", "message", "memory", "memory_source", "deleted_source")
+from memstore.transfer.problems import unlinked
 
 
 def import_memories(db: Database, path: str | Path) -> MemoryImportReport:
@@ -39,7 +42,8 @@ def import_memories(db: Database, path: str | Path) -> MemoryImportReport:
             a folder of Markdown memory files.
 
     Returns:
-        Memories imported and skipped (already there, same content), and per record type.
+        Memories imported, skipped (already there, same content, as new) and updated (the
+        export's state newer), and the same per record type.
 
     Raises:
         InvalidInput: (argument ``path``) For nothing at ``path``, or a record that cannot
@@ -47,25 +51,31 @@ def import_memories(db: Database, path: str | Path) -> MemoryImportReport:
         ImportConflict: For a record the database holds otherwise; nothing is written.
         SecretRejected: For a memory that looks like it holds a credential; nothing is
             written.
-        FileError: For a file that is not a regular file or cannot be read.
+        FileError: For a symbolic link, a file that is not a regular file or cannot be
+            read.
     """
     source = Path(path).expanduser().absolute()
+    now = utc_now()
+    survey = Survey(fresh=db.holds_store() is False, now=now)
     form, records = read(source)
     for where, record in records:  # first what the file alone shows, before any database
-        check(where, record)
+        survey.add(where, record)
+    survey.finish()
     _, records = read(source)
     with db.write() as connection:
-        restore = Restore(connection, utc_now())
+        restore = Restore(connection, now)
         for where, record in records:
             restore.add(where, record)
         restore.finish()
-    tally = {kind: {"imported": 0, "skipped": 0} | dict(restore.tally[kind]) for kind in TYPES}
+    zero = {"imported": 0, "skipped": 0, "updated": 0}
+    tally = {kind: zero | dict(restore.tally[kind]) for kind in jsonl.TYPES}
     return MemoryImportReport(
         path=str(source),
         database=str(db.path),
         format=form,
         imported=tally["memory"]["imported"],
         skipped=tally["memory"]["skipped"],
+        updated=tally["memory"]["updated"],
         records=tally,
     )
 
@@ -75,12 +85,15 @@ def read(source: Path) -> tuple[TransferFormat, Iterator[tuple[str, Restorable]]
 
     Raises:
         InvalidInput: If nothing is at ``source``.
-        FileError: If it is neither a regular file nor a folder.
+        FileError: If it is a symbolic link, or neither a regular file nor a folder.
     """
+    unlinked(source, "the export")
     if source.is_dir():
         memories = source / "memories"
-        folder = memories if memories.is_dir() else source
-        return "markdown", memory_files.folder_records(folder)
+        unlinked(memories, "an export's memories folder")
+        if memories.is_dir():
+            return "markdown", memory_files.folder_records(memories, exported=True)
+        return "markdown", memory_files.folder_records(source, exported=False)
     if files.regular(source, "the export") is None:
         raise InvalidInput(
             "path",

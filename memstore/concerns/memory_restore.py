@@ -1,37 +1,50 @@
 """The rules of restoring an export's records into a database, inside the import's one write
 transaction: each record is written as it was (ids, statuses, times, links), or skipped when
-the database already holds it, or stops the whole import.
+the database already holds it, or updated when it holds an older state of it, or stops the
+whole import. What the file alone can show was checked before
+(:mod:`memstore.concerns.memory_survey`).
 
-- A memory whose id the database holds with the same content is skipped (the database's
-  copy is kept as it is, whatever its status or pin); with other content it is an
-  :class:`ImportConflict`. So is an active memory whose key or content another active
-  memory holds.
+- A memory whose id the database holds with the same content is the same memory. When the
+  export's ``modified_at`` is later than the database's, the export holds a newer state of
+  it (a sync: superseded since, pinned, its key or expiry changed): its category, key,
+  status, origin, confidence, pin, expiry, modification time and ``superseded_by`` replace
+  the database's (``updated``); otherwise the database's copy is kept as it is (skipped).
+  The same id with other content is an :class:`ImportConflict`.
+- An active memory whose key or content another active memory holds (in the database, or
+  written earlier in the file) is an :class:`ImportConflict`; an active one past its expiry
+  is marked expired and frees them, as any write does. In a sync, the file's order counts:
+  an export writes the older memory (superseded since) first.
 - A memory's content and key pass the credential guard like any memory write: a refused
   one stops the import (:class:`SecretRejected` naming the record), nothing is written.
 - ``superseded_by`` links are set once every memory is in, so they may point forwards; a
-  link to a memory neither in the export nor in the database is refused.
+  link to a memory neither in the export nor in the database, or one closing a cycle, is
+  refused.
 - A message whose id is held by the same content, or whose source reference is stored or
   tombstoned, is skipped; its session must come first (or be in the database), and its
   place in the session must be free.
-- A source link to a message that is not in the database keeps its source reference only.
+- A source link the memory holds already is skipped. One to a message the database does not
+  hold keeps its source reference only; one with neither the message nor a source reference
+  is skipped (a later import that brings the message adds it), and a link stored without its
+  message gets it when an import brings that message (``updated``).
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Literal
 
 from memstore.arguments import valid_unicode
 from memstore.concerns.history import check_content
 from memstore.concerns.memory_rules import clean_content, normalize_content, normalize_key
-from memstore.concerns.supersede import holder
 from memstore.errors import ImportConflict, InvalidInput, SecretRejected
 from memstore.logs.write import check_speaker
 from memstore.repository import memories, messages, sessions
 from memstore.repository import transfer as rows
-from memstore.repository.memories import StoredMemory
+from memstore.repository.memories import StoredMemory, StoredSource
 from memstore.repository.messages import StoredMessage
 from memstore.repository.sessions import StoredSession
 from memstore.schemas.transfer import (
@@ -45,6 +58,7 @@ from memstore.schemas.transfer import (
 from memstore.transfer.problems import refused
 
 NOWHERE = "neither in the export nor in the database"
+Outcome = Literal["imported", "skipped", "updated"]
 
 
 @dataclass
@@ -53,19 +67,19 @@ class Restore:
     :meth:`finish` sets the supersession links.
 
     Attributes:
-        tally: Per record type, how many were ``imported`` and ``skipped``.
+        tally: Per record type, how many were ``imported``, ``skipped`` and ``updated``.
     """
 
     connection: sqlite3.Connection
     now: datetime
     tally: defaultdict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
-    _inserted: set[str] = field(default_factory=set)
+    _written: set[str] = field(default_factory=set)
     _kept: set[str] = field(default_factory=set)
     _sessions: set[str] = field(default_factory=set)
     _links: list[tuple[str, str, str]] = field(default_factory=list)
 
     def add(self, where: str, record: Restorable) -> None:
-        """Restore (or skip) one record found at ``where`` (a file, and line).
+        """Restore (or skip, or update) one record found at ``where`` (a file, and line).
 
         Raises:
             InvalidInput: For a record that breaks a rule (named with ``where``).
@@ -82,41 +96,39 @@ class Restore:
             case MemorySourceRecord():
                 done = self.memory_source(where, record)
             case DeletedSourceRecord():
-                done = rows.add_tombstone(
-                    self.connection, rows.Tombstone(record.source_ref, record.deleted_at)
-                )
-        self.tally[record.type]["imported" if done else "skipped"] += 1
+                tombstone = rows.Tombstone(record.source_ref, record.deleted_at)
+                done = "imported" if rows.add_tombstone(self.connection, tombstone) else "skipped"
+        self.tally[record.type][done] += 1
 
-    def session(self, record: SessionRecord) -> bool:
-        """Add a session the database does not hold; True when added."""
+    def session(self, record: SessionRecord) -> Outcome:
+        """Add a session the database does not hold."""
         self._sessions.add(record.id)
         if sessions.get(self.connection, record.id) is not None:
-            return False
+            return "skipped"
         stored = StoredSession(record.id, record.started_at, record.ended_at, record.metadata)
         sessions.add(self.connection, stored)
-        return True
+        return "imported"
 
-    def message(self, where: str, record: MessageRecord) -> bool:
-        """Add a message at its place in its session; True when added."""
-        check_message(where, record)
+    def message(self, where: str, record: MessageRecord) -> Outcome:
+        """Add a message at its place in its session."""
         existing = messages.get_message(self.connection, record.id)
         if existing is not None:
             if existing.content != record.content:
                 raise ImportConflict(where, record.id, "is in the database with other content")
-            return False
+            return "skipped"
         ref = record.source_ref
         if ref is not None and (
             messages.is_tombstoned(self.connection, ref)
             or messages.message_by_source(self.connection, ref) is not None
         ):
-            return False  # the same record, stored (or deleted) under another id
+            return "skipped"  # the same record, stored (or deleted) under another id
         self.require_session(where, record.session_id)
         taken = rows.sequence_holder(self.connection, record.session_id, record.sequence)
         if taken is not None:
             place = f"place {record.sequence} of session {record.session_id}"
             raise ImportConflict(where, record.id, f"needs {place}, which {taken} holds")
         messages.add_message(self.connection, message_row(record))
-        return True
+        return "imported"
 
     def require_session(self, where: str, session_id: str) -> None:
         """Raise InvalidInput unless the session is in the export or the database."""
@@ -126,75 +138,118 @@ class Restore:
             raise refused(where, f"session {session_id} is {NOWHERE}")
         self._sessions.add(session_id)
 
-    def memory(self, where: str, record: MemoryRecord) -> bool:
-        """Add a memory as it was (its supersession link comes in :meth:`finish`); True when
-        added."""
-        if record.id in self._inserted or record.id in self._kept:
-            raise refused(where, f"memory {record.id} comes twice")
-        memory = memory_row(record, where)
+    def memory(self, where: str, record: MemoryRecord) -> Outcome:
+        """Add a memory as it was, or give the stored one the export's newer state (its
+        supersession link comes in :meth:`finish`)."""
+        memory = memory_row(record, where, self.now)
         existing = memories.get(self.connection, record.id)
-        if existing is not None:
-            if existing.content != memory.content:
-                raise ImportConflict(where, record.id, "is in the database with other content")
+        if existing is not None and existing.content != memory.content:
+            raise ImportConflict(where, record.id, "is in the database with other content")
+        if existing is not None and memory.modified_at <= existing.modified_at:
             self._kept.add(record.id)
-            return False
+            return "skipped"
         if memory.status == "active":
             self.require_free(where, memory)
-        memories.insert(self.connection, memory)
-        self._inserted.add(record.id)
+        if existing is None:
+            memories.insert(self.connection, memory)
+        else:
+            rows.restore_state(self.connection, memory)
+        self._written.add(record.id)
         if record.superseded_by is not None:
             self._links.append((where, record.id, record.superseded_by))
-        return True
+        return "imported" if existing is None else "updated"
 
-    def require_free(self, where: str, memory: StoredMemory) -> None:
-        """Raise ImportConflict when another active memory holds this one's content or key."""
-        for what, found in (
-            ("content", holder(self.connection, self.now, normalized=memory.normalized_content)),
-            (f"key {memory.key!r}", holder(self.connection, self.now, key=memory.key)),
-        ):
-            if found is not None:
-                reason = f"is active with the {what} that active memory {found.id} holds"
-                raise ImportConflict(where, memory.id, reason)
-
-    def memory_source(self, where: str, record: MemorySourceRecord) -> bool:
-        """Link a memory added by this import to its source; True when linked."""
-        if record.memory_id not in self._inserted:
-            if record.memory_id in self._kept or memories.get(self.connection, record.memory_id):
-                return False  # a memory already there keeps its own links
-            raise refused(where, f"memory {record.memory_id} is {NOWHERE} (or comes after)")
+    def memory_source(self, where: str, record: MemorySourceRecord) -> Outcome:
+        """Link a memory to its source, unless it holds that link already."""
+        known = record.memory_id in self._written or record.memory_id in self._kept
+        if not known and memories.get(self.connection, record.memory_id) is None:
+            raise refused(where, f"memory {record.memory_id} is {NOWHERE}")
         message = None
         if record.message_id is not None:
             message = messages.get_message(self.connection, record.message_id)
         if message is None and record.source_ref is not None:
             message = messages.message_by_source(self.connection, record.source_ref)
         message_id = None if message is None else message.id
-        memories.add_source(self.connection, record.memory_id, message_id, record.source_ref)
-        return True
+        link = StoredSource(record.memory_id, message_id, record.source_ref)
+        held = memories.sources(self.connection, record.memory_id)
+        if link in held or (link.message_id is None and link.source_ref is None):
+            return "skipped"
+        unnamed = StoredSource(link.memory_id, None, link.source_ref)
+        if link.message_id is not None and link.source_ref is not None and unnamed in held:
+            rows.fill_source(self.connection, link.memory_id, link.message_id, link.source_ref)
+            return "updated"
+        memories.add_source(self.connection, link.memory_id, link.message_id, link.source_ref)
+        return "imported"
 
     def finish(self) -> None:
-        """Set the supersession links of the memories added.
+        """Set the supersession links of the memories written.
 
         Raises:
-            InvalidInput: For a link to a memory neither in the export nor in the database.
+            InvalidInput: For a link to a memory neither in the export nor in the database,
+                or links that go round in a cycle.
         """
         for where, memory_id, by in self._links:
-            known = by in self._inserted or by in self._kept
+            known = by in self._written or by in self._kept
             if not known and memories.get(self.connection, by) is None:
                 raise refused(where, f"superseded_by {by} is {NOWHERE}")
             rows.set_superseded_by(self.connection, memory_id, by)
+        cleared: set[str] = set()
+        for where, memory_id, _ in self._links:
+            found = supersession_cycle(memory_id, self.superseded_by, cleared)
+            if found:
+                raise refused(where, cycle_reason(found))
+
+    def require_free(self, where: str, memory: StoredMemory) -> None:
+        """Raise ImportConflict when another active memory holds this one's content or key;
+        one past its expiry is marked expired instead, as :func:`supersede.holder` does."""
+        for what, normalized, key in (
+            ("content", memory.normalized_content, None),
+            (f"key {memory.key!r}", None, memory.key),
+        ):
+            if normalized is None and key is None:
+                continue
+            while found := rows.active_rival(self.connection, memory.id, normalized, key):
+                if not found.expired(self.now):
+                    reason = f"is active with the {what} that active memory {found.id} holds"
+                    raise ImportConflict(where, memory.id, reason)
+                memories.retire(self.connection, [found.id], "expired", self.now)
+
+    def superseded_by(self, memory_id: str) -> str | None:
+        """The stored supersession link of a memory (None for none, or no such memory)."""
+        stored = memories.get(self.connection, memory_id)
+        return None if stored is None else stored.superseded_by
 
 
-def check(where: str, record: Restorable) -> None:
-    """Check what a record alone can show (:func:`check_message`, :func:`memory_row`).
+def supersession_cycle(
+    start: str, superseded_by: Callable[[str], str | None], cleared: set[str]
+) -> list[str]:
+    """The memories of the cycle that following ``superseded_by`` from ``start`` runs into
+    (empty when the chain ends).
 
-    Raises:
-        InvalidInput: For a message or memory that breaks a rule.
-        SecretRejected: For a memory that looks like it holds a credential.
+    Args:
+        start: A memory id.
+        superseded_by: The link of a memory id (None where a chain ends).
+        cleared: Ids known to lead to no cycle, shared between calls so that each chain is
+            followed once; the ids of a chain that ends are added.
     """
-    if isinstance(record, MessageRecord):
-        check_message(where, record)
-    elif isinstance(record, MemoryRecord):
-        memory_row(record, where)
+    path: list[str] = []
+    node: str | None = start
+    while node is not None and node not in cleared:
+        if node in path:
+            return path[path.index(node) :]
+        path.append(node)
+        node = superseded_by(node)
+    cleared.update(path)
+    return []
+
+
+def cycle_reason(cycle: list[str]) -> str:
+    """Why a supersession cycle is refused, naming its memories."""
+    chain = " -> ".join([*cycle, cycle[0]])
+    return (
+        f"the superseded_by links of memories {', '.join(cycle)} go round in a cycle "
+        f"({chain}); a chain of supersessions must end at a memory that is not superseded"
+    )
 
 
 def check_message(where: str, record: MessageRecord) -> None:
@@ -208,12 +263,18 @@ def check_message(where: str, record: MessageRecord) -> None:
         raise refused(where, str(error)) from error
 
 
-def memory_row(record: MemoryRecord, where: str) -> StoredMemory:
+def memory_row(record: MemoryRecord, where: str, now: datetime) -> StoredMemory:
     """The row of a memory record, its content and key checked as any memory write's.
 
+    Args:
+        record: The memory as the export holds it.
+        where: The file (and line), for messages.
+        now: The time of the import (UTC), against which an ``expired`` status is checked.
+
     Raises:
-        InvalidInput: For empty, too long or invalid content, a key too long, or a
-            ``superseded_by`` on a memory that is not superseded (or on itself).
+        InvalidInput: For empty, too long or invalid content, a key too long, a
+            ``superseded_by`` on a memory that is not superseded (or on itself), or the
+            status ``expired`` without an ``expires_at`` that has passed.
         SecretRejected: When the content or the key looks like a credential.
     """
     place = f"{where} (memory {record.id})"
@@ -227,6 +288,9 @@ def memory_row(record: MemoryRecord, where: str) -> StoredMemory:
         raise refused(place, f"superseded_by is set but the status is {record.status}")
     if record.superseded_by == record.id:
         raise refused(place, "superseded_by names the memory itself")
+    if record.status == "expired" and (record.expires_at is None or record.expires_at > now):
+        expiry = "no expires_at" if record.expires_at is None else "an expires_at to come"
+        raise refused(place, f"the status is expired but it has {expiry}; make it active")
     guard(content, record.key, place)
     return StoredMemory(
         **record.model_dump(exclude={"type", "content", "key", "superseded_by"}),

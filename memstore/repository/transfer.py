@@ -13,9 +13,14 @@ from memstore.repository.messages import MESSAGE_COLUMNS, StoredMessage
 from memstore.repository.sessions import SESSION_COLUMNS, StoredSession
 from memstore.times import format_utc, parse_utc
 
-# The assistant's most frequent name (the speaker column compares without case).
+# The assistant's most frequent name among those that never speak in another role (the
+# person who spoke as assistant in one session is not the assistant); the speaker column
+# compares without case.
 ASSISTANT_NAME = """
     SELECT speaker FROM messages WHERE role = 'assistant' AND speaker IS NOT NULL
+        AND speaker NOT IN (
+            SELECT speaker FROM messages WHERE role != 'assistant' AND speaker IS NOT NULL
+        )
     GROUP BY speaker ORDER BY count(*) DESC, speaker LIMIT 1
 """
 ALL_SESSIONS = f"SELECT {SESSION_COLUMNS} FROM sessions ORDER BY started_at, rowid"
@@ -28,6 +33,22 @@ ALL_SOURCES = "SELECT memory_id, message_id, source_ref FROM memory_sources ORDE
 ALL_TOMBSTONES = "SELECT source_ref, deleted_at FROM deleted_sources ORDER BY source_ref"
 SEQUENCE_HOLDER = "SELECT id FROM messages WHERE session_id = :session_id AND sequence = :sequence"
 SET_SUPERSEDED_BY = "UPDATE memories SET superseded_by = :by WHERE id = :id"
+# A newer state of the same memory (same id and content): every field but those and created_at.
+RESTORE_STATE = """
+    UPDATE memories SET category = :category, key = :key, status = :status, origin = :origin,
+        confidence = :confidence, pinned = :pinned, modified_at = :modified_at,
+        expires_at = :expires_at, superseded_by = NULL
+    WHERE id = :id
+"""
+ACTIVE_RIVAL = f"""
+    {SELECT_MEMORY} WHERE status = 'active' AND id != :id
+        AND (normalized_content = :normalized OR key = :key)
+    LIMIT 1
+"""
+FILL_SOURCE = """
+    UPDATE memory_sources SET message_id = :message_id
+    WHERE memory_id = :memory_id AND message_id IS NULL AND source_ref = :source_ref
+"""
 ADD_TOMBSTONE = (
     "INSERT OR IGNORE INTO deleted_sources (source_ref, deleted_at) VALUES (:source_ref, :at)"
 )
@@ -68,7 +89,8 @@ def tombstones(connection: sqlite3.Connection) -> Iterator[Tombstone]:
 
 
 def assistant_name(connection: sqlite3.Connection) -> str | None:
-    """The name the assistant's messages are most often under, or None."""
+    """The name the assistant's messages are most often under, of the names that speak only
+    as the assistant, or None."""
     row = connection.execute(ASSISTANT_NAME).fetchone()
     return None if row is None else str(row[0])
 
@@ -84,6 +106,32 @@ def set_superseded_by(connection: sqlite3.Connection, memory_id: str, by: str) -
     """Point a memory at the one that superseded it, keeping its modification time (a
     restored link, not a new supersession)."""
     connection.execute(SET_SUPERSEDED_BY, {"id": memory_id, "by": by})
+
+
+def restore_state(connection: sqlite3.Connection, memory: StoredMemory) -> None:
+    """Give the stored memory with ``memory.id`` the state of ``memory`` (its category, key,
+    status, origin, confidence, pin, modification and expiry times), its supersession link
+    cleared (:func:`set_superseded_by` sets it again); content and creation time stay."""
+    connection.execute(RESTORE_STATE, memory.values())
+
+
+def active_rival(
+    connection: sqlite3.Connection, memory_id: str, normalized: str | None, key: str | None
+) -> StoredMemory | None:
+    """An active memory other than ``memory_id`` holding this normalised content or this key
+    (expired or not), or None."""
+    params = {"id": memory_id, "normalized": normalized, "key": key}
+    row = connection.execute(ACTIVE_RIVAL, params).fetchone()
+    return None if row is None else StoredMemory.from_row(row)
+
+
+def fill_source(
+    connection: sqlite3.Connection, memory_id: str, message_id: str, source_ref: str
+) -> None:
+    """Give a memory's links to ``source_ref`` that name no message the message they came
+    from (an import of memories first, their messages later)."""
+    params = {"memory_id": memory_id, "message_id": message_id, "source_ref": source_ref}
+    connection.execute(FILL_SOURCE, params)
 
 
 def add_tombstone(connection: sqlite3.Connection, tombstone: Tombstone) -> bool:

@@ -4,13 +4,20 @@ Every record is one JSON object of a JSONL export (one a line, named by ``type``
 memory record is also the front matter (plus body) of a Markdown memory file. The records
 are input models too, so a misspelled or unknown field, a wrong type or a value outside an
 enumeration fails loudly when an export is read back.
+
+Read back, a record is validated strictly (``strict=True``): every field an export writes is
+required (``null`` where it is null), ``true`` is no ``"yes"`` or ``1``, a number no string,
+and a time is ISO 8601 text with a zone, in the years 1 to 9999 once in UTC. A Markdown
+memory file's front matter may leave some fields out
+(:data:`memstore.transfer.memory_files.DEFAULTS`).
 """
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, StringConstraints
 
 from memstore.kinds import (
     Category,
@@ -30,6 +37,27 @@ Id = Annotated[str, StringConstraints(min_length=1, max_length=200)]
 MemoryId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}$")]
 """A memory id also names its Markdown file (``<id>.md``): ASCII letters, digits, ``_``,
 ``-`` and ``.`` (not first), at most 64 characters, as memstore's ``mem_<hex>`` ids are."""
+MAX_SEQUENCE = 2**63 - 1
+"""The largest sequence SQLite's INTEGER holds."""
+
+
+def in_utc(value: datetime) -> datetime:
+    """``value`` in UTC.
+
+    Raises:
+        ValueError: If it falls outside the years 1 to 9999 once in UTC (pydantic names the
+            field).
+    """
+    try:
+        return value.astimezone(UTC)
+    except OverflowError as error:
+        raise ValueError(
+            f"{value.isoformat()} is outside the years 1 to 9999 once converted to UTC"
+        ) from error
+
+
+Time = Annotated[AwareDatetime, AfterValidator(in_utc)]
+"""An aware time, converted to UTC."""
 
 
 class Record(BaseModel):
@@ -44,9 +72,9 @@ class ExportHeader(Record):
     """The first line of a JSONL export: what it is and what it holds."""
 
     type: Literal["memstore_export"] = "memstore_export"
-    format_version: Literal[1] = FORMAT_VERSION
+    format_version: Literal[1]
     scope: TransferScope
-    exported_at: AwareDatetime
+    exported_at: Time
     schema_version: int
     """The schema version of the database it was exported from."""
 
@@ -64,9 +92,9 @@ class SessionRecord(Record):
 
     type: Literal["session"] = "session"
     id: Id
-    started_at: AwareDatetime
-    ended_at: AwareDatetime | None = None
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    started_at: Time
+    ended_at: Time | None
+    metadata: dict[str, Any]
 
 
 class MessageRecord(Record):
@@ -75,13 +103,13 @@ class MessageRecord(Record):
     type: Literal["message"] = "message"
     id: Id
     session_id: Id
-    sequence: int = Field(ge=1)
+    sequence: int = Field(ge=1, le=MAX_SEQUENCE)
     role: Role
-    speaker: str | None = None
+    speaker: str | None
     content: str
-    created_at: AwareDatetime
-    status: MessageStatus = "completed"
-    source_ref: str | None = None
+    created_at: Time
+    status: MessageStatus
+    source_ref: str | None
 
 
 class MemoryRecord(Record):
@@ -92,20 +120,21 @@ class MemoryRecord(Record):
     id: MemoryId
     content: str
     category: Category
-    key: str | None = None
+    key: str | None
     status: MemoryStatus
-    origin: Origin = "explicit"
-    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
-    pinned: bool = False
-    created_at: AwareDatetime
-    modified_at: AwareDatetime
-    expires_at: AwareDatetime | None = None
-    superseded_by: MemoryId | None = None
+    origin: Origin
+    confidence: float = Field(ge=0.0, le=1.0)
+    pinned: bool
+    created_at: Time
+    modified_at: Time
+    expires_at: Time | None
+    superseded_by: MemoryId | None
     """The memory that replaced this one (in the export or already in the database)."""
 
 
 class SourceLink(Record):
-    """Where a memory came from, as written in a Markdown memory file's ``sources``."""
+    """Where a memory came from, as written in a Markdown memory file's ``sources`` (either
+    key may be left out there: null)."""
 
     message_id: Id | None = None
     source_ref: str | None = None
@@ -116,8 +145,8 @@ class MemorySourceRecord(Record):
 
     type: Literal["memory_source"] = "memory_source"
     memory_id: MemoryId
-    message_id: Id | None = None
-    source_ref: str | None = None
+    message_id: Id | None
+    source_ref: str | None
 
 
 class DeletedSourceRecord(Record):
@@ -125,7 +154,7 @@ class DeletedSourceRecord(Record):
 
     type: Literal["deleted_source"] = "deleted_source"
     source_ref: str = Field(min_length=1)
-    deleted_at: AwareDatetime
+    deleted_at: Time
 
 
 Restorable = SessionRecord | MessageRecord | MemoryRecord | MemorySourceRecord | DeletedSourceRecord
@@ -144,8 +173,10 @@ class ExportReport(Result):
     format: TransferFormat
     scope: TransferScope
     counts: dict[str, int]
-    """Records written by type: ``session``, ``message``, ``memory``, ``memory_source``,
-    ``deleted_source`` (JSONL); ``message``, ``memory``, ``day`` (Markdown: daily logs)."""
+    """Records written by type, every type the format and scope hold (0 included):
+    ``session``, ``message``, ``memory``, ``memory_source``, ``deleted_source`` (JSONL;
+    ``memory`` and ``memory_source`` for the memories only); ``memory``, ``message``,
+    ``day`` (Markdown, ``day`` the daily logs; ``memory`` for the memories only)."""
     speakers: dict[str, Role] = Field(default_factory=dict)
     """Markdown history: each speaker name the daily logs use and its role, the
     ``--speaker NAME=ROLE`` options that ``memstore import`` needs to read them back."""
@@ -166,7 +197,12 @@ class MemoryImportReport(Result):
     imported: int
     """Memories added."""
     skipped: int
-    """Memories already in the database with the same id and content (left as they are)."""
+    """Memories already in the database with the same id and content, as new as the
+    export's or newer (left as they are)."""
+    updated: int = 0
+    """Memories already in the database with the same id and content whose export copy is
+    newer (a later ``modified_at``): their status, pin, links and other fields taken from it."""
     records: dict[str, dict[str, int]]
     """Per record type (``session``, ``message``, ``memory``, ``memory_source``,
-    ``deleted_source``): ``{"imported": n, "skipped": n}``."""
+    ``deleted_source``): ``{"imported": n, "skipped": n, "updated": n}`` (``updated``: a
+    memory made newer, a source link given the message it names)."""

@@ -3,11 +3,14 @@
 (:class:`ExportEnd`) counting every record between them, so that a file cut short, even at
 a line boundary, is refused rather than half imported.
 
-Only ``\\n`` ends a line: a U+2028 or a lone ``\\r`` inside a string is content.
+Only ``\\n`` ends a line: a U+2028 or a lone ``\\r`` inside a string is content. A UTF-8
+BOM before the first line (an editor's) is dropped. Records are read strictly
+(:mod:`memstore.schemas.transfer`).
 """
 
 from __future__ import annotations
 
+import codecs
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +23,11 @@ from memstore.schemas.transfer import AnyRecord, ExportEnd, ExportHeader, Record
 from memstore.transfer.problems import describe, refused
 
 RECORDS: TypeAdapter[AnyRecord] = TypeAdapter(AnyRecord)
-HISTORY_TYPES = frozenset({"session", "message", "deleted_source"})
+TYPES = ("session", "message", "memory", "memory_source", "deleted_source")
+"""The record types of an export of the whole store, in the order it writes them."""
+MEMORY_TYPES = ("memory", "memory_source")
+"""Those of an export of the memories only."""
+HISTORY_TYPES = frozenset(TYPES) - frozenset(MEMORY_TYPES)
 
 
 def line(record: Record) -> bytes:
@@ -69,7 +76,7 @@ def records(path: Path) -> Iterator[tuple[str, Restorable]]:
 
 def numbered_lines(path: Path) -> Iterator[tuple[int, bytes]]:
     """The non-blank lines of the file at ``path`` with their 1-based numbers, split at
-    ``\\n`` only.
+    ``\\n`` only, without a BOM before the first.
 
     Raises:
         FileError: If ``path`` is not a regular file or cannot be read.
@@ -78,6 +85,8 @@ def numbered_lines(path: Path) -> Iterator[tuple[int, bytes]]:
     try:
         with path.open("rb") as stream:
             for number, raw in enumerate(stream, start=1):
+                if number == 1:
+                    raw = raw.removeprefix(codecs.BOM_UTF8)
                 if raw.strip():
                     yield number, raw
     except OSError as error:
@@ -95,7 +104,7 @@ def parse(raw: bytes, where: str) -> AnyRecord:
     except UnicodeDecodeError as error:
         raise refused(where, f"not UTF-8 (byte {error.start} of the line)") from error
     try:
-        return RECORDS.validate_json(text)
+        return RECORDS.validate_json(text, strict=True)
     except ValidationError as error:
         raise refused(where, describe(error)) from error
 

@@ -18,11 +18,19 @@ The fields are those of :class:`MemoryRecord` (times as ISO 8601 text); ``source
 where it came from. The body is the content as it is (no line ending is changed), trimmed
 of the white space around it as every memory's content is. PyYAML's ``safe_dump`` and
 ``safe_load`` write and read the front matter.
+
+An export writes every field; a file written by hand may leave out those of
+:data:`DEFAULTS` (and ``sources``), and must give ``id``, ``category``, ``status``,
+``created_at`` and ``modified_at``. The values are read as strictly as a JSONL line's: a
+time is ISO 8601 with a zone (quoted or not), ``pinned`` is ``true`` or ``false``.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterator, Sequence
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -32,13 +40,23 @@ from pydantic import TypeAdapter, ValidationError
 from memstore import files
 from memstore.errors import FileError
 from memstore.schemas.transfer import MemoryRecord, MemorySourceRecord, SourceLink
-from memstore.transfer.problems import describe, refused
+from memstore.transfer.problems import describe, refused, unlinked
 
 DELIMITER = "---"
 LINKS: TypeAdapter[list[SourceLink]] = TypeAdapter(list[SourceLink])
 NOT_FIELDS = ("type", "content")  # the type is implied, the content is the body
 MAX_FILE_BYTES = 1 << 20  # a memory holds at most 4,000 characters: 1 MiB is plenty
 SHAPE = "a memory file is a line '---', its YAML fields, a line '---', then the content"
+DEFAULTS: dict[str, Any] = {
+    "key": None,
+    "origin": "explicit",
+    "confidence": 1.0,
+    "pinned": False,
+    "expires_at": None,
+    "superseded_by": None,
+}
+"""The value of each front matter field a memory file may leave out."""
+LOG_HEADER = re.compile(r"(# )?.+ Log — \d{4}-\d{2}-\d{2}\s*")  # LOGFORMAT.md's first line
 
 
 def render(memory: MemoryRecord, links: Sequence[SourceLink]) -> str:
@@ -66,20 +84,46 @@ def parse(text: str, where: str) -> tuple[MemoryRecord, list[SourceLink]]:
         where: The file, for messages.
 
     Raises:
-        InvalidInput: (argument ``path``) Without front matter, with front matter that is
-            not YAML fields, names ``type`` or ``content``, misses or misspells a field, or
-            holds a value outside what the field allows.
+        InvalidInput: (argument ``path``) Without front matter (a daily log is told apart),
+            with front matter that is not YAML fields, names ``type`` or ``content``, misses
+            a required field, misspells one, or holds a value of another type or outside
+            what the field allows.
     """
     fields, body = split(text.removeprefix("\ufeff"), where)
     for name in NOT_FIELDS:
         if name in fields:
             raise refused(where, f"the front matter names {name!r}; {SHAPE}")
     links = fields.pop("sources", None) or []
+    memory_json = as_json(DEFAULTS | fields | {"content": body.strip()}, where)
     try:
-        memory = MemoryRecord.model_validate({**fields, "content": body.strip()})
-        return memory, LINKS.validate_python(links)
+        memory = MemoryRecord.model_validate_json(memory_json, strict=True)
+        return memory, LINKS.validate_json(as_json(links, where), strict=True)
     except ValidationError as error:
         raise refused(where, describe(error)) from error
+
+
+def as_json(value: Any, where: str) -> str:
+    """The YAML ``value`` as JSON text, its dates and times as ISO 8601 text, so that it is
+    read as strictly as a JSONL line.
+
+    Raises:
+        InvalidInput: For a value JSON cannot hold (binary data, a set).
+    """
+    try:
+        return json.dumps(value, default=iso_text, allow_nan=False)
+    except (TypeError, ValueError) as error:
+        raise refused(where, f"the front matter holds a value no field takes ({error})") from error
+
+
+def iso_text(value: Any) -> str:
+    """A YAML date or time as ISO 8601 text.
+
+    Raises:
+        TypeError: For any other value JSON cannot hold.
+    """
+    if isinstance(value, date):  # a datetime is a date too
+        return value.isoformat()
+    raise TypeError(f"{type(value).__name__} is not text, a number, true, false or null")
 
 
 def split(text: str, where: str) -> tuple[dict[str, Any], str]:
@@ -90,6 +134,12 @@ def split(text: str, where: str) -> tuple[dict[str, Any], str]:
     """
     lines = text.split("\n")
     if lines[0].rstrip("\r") != DELIMITER:
+        if LOG_HEADER.fullmatch(lines[0]):
+            raise refused(
+                where,
+                "is a daily log, not a memory file: daily logs (a Markdown export's "
+                "history/) are imported with `memstore import PATH --speaker NAME=ROLE ...`",
+            )
         raise refused(where, f"has no front matter; {SHAPE}")
     closing = next((n for n, line in enumerate(lines[1:], 1) if line.rstrip("\r") == DELIMITER), 0)
     if not closing:
@@ -103,17 +153,25 @@ def split(text: str, where: str) -> tuple[dict[str, Any], str]:
     return fields, "\n".join(lines[closing + 1 :])
 
 
-def folder_records(folder: Path) -> Iterator[tuple[str, MemoryRecord | MemorySourceRecord]]:
+def folder_records(
+    folder: Path, *, exported: bool
+) -> Iterator[tuple[str, MemoryRecord | MemorySourceRecord]]:
     """The memories of the Markdown files ``<folder>/*.md`` (sorted, not recursive), each
     followed by its source links, with the file each came from.
 
+    Args:
+        folder: The folder of memory files.
+        exported: Whether it is an export's ``memories/``, which may be empty (a store
+            without memories); any other folder must hold a memory file.
+
     Raises:
-        InvalidInput: (argument ``path``) If the folder holds no ``*.md`` file, or a file
-            is too large, not UTF-8 or not a memory file (see :func:`parse`).
-        FileError: If a file is not a regular file or cannot be read.
+        InvalidInput: (argument ``path``) If a folder that is not an export's holds no
+            ``*.md`` file, or a file is too large, not UTF-8 or not a memory file (see
+            :func:`parse`).
+        FileError: If a file is a symbolic link or not a regular file, or cannot be read.
     """
     paths = sorted(folder.glob("*.md"))
-    if not paths:
+    if not paths and not exported:
         raise refused(str(folder), f"holds no memory files (*.md); {SHAPE}")
     for path in paths:
         memory, links = parse(read_text(path), str(path))
@@ -127,8 +185,9 @@ def read_text(path: Path) -> str:
 
     Raises:
         InvalidInput: If it is larger, or not UTF-8.
-        FileError: If it is not a regular file or cannot be read.
+        FileError: If it is a symbolic link or not a regular file, or cannot be read.
     """
+    unlinked(path, "a memory file")
     try:
         data = files.read_regular(path, MAX_FILE_BYTES, "a memory file")
     except OSError as error:

@@ -1,10 +1,13 @@
-"""One sentence for what pydantic found wrong in a record read back from an export."""
+"""What is wrong with an export read back: one sentence for what pydantic found wrong in a
+record, the error naming where it is, and the refusal of a symbolic link."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pydantic import ValidationError
 
-from memstore.errors import InvalidInput
+from memstore.errors import FileError, InvalidInput
 
 
 def describe(error: ValidationError) -> str:
@@ -21,3 +24,17 @@ def refused(where: str, reason: str) -> InvalidInput:
     """The error (argument ``path``) of an export that cannot be imported as it is: where,
     what is wrong, and that nothing was imported."""
     return InvalidInput("path", f"{where}: {reason}; nothing was imported. Fix it and retry.")
+
+
+def unlinked(path: Path, what: str) -> None:
+    """Refuse a symbolic link where an export is read, as ``memstore import`` refuses one
+    given as a daily log: a link in a folder of exports could make the import read any
+    file the user can read.
+
+    Raises:
+        FileError: If ``path`` is a symbolic link.
+    """
+    if path.is_symlink():
+        raise FileError(
+            str(path), f"{what} must not be a symbolic link; import the file it points to."
+        )

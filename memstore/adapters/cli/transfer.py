@@ -80,9 +80,13 @@ def export_view(report: ExportReport, hint: str) -> str:
 
 def reimport_hint(report: ExportReport) -> str:
     """The ``memstore import`` line that reads a Markdown export's history back ("" when
-    there is none)."""
+    there is none); control and bidi characters in the path or a name shown as escapes
+    (``\\x1b``), as every text view shows them, then quoted for a POSIX shell."""
     if not report.speakers:
         return ""
-    speakers = " ".join(f"--speaker {shlex.quote(f'{n}={r}')}" for n, r in report.speakers.items())
-    logs = shlex.quote(f"{report.export}/history")
+    from memstore.text.printable import printable
+
+    pairs = report.speakers.items()
+    speakers = " ".join(f"--speaker {shlex.quote(printable(f'{n}={r}'))}" for n, r in pairs)
+    logs = shlex.quote(printable(f"{report.export}/history"))
     return f"to read the history back: memstore import {logs} {speakers} --include-tail"

@@ -268,24 +268,25 @@ def counted(counts: dict[str, int]) -> str:
 
 
 def export_text(report: schemas.ExportReport) -> str:
-    """Where the export went, in which format, and what it holds."""
-    lines = [
-        f"exported {counted(report.counts)} ({report.scope}, {report.format}) to {report.export}"
-    ]
+    """Where the export went, in which format, and what it holds (the types it holds none
+    of left out)."""
+    held = counted({kind: n for kind, n in report.counts.items() if n})
+    lines = [f"exported {held} ({report.scope}, {report.format}) to {report.export}"]
     return printable("\n".join([*lines, *(f"- {warning}" for warning in report.warnings)]))
 
 
 def memory_import_text(report: schemas.MemoryImportReport) -> str:
-    """How many memories came in, and the other records by type."""
+    """How many memories came in (and were updated), and the other records by type."""
     others = {
         kind: n["imported"]
         for kind, n in report.records.items()
         if kind != "memory" and n["imported"]
     }
     extra = f"; also {counted(others)}" if others else ""
+    updated = f", {report.updated} updated" if report.updated else ""
     return printable(
         f"imported {report.imported} memories from {report.path} ({report.skipped} already "
-        f"there){extra}"
+        f"there{updated}){extra}"
     )
 
 

@@ -1,0 +1,148 @@
+"""The first pass of import-memories: everything the export's records show on their own and
+about each other, checked before the database is opened (or created), so that a bad file
+leaves nothing behind, not even a new database file.
+
+Each record's own rules (:func:`memory_restore.memory_row`, :func:`check_message`), then
+between the records of the file: an id that comes twice, two messages at one place of a
+session, two active memories with one key or content, a message before its session or a
+source link before its memory, a supersession cycle. A link to a record the file does not
+hold (a message's session, a link's memory, ``superseded_by``) may name one already in the
+database: that is checked in the write pass, except for a database that does not hold a
+store yet, where it is refused here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from memstore.concerns.memory_restore import (
+    NOWHERE,
+    check_message,
+    cycle_reason,
+    memory_row,
+    supersession_cycle,
+)
+from memstore.repository.memories import StoredMemory
+from memstore.schemas.transfer import (
+    MemoryRecord,
+    MemorySourceRecord,
+    MessageRecord,
+    Restorable,
+    SessionRecord,
+)
+from memstore.transfer.problems import refused
+
+
+@dataclass
+class Survey:
+    """Reads an export's records once, then :meth:`finish` checks the links between them.
+
+    Attributes:
+        fresh: Whether the database holds no store yet (missing or empty): every link must
+            then be to a record of the file.
+        now: The time of the import (UTC).
+    """
+
+    fresh: bool
+    now: datetime
+    _sessions: set[str] = field(default_factory=set)
+    _messages: set[str] = field(default_factory=set)
+    _places: dict[tuple[str, int], str] = field(default_factory=dict)
+    _memories: set[str] = field(default_factory=set)
+    _holders: dict[tuple[str, str], str] = field(default_factory=dict)
+    _links: dict[str, tuple[str, str]] = field(default_factory=dict)
+    _wanted: list[tuple[str, str, str]] = field(default_factory=list)
+
+    def add(self, where: str, record: Restorable) -> None:
+        """Check one record found at ``where`` (a file, and line).
+
+        Raises:
+            InvalidInput: For a record that breaks a rule, or repeats an earlier one.
+            SecretRejected: For a memory that looks like it holds a credential.
+        """
+        match record:
+            case SessionRecord():
+                self.once(where, "session", record.id, self._sessions)
+            case MessageRecord():
+                self.message(where, record)
+            case MemoryRecord():
+                self.memory(where, record)
+            case MemorySourceRecord():
+                if record.memory_id not in self._memories:
+                    self._wanted.append((where, "memory", record.memory_id))
+
+    @staticmethod
+    def once(where: str, kind: str, record_id: str, seen: set[str]) -> None:
+        """Note a record's id; InvalidInput when the file held it already."""
+        if record_id in seen:
+            raise refused(where, f"{kind} {record_id} comes twice")
+        seen.add(record_id)
+
+    def message(self, where: str, record: MessageRecord) -> None:
+        """Check a message, its id and its place in its session."""
+        check_message(where, record)
+        self.once(where, "message", record.id, self._messages)
+        place = (record.session_id, record.sequence)
+        if (other := self._places.setdefault(place, record.id)) != record.id:
+            raise refused(
+                where,
+                f"messages {other} and {record.id} both take place {record.sequence} of "
+                f"session {record.session_id}",
+            )
+        if record.session_id not in self._sessions:
+            self._wanted.append((where, "session", record.session_id))
+
+    def memory(self, where: str, record: MemoryRecord) -> None:
+        """Check a memory, its id, and that no other active memory of the file holds its key
+        or content."""
+        row = memory_row(record, where, self.now)
+        self.once(where, "memory", record.id, self._memories)
+        if row.status == "active":
+            self.hold(where, row)
+        if record.superseded_by is not None:
+            self._links[record.id] = (where, record.superseded_by)
+
+    def hold(self, where: str, memory: StoredMemory) -> None:
+        """Note the key and content an active memory holds; InvalidInput when another
+        active memory of the file holds them."""
+        for what, value in (("content", memory.normalized_content), ("key", memory.key)):
+            if value is None:
+                continue
+            other = self._holders.setdefault((what, value), memory.id)
+            if other != memory.id:
+                shown = "content" if what == "content" else f"key {value!r}"
+                raise refused(
+                    where, f"memories {other} and {memory.id} are both active with one {shown}"
+                )
+
+    def finish(self) -> None:
+        """Check the links between the records read.
+
+        Raises:
+            InvalidInput: For a message before its session, a source link before its
+                memory, links that go round in a cycle, or (into a database without a store)
+                a link to a record the file does not hold.
+        """
+        held = {"session": self._sessions, "memory": self._memories}
+        for where, kind, record_id in self._wanted:
+            if record_id in held[kind]:
+                before = "its messages" if kind == "session" else "its memory_source lines"
+                raise refused(
+                    where, f"{kind} {record_id} comes later; it must come before {before}"
+                )
+            if self.fresh:
+                raise refused(where, f"{kind} {record_id} is {NOWHERE}")
+        for where, by in self._links.values():
+            if self.fresh and by not in self._memories:
+                raise refused(where, f"superseded_by {by} is {NOWHERE}")
+        cleared: set[str] = set()
+        for memory_id, (where, _) in self._links.items():
+            found = supersession_cycle(memory_id, self.superseded_by, cleared)
+            if found:
+                raise refused(where, cycle_reason(found))
+
+    def superseded_by(self, memory_id: str) -> str | None:
+        """The file's supersession link of a memory (None where the file has none)."""
+        link = self._links.get(memory_id)
+        return None if link is None else link[1]
