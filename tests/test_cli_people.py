@@ -220,7 +220,7 @@ def test_text_views_of_export_and_import_memories(
 ) -> None:
     invoke(runner, imported, "remember", "Diego likes tea.")
     out = tmp_path / "out.jsonl"
-    code, text, _ = invoke(runner, imported, "export", str(out), "--format", "text")
+    code, text, _ = invoke(runner, imported, "--format", "text", "export", str(out))
     assert code == 0 and text.strip() == (
         f"exported 3 session, 13 message, 1 memory (all, jsonl) to {out}"
     )
@@ -389,3 +389,18 @@ def test_marking_words_changes_only_styles(text: str, query: str) -> None:
 
     terms = frozenset(fold(query[start:end]) for start, end in token_spans(query))
     assert click.unstyle(marked(text, terms)) == printable(text)
+
+
+def test_exports_format_option_is_the_file_format(
+    runner: CliRunner, imported: Path, tmp_path: Path
+) -> None:
+    # CONTRACT: export takes "format and scope options"; --as is the same option.
+    code, out, _ = invoke(runner, imported, "export", str(tmp_path / "md"), "--format", "markdown")
+    assert code == 0 and json.loads(out)["format"] == "markdown"
+    assert (tmp_path / "md" / "history").is_dir()
+    code, out, _ = invoke(
+        runner, imported, "export", str(tmp_path / "a.jsonl"), "--as", "jsonl", "--json"
+    )
+    assert code == 0 and json.loads(out)["format"] == "jsonl"
+    code, out, _ = invoke(runner, imported, "--format", "text", "export", str(tmp_path / "b.jsonl"))
+    assert code == 0 and out.startswith("exported ")

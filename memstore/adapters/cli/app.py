@@ -142,8 +142,11 @@ class JsonErrors(click.Group):
     its commands ``--format``/``--json``, and prints its help as text when run bare."""
 
     def add_command(self, cmd: click.Command, name: str | None = None) -> None:
-        """Register ``cmd`` with the output options of :func:`format_options`."""
-        cmd.params.extend(format_options())
+        """Register ``cmd`` with the output options of :func:`format_options`, but for a
+        ``--format`` of its own (``export``'s file format): there, ``--json`` and the
+        group's ``--format`` choose the output."""
+        taken = {opt for param in cmd.params for opt in getattr(param, "opts", [])}
+        cmd.params.extend(option for option in format_options() if not taken & set(option.opts))
         if cmd.callback is not None:
             cmd.callback = with_format(cmd.callback)
         super().add_command(cmd, name)

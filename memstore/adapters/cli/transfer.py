@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 @cli.command()
 @click.argument("destination", type=options.NewPath())
 @click.option(
+    "--format",
     "--as",
     "form",
     type=options.choice(TransferFormat),
