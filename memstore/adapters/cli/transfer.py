@@ -1,7 +1,7 @@
 """The transfer commands: export the store (or its memories) and import memories back.
 
-The file format is chosen with ``--as``, not ``--format``, which names how a command's own
-output is shown (``diary --format text``).
+``export --format`` (or ``--as``) is the file format, jsonl or markdown; there, ``--json`` or
+the group's ``--format text|json`` chooses how the report is shown.
 """
 
 from __future__ import annotations
@@ -48,10 +48,10 @@ def export(
     tz: str | None,
 ) -> None:
     """Write the store, or its memories (--scope memories), into DESTINATION, a new JSONL
-    file or (--as markdown) a new folder: memories/<id>.md with YAML front matter and
+    file or (--format markdown) a new folder: memories/<id>.md with YAML front matter and
     history/YYYY-MM-DD.md daily logs. An existing DESTINATION is never overwritten.
 
-    Example: memstore export ~/exports/memory-2026-10-05 --as markdown --tz Europe/Madrid
+    Example: memstore export ~/exports/memory-2026-10-05 --format markdown --tz Europe/Madrid
     """
     report = service_from(ctx).export(destination, format=form, scope=scope, tz=tz)
     hint = reimport_hint(report)
