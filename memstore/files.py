@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from memstore.arguments import valid_unicode
 from memstore.errors import FileError, InvalidInput
 
 PRIVATE_FILE = 0o600
@@ -76,16 +77,41 @@ def folder(path: Path, what: str) -> bool:
     return True
 
 
+def openable(path: str | Path) -> None:
+    """Refuse a path no file system takes.
+
+    Raises:
+        FileError: If ``path`` holds a NUL character.
+    """
+    if "\0" in str(path):
+        raise FileError(repr(str(path)), "a file path cannot hold a NUL character; check the path.")
+
+
+def nameable(path: str | Path) -> None:
+    """Refuse a path no file system takes or memstore could not print.
+
+    Raises:
+        FileError: If ``path`` holds a NUL character or is not valid UTF-8 (memstore's JSON
+            output could not name it).
+    """
+    openable(path)
+    text = str(path)
+    if not valid_unicode(text):
+        raise FileError(repr(text), "the path is not valid UTF-8; rename the file or its folder.")
+
+
 def unused(destination: str | Path, exists: Callable[[str], Exception]) -> Path:
     """``destination`` as an absolute path (``~`` expanded), for a file or folder about to be
     created there.
 
     Raises:
         InvalidInput: For an empty path (which would name the working directory).
+        FileError: For a path holding a NUL character or not valid UTF-8.
         Exception: ``exists(path)`` when anything, even a dangling symbolic link, is there.
     """
     if not str(destination).strip():
         raise InvalidInput("destination", "is empty; give the path of a new file or folder.")
+    nameable(destination)
     path = Path(destination).expanduser().absolute()
     if os.path.lexists(path):
         raise exists(str(path))

@@ -222,14 +222,14 @@ def test_text_views_of_export_and_import_memories(
     out = tmp_path / "out.jsonl"
     code, text, _ = invoke(runner, imported, "--format", "text", "export", str(out))
     assert code == 0 and text.strip() == (
-        f"exported 3 session, 13 message, 1 memory (all, jsonl) to {out}"
+        f"exported 3 sessions, 13 messages, 1 memory (all, jsonl) to {out}"
     )
     fresh = tmp_path / "fresh.sqlite3"
     code, text, _ = invoke(runner, fresh, "import-memories", str(out), "--format", "text")
     assert code == 0
     assert (
         text.strip()
-        == f"imported 1 memories from {out} (0 already there); also 3 session, 13 message"
+        == f"imported 1 memories from {out} (0 already there); also 3 sessions, 13 messages"
     )
 
 
@@ -404,3 +404,18 @@ def test_exports_format_option_is_the_file_format(
     assert code == 0 and json.loads(out)["format"] == "jsonl"
     code, out, _ = invoke(runner, imported, "--format", "text", "export", str(tmp_path / "b.jsonl"))
     assert code == 0 and out.startswith("exported ")
+
+
+def test_a_nul_in_a_path_is_a_file_error_not_a_value_error(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    from memstore.errors import FileError
+
+    service.remember("Diego likes tea.")
+    for call in (
+        lambda: service.export(str(tmp_path / "x\x00.jsonl")),
+        lambda: service.backup(str(tmp_path / "b\x00.sqlite3")),
+        lambda: service.import_markdown([str(tmp_path / "x\x00.md")], speakers={"A": "user"}),
+    ):
+        with pytest.raises(FileError, match="NUL"):
+            call()

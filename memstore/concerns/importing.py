@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
+from memstore import files
 from memstore.arguments import speaker_roles
 from memstore.concerns import import_files, import_records
 from memstore.concerns.import_files import LoadedLog
@@ -41,11 +42,14 @@ def import_markdown(
 
     Raises:
         InvalidInput: For an empty speaker map or an unknown role.
+        FileError: For a path holding a NUL character.
     """
     roles = speaker_roles(speakers.items())
     given = list(paths)
     if not all(isinstance(path, str | Path) for path in given):
         raise InvalidInput("paths", "must be a list of file or folder paths (str or Path).")
+    for path in given:
+        files.openable(path)  # a name not UTF-8 is that file's own error, below
     reports = [import_files.empty_folder(path) for path in import_files.empty_folders(given)]
     for path, loaded in import_files.loaded(import_files.expand_paths(given)):
         report = store_file(db, path, loaded, roles, include_tail)

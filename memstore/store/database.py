@@ -21,7 +21,6 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
 from memstore import files
-from memstore.arguments import valid_unicode
 from memstore.errors import FileError, StoreError, StoreReadOnly
 from memstore.store import migrations, probe
 from memstore.store.engine import (
@@ -53,14 +52,7 @@ class Database:
     """
 
     def __init__(self, path: str | Path, *, migrations: str | None = None) -> None:
-        if "\0" in str(path):
-            raise FileError(
-                repr(str(path)), "a file path cannot hold a NUL character; check the path."
-            )
-        if not valid_unicode(str(path)):
-            raise FileError(
-                repr(str(path)), "the path is not valid UTF-8; rename the file or its folder."
-            )
+        files.nameable(path)
         self.path = Path(path)
         self.migrations = migrations
         self._engine: Engine | None = None

@@ -262,9 +262,23 @@ def deleted_text(result: schemas.DeleteResult) -> str:
     return printable(done)
 
 
+RECORD_NAMES = {  # a record type of an export: its name for one, and for several
+    "session": ("session", "sessions"),
+    "message": ("message", "messages"),
+    "memory": ("memory", "memories"),
+    "memory_source": ("memory source", "memory sources"),
+    "deleted_source": ("deleted source", "deleted sources"),
+    "day": ("day", "days"),
+}
+
+
 def counted(counts: dict[str, int]) -> str:
-    """Record counts as a person reads them: ``3 session, 13 message``."""
-    return ", ".join(f"{count} {kind}" for kind, count in counts.items()) or "nothing"
+    """Record counts as a person reads them: ``3 sessions, 1 memory``."""
+    named = (
+        f"{count} {RECORD_NAMES.get(kind, (kind, kind))[count != 1]}"
+        for kind, count in counts.items()
+    )
+    return ", ".join(named) or "nothing"
 
 
 def export_text(report: schemas.ExportReport) -> str:
