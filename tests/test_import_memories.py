@@ -67,7 +67,7 @@ def test_importing_twice_adds_nothing(export: Path, target: MemoryService) -> No
     again = target.import_memories(export)
     assert (first.imported, again.imported, again.skipped) == (5, 0, 5)
     assert all(counts["imported"] == 0 for counts in again.records.values())
-    assert again.records["message"] == {"imported": 0, "skipped": 4, "updated": 0}
+    assert again.records["message"] == {"imported": 0, "skipped": 4, "updated": 0, "deleted": 0}
     assert state(target) == before
 
 
@@ -200,15 +200,29 @@ def test_a_bad_input_into_a_new_database_creates_no_file(export: Path, tmp_path:
     assert not (tmp_path / "new").exists()
 
 
-def test_an_id_held_by_other_content_is_a_conflict_and_writes_nothing(
+def test_an_id_held_by_other_content_as_old_is_a_conflict_and_writes_nothing(
+    export: Path, target: MemoryService, ids: dict[str, str], tmp_path: Path
+) -> None:
+    # Same id, other content, the same modified_at: neither copy is the newer one.
+    target.import_memories(export)
+    path = edited(export, tmp_path, "memory", {"content": "Diego likes green tea."})
+    before = state(target)
+    with pytest.raises(ImportConflict, match=f"{ids['english']} is in the database with other"):
+        target.import_memories(path)
+    assert state(target) == before
+
+
+def test_an_edit_made_in_the_database_since_the_export_is_kept(
     export: Path, target: MemoryService, ids: dict[str, str]
 ) -> None:
+    # A store re-imports its own older export: its copy, edited in place since, is newer.
     target.import_memories(export)
-    target.update_memory(ids["candidate"], "Diego likes green tea.")
+    edited_memory = target.update_memory(ids["candidate"], "Diego likes green tea.")
     before = state(target)
-    with pytest.raises(ImportConflict, match=f"{ids['candidate']} is in the database with other"):
-        target.import_memories(export)
+    report = target.import_memories(export)
+    assert (report.imported, report.updated, report.skipped) == (0, 0, 5)
     assert state(target) == before
+    assert target.get_memory(ids["candidate"]) == edited_memory
 
 
 def test_an_active_key_another_memory_holds_is_a_conflict(
@@ -254,6 +268,10 @@ def test_a_markdown_memory_without_front_matter_is_a_clear_error(
     assert state(target) == before
 
 
+HAND_FIELDS = (
+    "category: fact\nstatus: active\ncreated_at: 2026-10-05 09:00:00+00:00\n"
+    "modified_at: 2026-10-05 09:00:00+00:00\n"
+)
 MARKDOWN_CASES = {
     "unclosed": ("---\nid: mem_a\n", "has no line '---' closing its front matter"),
     "not yaml": ("---\nid: [mem_a\n---\nx\n", "the front matter is not YAML"),
@@ -270,6 +288,28 @@ MARKDOWN_CASES = {
         "---\nid: mem_a\ncategory: fact\nstatus: archived\ncreated_at: 2026-10-05 09:00:00+00:00\n"
         "modified_at: 2026-10-05 09:00:00+00:00\n---\nDiego likes jazz.\n",
         "status: Input should be 'active', 'superseded', 'candidate' or 'expired'",
+    ),
+    # found by the third review
+    "a key given twice": (
+        f"---\nid: mem_a\nid: mem_b\n{HAND_FIELDS}---\nDiego likes jazz.\n",
+        r"a\.md: the front matter gives 'id' twice \(lines 2 and 3\); give each field once",
+    ),
+    "a key given twice in sources": (
+        f"---\nid: mem_a\n{HAND_FIELDS}sources:\n- source_ref: x#1\n  source_ref: x#2\n"
+        "---\nDiego likes jazz.\n",
+        r"a\.md: the front matter gives 'source_ref' twice \(lines 8 and 9\)",
+    ),
+    **{
+        f"pinned: {word}": (
+            f"---\nid: mem_a\n{HAND_FIELDS}pinned: {word}\n---\nDiego likes jazz.\n",
+            r"a\.md: pinned: Input should be a valid boolean",
+        )
+        for word in ("yes", "no", "on", "off", "Y")
+    },
+    "modified before created": (
+        "---\nid: mem_a\ncategory: fact\nstatus: active\ncreated_at: 2026-10-05 09:00:00+00:00\n"
+        "modified_at: 2026-10-05 10:00:00+02:00\n---\nDiego likes jazz.\n",
+        r"a\.md \(memory mem_a\): modified_at 2026-10-05T08:00:00\+00:00 is before created_at",
     ),
     "id unfit for a file name": (
         "---\nid: ../mem\ncategory: fact\nstatus: active\ncreated_at: 2026-10-05 09:00:00+00:00\n"
@@ -291,6 +331,33 @@ def test_a_bad_memory_file_is_named_and_writes_nothing(
     with pytest.raises(InvalidInput, match=message):
         target.import_memories(folder)
     assert state(target) == before
+
+
+@pytest.mark.parametrize("word", ["true", "True", "TRUE", "false", "False", "FALSE"])
+def test_a_memory_file_takes_the_booleans_of_yaml_1_2(
+    word: str, target: MemoryService, tmp_path: Path
+) -> None:
+    folder = tmp_path / "memories"
+    folder.mkdir()
+    text = f"---\nid: mem_a\n{HAND_FIELDS}pinned: {word}\n---\nDiego likes jazz.\n"
+    (folder / "a.md").write_text(text, encoding="utf-8")
+    target.import_memories(folder)
+    assert target.get_memory("mem_a").pinned is (word.lower() == "true")  # type: ignore[union-attr]
+
+
+def test_a_nul_in_the_path_is_the_file_error_of_any_bad_path(
+    target: MemoryService, tmp_path: Path
+) -> None:
+    # As the database's path is refused (FileError), not Python's bare ValueError.
+    before = state(target)
+    with pytest.raises(FileError, match=r"^'nul\\x00': the export: a file path cannot hold a NUL"):
+        target.import_memories("nul\x00")
+    with pytest.raises(FileError, match=r"the export: the path is not valid UTF-8"):
+        target.import_memories(tmp_path / "bad\udcff.jsonl")
+    with pytest.raises(FileError, match=r"the export: a file path cannot hold a NUL"):
+        target.export(tmp_path / "out\x00.jsonl")
+    assert state(target) == before
+    assert list(tmp_path.glob("out*")) == []
 
 
 def test_a_hand_written_memory_file_takes_the_defaults(
@@ -350,7 +417,7 @@ def test_a_later_export_of_the_same_store_updates_an_earlier_import(tmp_path: Pa
     x.export(tmp_path / "e2.jsonl")
     report = y.import_memories(tmp_path / "e2.jsonl")
     assert (report.imported, report.updated, report.skipped) == (1, 1, 0)
-    assert report.records["memory"] == {"imported": 1, "skipped": 0, "updated": 1}
+    assert report.records["memory"] == {"imported": 1, "skipped": 0, "updated": 1, "deleted": 0}
     assert transfer_store.memories(y) == transfer_store.memories(x)
     assert y.get_memory(tea.id).superseded_by == coffee.id  # type: ignore[union-attr]
     assert [m.id for m in y.recall("Diego prefers").memories] == [coffee.id]  # index follows
@@ -362,16 +429,47 @@ def test_a_later_export_of_the_same_store_updates_an_earlier_import(tmp_path: Pa
     assert state(y) == before
 
 
-def test_a_newer_copy_with_other_content_is_still_a_conflict(tmp_path: Path) -> None:
+def test_a_memory_edited_in_place_since_an_import_is_updated_by_the_next(
+    tmp_path: Path,
+) -> None:
+    # Y holds an import of X's first export; X then edits the tea memory in place (same id,
+    # new content, later modified_at): its content replaces Y's, indexed and normalised.
     x, y = MemoryService(tmp_path / "x.sqlite3"), MemoryService(tmp_path / "y.sqlite3")
     tea = x.remember("Diego prefers tea.", key="drink")
     x.export(tmp_path / "e1.jsonl")
     y.import_memories(tmp_path / "e1.jsonl")
-    x.update_memory(tea.id, "Diego prefers green tea.")
+    x.update_memory(tea.id, "Diego prefers COFFEE.", key="hot_drink")
     x.export(tmp_path / "e2.jsonl")
+    report = y.import_memories(tmp_path / "e2.jsonl")
+    assert report.records["memory"] == {"imported": 0, "skipped": 0, "updated": 1, "deleted": 0}
+    assert transfer_store.memories(y) == transfer_store.memories(x)
+    assert [m.id for m in y.recall("coffee").memories] == [tea.id]
+    assert y.recall("tea").memories == []  # the old text left the index
+    assert y.health().ok
+    # the same content is now the normalised duplicate remember() reuses, the old one not
+    assert y.remember("diego prefers coffee").id == tea.id
+    assert y.remember("Diego prefers tea.").id != tea.id
+    # X's older export again leaves Y's newer copy as it is
+    again = y.import_memories(tmp_path / "e1.jsonl")
+    assert (again.updated, again.skipped) == (0, 1)
+    assert y.get_memory(tea.id).content == "Diego prefers COFFEE."  # type: ignore[union-attr]
+
+
+def test_a_newer_edit_that_holds_a_credential_is_refused_and_writes_nothing(
+    tmp_path: Path,
+) -> None:
+    x, y = MemoryService(tmp_path / "x.sqlite3"), MemoryService(tmp_path / "y.sqlite3")
+    tea = x.remember("Diego prefers tea.")
+    x.export(tmp_path / "e1.jsonl")
+    y.import_memories(tmp_path / "e1.jsonl")
+    records = lines(tmp_path / "e1.jsonl")
+    memory = next(r for r in records if r["type"] == "memory")
+    memory["content"] = "the wifi password is Sw0rdf1sh!2024"  # edited since, newer
+    memory["modified_at"] = "2999-01-01T00:00:00Z"
+    path = write_lines(tmp_path / "e2.jsonl", records)
     before = state(y)
-    with pytest.raises(ImportConflict, match=f"{tea.id} is in the database with other content"):
-        y.import_memories(tmp_path / "e2.jsonl")
+    with pytest.raises(SecretRejected, match=f"memory {tea.id}"):
+        y.import_memories(path)
     assert state(y) == before
 
 
@@ -533,6 +631,11 @@ SESSION = {
     "ended_at": None,
     "metadata": {},
 }
+TOMBSTONE = {
+    "type": "deleted_source",
+    "source_ref": "a.md#byte=1",
+    "deleted_at": "2026-10-05T10:00:00Z",
+}
 SOURCE = {"type": "memory_source", "memory_id": "mem_a", "message_id": None, "source_ref": "x#1"}
 # Files whose records disagree with each other: refused in the first pass, before any
 # database is opened, so that an import into a new database leaves no file behind.
@@ -569,6 +672,26 @@ INCONSISTENT = {
     "expired with an expiry to come": (
         [memory_line("mem_a", "A.", status="expired", expires_at="2999-01-01T00:00:00Z")],
         r"\(memory mem_a\): the status is expired but it has an expires_at to come",
+    ),
+    # found by the third review
+    "a message and its tombstone": (
+        [SESSION, {**message_line("msg_a", "ses_a", 1), "source_ref": "a.md#byte=1"}, TOMBSTONE],
+        r"line 4: message msg_a \(\S+ line 3\) and the deleted_source record \(\S+ line 4\) "
+        r"both hold source_ref 'a.md#byte=1'",
+    ),
+    "a tombstone, then its message": (
+        [SESSION, TOMBSTONE, {**message_line("msg_a", "ses_a", 1), "source_ref": "a.md#byte=1"}],
+        r"line 4: message msg_a \(\S+ line 4\) and the deleted_source record \(\S+ line 3\)",
+    ),
+    "modified before created": (
+        [memory_line("mem_a", "A.", modified_at="2026-10-05T08:59:59Z")],
+        r"\(memory mem_a\): modified_at 2026-10-05T08:59:59\+00:00 is before created_at "
+        r"2026-10-05T09:00:00\+00:00",
+    ),
+    "a session that ends before it starts": (
+        [{**SESSION, "ended_at": "2026-10-05T08:00:00+01:00"}],
+        r"line 2 \(session ses_a\): ended_at 2026-10-05T07:00:00\+00:00 is before started_at "
+        r"2026-10-05T09:00:00\+00:00",
     ),
 }
 
@@ -640,10 +763,20 @@ def test_a_memories_export_keeps_its_links_until_the_messages_come(tmp_path: Pat
     ] == [said.id]
     y = MemoryService(tmp_path / "y.sqlite3")
     first = y.import_memories(tmp_path / "m.jsonl")
-    assert first.records["memory_source"] == {"imported": 0, "skipped": 1, "updated": 0}
+    assert first.records["memory_source"] == {
+        "imported": 0,
+        "skipped": 1,
+        "updated": 0,
+        "deleted": 0,
+    }
     assert y.memory_sources(tea.id) == []
     later = y.import_memories(tmp_path / "all.jsonl")
-    assert later.records["memory_source"] == {"imported": 1, "skipped": 0, "updated": 0}
+    assert later.records["memory_source"] == {
+        "imported": 1,
+        "skipped": 0,
+        "updated": 0,
+        "deleted": 0,
+    }
     assert [(s.message_id, s.source_ref) for s in y.memory_sources(tea.id)] == [(said.id, None)]
 
 
@@ -669,7 +802,12 @@ def test_a_repeated_source_line_is_skipped(
     link = next(r for r in records if r["type"] == "memory_source")
     path = write_lines(tmp_path / "twice.jsonl", recounted([*records[:-1], link, records[-1]]))
     report = target.import_memories(path)
-    assert report.records["memory_source"] == {"imported": 2, "skipped": 1, "updated": 0}
+    assert report.records["memory_source"] == {
+        "imported": 2,
+        "skipped": 1,
+        "updated": 0,
+        "deleted": 0,
+    }
     assert len(target.memory_sources(link["memory_id"])) == 1
 
 
@@ -715,3 +853,54 @@ def test_the_history_folder_of_an_export_says_which_command_reads_it(
     ):
         new.import_memories(tmp_path / "md" / "history")
     assert not (tmp_path / "new").exists()
+
+
+# --- found by the third review -------------------------------------------------------------
+
+
+def sync_of_a_deleted_message(tmp_path: Path) -> tuple[MemoryService, MemoryService, str, str]:
+    """S and T, T holding S's first export; then S deletes the message a memory came from
+    and exports again (``t1b.jsonl``). Returns S, T, the message's id and the memory's."""
+    s, t = MemoryService(tmp_path / "s.sqlite3"), MemoryService(tmp_path / "t.sqlite3")
+    session = s.start_session()
+    said = s.record_message(
+        session.id, "user", "Diego repairs old clocks.", source_ref="/logs/a.md#byte=10"
+    )
+    assert said is not None
+    memory = s.remember("Diego repairs clocks.", source_message_id=said.id)
+    s.export(tmp_path / "t1.jsonl")
+    t.import_memories(tmp_path / "t1.jsonl")
+    assert s.delete_message(said.id)
+    s.export(tmp_path / "t1b.jsonl")
+    return s, t, said.id, memory.id
+
+
+def test_a_sync_deletes_a_message_deleted_in_the_source_as_delete_message_does(
+    tmp_path: Path,
+) -> None:
+    s, t, message_id, memory_id = sync_of_a_deleted_message(tmp_path)
+    session_id = t.list_sessions().sessions[0].id
+    assert [m["id"] for m in transfer_store.history(t, [session_id])] == [message_id]
+    report = t.import_memories(tmp_path / "t1b.jsonl")
+    assert report.records["message"]["deleted"] == 1
+    assert report.records["deleted_source"]["imported"] == 1
+    assert transfer_store.history(t, [session_id]) == []
+    assert t.recall("old clocks").conversations == []  # out of the index too
+    # the memory keeps its source reference, as delete_message leaves it in S
+    assert transfer_store.sources(t, [memory_id]) == transfer_store.sources(s, [memory_id])
+    assert transfer_store.sources(t, [memory_id])[memory_id] == [
+        {"memory_id": memory_id, "message_id": None, "source_ref": "/logs/a.md#byte=10"}
+    ]
+    assert t.health().ok and t.health().counts == s.health().counts
+    # the tombstone keeps the message out, as in S
+    again = t.record_message(session_id, "user", "x", source_ref="/logs/a.md#byte=10")
+    assert again is None
+    # and the same export once more changes nothing
+    twice = t.import_memories(tmp_path / "t1b.jsonl")
+    assert twice.records["message"]["deleted"] == 0
+    assert twice.records["deleted_source"] == {
+        "imported": 0,
+        "skipped": 1,
+        "updated": 0,
+        "deleted": 0,
+    }

@@ -146,3 +146,27 @@ def test_a_sync_says_how_many_memories_it_updated(
         cli, ["--database", str(other), "import-memories", str(e3), "--format", "text"]
     )
     assert result.stdout.strip() == f"imported 0 memories from {e3} (1 already there, 1 updated)"
+
+
+def test_a_sync_carries_a_message_deletion_and_check_stays_ok(
+    runner: CliRunner, db_path: Path, tmp_path: Path
+) -> None:
+    # The review's commands: S deletes a message T imported; S's next export deletes it in T.
+    other = tmp_path / "t.sqlite3"
+    source = MemoryService(db_path)
+    session = source.start_session()
+    said = source.record_message(
+        session.id, "user", "Diego repairs old clocks.", source_ref="/logs/a.md#byte=10"
+    )
+    assert said is not None
+    source.remember("Diego repairs clocks.", source_message_id=said.id)
+    run(runner, db_path, "export", str(tmp_path / "t1.jsonl"))
+    assert run(runner, other, "import-memories", str(tmp_path / "t1.jsonl"))[0] == 0
+    assert run(runner, db_path, "delete-message", said.id)[0] == 0
+    run(runner, db_path, "export", str(tmp_path / "t1b.jsonl"))
+    code, report, _ = run(runner, other, "import-memories", str(tmp_path / "t1b.jsonl"))
+    assert (code, report["records"]["message"]["deleted"]) == (0, 1)
+    assert run(runner, other, "recall", "old clocks")[1]["conversations"] == []
+    code, health, _ = run(runner, other, "check")
+    assert (code, health["ok"]) == (0, True)
+    source.close()

@@ -30,7 +30,7 @@ from memstore.schemas.transfer import Restorable
 from memstore.store.database import Database
 from memstore.times import utc_now
 from memstore.transfer import jsonl, memory_files
-from memstore.transfer.problems import unlinked
+from memstore.transfer.problems import unlinked, usable_path
 
 
 def import_memories(db: Database, path: str | Path) -> MemoryImportReport:
@@ -42,8 +42,9 @@ def import_memories(db: Database, path: str | Path) -> MemoryImportReport:
             a folder of Markdown memory files.
 
     Returns:
-        Memories imported, skipped (already there, same content, as new) and updated (the
-        export's state newer), and the same per record type.
+        Memories imported, skipped (already there, as new or newer) and updated (the
+        export's state newer), and the same per record type (with, for messages, those
+        deleted because the export holds their tombstone).
 
     Raises:
         InvalidInput: (argument ``path``) For nothing at ``path``, or a record that cannot
@@ -51,10 +52,10 @@ def import_memories(db: Database, path: str | Path) -> MemoryImportReport:
         ImportConflict: For a record the database holds otherwise; nothing is written.
         SecretRejected: For a memory that looks like it holds a credential; nothing is
             written.
-        FileError: For a symbolic link, a file that is not a regular file or cannot be
-            read.
+        FileError: For a path no file system takes (a NUL character) or not valid UTF-8,
+            a symbolic link, a file that is not a regular file or cannot be read.
     """
-    source = Path(path).expanduser().absolute()
+    source = Path(usable_path(path, "the export")).expanduser().absolute()
     now = utc_now()
     survey = Survey(fresh=db.holds_store() is False, now=now)
     form, records = read(source)
@@ -67,7 +68,7 @@ def import_memories(db: Database, path: str | Path) -> MemoryImportReport:
         for where, record in records:
             restore.add(where, record)
         restore.finish()
-    zero = {"imported": 0, "skipped": 0, "updated": 0}
+    zero = {"imported": 0, "skipped": 0, "updated": 0, "deleted": 0}
     tally = {kind: zero | dict(restore.tally[kind]) for kind in jsonl.TYPES}
     return MemoryImportReport(
         path=str(source),

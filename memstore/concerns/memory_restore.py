@@ -4,12 +4,14 @@ the database already holds it, or updated when it holds an older state of it, or
 whole import. What the file alone can show was checked before
 (:mod:`memstore.concerns.memory_survey`).
 
-- A memory whose id the database holds with the same content is the same memory. When the
-  export's ``modified_at`` is later than the database's, the export holds a newer state of
-  it (a sync: superseded since, pinned, its key or expiry changed): its category, key,
-  status, origin, confidence, pin, expiry, modification time and ``superseded_by`` replace
-  the database's (``updated``); otherwise the database's copy is kept as it is (skipped).
-  The same id with other content is an :class:`ImportConflict`.
+- A memory whose id the database holds is the same memory. When the export's
+  ``modified_at`` is later than the database's, the export holds a newer state of it (a
+  sync: edited in place, superseded, pinned, its key or expiry changed since): its content,
+  category, key, status, origin, confidence, pin, expiry, modification time and
+  ``superseded_by`` replace the database's (``updated``; a new content is stored, indexed
+  and normalised as :func:`supersede.update` stores one, and passes the credential guard);
+  when it is earlier, the database's copy is newer and kept as it is (skipped); equally
+  old, the same content is skipped and other content is an :class:`ImportConflict`.
 - An active memory whose key or content another active memory holds (in the database, or
   written earlier in the file) is an :class:`ImportConflict`; an active one past its expiry
   is marked expired and frees them, as any write does. In a sync, the file's order counts:
@@ -22,6 +24,11 @@ whole import. What the file alone can show was checked before
 - A message whose id is held by the same content, or whose source reference is stored or
   tombstoned, is skipped; its session must come first (or be in the database), and its
   place in the session must be free.
+- A tombstone (a message deleted in the exported store) whose source reference a stored
+  message holds deletes that message as :meth:`MemoryService.delete_message` does: its
+  search entry goes, its memories' links keep the source reference (counted as the
+  message's ``deleted``). A deleted memory is not carried: an export holds what is, not
+  what was removed.
 - A source link the memory holds already is skipped. One to a message the database does not
   hold keeps its source reference only; one with neither the message nor a source reference
   is skipped (a later import that brings the message adds it), and a link stored without its
@@ -67,7 +74,9 @@ class Restore:
     :meth:`finish` sets the supersession links.
 
     Attributes:
-        tally: Per record type, how many were ``imported``, ``skipped`` and ``updated``.
+        tally: Per record type, how many were ``imported``, ``skipped`` and ``updated``
+            (and for ``message``, ``deleted``: stored messages a tombstone of the file
+            deleted).
     """
 
     connection: sqlite3.Connection
@@ -96,8 +105,7 @@ class Restore:
             case MemorySourceRecord():
                 done = self.memory_source(where, record)
             case DeletedSourceRecord():
-                tombstone = rows.Tombstone(record.source_ref, record.deleted_at)
-                done = "imported" if rows.add_tombstone(self.connection, tombstone) else "skipped"
+                done = self.deleted_source(record)
         self.tally[record.type][done] += 1
 
     def session(self, record: SessionRecord) -> Outcome:
@@ -130,6 +138,17 @@ class Restore:
         messages.add_message(self.connection, message_row(record))
         return "imported"
 
+    def deleted_source(self, record: DeletedSourceRecord) -> Outcome:
+        """Tombstone a source reference, deleting the message the database holds under it
+        (as :func:`messages.delete_message` deletes one for ``delete_message``)."""
+        held = messages.message_by_source(self.connection, record.source_ref)
+        if held is not None:
+            messages.delete_message(self.connection, held.id, record.deleted_at)
+            self.tally["message"]["deleted"] += 1
+            return "imported"
+        tombstone = rows.Tombstone(record.source_ref, record.deleted_at)
+        return "imported" if rows.add_tombstone(self.connection, tombstone) else "skipped"
+
     def require_session(self, where: str, session_id: str) -> None:
         """Raise InvalidInput unless the session is in the export or the database."""
         if session_id in self._sessions:
@@ -139,20 +158,23 @@ class Restore:
         self._sessions.add(session_id)
 
     def memory(self, where: str, record: MemoryRecord) -> Outcome:
-        """Add a memory as it was, or give the stored one the export's newer state (its
-        supersession link comes in :meth:`finish`)."""
+        """Add a memory as it was, or give the stored one the export's newer state, its
+        content included (its supersession link comes in :meth:`finish`)."""
         memory = memory_row(record, where, self.now)
         existing = memories.get(self.connection, record.id)
-        if existing is not None and existing.content != memory.content:
-            raise ImportConflict(where, record.id, "is in the database with other content")
         if existing is not None and memory.modified_at <= existing.modified_at:
+            if memory.modified_at == existing.modified_at and existing.content != memory.content:
+                reason = "is in the database with other content, modified at the same time"
+                raise ImportConflict(where, record.id, reason)
             self._kept.add(record.id)
-            return "skipped"
+            return "skipped"  # the database's copy is as new, or newer (edited since)
         if memory.status == "active":
             self.require_free(where, memory)
         if existing is None:
             memories.insert(self.connection, memory)
         else:
+            if existing.content != memory.content:
+                memories.revise(self.connection, memory)  # content, its index and normal form
             rows.restore_state(self.connection, memory)
         self._written.add(record.id)
         if record.superseded_by is not None:
@@ -263,6 +285,16 @@ def check_message(where: str, record: MessageRecord) -> None:
         raise refused(where, str(error)) from error
 
 
+def check_session(where: str, record: SessionRecord) -> None:
+    """Raise InvalidInput (argument ``path``) for a session that ends before it starts."""
+    if record.ended_at is not None and record.ended_at < record.started_at:
+        raise refused(
+            f"{where} (session {record.id})",
+            f"ended_at {record.ended_at.isoformat()} is before started_at "
+            f"{record.started_at.isoformat()}; a session ends after it starts",
+        )
+
+
 def memory_row(record: MemoryRecord, where: str, now: datetime) -> StoredMemory:
     """The row of a memory record, its content and key checked as any memory write's.
 
@@ -273,8 +305,9 @@ def memory_row(record: MemoryRecord, where: str, now: datetime) -> StoredMemory:
 
     Raises:
         InvalidInput: For empty, too long or invalid content, a key too long, a
-            ``superseded_by`` on a memory that is not superseded (or on itself), or the
-            status ``expired`` without an ``expires_at`` that has passed.
+            ``superseded_by`` on a memory that is not superseded (or on itself), a
+            ``modified_at`` before ``created_at``, or the status ``expired`` without an
+            ``expires_at`` that has passed.
         SecretRejected: When the content or the key looks like a credential.
     """
     place = f"{where} (memory {record.id})"
@@ -288,6 +321,12 @@ def memory_row(record: MemoryRecord, where: str, now: datetime) -> StoredMemory:
         raise refused(place, f"superseded_by is set but the status is {record.status}")
     if record.superseded_by == record.id:
         raise refused(place, "superseded_by names the memory itself")
+    if record.modified_at < record.created_at:
+        raise refused(
+            place,
+            f"modified_at {record.modified_at.isoformat()} is before created_at "
+            f"{record.created_at.isoformat()}; a memory is modified after it is created",
+        )
     if record.status == "expired" and (record.expires_at is None or record.expires_at > now):
         expiry = "no expires_at" if record.expires_at is None else "an expires_at to come"
         raise refused(place, f"the status is expired but it has {expiry}; make it active")

@@ -2,10 +2,11 @@
 about each other, checked before the database is opened (or created), so that a bad file
 leaves nothing behind, not even a new database file.
 
-Each record's own rules (:func:`memory_restore.memory_row`, :func:`check_message`), then
-between the records of the file: an id that comes twice, two messages at one place of a
-session, two active memories with one key or content, a message before its session or a
-source link before its memory, a supersession cycle. A link to a record the file does not
+Each record's own rules (:func:`memory_restore.memory_row`, :func:`check_message`,
+:func:`check_session`), then between the records of the file: an id that comes twice, two
+messages at one place of a session, a message and a tombstone of one source reference, two
+active memories with one key or content, a message before its session or a source link
+before its memory, a supersession cycle. A link to a record the file does not
 hold (a message's session, a link's memory, ``superseded_by``) may name one already in the
 database: that is checked in the write pass, except for a database that does not hold a
 store yet, where it is refused here.
@@ -19,12 +20,14 @@ from datetime import datetime
 from memstore.concerns.memory_restore import (
     NOWHERE,
     check_message,
+    check_session,
     cycle_reason,
     memory_row,
     supersession_cycle,
 )
 from memstore.repository.memories import StoredMemory
 from memstore.schemas.transfer import (
+    DeletedSourceRecord,
     MemoryRecord,
     MemorySourceRecord,
     MessageRecord,
@@ -49,6 +52,8 @@ class Survey:
     _sessions: set[str] = field(default_factory=set)
     _messages: set[str] = field(default_factory=set)
     _places: dict[tuple[str, int], str] = field(default_factory=dict)
+    _refs: dict[str, tuple[str, str]] = field(default_factory=dict)
+    _tombstones: dict[str, str] = field(default_factory=dict)
     _memories: set[str] = field(default_factory=set)
     _holders: dict[tuple[str, str], str] = field(default_factory=dict)
     _links: dict[str, tuple[str, str]] = field(default_factory=dict)
@@ -63,6 +68,7 @@ class Survey:
         """
         match record:
             case SessionRecord():
+                check_session(where, record)
                 self.once(where, "session", record.id, self._sessions)
             case MessageRecord():
                 self.message(where, record)
@@ -71,6 +77,10 @@ class Survey:
             case MemorySourceRecord():
                 if record.memory_id not in self._memories:
                     self._wanted.append((where, "memory", record.memory_id))
+            case DeletedSourceRecord():
+                self._tombstones.setdefault(record.source_ref, where)
+                if (held := self._refs.get(record.source_ref)) is not None:
+                    self.both(where, record.source_ref, *held, where)
 
     @staticmethod
     def once(where: str, kind: str, record_id: str, seen: set[str]) -> None:
@@ -92,6 +102,22 @@ class Survey:
             )
         if record.session_id not in self._sessions:
             self._wanted.append((where, "session", record.session_id))
+        if (ref := record.source_ref) is not None:
+            self._refs.setdefault(ref, (record.id, where))
+            if (tombstone := self._tombstones.get(ref)) is not None:
+                self.both(where, ref, record.id, where, tombstone)
+
+    @staticmethod
+    def both(where: str, ref: str, message_id: str, message_at: str, tombstone_at: str) -> None:
+        """Refuse a file holding a message and the tombstone of its source reference (an
+        export holds one or the other): InvalidInput at ``where`` (the later of the two)
+        naming both records."""
+        raise refused(
+            where,
+            f"message {message_id} ({message_at}) and the deleted_source record "
+            f"({tombstone_at}) both hold source_ref {ref!r}; a deleted message is not "
+            "in an export, so remove one of them",
+        )
 
     def memory(self, where: str, record: MemoryRecord) -> None:
         """Check a memory, its id, and that no other active memory of the file holds its key

@@ -197,12 +197,15 @@ class MemoryImportReport(Result):
     imported: int
     """Memories added."""
     skipped: int
-    """Memories already in the database with the same id and content, as new as the
-    export's or newer (left as they are)."""
+    """Memories already in the database with the same id, as new as the export's (and the
+    same content) or newer (left as they are)."""
     updated: int = 0
-    """Memories already in the database with the same id and content whose export copy is
-    newer (a later ``modified_at``): their status, pin, links and other fields taken from it."""
+    """Memories already in the database with the same id whose export copy is newer (a
+    later ``modified_at``): their content, status, pin, links and other fields taken from
+    it."""
     records: dict[str, dict[str, int]]
     """Per record type (``session``, ``message``, ``memory``, ``memory_source``,
-    ``deleted_source``): ``{"imported": n, "skipped": n, "updated": n}`` (``updated``: a
-    memory made newer, a source link given the message it names)."""
+    ``deleted_source``): ``{"imported": n, "skipped": n, "updated": n, "deleted": n}``
+    (``updated``: a memory made newer, a source link given the message it names;
+    ``deleted``: messages of the database deleted because the export holds the tombstone
+    of their source reference, 0 for the other types)."""

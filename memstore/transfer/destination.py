@@ -20,6 +20,7 @@ from typing import BinaryIO
 
 from memstore import files
 from memstore.errors import ExportExists, InvalidInput
+from memstore.transfer.problems import usable_path
 
 STAGED_MARK = ".memstore-export-"
 
@@ -28,9 +29,10 @@ def target(destination: str | Path) -> Path:
     """``destination`` as an absolute path (``~`` expanded).
 
     Raises:
+        FileError: For a path no file system takes (a NUL character) or not valid UTF-8.
         ExportExists: If anything, even a dangling symbolic link, is already there.
     """
-    return files.unused(destination, ExportExists)
+    return files.unused(usable_path(destination, "the export"), ExportExists)
 
 
 @contextmanager

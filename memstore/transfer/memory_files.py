@@ -16,13 +16,14 @@ content as the body, as Conch and basic-memory keep theirs::
 
 The fields are those of :class:`MemoryRecord` (times as ISO 8601 text); ``sources`` lists
 where it came from. The body is the content as it is (no line ending is changed), trimmed
-of the white space around it as every memory's content is. PyYAML's ``safe_dump`` and
-``safe_load`` write and read the front matter.
+of the white space around it as every memory's content is. PyYAML's ``safe_dump`` writes
+the front matter, and :class:`FrontMatterLoader` (its safe loader, stricter) reads it.
 
 An export writes every field; a file written by hand may leave out those of
 :data:`DEFAULTS` (and ``sources``), and must give ``id``, ``category``, ``status``,
-``created_at`` and ``modified_at``. The values are read as strictly as a JSONL line's: a
-time is ISO 8601 with a zone (quoted or not), ``pinned`` is ``true`` or ``false``.
+``created_at`` and ``modified_at``, each once. The values are read as strictly as a JSONL
+line's: a time is ISO 8601 with a zone (quoted or not), ``pinned`` is ``true`` or ``false``
+(YAML 1.1's ``yes``, ``no``, ``on`` and ``off`` are text, which the field refuses).
 """
 
 from __future__ import annotations
@@ -57,6 +58,70 @@ DEFAULTS: dict[str, Any] = {
 }
 """The value of each front matter field a memory file may leave out."""
 LOG_HEADER = re.compile(r"(# )?.+ Log — \d{4}-\d{2}-\d{2}\s*")  # LOGFORMAT.md's first line
+BOOL_TAG = "tag:yaml.org,2002:bool"
+BOOLEAN = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
+"""The booleans of YAML 1.2's core schema, the only ones the front matter takes."""
+
+
+class DuplicateKey(yaml.constructor.ConstructorError):
+    """A mapping of the front matter that gives one key twice.
+
+    Attributes:
+        key: The key.
+        lines: The lines of the front matter (1-based) that give it.
+    """
+
+    def __init__(self, key: object, first: yaml.Mark, again: yaml.Mark) -> None:
+        super().__init__(None, None, f"the key {key!r} is given twice", again)
+        self.key = key
+        self.lines = (first.line + 1, again.line + 1)
+
+
+class FrontMatterLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, stricter: a key given twice in a mapping is an error (not the
+    last one winning), and only ``true`` and ``false`` (any case YAML 1.2 allows) are
+    booleans, so ``yes``, ``no``, ``on`` and ``off`` stay text."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        """The mapping of ``node``, refusing a key it gives twice (``<<`` merges left as
+        PyYAML does them).
+
+        Raises:
+            DuplicateKey: For a key given twice.
+        """
+        seen: dict[Any, yaml.Mark] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=True)
+            try:
+                first = seen.get(key)
+            except TypeError:
+                continue  # an unhashable key: PyYAML's own error says so
+            if first is not None:
+                raise DuplicateKey(key, first, key_node.start_mark)
+            seen[key] = key_node.start_mark
+        return super().construct_mapping(node, deep)
+
+    def construct_yaml_bool(self, node: yaml.ScalarNode) -> bool:
+        """A value tagged ``!!bool``: ``true`` or ``false`` only.
+
+        Raises:
+            yaml.constructor.ConstructorError: For any other text.
+        """
+        value = self.construct_scalar(node)
+        if not BOOLEAN.match(value):
+            raise yaml.constructor.ConstructorError(
+                None, None, f"{value!r} is not true or false", node.start_mark
+            )
+        return value.lower() == "true"
+
+
+FrontMatterLoader.yaml_implicit_resolvers = {  # the safe loader's, with BOOLEAN for booleans
+    first: [(tag, BOOLEAN if tag == BOOL_TAG else regex) for tag, regex in resolvers]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+FrontMatterLoader.add_constructor(BOOL_TAG, FrontMatterLoader.construct_yaml_bool)
 
 
 def render(memory: MemoryRecord, links: Sequence[SourceLink]) -> str:
@@ -65,7 +130,7 @@ def render(memory: MemoryRecord, links: Sequence[SourceLink]) -> str:
     if links:
         fields["sources"] = [link.model_dump(mode="json") for link in links]
     front = dump(fields, readable=True)
-    if yaml.safe_load(front) != fields:  # PyYAML writes U+0085, U+2028 and U+2029 as they
+    if load(front) != fields:  # PyYAML writes U+0085, U+2028 and U+2029 as they
         front = dump(fields, readable=False)  # are, then reads them as line breaks: escape
     return f"{DELIMITER}\n{front}{DELIMITER}\n{memory.content}\n"
 
@@ -74,6 +139,15 @@ def dump(fields: dict[str, Any], *, readable: bool) -> str:
     """The YAML of ``fields`` in their order; ``readable`` keeps non-ASCII text as it is
     rather than as escapes."""
     return yaml.safe_dump(fields, allow_unicode=readable, sort_keys=False, default_flow_style=False)
+
+
+def load(text: str) -> Any:
+    """The YAML ``text`` read by :class:`FrontMatterLoader`.
+
+    Raises:
+        yaml.YAMLError: If it is not YAML (:class:`DuplicateKey` for a key given twice).
+    """
+    return yaml.load(text, Loader=FrontMatterLoader)  # a safe loader's subclass
 
 
 def parse(text: str, where: str) -> tuple[MemoryRecord, list[SourceLink]]:
@@ -85,9 +159,9 @@ def parse(text: str, where: str) -> tuple[MemoryRecord, list[SourceLink]]:
 
     Raises:
         InvalidInput: (argument ``path``) Without front matter (a daily log is told apart),
-            with front matter that is not YAML fields, names ``type`` or ``content``, misses
-            a required field, misspells one, or holds a value of another type or outside
-            what the field allows.
+            with front matter that is not YAML fields, gives a key twice, names ``type`` or
+            ``content``, misses a required field, misspells one, or holds a value of another
+            type or outside what the field allows.
     """
     fields, body = split(text.removeprefix("\ufeff"), where)
     for name in NOT_FIELDS:
@@ -130,7 +204,8 @@ def split(text: str, where: str) -> tuple[dict[str, Any], str]:
     """The front matter's fields and the body of a memory file.
 
     Raises:
-        InvalidInput: If there is no front matter, it is not closed, or is not YAML fields.
+        InvalidInput: If there is no front matter, it is not closed, is not YAML fields, or
+            gives a key twice.
     """
     lines = text.split("\n")
     if lines[0].rstrip("\r") != DELIMITER:
@@ -145,7 +220,14 @@ def split(text: str, where: str) -> tuple[dict[str, Any], str]:
     if not closing:
         raise refused(where, f"has no line '---' closing its front matter; {SHAPE}")
     try:
-        fields = yaml.safe_load("\n".join(lines[1:closing]))
+        fields = load("\n".join(lines[1:closing]))
+    except DuplicateKey as error:
+        first, again = (line + 1 for line in error.lines)  # the file's line 1 is '---'
+        raise refused(
+            where,
+            f"the front matter gives {error.key!r} twice (lines {first} and {again}); "
+            "give each field once",
+        ) from error
     except yaml.YAMLError as error:
         raise refused(where, f"the front matter is not YAML ({error})") from error
     if not isinstance(fields, dict):
