@@ -419,3 +419,13 @@ def test_a_nul_in_a_path_is_a_file_error_not_a_value_error(
     ):
         with pytest.raises(FileError, match="NUL"):
             call()
+
+
+def test_a_session_cannot_end_before_it_started(service: MemoryService) -> None:
+    from memstore.errors import InvalidInput
+
+    started = datetime(2026, 10, 5, 9, 0, tzinfo=UTC)
+    session = service.start_session(started_at=started)
+    with pytest.raises(InvalidInput, match="before the session started"):
+        service.end_session(session.id, ended_at=started - timedelta(seconds=1))
+    assert service.end_session(session.id, ended_at=started).ended_at == started

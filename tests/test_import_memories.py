@@ -350,11 +350,11 @@ def test_a_nul_in_the_path_is_the_file_error_of_any_bad_path(
 ) -> None:
     # As the database's path is refused (FileError), not Python's bare ValueError.
     before = state(target)
-    with pytest.raises(FileError, match=r"^'nul\\x00': the export: a file path cannot hold a NUL"):
+    with pytest.raises(FileError, match=r"^'nul\\x00': a file path cannot hold a NUL"):
         target.import_memories("nul\x00")
-    with pytest.raises(FileError, match=r"the export: the path is not valid UTF-8"):
+    with pytest.raises(FileError, match=r"the path is not valid UTF-8"):
         target.import_memories(tmp_path / "bad\udcff.jsonl")
-    with pytest.raises(FileError, match=r"the export: a file path cannot hold a NUL"):
+    with pytest.raises(FileError, match=r"a file path cannot hold a NUL"):
         target.export(tmp_path / "out\x00.jsonl")
     assert state(target) == before
     assert list(tmp_path.glob("out*")) == []

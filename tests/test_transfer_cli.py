@@ -169,4 +169,16 @@ def test_a_sync_carries_a_message_deletion_and_check_stays_ok(
     assert run(runner, other, "recall", "old clocks")[1]["conversations"] == []
     code, health, _ = run(runner, other, "check")
     assert (code, health["ok"]) == (0, True)
+    again = runner.invoke(
+        cli,
+        [
+            "--database",
+            str(other),
+            "--format",
+            "text",
+            "import-memories",
+            str(tmp_path / "t1b.jsonl"),
+        ],
+    )
+    assert "1 message deleted" not in again.stdout  # a second import deletes nothing more
     source.close()

@@ -20,7 +20,7 @@ from memstore.repository.messages import StoredMessage
 from memstore.repository.sessions import StoredSession
 from memstore.schemas import Message, Session, SessionPage, SessionSummary
 from memstore.store.database import Database
-from memstore.times import utc_now
+from memstore.times import format_utc, utc_now
 
 
 def start_session(
@@ -58,13 +58,20 @@ def end_session(db: Database, session_id: str, ended_at: datetime | None) -> Ses
 
     Raises:
         NotFound: If there is no such session.
-        InvalidInput: For a naive ``ended_at``.
+        InvalidInput: For a naive ``ended_at``, or one before the session started (an
+            export of the store could not be imported again).
     """
     ended = aware(ended_at, "ended_at") or utc_now()
     with db.write() as connection:
         session = sessions.get(connection, session_id)
         if session is None:
             raise NotFound("session", session_id)
+        if ended < session.started_at:
+            raise InvalidInput(
+                "ended_at",
+                f"is {format_utc(ended)}, before the session started "
+                f"({format_utc(session.started_at)}); give a later time.",
+            )
         sessions.end(connection, session_id, ended)
     return Session.model_validate(session).model_copy(update={"ended_at": ended})
 

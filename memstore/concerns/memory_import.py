@@ -30,7 +30,7 @@ from memstore.schemas.transfer import Restorable
 from memstore.store.database import Database
 from memstore.times import utc_now
 from memstore.transfer import jsonl, memory_files
-from memstore.transfer.problems import unlinked, usable_path
+from memstore.transfer.problems import unlinked
 
 
 def import_memories(db: Database, path: str | Path) -> MemoryImportReport:
@@ -55,7 +55,8 @@ def import_memories(db: Database, path: str | Path) -> MemoryImportReport:
         FileError: For a path no file system takes (a NUL character) or not valid UTF-8,
             a symbolic link, a file that is not a regular file or cannot be read.
     """
-    source = Path(usable_path(path, "the export")).expanduser().absolute()
+    files.nameable(path)
+    source = Path(path).expanduser().absolute()
     now = utc_now()
     survey = Survey(fresh=db.holds_store() is False, now=now)
     form, records = read(source)

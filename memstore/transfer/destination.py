@@ -20,7 +20,6 @@ from typing import BinaryIO
 
 from memstore import files
 from memstore.errors import ExportExists, InvalidInput
-from memstore.transfer.problems import usable_path
 
 STAGED_MARK = ".memstore-export-"
 
@@ -32,7 +31,7 @@ def target(destination: str | Path) -> Path:
         FileError: For a path no file system takes (a NUL character) or not valid UTF-8.
         ExportExists: If anything, even a dangling symbolic link, is already there.
     """
-    return files.unused(usable_path(destination, "the export"), ExportExists)
+    return files.unused(destination, ExportExists)
 
 
 @contextmanager

@@ -8,7 +8,6 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from memstore.arguments import valid_unicode
 from memstore.errors import FileError, InvalidInput
 
 
@@ -40,25 +39,3 @@ def unlinked(path: Path, what: str) -> None:
         raise FileError(
             str(path), f"{what} must not be a symbolic link; import the file it points to."
         )
-
-
-def usable_path(path: str | Path, what: str) -> str | Path:
-    """``path`` as given, once it is one a file system can take, as the database's path is
-    checked (:class:`memstore.store.database.Database`).
-
-    Args:
-        path: The path of an export, to read or write.
-        what: What it is for, for the message ("the export").
-
-    Raises:
-        FileError: If it holds a NUL character, or is not valid UTF-8 (no report could
-            name it).
-    """
-    text = str(path)
-    if "\0" in text:
-        raise FileError(repr(text), f"{what}: a file path cannot hold a NUL character; check it.")
-    if not valid_unicode(text):
-        raise FileError(
-            repr(text), f"{what}: the path is not valid UTF-8; rename the file or its folder."
-        )
-    return path

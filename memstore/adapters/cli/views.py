@@ -269,6 +269,7 @@ RECORD_NAMES = {  # a record type of an export: its name for one, and for severa
     "memory_source": ("memory source", "memory sources"),
     "deleted_source": ("deleted source", "deleted sources"),
     "day": ("day", "days"),
+    "deleted message": ("message deleted", "messages deleted"),
 }
 
 
@@ -296,6 +297,8 @@ def memory_import_text(report: schemas.MemoryImportReport) -> str:
         for kind, n in report.records.items()
         if kind != "memory" and n["imported"]
     }
+    deleted = report.records.get("message", {}).get("deleted", 0)
+    others |= {"deleted message": deleted} if deleted else {}
     extra = f"; also {counted(others)}" if others else ""
     updated = f", {report.updated} updated" if report.updated else ""
     return printable(
