@@ -118,6 +118,15 @@ def unused(destination: str | Path, exists: Callable[[str], Exception]) -> Path:
     return path
 
 
+def unwritable(folder: Path, error: OSError) -> InvalidInput:
+    """The error of a destination whose ``folder`` cannot be written (``error`` says why)."""
+    return InvalidInput(
+        "destination",
+        f"{folder} cannot be written ({error.strerror or error}); choose a folder you can "
+        "write to.",
+    )
+
+
 def make_folders(path: Path) -> None:
     """Create the folder ``path`` and its missing parents, each new one 0700.
 

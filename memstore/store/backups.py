@@ -24,7 +24,7 @@ from contextlib import closing, contextmanager, suppress
 from pathlib import Path
 
 from memstore import files
-from memstore.errors import BackupExists, InvalidInput, StoreError
+from memstore.errors import BackupExists, StoreError
 from memstore.store import probe
 from memstore.store.engine import BUSY_TIMEOUT_MS
 
@@ -64,11 +64,7 @@ def staging(destination: Path) -> Iterator[Path]:
             suffix=STAGED_SUFFIX,
         )
     except OSError as error:
-        raise InvalidInput(
-            "destination",
-            f"{destination.parent} cannot be written ({error.strerror or error}); choose a "
-            "folder you can write to.",
-        ) from error
+        raise files.unwritable(destination.parent, error) from error
     staged = Path(name)
     try:
         if fcntl is not None:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from memstore import files
-from memstore.errors import ExportExists, InvalidInput
+from memstore.errors import ExportExists
 
 STAGED_MARK = ".memstore-export-"
 
@@ -54,11 +54,7 @@ def staged(destination: Path, *, folder: bool) -> Iterator[Path]:
             os.close(handle)
             staging = Path(name)
     except OSError as error:
-        raise InvalidInput(
-            "destination",
-            f"{destination.parent} cannot be written ({error.strerror or error}); choose a "
-            "folder you can write to.",
-        ) from error
+        raise files.unwritable(destination.parent, error) from error
     try:
         yield staging
         place(staging, destination)
