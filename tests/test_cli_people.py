@@ -429,3 +429,10 @@ def test_a_session_cannot_end_before_it_started(service: MemoryService) -> None:
     with pytest.raises(InvalidInput, match="before the session started"):
         service.end_session(session.id, ended_at=started - timedelta(seconds=1))
     assert service.end_session(session.id, ended_at=started).ended_at == started
+
+
+def test_a_page_past_the_end_says_so(runner: CliRunner, imported: Path) -> None:
+    text = invoke(runner, imported, "sessions", "--offset", "5", "--format", "text")[1]
+    assert text.strip() == "No sessions. none of 3 here: the offset is past the last one"
+    text = invoke(runner, imported, "sessions", "--offset", "1", "--format", "text")[1]
+    assert text.splitlines()[-1] == "2-3 of 3"

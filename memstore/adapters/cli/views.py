@@ -79,11 +79,19 @@ def table(rows: Sequence[Sequence[str]], header: Sequence[str]) -> list[str]:
 def paging(shown: int, total: int, next_offset: int | None) -> str:
     """The line under a page: which of how many it shows (``5 of 5``, ``9-16 of 40``), and
     the ``--offset`` that reads on. The page ends at ``next_offset``, or at the total."""
+    if not shown:
+        return dim(f"none of {total} here: the offset is past the last one")
     end = total if next_offset is None else next_offset
     start = end - shown + 1
     which = f"{shown} of {total}" if start == 1 else f"{start}-{end} of {total}"
     more = f"; next page: --offset {next_offset}" if next_offset is not None else ""
     return dim(which + more)
+
+
+def nothing(what: str, total: int, next_offset: int | None) -> str:
+    """The view of an empty page: ``No words.``, and where the offset stands when the
+    listing holds some."""
+    return f"No {what}." + (f" {paging(0, total, next_offset)}" if total else "")
 
 
 def span(start: datetime, end: datetime | None) -> str:
@@ -152,7 +160,7 @@ def words_text(page: schemas.WordPage) -> str:
     """The words and their counts as a table."""
     rows = [(entry.word, str(entry.occurrences), str(entry.documents)) for entry in page.words]
     if not rows:
-        return "No words." + (f" {paging(0, page.total, page.next_offset)}" if page.total else "")
+        return nothing("words", page.total, page.next_offset)
     return "\n".join(
         [
             *table(rows, ("word", "occurrences", "documents")),
@@ -176,9 +184,7 @@ def instances_text(page: schemas.InstancePage) -> str:
             + printable(excerpt[local_end:])
         )
     if not rows:
-        return "No occurrences." + (
-            f" {paging(0, page.total, page.next_offset)}" if page.total else ""
-        )
+        return nothing("occurrences", page.total, page.next_offset)
     lines = table(rows, ("when", "who", "where"))
     body = [lines[0]]
     for line, excerpt in zip(lines[1:], excerpts, strict=True):
@@ -189,9 +195,7 @@ def instances_text(page: schemas.InstancePage) -> str:
 def memories_text(page: schemas.MemoryPage) -> str:
     """The memories as a list, pinned first."""
     if not page.memories:
-        return "No memories." + (
-            f" {paging(0, page.total, page.next_offset)}" if page.total else ""
-        )
+        return nothing("memories", page.total, page.next_offset)
     lines = [memory_line(memory) for memory in page.memories]
     return "\n".join([*lines, paging(len(page.memories), page.total, page.next_offset)])
 
@@ -200,9 +204,7 @@ def sessions_text(page: schemas.SessionPage) -> str:
     """The sessions as a table: id, kind, span (from its start to its end, or to its last
     message), message count, speakers."""
     if not page.sessions:
-        return "No sessions." + (
-            f" {paging(0, page.total, page.next_offset)}" if page.total else ""
-        )
+        return nothing("sessions", page.total, page.next_offset)
     rows = [
         (
             session.id,
