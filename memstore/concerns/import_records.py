@@ -24,6 +24,7 @@ from memstore.errors import FileError, ImportRejected
 from memstore.ids import new_id
 from memstore.logs.records import MAX_LISTED, LogWarning, RecordSpan, Warnings
 from memstore.repository import imports, messages, sessions
+from memstore.repository.bulk_index import Deferral
 from memstore.repository.imports import Sealed
 from memstore.repository.sessions import StoredSession
 from memstore.schemas import FileImport, ImportWarning
@@ -188,7 +189,7 @@ def release(log: LoadedLog) -> None:
 
 
 def store(
-    connection: sqlite3.Connection,
+    deferral: Deferral,
     log: LoadedLog,
     speakers: Mapping[str, str],
     include_tail: bool,
@@ -200,12 +201,14 @@ def store(
     parsed.
 
     Args:
+        deferral: The caller's transaction, whose new messages are indexed at its end.
         speakers: Case-folded speaker name -> role.
 
     Raises:
         ImportRejected: When the already imported prefix or an accepted record changed, or
             the file changed while its long messages were read again.
     """
+    connection = deferral.connection
     previous = imports.sealed(connection, log.path)
     check_prefix(log, previous)
     sealed = sealed_size(log, include_tail, previous)
@@ -213,7 +216,7 @@ def store(
     tally = Tally()
     tally.found.extend(log.parsed.found)
     insert_records(
-        connection, log, session_id, classify(connection, log, speakers, sealed, tally), tally
+        deferral, log, session_id, classify(connection, log, speakers, sealed, tally), tally
     )
     if tally.imported and tally.first_new < tally.last_stored:
         messages.renumber_by_source(connection, session_id)
@@ -238,7 +241,7 @@ def report(path: str, session_id: str, sealed: int, tally: Tally) -> FileImport:
 
 
 def insert_records(
-    connection: sqlite3.Connection,
+    deferral: Deferral,
     log: LoadedLog,
     session_id: str,
     new: Iterable[tuple[RecordSpan, str, str]],
@@ -250,15 +253,15 @@ def insert_records(
     Raises:
         ImportRejected: When the file changed while its long messages were read again.
     """
-    sequence = messages.next_sequence(connection, session_id)
+    sequence = messages.next_sequence(deferral.connection, session_id)
     assert sequence is not None  # ensure_session made the session
     large: list[tuple[Any, ...]] = []
     rows = new_rows(new, log, session_id, sequence, large)
-    tally.imported = imports.add_messages(connection, rows)
+    tally.imported = imports.add_messages(deferral, rows)
     if large:
         release(log)
         try:
-            tally.imported += imports.add_messages(connection, large)
+            tally.imported += imports.add_messages(deferral, large)
         except (OSError, FileError) as error:
             raise ImportRejected(CHANGED) from error
 

@@ -1,12 +1,20 @@
 """Importing daily Markdown logs (LOGFORMAT.md): each file read and parsed outside any
-transaction (:mod:`memstore.concerns.import_files`), then stored in one write transaction of
-its own (:mod:`memstore.concerns.import_records`). A file-level problem is that file's
-report, never an exception, and the other files go on."""
+transaction (:mod:`memstore.concerns.import_files`), then stored in a savepoint of its own
+(:mod:`memstore.concerns.import_records`), so that it goes in whole or not at all. A
+file-level problem is that file's report, never an exception, and the other files go on.
+
+Files are stored in batches: one write transaction per :data:`BATCH_MESSAGES` new messages
+or so, whose messages are indexed together at its end
+(:func:`memstore.repository.bulk_index.deferred`), instead of a transaction and an index
+write per file. The batch bounds how long the write lock is held (a live write waits at most
+500 ms for it) and how much a crash undoes; a crash or a kill loses the batch it interrupts,
+whole files only, and the next import stores them again."""
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
 from memstore import files
@@ -14,11 +22,15 @@ from memstore.arguments import speaker_roles
 from memstore.concerns import import_files, import_records
 from memstore.concerns.import_files import LoadedLog
 from memstore.errors import ImportRejected, InvalidInput
+from memstore.repository import bulk_index
 from memstore.schemas import FileImport, ImportReport
 from memstore.store.database import Database
+from memstore.store.savepoints import savepoint
 from memstore.times import utc_now
 
 Progress = Callable[[FileImport], None]
+BATCH_MESSAGES = 2000
+"""New messages after which a batch's transaction is committed (its last file completes it)."""
 
 
 def import_markdown(
@@ -28,14 +40,14 @@ def import_markdown(
     include_tail: bool,
     progress: Progress | None,
 ) -> ImportReport:
-    """Import daily Markdown logs (LOGFORMAT.md), each file in its own transaction.
+    """Import daily Markdown logs (LOGFORMAT.md), each file whole or not at all.
 
     Args:
         paths: Files, or directories whose ``*.md`` files are imported (not recursively).
         speakers: Speaker name -> role (``user``, ``assistant``, ``system``), matched
             without regard to case. Unmapped speakers are reported, not imported.
         include_tail: Also accept each file's final record (for closed files).
-        progress: Called with each file's report as it finishes.
+        progress: Called with each file's report once it is committed (or refused).
 
     Returns:
         Per-file reports; a file-level problem is that file's ``error``, not an exception.
@@ -51,27 +63,52 @@ def import_markdown(
     for path in given:
         files.openable(path)  # a name not UTF-8 is that file's own error, below
     reports = [import_files.empty_folder(path) for path in import_files.empty_folders(given)]
-    for path, loaded in import_files.loaded(import_files.expand_paths(given)):
-        report = store_file(db, path, loaded, roles, include_tail)
-        reports.append(report)
+    logs = import_files.loaded(import_files.expand_paths(given))
+    for path, loaded in logs:
+        if isinstance(loaded, ImportRejected):
+            batch = [import_files.rejected(path, loaded.reason)]
+        else:
+            batch = store_batch(db, [(path, loaded)], logs, roles, include_tail)
+        reports.extend(batch)
         if progress is not None:
-            progress(report)
+            for report in batch:
+                progress(report)
     return totals(reports)
 
 
-def store_file(
+def store_batch(
     db: Database,
+    first: Iterable[tuple[Path, LoadedLog]],
+    rest: Iterator[tuple[Path, LoadedLog | ImportRejected]],
+    roles: Mapping[str, str],
+    include_tail: bool,
+) -> list[FileImport]:
+    """Store the ``first`` logs, then more of ``rest``, in one write transaction, until the
+    batch holds :data:`BATCH_MESSAGES` new messages or ``rest`` runs out; the files' reports,
+    once the transaction is committed."""
+    reports: list[FileImport] = []
+    with db.write() as connection, bulk_index.deferred(connection) as deferral:
+        for path, loaded in itertools.chain(first, rest):
+            reports.append(store_file(deferral, path, loaded, roles, include_tail))
+            if sum(report.imported for report in reports) >= BATCH_MESSAGES:
+                break
+    return reports
+
+
+def store_file(
+    deferral: bulk_index.Deferral,
     path: Path,
     loaded: LoadedLog | ImportRejected,
     roles: Mapping[str, str],
     include_tail: bool,
 ) -> FileImport:
-    """The report of storing one loaded log, or of why it was refused."""
+    """The report of storing one loaded log in a savepoint of the caller's transaction, or
+    of why it was refused (nothing of it stored then)."""
     try:
         if isinstance(loaded, ImportRejected):
             raise loaded
-        with db.write() as connection:
-            return import_records.store(connection, loaded, roles, include_tail, utc_now())
+        with savepoint(deferral.connection, "import_file"):
+            return import_records.store(deferral, loaded, roles, include_tail, utc_now())
     except ImportRejected as error:
         return import_files.rejected(path, error.reason)
 

@@ -16,6 +16,7 @@ from functools import partial
 from typing import Any, TypeVar
 
 from memstore.store.fts_names import FTS_INDEXES, FTS_TRIGGERS, SEARCH_VIEWS
+from memstore.store.savepoints import savepoint
 from memstore.store.sqlite_errors import is_busy
 
 T = TypeVar("T")
@@ -118,14 +119,8 @@ def fts_check(connection: sqlite3.Connection, index: str) -> IndexCheck:
             (busy), so that a busy database is never reported as a broken index.
     """
     try:
-        connection.execute("SAVEPOINT fts_check")
-        try:
+        with savepoint(connection, "fts_check"):
             connection.execute(f"INSERT INTO {index}({index}, rank) VALUES ('integrity-check', 1)")
-        except sqlite3.DatabaseError:
-            connection.execute("ROLLBACK TO fts_check")
-            raise
-        finally:
-            connection.execute("RELEASE fts_check")
     except sqlite3.DatabaseError as error:
         reraise_busy(error)
         return IndexCheck(index=index, ok=False, error=str(error))

@@ -2,19 +2,22 @@
 
 Imported rows go in as multi-row INSERT ... VALUES statements, not row by row; a message of
 over a MiB goes in on its own, its text written in pieces (:class:`LargeText`,
-:func:`add_large`). Live writes use :mod:`memstore.repository.messages`.
+:func:`add_large`). Both are meant for a transaction whose new messages are indexed together
+at its end (:func:`memstore.repository.bulk_index.deferred`), not by the trigger. Live
+writes use :mod:`memstore.repository.messages`.
 """
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
-from memstore.repository.messages import MESSAGE_COLUMNS, searchable
-from memstore.store.fts_names import MESSAGES_FTS, MESSAGES_STEM_FTS
+from memstore.repository.bulk_index import Deferral
+from memstore.repository.messages import MESSAGE_COLUMNS
 from memstore.text.cjk import LEAD_BYTES, index_form, stored_index_form
 from memstore.times import format_utc
 
@@ -26,18 +29,6 @@ INSERT_PLACEHOLDER = {  # with or without an index form
     f"(?, ?, ?, ?, {PLACEHOLDER}, ?, ?, ?, ?, {PLACEHOLDER if form else '?'})"
     for form in (True, False)
 }
-# The placeholder's texts are only NUL characters, separators that the indexes hold nothing
-# of: deleting it with empty text removes exactly what its insert added. Then the row is
-# indexed again, read back from the table (both history indexes, as the triggers do).
-FTS_REINDEX = [
-    statement
-    for fts in (MESSAGES_FTS, MESSAGES_STEM_FTS)
-    for statement in (
-        f"INSERT INTO {fts}({fts}, rowid, content) VALUES ('delete', :pk, '')",
-        f"INSERT INTO {fts}(rowid, content) "
-        "SELECT pk, coalesce(index_text, content) FROM messages WHERE pk = :pk",
-    )
-]
 CHANGED = "changed while its long messages were read again; nothing was imported, import it again"
 IMPORT_BY_PATH = "SELECT sealed_size, sealed_sha256 FROM imports WHERE path = :path"
 SAVE_IMPORT = """
@@ -83,20 +74,24 @@ def seal(
     connection.execute(SAVE_IMPORT, params | {"imported_at": format_utc(now)})
 
 
-def add_messages(connection: sqlite3.Connection, rows: Iterable[tuple[Any, ...]]) -> int:
+def add_messages(deferral: Deferral, rows: Iterable[tuple[Any, ...]]) -> int:
     """Insert messages given as tuples in :data:`MESSAGE_COLUMNS` order (``created_at`` an
     aware datetime; ``content`` text, UTF-8 bytes or a memoryview of them stored as text, or
-    a :class:`LargeText`), taking them from ``rows`` as it goes; returns how many were
-    inserted.
+    a :class:`LargeText`), taking them from ``rows`` as it goes, in the transaction of
+    ``deferral``, to be indexed at its end (paused here when there is a row); returns how
+    many were inserted.
 
-    Rows go in as multi-row INSERT ... VALUES statements of :data:`ROWS_PER_INSERT` rows,
-    not an executemany: the FTS trigger then fires for many rows inside one statement, and
-    FTS5 writes its pending index data once per statement instead of once per row. Measured
-    on 20,000 messages through the same trigger: 1.0 s instead of 2.1 s. A :class:`LargeText`
-    message goes in on its own (:func:`add_large`).
+    Rows go in as multi-row INSERT ... VALUES statements of :data:`ROWS_PER_INSERT` rows
+    (20,000 messages: 0.17 s of SQLite's time against 0.19 s row by row, measured), a
+    :class:`LargeText` message on its own (:func:`add_large`).
     """
-    inserted, chunk = 0, []
-    for row in rows:
+    rows = iter(rows)
+    first = next(rows, None)
+    if first is None:
+        return 0
+    deferral.pause()
+    connection, inserted, chunk = deferral.connection, 0, []
+    for row in itertools.chain([first], rows):
         # Text is tested first: an isinstance of a runtime protocol reads the class's
         # attributes each time (0.3 s of a 20,000-message import, measured).
         if not isinstance(row[4], str | bytes | memoryview):
@@ -126,13 +121,14 @@ def insert_rows(connection: sqlite3.Connection, chunk: Sequence[tuple[Any, ...]]
 
 def add_large(connection: sqlite3.Connection, row: tuple[Any, ...]) -> None:
     """Insert one message whose text is a :class:`LargeText`, holding as little of it at once
-    as SQLite allows: the row goes in with NUL text of the right size (which the index
-    holds nothing of), the text is written into it in pieces read from the file through
-    incremental blob I/O, and only then is it indexed, read back from the table, in a
-    statement of its own. Bound to one INSERT beside the whole file's bytes, SQLite would
-    hold the bound copy, the row's record and FTS5's position list together: 4.7 times a
-    16 MiB log of one message of one-letter words, against 3.5 times this way. A text with
-    a CJK character is the exception: its index form is made from the whole text, in memory.
+    as SQLite allows: the row goes in with NUL text of the right size, the text is written
+    into it in pieces read from the file through incremental blob I/O, and it is indexed
+    later, read back from the table with the transaction's other new messages
+    (:func:`memstore.repository.bulk_index.deferred`). Bound to one INSERT beside the whole
+    file's bytes, SQLite would hold the bound copy, the row's record and FTS5's position
+    list together: 4.7 times a 16 MiB log of one message of one-letter words, against 3.5
+    times this way. A text with a CJK character is the exception: its index form is made
+    from the whole text, in memory.
 
     Raises:
         ImportRejected: When the file no longer holds the parsed text (the caller's
@@ -150,9 +146,6 @@ def add_large(connection: sqlite3.Connection, row: tuple[Any, ...]) -> None:
     if form is not None:
         with connection.blobopen("messages", "index_text", pk) as blob:
             blob.write(form)
-    if searchable(row[3], row[6]):  # what the trigger indexes
-        for statement in FTS_REINDEX:
-            connection.execute(statement, {"pk": pk})
 
 
 def large_index_form(text: LargeText) -> bytes | None:
