@@ -16,6 +16,7 @@ from bench.common import HITS, utc_now
 from bench.timing import p50s_ms
 from memstore import MemoryConfig, MemoryService, RecallResult
 from memstore.concerns.recall import named_periods
+from memstore.queries import RecallFilters
 from memstore.repository import recall as search
 from memstore.text import ranking
 from memstore.text.fts_query import build_match
@@ -76,10 +77,10 @@ def plain_recall(raw: sqlite3.Connection, case: Query) -> list[tuple[Any, ...]]:
 
 def ranked_recall(raw: sqlite3.Connection, case: Query) -> list[str | None]:
     """memstore's recall statements, run in plain sqlite3 on the raw database: the memory
-    hits, each ranking part's document count and the index size, then the first batch of
-    the first tier with hits, weighted the same way, with its pair partners. Returns the
-    hits' source references in rank order (the first batch, as memstore's first page reads
-    it); ids differ between the two databases."""
+    hits, each ranking part's document count, the index size and the window's pk bounds,
+    then the first batch of the first tier with hits, weighted the same way, with its pair
+    partners. Returns the hits' source references in rank order (the first batch, as
+    memstore's first page reads it); ids differ between the two databases."""
     no_filters = {"session_id": None, "role": None, "speaker": None, **window_params(case)}
     memory = {"query": build_match(case.text, case.mode), "now": utc_now(), "limit": HITS}
     raw.execute(search.MEMORY_HITS[case.mode == "any"], memory | no_filters).fetchall()
@@ -87,6 +88,8 @@ def ranked_recall(raw: sqlite3.Connection, case: Query) -> list[str | None]:
     total = search.indexed_messages(raw)
     periods = named_periods(raw, case.text)
     signals = search.ranking_signals(raw, case.text, periods)
+    since, until = case.window or (None, None)
+    signals |= search.pk_bounds(raw, RecallFilters(since=since, until=until))
     for tier in case.tiers:
         weights = ranking.weighted_parts(tier, documents, total)
         if any(role == 1 for _, _, role, _ in weights):

@@ -34,6 +34,10 @@ from memstore.text.fts_query import QueryPart, ranking_tiers
 from memstore.text.tokens import word_spans
 from memstore.times import format_utc, parse_utc
 
+# The index search is bounded to the pks (rowids) between :low_pk and :high_pk, where every
+# message the time and session filters can keep lies (see pk_bounds); the filters still
+# decide each hit, so the bounds change how much of each term's list FTS5 reads, never the
+# result.
 # A hit's own rank is the weighted sum of the bm25() of each query part it matches (see
 # memstore.text.ranking), doubled when the query names its speaker and again when it names
 # the month or year it was written in (:periods, [start, end) in UTC); its rank adds the own
@@ -58,10 +62,12 @@ HISTORY_HITS = f"""
         SELECT {MESSAGES_FTS}.rowid AS pk, bm25({MESSAGES_FTS}) * parts.weight AS score, parts.role
         FROM parts CROSS JOIN {MESSAGES_FTS}
         WHERE NOT parts.stemmed AND {MESSAGES_FTS} MATCH parts.match
+          AND {MESSAGES_FTS}.rowid BETWEEN :low_pk AND :high_pk
         UNION ALL
         SELECT {MESSAGES_STEM_FTS}.rowid, bm25({MESSAGES_STEM_FTS}) * parts.weight, parts.role
         FROM parts CROSS JOIN {MESSAGES_STEM_FTS}
-        WHERE parts.stemmed AND {MESSAGES_STEM_FTS} MATCH parts.match),
+        WHERE parts.stemmed AND {MESSAGES_STEM_FTS} MATCH parts.match
+          AND {MESSAGES_STEM_FTS}.rowid BETWEEN :low_pk AND :high_pk),
     matched AS MATERIALIZED (
         SELECT pk, sum(score) AS score FROM scored
         GROUP BY pk HAVING max(role) = 1 AND min(role) >= 0),
@@ -126,6 +132,18 @@ PART_DOCUMENTS = f"""
 # documents, then each column's total tokens, as SQLite varints (bm25 reads it the same way).
 AVERAGES = f"SELECT block FROM {MESSAGES_FTS}_data WHERE id = 1"
 HISTORY_SPAN = "SELECT min(created_at), max(created_at) FROM messages"  # by its index
+# How many messages a filter keeps, up to :most + 1, and their smallest and largest pk, read
+# through the filter's index.
+FILTER_PKS = """
+    SELECT count(*), min(pk), max(pk)
+    FROM (SELECT pk FROM messages WHERE {condition} LIMIT :most + 1)
+"""
+WINDOW_PKS = FILTER_PKS.format(
+    condition="created_at >= coalesce(:since, '') AND created_at < coalesce(:until, '~')"
+)
+SESSION_PKS = FILTER_PKS.format(condition="session_id = :session_id")
+BOUNDED_MESSAGES = 20_000  # a filter keeping more is not read: its bounds would save little
+SMALLEST_PK, LARGEST_PK = -(2**63), 2**63 - 1
 # The names among :names that some message's speaker goes by (through its partial index).
 NAMED_SPEAKERS = (
     "SELECT DISTINCT speaker FROM messages "
@@ -221,10 +239,36 @@ def history_hits(
     documents = part_documents(connection, tiers)
     total = indexed_messages(connection)
     signals = ranking_signals(connection, query, periods)
+    signals |= pk_bounds(connection, filters)
     for tier in tiers:
         weights = ranking.weighted_parts(tier, documents, total)
         if any(role == 1 for _, _, role, _ in weights):
             yield from tier_hits(connection, json.dumps(weights), filters, signals)
+
+
+def pk_bounds(connection: sqlite3.Connection, filters: RecallFilters) -> dict[str, int]:
+    """``low_pk`` and ``high_pk``: the narrowest pk range holding every message that the time
+    window and the session of ``filters`` keep, found through their indexes, that search
+    bounds itself to (the whole range without those filters, or when one keeps over
+    :data:`BOUNDED_MESSAGES` messages).
+
+    Rowids are given in the order messages are stored, not written: an import stores a log's
+    records together and in file order, so a day or a session of an archive is one short
+    range; a log imported late, or a live session running beside an import, widens the
+    range of the windows it covers, and the results stay the same.
+    """
+    low, high = SMALLEST_PK, LARGEST_PK
+    params = filters.params() | {"most": BOUNDED_MESSAGES}
+    window = filters.since is not None or filters.until is not None
+    for statement, used in ((WINDOW_PKS, window), (SESSION_PKS, filters.session_id is not None)):
+        if not used:
+            continue
+        kept, first, last = connection.execute(statement, params).fetchone()
+        if kept == 0:
+            return {"low_pk": 1, "high_pk": 0}  # no message: an empty range
+        if kept <= BOUNDED_MESSAGES:
+            low, high = max(low, first), min(high, last)
+    return {"low_pk": low, "high_pk": high}
 
 
 def indexed_messages(connection: sqlite3.Connection) -> int:

@@ -1,0 +1,125 @@
+"""Recall's search bounded to the pk range of its time window and session
+(memstore.repository.recall.pk_bounds): the bounds change how much of the index is read,
+never what recall returns, even where pks do not follow time.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from memstore import MemoryConfig, MemoryService, RecallResult
+from memstore.queries import RecallFilters
+from memstore.repository import recall as search
+
+START = datetime(2026, 3, 1, tzinfo=UTC)
+DAYS = 20
+WORDS = ("riego", "lavanda", "semillas", "balcón", "tomates")
+
+
+@pytest.fixture(scope="module")
+def shuffled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[MemoryService, list[str]]]:
+    """Three sessions whose messages were written on random days, stored in another order
+    than they were written (pks do not follow time); the sessions' ids."""
+    path = tmp_path_factory.mktemp("bounds") / "memory.sqlite3"
+    service = MemoryService(path, config=MemoryConfig(max_results=50))
+    rng = random.Random(20261201)
+    sessions = [service.start_session().id for _ in range(3)]
+    for n in range(150):
+        session = sessions[n % 3]
+        written = START + timedelta(days=rng.randrange(DAYS), minutes=rng.randrange(1440))
+        text = f"{rng.choice(WORDS)} {rng.choice(WORDS)} n{n}"
+        role = "user" if n % 2 == 0 else "assistant"
+        service.record_message(session, role, text, created_at=written)
+    yield service, sessions
+    service.close()
+
+
+def unbounded(connection: object, filters: RecallFilters) -> dict[str, int]:
+    return {"low_pk": search.SMALLEST_PK, "high_pk": search.LARGEST_PK}
+
+
+def shown(result: RecallResult) -> list[tuple[str, list[str]]]:
+    return [(c.matched_id, [m.id for m in c.messages]) for c in result.conversations]
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    word=st.sampled_from(WORDS),
+    first=st.integers(0, DAYS),
+    length=st.integers(0, DAYS),
+    session=st.sampled_from([None, 0, 1, 2]),
+)
+def test_the_bounds_never_change_what_recall_returns(
+    shuffled: tuple[MemoryService, list[str]],
+    word: str,
+    first: int,
+    length: int,
+    session: int | None,
+) -> None:
+    service, sessions = shuffled
+    since = START + timedelta(days=first)
+    query = {
+        "since": since,
+        "until": since + timedelta(days=length),
+        "session_id": None if session is None else sessions[session],
+        "limit": 50,
+    }
+    bounded = service.recall(word, **query)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(search, "pk_bounds", unbounded)
+        whole = service.recall(word, **query)
+    assert shown(bounded) == shown(whole)
+
+
+def test_a_window_finds_every_message_written_in_it_whatever_its_pk(
+    shuffled: tuple[MemoryService, list[str]],
+) -> None:
+    service, _ = shuffled
+    since, until = START + timedelta(days=5), START + timedelta(days=8)
+    result = service.recall("riego", since=since, until=until, limit=50, full=True)
+    matched = {m.id: m for c in result.conversations for m in c.messages if m.id == c.matched_id}
+    assert matched and all(since <= m.created_at < until for m in matched.values())
+    everything = service.recall("riego", limit=50, full=True)
+    expected = {
+        m.id
+        for c in everything.conversations
+        for m in c.messages
+        if "riego" in m.content and since <= m.created_at < until
+    }
+    assert expected <= {m.id for c in result.conversations for m in c.messages}
+
+
+def test_a_window_without_messages_and_one_over_the_bound(
+    shuffled: tuple[MemoryService, list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service, _ = shuffled
+    empty = START - timedelta(days=30)
+    assert service.recall("riego", since=empty, until=START).conversations == []
+    with service._db.read() as connection:  # the bounds themselves
+        window = RecallFilters(since=START, until=START + timedelta(days=DAYS))
+        assert search.pk_bounds(connection, RecallFilters(since=empty, until=START)) == {
+            "low_pk": 1,
+            "high_pk": 0,
+        }
+        low_high = search.pk_bounds(connection, window)
+        assert low_high == {"low_pk": 1, "high_pk": 150}
+        monkeypatch.setattr(search, "BOUNDED_MESSAGES", 149)  # the window keeps 150
+        assert search.pk_bounds(connection, window) == unbounded(connection, window)
+
+
+def test_a_session_bounds_the_search_to_its_messages(
+    shuffled: tuple[MemoryService, list[str]], tmp_path: Path
+) -> None:
+    service, sessions = shuffled
+    result = service.recall("lavanda", session_id=sessions[1], limit=50)
+    assert result.conversations
+    assert {c.session_id for c in result.conversations} == {sessions[1]}
