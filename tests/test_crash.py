@@ -1,7 +1,8 @@
 """Crash safety: `memstore import` killed with SIGKILL at random points, several times over.
 
 After every kill the database passes check, and each file is either wholly imported or not at
-all (one transaction per file). Importing again then gives exactly the messages the generator
+all (a savepoint per file, in transactions of about 2,000 messages: a kill lands in a batch
+once the first one is seen committed). Importing again then gives exactly the messages the generator
 wrote: every source reference once, with its content, role and order. The long version
 (marker ``bench``) uses more files, more records and more rounds.
 """
@@ -47,8 +48,8 @@ class Scale:
     window: float  # seconds: once the import is seen writing, it is killed within this time
 
 
-FAST = Scale(files=40, records=100, rounds=3, window=0.15)
-LONG = Scale(files=100, records=200, rounds=15, window=0.3)
+FAST = Scale(files=50, records=200, rounds=3, window=0.15)
+LONG = Scale(files=200, records=200, rounds=15, window=0.3)
 
 
 def content(rng: random.Random) -> str:
