@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
-import tzlocal
+from typing import TYPE_CHECKING
 
 from memstore.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from zoneinfo import ZoneInfo
 
 EXAMPLE = "2026-10-05T09:00:00+02:00"
 DAY_FORMAT = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -110,6 +111,8 @@ def zone(name: str | None) -> ZoneInfo:
     """
     if name is None or name == LOCAL_KEY:
         return machine_zone()
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError  # on first use: start-up (README)
+
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError, OSError) as error:
@@ -124,6 +127,10 @@ def machine_zone() -> ZoneInfo:
     Raises:
         InvalidInput: When the system setting is missing or contradicts itself.
     """
+    from zoneinfo import ZoneInfoNotFoundError  # on first use, as tzlocal: start-up (README)
+
+    import tzlocal
+
     try:
         return tzlocal.get_localzone()
     except (ZoneInfoNotFoundError, ValueError, OSError) as error:

@@ -19,6 +19,8 @@ HEAVY = (
     "detect_secrets",
     "memstore.service",
     "memstore.adapters.cli.views",
+    "tzlocal",  # time zones are looked up when a command needs one
+    "zoneinfo",
 )
 
 # Runs the CLI in-process as the console script does, then reports the heavy modules loaded.
