@@ -1,10 +1,10 @@
 """Crash safety: `memstore import` killed with SIGKILL at random points, several times over.
 
 After every kill the database passes check, and each file is either wholly imported or not at
-all (a savepoint per file, in transactions of about 2,000 messages: a kill lands in a batch
-once the first one is seen committed). Importing again then gives exactly the messages the generator
-wrote: every source reference once, with its content, role and order. The long version
-(marker ``bench``) uses more files, more records and more rounds.
+all (a savepoint per file, in transactions of about 2,000 records: a kill lands in a batch
+once the first one is seen committed). Importing again then gives exactly the messages the
+generator wrote: every source reference once, with its content, role and order. The long
+version (marker ``bench``) uses more files, more records and more rounds.
 """
 
 from __future__ import annotations

@@ -3,14 +3,15 @@
 (:mod:`memstore.concerns.import_records`), so that it goes in whole or not at all. A
 file-level problem is that file's report, never an exception, and the other files go on.
 
-Files are stored in batches: one write transaction per :data:`BATCH_MESSAGES` new messages
-or so, whose messages are indexed together at its end
+Files are stored in batches: one write transaction per :data:`BATCH_RECORDS` records or
+:data:`BATCH_BYTES` of logs or so, whose new messages are indexed together at its end
 (:func:`memstore.repository.bulk_index.deferred`), instead of a transaction and an index
 write per file. A batch's first file is parsed before its transaction begins, the others
-inside it. The batch bounds how long the write lock is held (a live write waits at most
-500 ms for it; a batch took 0.12 s at 20,000 messages and 0.22 s at a million, parsing
-included) and how much a crash undoes: a crash or a kill loses the batch it interrupts,
-whole files only, and the next import stores them again."""
+inside it. The batch bounds how long the write lock is held (a batch took 0.12 s at 20,000
+messages and 0.22 s at a million, parsing included; a live write waits at most 500 ms,
+trying every millisecond, so it gets in between two batches, see
+:mod:`memstore.store.write_lock`) and how much a crash undoes: a crash or a kill loses the
+batch it interrupts, whole files only, and the next import stores them again."""
 
 from __future__ import annotations
 
@@ -31,8 +32,12 @@ from memstore.store.savepoints import savepoint
 from memstore.times import utc_now
 
 Progress = Callable[[FileImport], None]
-BATCH_MESSAGES = 2000
-"""New messages after which a batch's transaction is committed (its last file completes it)."""
+BATCH_RECORDS = 2000
+"""Records read, imported or not, after which a batch's transaction is committed (its last
+file completes it): the work of a batch is reading its records, whether they are new."""
+BATCH_BYTES = 4 * 1024 * 1024
+"""Bytes of logs read after which a batch's transaction is committed: a few long messages
+are as much work as many short ones, and the WAL holds all of a transaction's writes."""
 
 
 def import_markdown(
@@ -86,13 +91,16 @@ def store_batch(
     include_tail: bool,
 ) -> list[FileImport]:
     """Store the ``first`` logs, then more of ``rest``, in one write transaction, until the
-    batch holds :data:`BATCH_MESSAGES` new messages or ``rest`` runs out; the files' reports,
-    once the transaction is committed."""
+    batch's logs hold :data:`BATCH_RECORDS` records (new or not) or :data:`BATCH_BYTES`
+    bytes, or ``rest`` runs out; the files' reports, once the transaction is committed."""
     reports: list[FileImport] = []
+    records = size = 0
     with db.write() as connection, bulk_index.deferred(connection) as deferral:
         for path, loaded in itertools.chain(first, rest):
+            if not isinstance(loaded, ImportRejected):
+                records, size = records + len(loaded.parsed.spans), size + len(loaded.data)
             reports.append(store_file(deferral, path, loaded, roles, include_tail))
-            if sum(report.imported for report in reports) >= BATCH_MESSAGES:
+            if records >= BATCH_RECORDS or size >= BATCH_BYTES:
                 break
     return reports
 

@@ -32,12 +32,25 @@ HISTORY_INDEXES = (MESSAGES_FTS, MESSAGES_STEM_FTS)
 INSERT_TRIGGERS = {f"{index}_ai": index for index in HISTORY_INDEXES}
 TRIGGER_SQL = "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?)"
 LAST_PK = "SELECT coalesce(max(pk), 0) FROM messages"
-# SQLite gives a new row the largest rowid plus one, until the largest possible one is taken:
-# then it picks unused ones at random, and "inserted since" is no longer a range of pks.
-LARGEST_ROWID = 2**63 - 1
+# SQLite gives a new row the largest rowid plus one, until the largest possible one (2^63 - 1)
+# is taken: then it picks unused ones at random, and "inserted since" is no longer a range of
+# pks. Past 2^62, which only raw SQL setting a pk reaches, the triggers index each message as
+# it goes in, as they do outside an import.
+HIGHEST_DEFERRED_PK = 2**62
 INDEX_SINCE = {
     index: f"INSERT INTO {index}(rowid, content) "
     f"SELECT pk, content FROM messages{SEARCHABLE_VIEW_SUFFIX} WHERE pk > ?"
+    for index in HISTORY_INDEXES
+}
+# A message whose text was written after its row (its placeholder indexed by the trigger, NUL
+# characters the index holds nothing of): the placeholder's entry deleted with empty text,
+# which removes exactly what it added, and the row indexed again from the table.
+INDEX_AGAIN = {
+    index: (
+        f"INSERT INTO {index}({index}, rowid, content) VALUES ('delete', :pk, '')",
+        f"INSERT INTO {index}(rowid, content) "
+        f"SELECT pk, content FROM messages{SEARCHABLE_VIEW_SUFFIX} WHERE pk = :pk",
+    )
     for index in HISTORY_INDEXES
 }
 
@@ -45,17 +58,31 @@ INDEX_SINCE = {
 @dataclass(frozen=True)
 class Deferral:
     """History's insert triggers as the schema held them when :func:`deferred` began (name,
-    SQL), and the largest message pk then."""
+    SQL), the largest message pk then, and whether indexing is deferred (not past
+    :data:`HIGHEST_DEFERRED_PK`)."""
 
     connection: sqlite3.Connection
     triggers: list[tuple[str, str]]
     after: int
+    deferring: bool
 
     def pause(self) -> None:
         """Drop the insert triggers, before messages go in: call it before each insert, as
         a savepoint rolled back since may have brought them back."""
+        if self.deferring:
+            for name, _ in self.triggers:
+                self.connection.execute(f"DROP TRIGGER IF EXISTS {name}")
+
+    def text_written(self, pk: int) -> None:
+        """Say that the text of message ``pk`` was written after its row was inserted (see
+        :func:`memstore.repository.imports.add_large`): where the triggers indexed the row
+        as it went in, it is indexed again from the table; deferred, it is indexed at the end
+        like the others."""
+        if self.deferring:
+            return
         for name, _ in self.triggers:
-            self.connection.execute(f"DROP TRIGGER IF EXISTS {name}")
+            for statement in INDEX_AGAIN[INSERT_TRIGGERS[name]]:
+                self.connection.execute(statement, {"pk": pk})
 
 
 @contextmanager
@@ -66,9 +93,11 @@ def deferred(connection: sqlite3.Connection) -> Iterator[Deferral]:
     schema is left exactly as it was. The caller's transaction must roll back when the body
     raises: the messages inserted so far are not indexed then."""
     after = connection.execute(LAST_PK).fetchone()[0]
-    known = [] if after == LARGEST_ROWID else connection.execute(TRIGGER_SQL, list(INSERT_TRIGGERS))
-    deferral = Deferral(connection, list(known), after)
+    known = connection.execute(TRIGGER_SQL, list(INSERT_TRIGGERS)).fetchall()
+    deferral = Deferral(connection, known, after, deferring=after < HIGHEST_DEFERRED_PK)
     yield deferral
+    if not deferral.deferring:
+        return
     present = {name for name, _ in connection.execute(TRIGGER_SQL, list(INSERT_TRIGGERS))}
     for name, sql in deferral.triggers:
         if name not in present:

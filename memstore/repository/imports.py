@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from memstore.repository.bulk_index import Deferral
-from memstore.repository.messages import MESSAGE_COLUMNS
+from memstore.repository.messages import MESSAGE_COLUMNS, searchable
 from memstore.text.cjk import LEAD_BYTES, index_form, stored_index_form
 from memstore.times import format_utc
 
@@ -95,7 +95,7 @@ def add_messages(deferral: Deferral, rows: Iterable[tuple[Any, ...]]) -> int:
         # Text is tested first: an isinstance of a runtime protocol reads the class's
         # attributes each time (0.3 s of a 20,000-message import, measured).
         if not isinstance(row[4], str | bytes | memoryview):
-            add_large(connection, row)
+            add_large(deferral, row)
             inserted += 1
             continue
         chunk.append(row)
@@ -119,23 +119,24 @@ def insert_rows(connection: sqlite3.Connection, chunk: Sequence[tuple[Any, ...]]
     return len(chunk)
 
 
-def add_large(connection: sqlite3.Connection, row: tuple[Any, ...]) -> None:
+def add_large(deferral: Deferral, row: tuple[Any, ...]) -> None:
     """Insert one message whose text is a :class:`LargeText`, holding as little of it at once
     as SQLite allows: the row goes in with NUL text of the right size, the text is written
     into it in pieces read from the file through incremental blob I/O, and it is indexed
-    later, read back from the table with the transaction's other new messages
-    (:func:`memstore.repository.bulk_index.deferred`). Bound to one INSERT beside the whole
-    file's bytes, SQLite would hold the bound copy, the row's record and FTS5's position
-    list together: 4.7 times a 16 MiB log of one message of one-letter words, against 3.5
-    times this way. A text with a CJK character is the exception: its index form is made
-    from the whole text, in memory.
+    from the table, with the transaction's other new messages
+    (:func:`memstore.repository.bulk_index.deferred`) or, where the triggers indexed the
+    placeholder, again on its own (:meth:`Deferral.text_written`). Bound to one INSERT
+    beside the whole file's bytes, SQLite would hold the bound copy, the row's record and
+    FTS5's position list together: 4.7 times a 16 MiB log of one message of one-letter
+    words, against 3.5 times this way. A text with a CJK character is the exception: its
+    index form is made from the whole text, in memory.
 
     Raises:
         ImportRejected: When the file no longer holds the parsed text (the caller's
             transaction must then roll back).
         OSError, FileError: When the file cannot be read again.
     """
-    text: LargeText = row[4]
+    connection, text = deferral.connection, row[4]
     form = large_index_form(text)
     params = (*row[:4], text.size, format_utc(row[5]), *row[6:], form and len(form))
     pk = connection.execute(INSERT_PLACEHOLDER[form is not None], params).lastrowid
@@ -146,6 +147,8 @@ def add_large(connection: sqlite3.Connection, row: tuple[Any, ...]) -> None:
     if form is not None:
         with connection.blobopen("messages", "index_text", pk) as blob:
             blob.write(form)
+    if searchable(row[3], row[6]):  # what the triggers index
+        deferral.text_written(pk)
 
 
 def large_index_form(text: LargeText) -> bytes | None:

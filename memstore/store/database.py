@@ -3,8 +3,9 @@
 Every unit of work runs its textual SQL on a pooled ``sqlite3`` connection
 (:meth:`Database.read`, :meth:`Database.write`): a SQLAlchemy ORM unit of work cost about
 0.3 ms of Python per call whatever it ran, measured as most of the time of the hottest calls
-(``make bench``). Write units begin with ``BEGIN IMMEDIATE``, taking the write lock up front,
-so a read-then-write transaction waits for the lock instead of failing midway. The ORM
+(``make bench``). Write units begin with ``BEGIN IMMEDIATE``, taking the write lock up front
+(:mod:`memstore.store.write_lock`), so a read-then-write transaction waits for the lock
+instead of failing midway. The ORM
 models stay what Alembic compares and the test factories write (:meth:`Database.orm_session`).
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from sqlite3 import Connection
@@ -31,8 +32,14 @@ from memstore.store.engine import (
     switch_to_wal,
 )
 from memstore.store.sqlite_errors import translate_errors
+from memstore.store.write_lock import begin_immediate
 
 log = logging.getLogger(__name__)
+
+
+def begin_read(connection: Connection) -> None:
+    """Begin a read transaction (a snapshot from its first read on)."""
+    connection.execute("BEGIN")
 
 
 class Database:
@@ -79,20 +86,20 @@ class Database:
             StoreError: For any other SQLite failure.
         """
         self._require_writable()
-        with self._unit("BEGIN IMMEDIATE", commit=True) as connection:
+        with self._unit(begin_immediate, commit=True) as connection:
             yield connection
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
         """A read unit of work on one consistent snapshot (see :meth:`write`)."""
-        with self._unit("BEGIN", commit=True) as connection:
+        with self._unit(begin_read, commit=True) as connection:
             yield connection
 
     @contextmanager
     def inspect(self) -> Iterator[Connection]:
         """A unit of work that always rolls back: for checks that probe with statements that
         write (FTS5 integrity-check) on a file that may be damaged, where a commit can fail."""
-        with self._unit("BEGIN", commit=False) as connection:
+        with self._unit(begin_read, commit=False) as connection:
             yield connection
 
     def _require_writable(self) -> None:
@@ -101,12 +108,12 @@ class Database:
             raise StoreReadOnly(str(self.path), self.read_only)
 
     @contextmanager
-    def _unit(self, begin: str, *, commit: bool) -> Iterator[Connection]:
+    def _unit(self, begin: Callable[[Connection], None], *, commit: bool) -> Iterator[Connection]:
         engine = self.engine
         with translate_errors(self.path):
             pooled, connection = pooled_sqlite(engine)
             try:
-                connection.execute(begin)
+                begin(connection)
                 try:
                     yield connection
                 except BaseException:
