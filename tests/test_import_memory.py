@@ -302,6 +302,28 @@ def test_a_message_over_a_mib_is_stored_whole_indexed_once_and_checked_ok(
     assert service.health().ok
 
 
+def test_a_log_with_a_message_over_a_mib_imports_again_and_grows(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    # The sealed prefix was hashed after storing the long message had emptied the log's
+    # bytes: the hash of nothing, so every later import of the file was refused as changed
+    # (found by review of issue 18).
+    path = tmp_path / NAME
+    long_text = "palabra " * 200_000
+    path.write_text(f"{HEAD}\n\n[09:00:00 +0000] \nDiego: {long_text}\n\n", encoding="utf-8")
+    with path.open("a", encoding="utf-8") as log:
+        log.write("[09:00:05 +0000] \nMorgan: Entendido.")
+    first = service.import_markdown([path], speakers=SPEAKERS, include_tail=True)
+    assert (first.imported, first.errors) == (2, 0)
+    again = service.import_markdown([path], speakers=SPEAKERS, include_tail=True)
+    assert (again.imported, again.skipped, again.errors) == (0, 2, 0)
+    with path.open("a", encoding="utf-8") as log:
+        log.write("\n\n[09:01:00 +0000] \nDiego: Gracias.")
+    grown = service.import_markdown([path], speakers=SPEAKERS, include_tail=True)
+    assert (grown.imported, grown.skipped, grown.errors) == (1, 2, 0)
+    assert service.health().ok
+
+
 def test_a_long_message_changed_on_disk_before_it_is_read_again_imports_nothing(
     service: MemoryService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

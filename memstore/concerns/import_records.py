@@ -212,6 +212,8 @@ def store(
     previous = imports.sealed(connection, log.path)
     check_prefix(log, previous)
     sealed = sealed_size(log, include_tail, previous)
+    # Hashed now: storing a message of over a MiB empties the log's bytes (release).
+    prefix = Sealed(sealed, prefix_sha256(log, sealed))
     session_id = ensure_session(connection, log, now)
     tally = Tally()
     tally.found.extend(log.parsed.found)
@@ -220,7 +222,7 @@ def store(
     )
     if tally.imported and tally.first_new < tally.last_stored:
         messages.renumber_by_source(connection, session_id)
-    imports.seal(connection, log.path, session_id, Sealed(sealed, prefix_sha256(log, sealed)), now)
+    imports.seal(connection, log.path, session_id, prefix, now)
     return report(log.path, session_id, sealed, tally)
 
 
