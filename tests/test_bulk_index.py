@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from memstore import FileImport, MemoryService
-from memstore.concerns.importing import BATCH_BYTES, BATCH_RECORDS
+from memstore.concerns.importing import BATCH_BYTES, BATCH_FILES, BATCH_RECORDS
 from memstore.store.fts_names import FTS_TRIGGERS, MESSAGES_FTS, MESSAGES_STEM_FTS
 from tests import factories
 
@@ -206,6 +206,24 @@ def test_a_batch_ends_after_so_many_bytes_read(
 
     assert commits_seen(db_path, first) >= 3
     assert service.health().ok
+
+
+def test_a_batch_ends_after_so_many_files_however_small(
+    service: MemoryService, db_path: Path, tmp_path: Path
+) -> None:
+    # Each file costs its savepoint, session and imports row: 5,000 one-line files were one
+    # transaction of over a second (found by review of issue 18).
+    folders = range(2 * BATCH_FILES // 28 + 1)  # a daily log a day of March, folder by folder
+    paths = [day_log(tmp_path / f"logs{n}", day, 1) for n in folders for day in range(1, 29)]
+
+    def first(progress: Callable[[FileImport], None]) -> None:
+        report = service.import_markdown(
+            paths, speakers=SPEAKERS, include_tail=True, progress=progress
+        )
+        assert report.imported == len(paths)
+
+    assert commits_seen(db_path, first) >= len(paths) // BATCH_FILES + 1
+    assert indexed(db_path)["searchable"] == indexed(db_path)[MESSAGES_FTS] == len(paths)
 
 
 @pytest.mark.parametrize("long_message", [False, True])
