@@ -5,12 +5,11 @@ file-level problem is that file's report, never an exception, and the other file
 
 Files are stored in batches: one write transaction per :data:`BATCH_RECORDS` records,
 :data:`BATCH_BYTES` of logs or :data:`BATCH_FILES` files or so, whose new messages are
-indexed together at its end
-(:func:`memstore.repository.bulk_index.deferred`), instead of a transaction and an index
-write per file. A batch's first file is parsed before its transaction begins, the others
-inside it. The batch bounds how long the write lock is held (a batch took 0.12 s at 20,000
-messages and 0.22 s at a million, parsing included; a live write waits at most 500 ms,
-trying every millisecond, so it gets in between two batches, see
+indexed together at its end (:func:`memstore.repository.bulk_index.deferred`), instead of a
+transaction and an index write per file. A batch's first file is parsed before its
+transaction begins, the others inside it. The batch bounds how long the write lock is held
+(a batch took 0.12 s at 20,000 messages and 0.22 s at a million, parsing included; a live
+write waits at most 500 ms, trying every millisecond, so it gets in between two batches, see
 :mod:`memstore.store.write_lock`) and how much a crash undoes: a crash or a kill loses the
 batch it interrupts, whole files only, and the next import stores them again."""
 
