@@ -30,6 +30,7 @@ from memstore.text.fts_query import (
     build_match,
     is_stopword,
     ranking_tiers,
+    time_words_match,
 )
 from tests.test_fts_query import HOSTILE_TEXT, TOKENIZE
 from tests.test_recall import chat, found, padding
@@ -184,6 +185,41 @@ def test_a_hit_written_in_the_month_the_query_names_ranks_first(
     # A signal, never a filter: a year with no message ranks as no year.
     assert ranked(service.recall("camping in 1999"))[:2] == june[::-1]
     assert ranked(service.recall("camping in June 2022"))[:2] == june[::-1]
+
+
+@pytest.mark.parametrize(
+    ("query", "asks"),
+    [("When did we go?", True), ("camping, but WHEN", True), ("whence", False), ("we went", False)],
+)
+def test_the_words_saying_when_are_searched_only_when_the_query_asks_when(
+    query: str, asks: bool
+) -> None:
+    said = time_words_match(query, ['"camping"', '"lake" AND "boat"'])
+    if not asks:
+        assert said is None
+        return
+    assert said is not None
+    assert said.startswith('("yesterday" OR "today" OR ')
+    assert said.endswith(') AND (("camping") OR ("lake" AND "boat"))')
+    assert time_words_match(query, []) is None
+
+
+def test_a_hit_saying_when_ranks_first_when_the_query_asks_when(
+    service: MemoryService, db_path: Path, seeded: Seeded
+) -> None:
+    undated = "we went camping by the lake"
+    dated = "yesterday we went camping by lake"
+    with seeded():
+        chat(("user", undated))  # stored first: a tie puts it first
+        chat(("user", dated))
+        fillers(8)
+    # The same length, one "camping" each: bm25 ties, and the order of storage decides ...
+    assert plain_bm25(db_path, "camping")[:2] == [undated, dated]
+    assert ranked(service.recall("camping"))[:2] == [undated, dated]
+    assert ranked(service.recall("did we go camping?"))[:2] == [undated, dated]
+    # ... but a question asking when ranks first the message that says when.
+    assert ranked(service.recall("When did we go camping?"))[:2] == [dated, undated]
+    assert ranked(service.recall("camping, but when?"))[:2] == [dated, undated]
 
 
 @pytest.mark.parametrize(
@@ -425,6 +461,11 @@ def test_every_part_is_a_query_fts5_accepts(text: str) -> None:
                 continue
             for part in (part for tier in tiers for part in tier):
                 connection.execute("SELECT rowid FROM t WHERE t MATCH ?", (part.match,)).fetchall()
+            for tier in tiers:  # and, asked when, the gates with the words saying when
+                gates = [part.match for part in tier if part.role == "gate"]
+                said = time_words_match(f"when {text}", gates)
+                assert said is not None
+                connection.execute("SELECT rowid FROM t WHERE t MATCH ?", (said,)).fetchall()
     finally:
         connection.close()
 

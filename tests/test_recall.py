@@ -257,8 +257,17 @@ def test_assistant_hit_shows_the_preceding_user_request(
         [("assistant", "Hello! I am your zebra assistant.")],
         [("system", "Session started."), ("assistant", "A zebra greeting.")],
         [("user", "hi", "interrupted"), ("assistant", "A zebra greeting.")],
+        # An opening that the next message does not answer: no user message follows it.
+        [("assistant", "A zebra greeting."), ("assistant", "Anyone there?")],
+        [("assistant", "A zebra greeting."), ("user", "hi", "interrupted")],
     ],
-    ids=["first-message", "after-system", "after-interrupted-user"],
+    ids=[
+        "first-message",
+        "after-system",
+        "after-interrupted-user",
+        "then-assistant",
+        "then-interrupted-user",
+    ],
 )
 def test_orphan_assistant_reply_is_omitted(
     service: MemoryService, seeded: Seeded, turns: list[Turn]
@@ -268,6 +277,43 @@ def test_orphan_assistant_reply_is_omitted(
     result = service.recall("zebra")
     assert result.conversations == []
     assert result.truncated is False
+
+
+@pytest.mark.parametrize(
+    ("turns", "shown"),
+    [
+        ([("assistant", "Good morning! The zebra show is at three."), ("user", "Thanks!")], [0, 1]),
+        (
+            [
+                ("system", "Session started."),
+                ("assistant", "The zebra show is at three."),
+                ("system", "Tool ran."),
+                ("user", "Great."),
+                ("assistant", "Enjoy it."),
+            ],
+            [1, 3],
+        ),
+        (
+            [
+                ("user", "hi", "interrupted"),
+                ("assistant", "The zebra show is at three."),
+                ("user", "Thanks!"),
+            ],
+            [1, 2],
+        ),
+    ],
+    ids=["first-message", "after-system", "after-interrupted-user"],
+)
+def test_an_assistant_message_opening_the_talk_shows_the_user_answer_after_it(
+    service: MemoryService, seeded: Seeded, turns: list[Turn], shown: list[int]
+) -> None:
+    # No user request comes before it, so it answers none: it opens the talk (a greeting, a
+    # reminder), and the user's message right after it answers it.
+    with seeded():
+        ids = chat(*turns)
+    result = service.recall("zebra")
+    assert message_ids(result) == [[ids[at] for at in shown]]
+    assert matched(result) == [ids[shown[0]]]
 
 
 def test_user_hit_shows_the_following_completed_reply(

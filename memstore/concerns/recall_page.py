@@ -1,9 +1,11 @@
 """Recall over history: ranked hits, user/assistant pairing, bounded results.
 
 An assistant hit is shown with the user request before it (the closest completed user message,
-past any further assistant messages, so the second part of a reply keeps its question), and
-left out when there is none (an orphan reply). A user hit is shown with the completed reply
-after it when there is one.
+past any further assistant messages, so the second part of a reply keeps its question). With
+no request before it, it opens the talk (a greeting, a reminder, the other person of a
+two-person log speaking first) and is shown with the user message that answers it, the next
+completed message when that is the user's; with neither it is an orphan reply, left out. A
+user hit is shown with the completed reply after it when there is one.
 When the partner is a hit too and ranks better on its own, it is the conversation's matched
 message (the pair ranks by the hit that brought it). A hit already shown as part of an
 earlier conversation is not repeated. The best ``limit``
@@ -33,12 +35,14 @@ class Page:
 
 
 def paired(hit: MessageHit) -> list[Message] | None:
-    """The hit with its paired message in sequence order, or None for an orphan reply."""
+    """The hit with its paired message in sequence order, or None for an orphan reply (an
+    assistant hit whose partner is no user message: see the module's docstring)."""
     partner = hit.partner
     if hit.role == "assistant":
-        if partner is None:
+        if partner is None or partner.role != "user":
             return None
-        return [Message.model_validate(partner), Message.model_validate(hit)]
+        pair = sorted((partner, hit), key=lambda message: message.sequence)
+        return [Message.model_validate(message) for message in pair]
     if partner is None or partner.role != "assistant":
         return [Message.model_validate(hit)]
     return [Message.model_validate(hit), Message.model_validate(partner)]

@@ -30,7 +30,7 @@ from memstore.store.fts_names import (
     MESSAGES_STEM_FTS,
 )
 from memstore.text import ranking
-from memstore.text.fts_query import QueryPart, ranking_tiers
+from memstore.text.fts_query import QueryPart, ranking_tiers, time_words_match
 from memstore.text.tokens import word_spans
 from memstore.times import format_utc, parse_utc
 
@@ -39,8 +39,10 @@ from memstore.times import format_utc, parse_utc
 # decide each hit, so the bounds change how much of each term's list FTS5 reads, never the
 # result.
 # A hit's own rank is the weighted sum of the bm25() of each query part it matches (see
-# memstore.text.ranking), doubled when the query names its speaker and again when it names
-# the month or year it was written in (:periods, [start, end) in UTC); its rank adds the own
+# memstore.text.ranking), doubled when the query names its speaker, tripled when it names
+# the month or year it was written in (:periods, [start, end) in UTC), and times 1.5 when the
+# query asks when and the hit holds a word saying when (it is among the messages that :said,
+# the tier's gates AND the time words on the gates' index, finds); its rank adds the own
 # ranks of the hits one and two messages away in its session (:near, :far). :parts is a JSON
 # list of [match, weight, role, stemmed], read into a materialized table whose rows hand
 # each literal match to an FTS-only MATCH on the exact or the stem index; the scores are
@@ -50,9 +52,11 @@ from memstore.times import format_utc, parse_utc
 # sequence) and summed per message; only a message holding its own rank (a hit) is kept, so
 # that only hits that pass the filters rank one another.
 # Each hit carries the pk of its pair partner: for an assistant reply the closest completed
-# user request before it, for a user message the next completed user or assistant message
-# (a reply only if it is the assistant's); and the partner's own rank when the partner is a
-# hit that passes the filters. The subqueries run for the page's rows only.
+# user request before it, or, for an assistant message with none (one that opens the talk),
+# the next completed user or assistant message (an answer only if it is the user's); for a
+# user message the next completed user or assistant message (a reply only if it is the
+# assistant's); and the partner's own rank when the partner is a hit that passes the
+# filters. The subqueries run for the page's rows only.
 HISTORY_HITS = f"""
     WITH parts AS MATERIALIZED (
         SELECT json_extract(value, '$[0]') AS match, json_extract(value, '$[1]') AS weight,
@@ -71,6 +75,14 @@ HISTORY_HITS = f"""
     matched AS MATERIALIZED (
         SELECT pk, sum(score) AS score FROM scored
         GROUP BY pk HAVING max(role) = 1 AND min(role) >= 0),
+    said AS MATERIALIZED (
+        SELECT rowid AS pk FROM {MESSAGES_FTS}
+        WHERE :said IS NOT NULL AND NOT :said_stemmed AND {MESSAGES_FTS} MATCH :said
+          AND rowid BETWEEN :low_pk AND :high_pk
+        UNION ALL
+        SELECT rowid FROM {MESSAGES_STEM_FTS}
+        WHERE :said IS NOT NULL AND :said_stemmed AND {MESSAGES_STEM_FTS} MATCH :said
+          AND rowid BETWEEN :low_pk AND :high_pk),
     periods AS MATERIALIZED (
         SELECT json_extract(value, '$[0]') AS starts, json_extract(value, '$[1]') AS ends
         FROM json_each(:periods)),
@@ -82,7 +94,8 @@ HISTORY_HITS = f"""
                * (CASE WHEN EXISTS (SELECT 1 FROM periods
                                     WHERE h.created_at >= periods.starts
                                       AND h.created_at < periods.ends)
-                  THEN :date_weight ELSE 1 END) AS own
+                  THEN :date_weight ELSE 1 END)
+               * (CASE WHEN h.pk IN (SELECT pk FROM said) THEN :time_weight ELSE 1 END) AS own
         FROM matched JOIN messages AS h ON h.pk = matched.pk
         WHERE {filters_sql("h")}),
     ranked AS (
@@ -98,11 +111,15 @@ HISTORY_HITS = f"""
         SELECT m.pk, m.id, m.session_id, m.sequence, m.role, m.content, m.created_at,
                m.status, m.source_ref, m.speaker, ranked.rank, ranked.own_rank,
                CASE m.role
-                 WHEN 'assistant' THEN
+                 WHEN 'assistant' THEN coalesce(
                    (SELECT p.pk FROM messages AS p
                     WHERE p.session_id = m.session_id AND p.sequence < m.sequence
                       AND p.role = 'user' AND p.status = 'completed'
-                    ORDER BY p.sequence DESC LIMIT 1)
+                    ORDER BY p.sequence DESC LIMIT 1),
+                   (SELECT p.pk FROM messages AS p
+                    WHERE p.session_id = m.session_id AND p.sequence > m.sequence
+                      AND {searchable_sql("p")}
+                    ORDER BY p.sequence LIMIT 1))
                  ELSE
                    (SELECT p.pk FROM messages AS p
                     WHERE p.session_id = m.session_id AND p.sequence > m.sequence
@@ -242,8 +259,11 @@ def history_hits(
     signals |= pk_bounds(connection, filters)
     for tier in tiers:
         weights = ranking.weighted_parts(tier, documents, total)
-        if any(role == 1 for _, _, role, _ in weights):
-            yield from tier_hits(connection, json.dumps(weights), filters, signals)
+        gates = [(match, stemmed) for match, _, role, stemmed in weights if role == 1]
+        if gates:  # a tier's gates share one index (see ranking_tiers)
+            said = time_words_match(query, [match for match, _ in gates])
+            timed = {"said": said, "said_stemmed": gates[0][1]}
+            yield from tier_hits(connection, json.dumps(weights), filters, signals | timed)
 
 
 def pk_bounds(connection: sqlite3.Connection, filters: RecallFilters) -> dict[str, int]:
@@ -305,6 +325,7 @@ def ranking_signals(
         "far": far,
         "periods": json.dumps([[format_utc(start), format_utc(end)] for start, end in periods]),
         "date_weight": ranking.DATE_WEIGHT,
+        "time_weight": ranking.TIME_WEIGHT,
     }
 
 

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from memstore.errors import InvalidQuery
 from memstore.kinds import Mode, values
-from memstore.text import cjk, stopwords
+from memstore.text import cjk, dates, stopwords
 from memstore.text.tokens import fold, tokenize
 
 MODES = values(Mode)
@@ -200,3 +200,14 @@ def ranking_tiers(text: str, mode: Mode) -> list[list[QueryPart]]:
         vetoes = word_parts(content, "filter", "veto", stemmed=True)
         tiers.append([*word_parts(stopped, "word", "gate"), *vetoes])
     return tiers
+
+
+def time_words_match(query: str, gates: Sequence[str]) -> str | None:
+    """When ``query`` asks when, the MATCH of the messages that ``gates`` (MATCH expressions:
+    a tier's gate parts, on one index) find and that hold a word placing a happening in
+    time (:data:`~memstore.text.dates.TIME_WORDS`); else None. One expression, so that FTS5
+    intersects the lists instead of testing each hit."""
+    if not gates or not dates.asks_when(query):
+        return None
+    said = " OR ".join(map(quote, dates.TIME_WORDS))
+    return f"({said}) AND ({' OR '.join(f'({gate})' for gate in gates)})"
