@@ -91,9 +91,9 @@ def ranked_recall(raw: sqlite3.Connection, case: Query) -> list[str | None]:
     since, until = case.window or (None, None)
     signals |= search.pk_bounds(raw, RecallFilters(since=since, until=until))
     for tier in case.tiers:
-        weights = ranking.weighted_parts(tier, documents, total)
-        if any(role == 1 for _, _, role, _ in weights):
-            page = {"parts": json.dumps(weights), "limit": search.FIRST_BATCH, "offset": 0}
+        weighted = search.tier_parts(case.text, ranking.weighted_parts(tier, documents, total))
+        if weighted is not None:
+            page = weighted | {"limit": search.FIRST_BATCH, "offset": 0}
             rows = raw.execute(search.HISTORY_HITS, page | no_filters | signals).fetchall()
             partners = json.dumps([row[-2] for row in rows if row[-2]])
             raw.execute(search.PARTNERS, {"pks": partners}).fetchall()

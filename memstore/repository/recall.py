@@ -258,12 +258,9 @@ def history_hits(
     signals = ranking_signals(connection, query, periods)
     signals |= pk_bounds(connection, filters)
     for tier in tiers:
-        weights = ranking.weighted_parts(tier, documents, total)
-        gates = [(match, stemmed) for match, _, role, stemmed in weights if role == 1]
-        if gates:  # a tier's gates share one index (see ranking_tiers)
-            said = time_words_match(query, [match for match, _ in gates])
-            timed = {"said": said, "said_stemmed": gates[0][1]}
-            yield from tier_hits(connection, json.dumps(weights), filters, signals | timed)
+        weighted = tier_parts(query, ranking.weighted_parts(tier, documents, total))
+        if weighted is not None:
+            yield from tier_hits(connection, weighted, filters, signals)
 
 
 def pk_bounds(connection: sqlite3.Connection, filters: RecallFilters) -> dict[str, int]:
@@ -346,21 +343,38 @@ def named_speakers(connection: sqlite3.Connection, query: str) -> str:
     return json.dumps([name for (name,) in connection.execute(NAMED_SPEAKERS, {"names": names})])
 
 
+def tier_parts(
+    query: str, weights: Sequence[tuple[str, float, int, bool]]
+) -> dict[str, Any] | None:
+    """The parameters of :data:`HISTORY_HITS` for one tier of ``query``, from its weighted
+    parts (see :func:`~memstore.text.ranking.weighted_parts`): ``parts`` (JSON), and ``said``
+    and ``said_stemmed``, the messages among the tier's that hold a word saying when, when
+    the query asks when (see :func:`time_words_match`); None for a tier without a gate
+    part, which finds nothing."""
+    gates = [(match, stemmed) for match, _, role, stemmed in weights if role == 1]
+    if not gates:
+        return None
+    said = time_words_match(query, [match for match, _ in gates])
+    # A tier's gates share one index (see ranking_tiers): the stem index or the exact one.
+    return {"parts": json.dumps(weights), "said": said, "said_stemmed": gates[0][1]}
+
+
 def tier_hits(
     connection: sqlite3.Connection,
-    parts: str,
+    weighted: dict[str, Any],
     filters: RecallFilters,
     signals: dict[str, Any],
 ) -> Iterator[MessageHit]:
-    """The hits of one tier's weighted ``parts`` (JSON), best rank first, ranked with the
-    ``signals`` (the named speakers and the weights of speaker and neighbours).
+    """The hits of one tier's ``weighted`` parts (see :func:`tier_parts`), best rank
+    first, ranked with the ``signals`` (the named speakers and the weights of speaker and
+    neighbours).
 
     Fetched in batches of growing size (32, 64, ...), two queries a batch: a caller that
     stops after a page never makes SQLite carry the text of every match through the sort.
     """
     offset, size = 0, FIRST_BATCH
     while True:
-        params = {"parts": parts, "limit": size, "offset": offset, **filters.params(), **signals}
+        params = {"limit": size, "offset": offset, **weighted, **filters.params(), **signals}
         rows = connection.execute(HISTORY_HITS, params).fetchall()
         partners = partners_by_pk(connection, [row[-2] for row in rows if row[-2]])
         for *message, rank, own, partner_pk, partner_own in rows:
