@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from memstore import MemoryService
 from memstore.concerns.recall import local_place, named_periods
 from memstore.store.database import Database
-from memstore.text.dates import MONTHS, NamedTime, named_time
+from memstore.text.dates import MONTHS, TIME_WORDS, NamedTime, asks_when, named_time
 from memstore.text.tokens import tokenize
 from memstore.times import month_start
 from tests.test_recall import chat
@@ -112,3 +112,25 @@ def test_a_history_at_the_ends_of_the_calendar_still_ranks_by_month(
     assert periods == [(month_start(y, 6, place), month_start(y, 7, place)) for y in years]
     found = MemoryService(db_path).recall("garden June").conversations
     assert len(found) == 2
+
+
+@pytest.mark.parametrize(
+    ("query", "asks"),
+    [
+        ("When did Melanie go camping?", True),
+        ("so, when", True),
+        ("WHEN?", True),
+        ("whenever you like", False),
+        ("Where did Melanie go?", False),
+        ("", False),
+    ],
+)
+def test_a_query_asks_when_by_the_word_when(query: str, asks: bool) -> None:
+    assert asks_when(query) is asks
+
+
+def test_the_time_words_are_folded_index_words_without_the_verbs_may_and_march() -> None:
+    assert all(word == word.casefold() and tokenize(word) == [word] for word in TIME_WORDS)
+    assert "may" not in TIME_WORDS
+    assert "march" not in TIME_WORDS
+    assert {"yesterday", "last", "week", "june"} <= set(TIME_WORDS)
