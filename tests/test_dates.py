@@ -120,6 +120,7 @@ def test_a_history_at_the_ends_of_the_calendar_still_ranks_by_month(
         ("When did Melanie go camping?", True),
         ("so, when", True),
         ("WHEN?", True),
+        ("whén", True),  # folded as the index folds it
         ("whenever you like", False),
         ("Where did Melanie go?", False),
         ("", False),

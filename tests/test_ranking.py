@@ -222,6 +222,21 @@ def test_a_hit_saying_when_ranks_first_when_the_query_asks_when(
     assert ranked(service.recall("camping, but when?"))[:2] == [dated, undated]
 
 
+@pytest.mark.parametrize("mode", ["any", "all"])
+def test_the_words_saying_when_are_the_same_in_every_mode(
+    service: MemoryService, seeded: Seeded, mode: Mode
+) -> None:
+    # By stem in every mode ("mornings" is "morning"), though all mode selects as written.
+    undated = "when we went camping by the lake"
+    dated = "when we went camping on sunny mornings"
+    with seeded():
+        chat(("user", undated))
+        chat(("user", dated))
+        fillers(8)
+    assert ranked(service.recall("camping when", mode=mode))[:2] == [dated, undated]
+    assert ranked(service.recall("camping", mode=mode))[:2] == [undated, dated]
+
+
 @pytest.mark.parametrize(
     ("query", "mode", "expected"),
     [

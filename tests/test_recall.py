@@ -260,6 +260,8 @@ def test_assistant_hit_shows_the_preceding_user_request(
         # An opening that the next message does not answer: no user message follows it.
         [("assistant", "A zebra greeting."), ("assistant", "Anyone there?")],
         [("assistant", "A zebra greeting."), ("user", "hi", "interrupted")],
+        # A reply to an interrupted request opens nothing, even with a user message after it.
+        [("user", "hi", "interrupted"), ("assistant", "A zebra greeting."), ("user", "Thanks!")],
     ],
     ids=[
         "first-message",
@@ -267,6 +269,7 @@ def test_assistant_hit_shows_the_preceding_user_request(
         "after-interrupted-user",
         "then-assistant",
         "then-interrupted-user",
+        "after-interrupted-user-then-user",
     ],
 )
 def test_orphan_assistant_reply_is_omitted(
@@ -293,16 +296,8 @@ def test_orphan_assistant_reply_is_omitted(
             ],
             [1, 3],
         ),
-        (
-            [
-                ("user", "hi", "interrupted"),
-                ("assistant", "The zebra show is at three."),
-                ("user", "Thanks!"),
-            ],
-            [1, 2],
-        ),
     ],
-    ids=["first-message", "after-system", "after-interrupted-user"],
+    ids=["first-message", "after-system"],
 )
 def test_an_assistant_message_opening_the_talk_shows_the_user_answer_after_it(
     service: MemoryService, seeded: Seeded, turns: list[Turn], shown: list[int]
@@ -314,6 +309,53 @@ def test_an_assistant_message_opening_the_talk_shows_the_user_answer_after_it(
     result = service.recall("zebra")
     assert message_ids(result) == [[ids[at] for at in shown]]
     assert matched(result) == [ids[shown[0]]]
+
+
+def test_a_reply_whose_request_was_deleted_stays_an_orphan(
+    service: MemoryService, seeded: Seeded
+) -> None:
+    # A missing sequence before the reply is the deleted request: it opens nothing, so the
+    # next user message is not its answer.
+    with seeded():
+        request, *_ = chat(
+            ("user", "What is the plan?"),
+            ("assistant", "The zebra plan."),
+            ("user", "New topic: lunch?"),
+            ("assistant", "Pasta."),
+        )
+    assert service.delete_message(request)
+    assert service.recall("zebra").conversations == []
+
+
+@pytest.mark.parametrize(
+    "opening_first", [True, False], ids=["opening-ranks-first", "answer-first"]
+)
+def test_an_opening_whose_answer_is_a_hit_stands_alone_and_the_answer_keeps_its_reply(
+    service: MemoryService, seeded: Seeded, opening_first: bool
+) -> None:
+    # Whichever ranks first, no message is shown twice, the user hit keeps its reply, and
+    # each conversation is matched by its own hit.
+    opening = "zebra zebra, good morning!" if opening_first else "zebra " + padding(300)
+    answer = "a zebra question " + padding(300) if opening_first else "zebra zebra?"
+    with seeded():
+        ids = chat(("assistant", opening), ("user", answer), ("assistant", "At ten."))
+    result = service.recall("zebra")
+    expected = [[ids[0]], [ids[1], ids[2]]]
+    assert message_ids(result) == (expected if opening_first else expected[::-1])
+    assert matched(result) == [c[0] for c in message_ids(result)]
+
+
+def test_a_request_shown_already_is_not_matched_again(
+    service: MemoryService, seeded: Seeded
+) -> None:
+    # The two parts of a reply each keep their question, which is the matched message once.
+    with seeded():
+        question, first, second = chat(
+            ("user", "zebra zebra zebra?"), ("assistant", "zebra one"), ("assistant", "zebra two")
+        )
+    result = service.recall("zebra")
+    assert message_ids(result) == [[question, first], [question, second]]
+    assert matched(result) == [question, second]
 
 
 def test_user_hit_shows_the_following_completed_reply(

@@ -14,7 +14,8 @@ role filters reach them through their source messages, so a memory without one c
 those. Each history hit comes with its pair: an assistant reply with the user request before
 it, or an assistant message opening the talk with the user's answer after it (orphan replies,
 with neither, are left out), a user message with the completed reply after it; of a pair of
-hits, the better one on its own is the matched one.
+hits, the better one on its own is the matched one, and no message is matched twice (see
+:mod:`memstore.concerns.recall_page`).
 System, interrupted and error messages are never returned.
 
 The ranking rules are in :mod:`memstore.text.ranking`, the SQL in

@@ -1,11 +1,13 @@
 """Recall over history: ranked hits, user/assistant pairing, bounded results.
 
 An assistant hit is shown with the user request before it (the closest completed user message,
-past any further assistant messages, so the second part of a reply keeps its question). With
-no request before it, it opens the talk (a greeting, a reminder, the other person of a
-two-person log speaking first) and is shown with the user message that answers it, the next
-completed message when that is the user's; with neither it is an orphan reply, left out. A
-user hit is shown with the completed reply after it when there is one.
+past any further assistant messages, so the second part of a reply keeps its question). An
+assistant hit with nothing but system messages before it in its session (none deleted)
+opens the talk (a greeting, a reminder, the other person of a two-person log speaking first):
+it is shown with the user message that answers it, the next completed message when that is
+the user's, or alone when that answer is a hit itself or on the page already (it is then
+shown with its own reply). Any other assistant hit without a request before it is an orphan
+reply, left out. A user hit is shown with the completed reply after it when there is one.
 When the partner is a hit too and ranks better on its own, it is the conversation's matched
 message (the pair ranks by the hit that brought it). A hit already shown as part of an
 earlier conversation is not repeated. The best ``limit``
@@ -34,44 +36,55 @@ class Page:
     truncated: bool
 
 
-def paired(hit: MessageHit) -> list[Message] | None:
-    """The hit with its paired message in sequence order, or None for an orphan reply (an
-    assistant hit whose partner is no user message: see the module's docstring)."""
+def shown_with(hit: MessageHit, shown: set[str]) -> list[StoredMessage] | None:
+    """The messages of the hit's conversation in sequence order, or None for an orphan reply
+    (an assistant hit whose partner is no user message: see the module's docstring).
+
+    An opening's answer that is a hit itself, or is on the page already, is shown with its
+    own reply instead: the opening stands alone, so that no message is shown twice and no
+    user hit loses its reply."""
     partner = hit.partner
     if hit.role == "assistant":
         if partner is None or partner.role != "user":
             return None
-        pair = sorted((partner, hit), key=lambda message: message.sequence)
-        return [Message.model_validate(message) for message in pair]
+        if partner.sequence < hit.sequence:
+            return [partner, hit]
+        answered = hit.partner_rank is not None or partner.id in shown
+        return [hit] if answered else [hit, partner]
     if partner is None or partner.role != "assistant":
-        return [Message.model_validate(hit)]
-    return [Message.model_validate(hit), Message.model_validate(partner)]
+        return [hit]
+    return [hit, partner]
 
 
 def conversations(hits: Iterable[MessageHit]) -> Iterable[RecallConversation]:
-    """Each hit as a conversation, orphans and already-shown messages skipped."""
+    """Each hit as a conversation, orphans and already-shown hits skipped; no message is
+    the matched one of two conversations."""
     shown: set[str] = set()
     for hit in hits:
         if hit.id in shown:
             continue
-        messages = paired(hit)
+        messages = shown_with(hit, shown)
         if messages is None:
             continue
+        matched = better_matched(hit, messages, shown)
         shown.update(message.id for message in messages)
-        matched = better_matched(hit)
         yield RecallConversation(
             session_id=hit.session_id,
             matched_id=matched.id,
             timestamp=matched.created_at,
-            messages=messages,
+            messages=[Message.model_validate(message) for message in messages],
         )
 
 
-def better_matched(hit: MessageHit) -> StoredMessage:
-    """The hit, or its partner when the partner is shown with it (see :func:`paired`) and is
-    a hit with a better own rank."""
+def better_matched(
+    hit: MessageHit, messages: list[StoredMessage], shown: set[str]
+) -> StoredMessage:
+    """The hit, or its partner when the partner is among its conversation's ``messages``,
+    is not on the page already (``shown``), and is a hit with a better own rank."""
     partner, rank = hit.partner, hit.partner_rank
-    if partner is None or rank is None or partner.role == hit.role:
+    if partner is None or rank is None or partner.id in shown:
+        return hit
+    if partner.id not in {message.id for message in messages}:
         return hit
     return partner if rank < hit.own_rank else hit
 

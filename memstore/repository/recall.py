@@ -42,7 +42,8 @@ from memstore.times import format_utc, parse_utc
 # memstore.text.ranking), doubled when the query names its speaker, tripled when it names
 # the month or year it was written in (:periods, [start, end) in UTC), and times 1.5 when the
 # query asks when and the hit holds a word saying when (it is among the messages that :said,
-# the tier's gates AND the time words on the gates' index, finds); its rank adds the own
+# the tier's gates AND the time words, finds on the stem index: the same words by stem in
+# every mode, and a superset of the tier's hits); its rank adds the own
 # ranks of the hits one and two messages away in its session (:near, :far). :parts is a JSON
 # list of [match, weight, role, stemmed], read into a materialized table whose rows hand
 # each literal match to an FTS-only MATCH on the exact or the stem index; the scores are
@@ -52,8 +53,9 @@ from memstore.times import format_utc, parse_utc
 # sequence) and summed per message; only a message holding its own rank (a hit) is kept, so
 # that only hits that pass the filters rank one another.
 # Each hit carries the pk of its pair partner: for an assistant reply the closest completed
-# user request before it, or, for an assistant message with none (one that opens the talk),
-# the next completed user or assistant message (an answer only if it is the user's); for a
+# user request before it, or, for an assistant message that opens the talk (every sequence
+# before it is a system message's: none is missing, so no deleted request was there), the
+# next completed user or assistant message (an answer only if it is the user's); for a
 # user message the next completed user or assistant message (a reply only if it is the
 # assistant's); and the partner's own rank when the partner is a hit that passes the
 # filters. The subqueries run for the page's rows only.
@@ -76,12 +78,8 @@ HISTORY_HITS = f"""
         SELECT pk, sum(score) AS score FROM scored
         GROUP BY pk HAVING max(role) = 1 AND min(role) >= 0),
     said AS MATERIALIZED (
-        SELECT rowid AS pk FROM {MESSAGES_FTS}
-        WHERE :said IS NOT NULL AND NOT :said_stemmed AND {MESSAGES_FTS} MATCH :said
-          AND rowid BETWEEN :low_pk AND :high_pk
-        UNION ALL
-        SELECT rowid FROM {MESSAGES_STEM_FTS}
-        WHERE :said IS NOT NULL AND :said_stemmed AND {MESSAGES_STEM_FTS} MATCH :said
+        SELECT rowid AS pk FROM {MESSAGES_STEM_FTS}
+        WHERE :said IS NOT NULL AND {MESSAGES_STEM_FTS} MATCH :said
           AND rowid BETWEEN :low_pk AND :high_pk),
     periods AS MATERIALIZED (
         SELECT json_extract(value, '$[0]') AS starts, json_extract(value, '$[1]') AS ends
@@ -119,6 +117,10 @@ HISTORY_HITS = f"""
                    (SELECT p.pk FROM messages AS p
                     WHERE p.session_id = m.session_id AND p.sequence > m.sequence
                       AND {searchable_sql("p")}
+                      AND m.sequence - 1 = (SELECT count(*) FROM messages AS s
+                                            WHERE s.session_id = m.session_id
+                                              AND s.sequence < m.sequence
+                                              AND s.role = 'system')
                     ORDER BY p.sequence LIMIT 1))
                  ELSE
                    (SELECT p.pk FROM messages AS p
@@ -347,16 +349,14 @@ def tier_parts(
     query: str, weights: Sequence[tuple[str, float, int, bool]]
 ) -> dict[str, Any] | None:
     """The parameters of :data:`HISTORY_HITS` for one tier of ``query``, from its weighted
-    parts (see :func:`~memstore.text.ranking.weighted_parts`): ``parts`` (JSON), and ``said``
-    and ``said_stemmed``, the messages among the tier's that hold a word saying when, when
-    the query asks when (see :func:`time_words_match`); None for a tier without a gate
-    part, which finds nothing."""
-    gates = [(match, stemmed) for match, _, role, stemmed in weights if role == 1]
+    parts (see :func:`~memstore.text.ranking.weighted_parts`): ``parts`` (JSON), and
+    ``said``, the match of the tier's messages that hold a word saying when, when the query
+    asks when (see :func:`time_words_match`); None for a tier without a gate part, which
+    finds nothing."""
+    gates = [match for match, _, role, _ in weights if role == 1]
     if not gates:
         return None
-    said = time_words_match(query, [match for match, _ in gates])
-    # A tier's gates share one index (see ranking_tiers): the stem index or the exact one.
-    return {"parts": json.dumps(weights), "said": said, "said_stemmed": gates[0][1]}
+    return {"parts": json.dumps(weights), "said": time_words_match(query, gates)}
 
 
 def tier_hits(

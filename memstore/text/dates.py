@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memstore.text.tokens import tokenize
+from memstore.text.tokens import fold, tokenize
 
 MONTHS = (
     "January",
@@ -68,5 +68,6 @@ def named_time(query: str) -> NamedTime | None:
 
 
 def asks_when(query: str) -> bool:
-    """Whether ``query`` holds a word asking when (:data:`WHEN_WORDS`), in any case."""
-    return any(word.casefold() in WHEN_WORDS for word in tokenize(query))
+    """Whether ``query`` holds a word asking when (:data:`WHEN_WORDS`), folded as the index
+    folds it (any case, accents dropped)."""
+    return any(fold(word) in WHEN_WORDS for word in tokenize(query))
