@@ -204,8 +204,9 @@ def ranking_tiers(text: str, mode: Mode) -> list[list[QueryPart]]:
 
 def time_words_match(query: str, gates: Sequence[str]) -> str | None:
     """When ``query`` asks when, the MATCH of the messages that ``gates`` (MATCH expressions:
-    a tier's gate parts, on one index) find and that hold a word placing a happening in
-    time (:data:`~memstore.text.dates.TIME_WORDS`); else None. One expression, so that FTS5
+    a tier's gate parts) find and that hold a word placing a happening in time
+    (:data:`~memstore.text.dates.TIME_WORDS`); else None. Recall runs it on the stem index,
+    so that the time words count by stem in every mode. One expression, so that FTS5
     intersects the lists instead of testing each hit."""
     if not gates or not dates.asks_when(query):
         return None
