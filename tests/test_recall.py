@@ -330,19 +330,53 @@ def test_a_reply_whose_request_was_deleted_stays_an_orphan(
 @pytest.mark.parametrize(
     "opening_first", [True, False], ids=["opening-ranks-first", "answer-first"]
 )
-def test_an_opening_whose_answer_is_a_hit_stands_alone_and_the_answer_keeps_its_reply(
+def test_an_opening_is_matched_by_itself_and_its_answer_keeps_its_own_reply(
     service: MemoryService, seeded: Seeded, opening_first: bool
 ) -> None:
-    # Whichever ranks first, no message is shown twice, the user hit keeps its reply, and
-    # each conversation is matched by its own hit.
+    # Whichever ranks first, the opening is its conversation's matched message, its answer
+    # is context there, and the answer, a hit itself, still comes with its own reply.
     opening = "zebra zebra, good morning!" if opening_first else "zebra " + padding(300)
     answer = "a zebra question " + padding(300) if opening_first else "zebra zebra?"
     with seeded():
         ids = chat(("assistant", opening), ("user", answer), ("assistant", "At ten."))
     result = service.recall("zebra")
-    expected = [[ids[0]], [ids[1], ids[2]]]
+    expected = [[ids[0], ids[1]], [ids[1], ids[2]]]
     assert message_ids(result) == (expected if opening_first else expected[::-1])
-    assert matched(result) == [c[0] for c in message_ids(result)]
+    assert matched(result) == ([ids[0], ids[1]] if opening_first else [ids[1], ids[0]])
+
+
+def test_an_opening_answered_by_a_stopword_hit_leaves_it_its_reply(
+    service: MemoryService, seeded: Seeded
+) -> None:
+    # The answer is a hit of the stopword tier only, below the opening's tier.
+    with seeded():
+        ids = chat(
+            ("assistant", "Good morning! Your zebra appointment is today."),
+            ("user", "Thanks, when is it?"),
+            ("assistant", "At ten."),
+        )
+    result = service.recall("when is the zebra appointment")
+    assert message_ids(result) == [[ids[0], ids[1]], [ids[1], ids[2]]]
+    assert matched(result) == [ids[0], ids[1]]
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        # Two parts of an opening: the second is answered past the first.
+        [("assistant", "Good morning."), ("assistant", "Zebra news today."), ("user", "Tell me.")],
+        [("assistant", "Zebra news today."), ("assistant", "More."), ("user", "Tell me.")],
+        [("assistant", "Hi", "interrupted"), ("assistant", "Zebra news."), ("user", "Tell me.")],
+    ],
+    ids=["second-part", "first-part", "after-interrupted-assistant"],
+)
+def test_an_opening_in_parts_is_answered_by_the_first_user_message_after_it(
+    service: MemoryService, seeded: Seeded, turns: list[Turn]
+) -> None:
+    with seeded():
+        ids = chat(*turns)
+    hit = next(at for at, turn in enumerate(turns) if "Zebra" in turn[1])
+    assert message_ids(service.recall("zebra")) == [[ids[hit], ids[2]]]
 
 
 def test_a_request_shown_already_is_not_matched_again(

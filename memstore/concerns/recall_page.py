@@ -2,15 +2,16 @@
 
 An assistant hit is shown with the user request before it (the closest completed user message,
 past any further assistant messages, so the second part of a reply keeps its question). An
-assistant hit with nothing but system messages before it in its session (none deleted)
-opens the talk (a greeting, a reminder, the other person of a two-person log speaking first):
-it is shown with the user message that answers it, the next completed message when that is
-the user's, or alone when that answer is a hit itself or on the page already (it is then
-shown with its own reply). Any other assistant hit without a request before it is an orphan
-reply, left out. A user hit is shown with the completed reply after it when there is one.
-When the partner is a hit too and ranks better on its own, it is the conversation's matched
-message (the pair ranks by the hit that brought it). A hit already shown as part of an
-earlier conversation is not repeated. The best ``limit``
+assistant hit with no user message before it in its session, and no sequence number missing
+before it (a deleted message leaves a gap), opens the talk (a greeting, a reminder, the other
+person of a two-person log speaking first): it is shown with its answer, the first completed
+user message after it, as the matched message of the two. Any other assistant hit without a
+request before it is an orphan reply, left out. A user hit is shown with the completed reply
+after it when there is one. When the partner is a hit too and ranks better on its own, it is
+the conversation's matched message (the pair ranks by the hit that brought it). A hit already
+shown as part of an earlier conversation is not repeated, and no message is the matched one
+of two; a message may show twice only as context: the request of a reply's second part, or
+an opening's answer (which, a hit itself, still comes with its own reply). The best ``limit``
 conversations share the character budget: whole when they fit, else each clipped to a fair
 share, so that one long message does not crowd out the rest of the page; the worst ones are
 left out only when the budget cannot keep a few characters of each.
@@ -36,38 +37,39 @@ class Page:
     truncated: bool
 
 
-def shown_with(hit: MessageHit, shown: set[str]) -> list[StoredMessage] | None:
+def shown_with(hit: MessageHit) -> list[StoredMessage] | None:
     """The messages of the hit's conversation in sequence order, or None for an orphan reply
-    (an assistant hit whose partner is no user message: see the module's docstring).
-
-    An opening's answer that is a hit itself, or is on the page already, is shown with its
-    own reply instead: the opening stands alone, so that no message is shown twice and no
-    user hit loses its reply."""
+    (an assistant hit without a partner: see the module's docstring)."""
     partner = hit.partner
     if hit.role == "assistant":
-        if partner is None or partner.role != "user":
+        if partner is None:
             return None
-        if partner.sequence < hit.sequence:
-            return [partner, hit]
-        answered = hit.partner_rank is not None or partner.id in shown
-        return [hit] if answered else [hit, partner]
+        return sorted((partner, hit), key=lambda message: message.sequence)
     if partner is None or partner.role != "assistant":
         return [hit]
     return [hit, partner]
 
 
+def opens(hit: MessageHit) -> bool:
+    """Whether the hit is an opening shown with its answer (a partner after it)."""
+    partner = hit.partner
+    return hit.role == "assistant" and partner is not None and partner.sequence > hit.sequence
+
+
 def conversations(hits: Iterable[MessageHit]) -> Iterable[RecallConversation]:
     """Each hit as a conversation, orphans and already-shown hits skipped; no message is
-    the matched one of two conversations."""
+    the matched one of two conversations. An opening's answer is its context only: it is
+    not counted as shown, so that, a hit itself, it still comes with its own reply."""
     shown: set[str] = set()
     for hit in hits:
         if hit.id in shown:
             continue
-        messages = shown_with(hit, shown)
+        messages = shown_with(hit)
         if messages is None:
             continue
-        matched = better_matched(hit, messages, shown)
-        shown.update(message.id for message in messages)
+        opening = opens(hit)
+        matched = hit if opening else better_matched(hit, shown)
+        shown.update([hit.id] if opening else (message.id for message in messages))
         yield RecallConversation(
             session_id=hit.session_id,
             matched_id=matched.id,
@@ -76,15 +78,11 @@ def conversations(hits: Iterable[MessageHit]) -> Iterable[RecallConversation]:
         )
 
 
-def better_matched(
-    hit: MessageHit, messages: list[StoredMessage], shown: set[str]
-) -> StoredMessage:
-    """The hit, or its partner when the partner is among its conversation's ``messages``,
+def better_matched(hit: MessageHit, shown: set[str]) -> StoredMessage:
+    """The hit, or its partner when the partner is shown with it (see :func:`shown_with`),
     is not on the page already (``shown``), and is a hit with a better own rank."""
     partner, rank = hit.partner, hit.partner_rank
-    if partner is None or rank is None or partner.id in shown:
-        return hit
-    if partner.id not in {message.id for message in messages}:
+    if partner is None or rank is None or partner.role == hit.role or partner.id in shown:
         return hit
     return partner if rank < hit.own_rank else hit
 

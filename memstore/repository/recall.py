@@ -53,9 +53,9 @@ from memstore.times import format_utc, parse_utc
 # sequence) and summed per message; only a message holding its own rank (a hit) is kept, so
 # that only hits that pass the filters rank one another.
 # Each hit carries the pk of its pair partner: for an assistant reply the closest completed
-# user request before it, or, for an assistant message that opens the talk (every sequence
-# before it is a system message's: none is missing, so no deleted request was there), the
-# next completed user or assistant message (an answer only if it is the user's); for a
+# user request before it, or, for an assistant message that opens the talk (no user message
+# before it, and no sequence missing before it, where a deleted request would have been),
+# the first completed user message after it (its answer); for a
 # user message the next completed user or assistant message (a reply only if it is the
 # assistant's); and the partner's own rank when the partner is a hit that passes the
 # filters. The subqueries run for the page's rows only.
@@ -116,11 +116,11 @@ HISTORY_HITS = f"""
                     ORDER BY p.sequence DESC LIMIT 1),
                    (SELECT p.pk FROM messages AS p
                     WHERE p.session_id = m.session_id AND p.sequence > m.sequence
-                      AND {searchable_sql("p")}
+                      AND p.role = 'user' AND p.status = 'completed'
                       AND m.sequence - 1 = (SELECT count(*) FROM messages AS s
                                             WHERE s.session_id = m.session_id
                                               AND s.sequence < m.sequence
-                                              AND s.role = 'system')
+                                              AND s.role <> 'user')
                     ORDER BY p.sequence LIMIT 1))
                  ELSE
                    (SELECT p.pk FROM messages AS p

@@ -39,8 +39,8 @@ Then, matched / seen on the tuning set (the check set in brackets): with speaker
 0.669 / 0.764 (0.655 / 0.770); an assistant message opening the talk shown with the user's
 answer instead of left out as an orphan (:mod:`memstore.concerns.recall_page`) 0.716 / 0.809
 (0.689 / 0.808); the month or year at 3 0.718 / 0.812 (0.692 / 0.813); the words saying when
-0.719 / 0.813 (0.702 / 0.817); an opening whose answer is a hit standing alone, and no
-message matched twice, 0.719 / 0.814 (0.712 / 0.821)."""
+0.719 / 0.813 (0.702 / 0.817); an opening matched by itself, its answer keeping its own
+reply, and no message matched twice, 0.719 / 0.814 (0.712 / 0.821)."""
 
 from __future__ import annotations
 
