@@ -10,8 +10,9 @@ request before it is an orphan reply, left out. A user hit is shown with the com
 after it when there is one. When the partner is a hit too and ranks better on its own, it is
 the conversation's matched message (the pair ranks by the hit that brought it). A hit already
 shown as part of an earlier conversation is not repeated, and no message is the matched one
-of two; a message may show twice only as context: the request of a reply's second part, or
-an opening's answer (which, a hit itself, still comes with its own reply). The best ``limit``
+of two; a message may show more than once only as context: the request of each part of a
+reply, or the answer of each part of an opening (which, a hit itself, still comes with its
+own reply). The best ``limit``
 conversations share the character budget: whole when they fit, else each clipped to a fair
 share, so that one long message does not crowd out the rest of the page; the worst ones are
 left out only when the budget cannot keep a few characters of each.
