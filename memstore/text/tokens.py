@@ -116,8 +116,8 @@ def index_spans(text: str) -> Iterator[tuple[int, int]]:
     end of its run."""
     for match in token_pattern(True).finditer(bmp_text(text)):
         start, end = match.span()
-        if match.lastgroup == "run":
-            yield from ((at, at + 1) for at in range(start, end))
+        if match.lastgroup == "run":  # a character a token, then the boundary token
+            yield from zip(range(start, end), range(start + 1, end + 1), strict=True)
             yield end, end
         else:
             yield start, end
