@@ -21,6 +21,8 @@ from hypothesis import strategies as st
 from memstore import MemoryConfig, MemoryService
 from memstore.errors import InvalidQuery
 from memstore.kinds import Mode
+from memstore.queries import RecallFilters
+from memstore.repository import recall as recall_sql
 from memstore.schemas import RecallResult
 from memstore.text import ranking
 from memstore.text.clipping import fair_share
@@ -438,6 +440,73 @@ def test_parts_that_match_nothing_are_left_out() -> None:
     a, b = QueryPart('"a"', "word", "gate", stemmed=True), QueryPart('"b"', "filter", "veto")
     weights = ranking.weighted_parts([a, b], {a: 3, b: 0}, 20)
     assert weights == [('"a"', pytest.approx(ranking.idf(3, 20)), 1, True)]
+
+
+SELECTION = '"cat" AND "dog"'
+CAT = QueryPart('"cat"', "word", "rank", stemmed=True, within=SELECTION)
+BOTH = QueryPart(SELECTION, "filter", "gate")
+
+
+def test_a_part_within_a_rare_selection_is_scored_on_its_documents_only() -> None:
+    # "cat" is in 32 documents, "cat" and "dog" together in 2: the part's bm25 is read from
+    # the query bounded to the 2, less the selection's own bm25 on the same index.
+    weights = ranking.weighted_parts([CAT, BOTH], {CAT: 32, BOTH: 2}, 100)
+    factor = ranking.idf(32, 100)
+    assert weights == [
+        (f'("cat") AND ({SELECTION})', pytest.approx(factor), 0, True),
+        (SELECTION, 0.0, 1, False),
+        (SELECTION, pytest.approx(-factor), 0, True),
+    ]
+
+
+@pytest.mark.parametrize("cats", [1, 31])
+def test_a_part_within_a_selection_that_keeps_many_of_its_documents_is_scored_alone(
+    cats: int,
+) -> None:
+    weights = ranking.weighted_parts([CAT, BOTH], {CAT: cats, BOTH: 2}, 100)
+    assert [match for match, *_ in weights] == ['"cat"', SELECTION]
+
+
+def test_no_part_is_bounded_when_too_many_would_be() -> None:
+    # Each bounded part's query counts every phrase of the selection again.
+    words = [f"w{n}" for n in range(ranking.MAX_BOUNDED + 1)]
+    selection = " AND ".join(f'"{word}"' for word in words)
+    parts = [QueryPart(f'"{w}"', "word", "rank", stemmed=True, within=selection) for w in words]
+    gate = QueryPart(selection, "filter", "gate")
+    weights = ranking.weighted_parts([*parts, gate], {gate: 1} | dict.fromkeys(parts, 50), 100)
+    assert [match for match, *_ in weights] == [part.match for part in [*parts, gate]]
+
+
+def test_all_mode_ranks_the_same_with_its_parts_bounded_to_the_selection(
+    db_path: Path, seeded: Seeded, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with seeded():
+        for n in range(90):
+            chat(("user", f"the cat number {n} " + "sat " * (n % 5)), ("assistant", "yes"))
+        for n in range(3):
+            chat(("user", "cats and a dog " + "cat " * n), ("assistant", "a dog, a cat"))
+    MemoryService(db_path).recall("warm up")  # migrated
+    tiers = ranking_tiers("cat dog", "all")
+    assert all(part.within == build_match("cat dog", "all") for part in tiers[0][:2])
+
+    def hits() -> list[tuple[str, float]]:
+        with sqlite3.connect(db_path) as connection:
+            documents = recall_sql.part_documents(connection, tiers)
+            total = recall_sql.indexed_messages(connection)
+            weighted = ranking.weighted_parts(tiers[0], documents, total)
+            bounds.append(sum(") AND (" in match for match, *_ in weighted))
+            found = recall_sql.history_hits(connection, "cat dog", "all", RecallFilters())
+            return [(hit.content, hit.rank) for hit in found]
+
+    bounds: list[int] = []
+
+    bounded = hits()
+    monkeypatch.setattr(ranking, "BOUND_RATIO", 10**9)  # no part bounded: scored alone
+    alone = hits()
+    assert [content for content, _ in bounded] == [content for content, _ in alone]
+    assert [rank for _, rank in bounded] == pytest.approx([rank for _, rank in alone])
+    assert bounds == [1, 0]  # the stem of "cat" bounded, then not
+    assert len(bounded) == 5  # "cat" and "dog" as written: every reply, two requests
 
 
 # Fair shares

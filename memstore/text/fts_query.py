@@ -14,6 +14,7 @@ one a literal FTS5 query of its own, so that each can be weighted (see
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 from collections.abc import Iterable, Sequence
@@ -134,6 +135,7 @@ class QueryPart:
     kind: PartKind
     role: PartRole
     stemmed: bool = False
+    within: str | None = None
 
 
 @functools.cache
@@ -175,7 +177,8 @@ def ranking_tiers(text: str, mode: Mode) -> list[list[QueryPart]]:
     hits holding only stopwords (as written), ranked by those. A query of stopwords alone is
     ranked by them, as written, in one tier. ``all``: :func:`build_match`'s query selects
     (every word as written); the content words' stems (or the stopwords, when there is no
-    content word) and pairs rank. ``phrase``: the phrase alone, as written.
+    content word), each ``within`` that query, and pairs rank. ``phrase``: the phrase alone,
+    as written.
 
     Raises:
         InvalidQuery: For a bad query (see :func:`query_tokens`) or an unknown mode.
@@ -191,7 +194,8 @@ def ranking_tiers(text: str, mode: Mode) -> list[list[QueryPart]]:
         ranked = word_parts(content, "word", "rank", stemmed=True) or word_parts(
             tokens, "word", "rank"
         )
-        return [[*ranked, QueryPart(selection, "filter", "gate"), *pair_parts(tokens)]]
+        within = [dataclasses.replace(part, within=selection) for part in ranked]
+        return [[*within, QueryPart(selection, "filter", "gate"), *pair_parts(tokens)]]
     if not content:
         return [word_parts(tokens, "word", "gate")]
     tiers = [[*word_parts(content, "word", "gate", stemmed=True), *pair_parts(tokens)]]
