@@ -114,7 +114,7 @@ def weighted_parts(
     as a number: 1 for a gate, 0 for a part that only ranks, -1 for a veto.
 
     A part of :func:`bounded_parts` is scored on its selection's documents only, with the
-    same result: FTS5's bm25() of a query is a sum of one term per phrase, so the part's own
+    same result up to float rounding (so two hits tied exactly may swap): FTS5's bm25() of a query is a sum of one term per phrase, so the part's own
     bm25 on a document is that of ``(part) AND (selection)`` less that of the selection
     alone. The part becomes the first query, at its weight, and the selection is added once
     per index, at minus the weights of the parts bounded within it; every document the
@@ -128,7 +128,7 @@ def weighted_parts(
         total: How many documents the index holds.
     """
     parts = [part for part in parts if documents.get(part, 0) > 0]
-    bounded = bounded_parts(parts, documents)
+    bounded = bounded_parts(parts, documents, total)
     weighted: list[tuple[str, float, int, bool]] = []
     bases: dict[tuple[str, bool], float] = {}  # (selection, stemmed): the weights bounded
     for part in parts:
@@ -145,14 +145,21 @@ def weighted_parts(
     ]
 
 
-def bounded_parts(parts: Sequence[QueryPart], documents: Mapping[QueryPart, int]) -> set[QueryPart]:
+def bounded_parts(
+    parts: Sequence[QueryPart], documents: Mapping[QueryPart, int], total: int
+) -> set[QueryPart]:
     """The parts :func:`weighted_parts` scores on their selection's documents only: those
     ``within`` a selection (a part of the tier) that finds at most 1/:data:`BOUND_RATIO` of
-    their documents, none when there would be over :data:`MAX_BOUNDED`."""
+    their documents, none when there would be over :data:`MAX_BOUNDED`. A part in over half
+    of the documents is never bounded: its weight is FTS5's floor (:data:`MIN_IDF`), and its
+    own term, a millionth of the selection's, would be lost in the subtraction's rounding
+    (a review found exact ties reordered that way)."""
     selected = {part.match: documents[part] for part in parts if part.kind == "filter"}
     bounded = {
         part
         for part in parts
-        if part.within in selected and documents[part] >= BOUND_RATIO * selected[part.within]
+        if part.within in selected
+        and documents[part] >= BOUND_RATIO * selected[part.within]
+        and idf(documents[part], total) > MIN_IDF
     }
     return bounded if len(bounded) <= MAX_BOUNDED else set()
