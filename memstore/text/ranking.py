@@ -114,13 +114,14 @@ def weighted_parts(
     as a number: 1 for a gate, 0 for a part that only ranks, -1 for a veto.
 
     A part of :func:`bounded_parts` is scored on its selection's documents only, with the
-    same result up to float rounding (so two hits tied exactly may swap): FTS5's bm25() of a query is a sum of one term per phrase, so the part's own
-    bm25 on a document is that of ``(part) AND (selection)`` less that of the selection
-    alone. The part becomes the first query, at its weight, and the selection is added once
-    per index, at minus the weights of the parts bounded within it; every document the
-    selection finds holds the part's words, so each has both rows. FTS5 then reads the
-    part's long list only where the selection's documents are, instead of scoring every
-    document it holds (``all`` mode's "yeah" at a million messages).
+    same result up to float rounding (so two hits tied exactly may swap): FTS5's bm25() of
+    a query is a sum of one term per phrase, so the part's own bm25 on a document is that
+    of ``(part) AND (selection)`` less that of the selection alone. The part becomes the
+    first query, at its weight, and the selection is added once per index, at minus the
+    weights of the parts bounded within it; every document the selection finds holds the
+    part's words, so each has both rows. FTS5 then reads the part's long list only where the
+    selection's documents are, instead of scoring every document it holds (``all`` mode's
+    "yeah" at a million messages).
 
     Args:
         parts: A tier's parts.
