@@ -510,6 +510,29 @@ def test_all_mode_ranks_the_same_with_its_parts_bounded_to_the_selection(
     assert len(bounded) == 5  # "cat" and "dog" as written: every reply, two requests
 
 
+def test_a_tier_of_one_part_ranks_as_when_its_scores_are_grouped(
+    db_path: Path, seeded: Seeded
+) -> None:
+    with seeded():
+        for n in range(6):
+            chat(("user", "zebra " * (n + 1)), ("assistant", f"a zebra, {n}"), ("user", "ok"))
+        fillers(4)
+    MemoryService(db_path).recall("warm up")  # migrated
+    (tier,) = ranking_tiers("zebra", "any")
+    with sqlite3.connect(db_path) as connection:
+        documents = recall_sql.part_documents(connection, [tier])
+        weights = ranking.weighted_parts(tier, documents, recall_sql.indexed_messages(connection))
+        parts = recall_sql.tier_parts("zebra", weights)
+        assert parts is not None and parts["single"]
+        signals = recall_sql.ranking_signals(connection, "zebra", [])
+        signals |= recall_sql.pk_bounds(connection, RecallFilters())
+        page = {"limit": 50, "offset": 0, **RecallFilters().params(), **signals}
+        single = connection.execute(recall_sql.HISTORY_HITS, page | parts).fetchall()
+        grouped = connection.execute(recall_sql.HISTORY_HITS, page | parts | {"single": False})
+        assert single == grouped.fetchall()
+        assert len(single) == 12  # the six requests and their replies
+
+
 # Fair shares
 
 

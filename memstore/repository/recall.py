@@ -48,7 +48,9 @@ from memstore.times import format_utc, parse_utc
 # list of [match, weight, role, stemmed], read into a materialized table whose rows hand
 # each literal match to an FTS-only MATCH on the exact or the stem index; the scores are
 # materialized too, so that bm25() runs in its own query. A hit matches a gate part (role
-# 1) and no veto part (role -1), and passes the filters. Each hit's own rank is spread to the
+# 1) and no veto part (role -1), and passes the filters; a tier of one part (:single, then a
+# gate) takes its scores as they are, without grouping them by message (a tenth of a
+# common word's time). Each hit's own rank is spread to the
 # messages up to two away in its session (found through the unique index on session and
 # sequence) and summed per message; only a message holding its own rank (a hit) is kept, so
 # that only hits that pass the filters rank one another.
@@ -75,7 +77,9 @@ HISTORY_HITS = f"""
         WHERE parts.stemmed AND {MESSAGES_STEM_FTS} MATCH parts.match
           AND {MESSAGES_STEM_FTS}.rowid BETWEEN :low_pk AND :high_pk),
     matched AS MATERIALIZED (
-        SELECT pk, sum(score) AS score FROM scored
+        SELECT pk, score FROM scored WHERE :single AND role = 1
+        UNION ALL
+        SELECT pk, sum(score) FROM scored WHERE NOT :single
         GROUP BY pk HAVING max(role) = 1 AND min(role) >= 0),
     said AS MATERIALIZED (
         SELECT rowid AS pk FROM {MESSAGES_STEM_FTS}
@@ -349,14 +353,18 @@ def tier_parts(
     query: str, weights: Sequence[tuple[str, float, int, bool]]
 ) -> dict[str, Any] | None:
     """The parameters of :data:`HISTORY_HITS` for one tier of ``query``, from its weighted
-    parts (see :func:`~memstore.text.ranking.weighted_parts`): ``parts`` (JSON), and
-    ``said``, the match of the tier's messages that hold a word saying when, when the query
-    asks when (see :func:`time_words_match`); None for a tier without a gate part, which
-    finds nothing."""
+    parts (see :func:`~memstore.text.ranking.weighted_parts`): ``parts`` (JSON), ``single``
+    (one part), and ``said``, the match of the tier's messages that hold a word saying when,
+    when the query asks when (see :func:`time_words_match`); None for a tier without a gate
+    part, which finds nothing."""
     gates = [match for match, _, role, _ in weights if role == 1]
     if not gates:
         return None
-    return {"parts": json.dumps(weights), "said": time_words_match(query, gates)}
+    return {
+        "parts": json.dumps(weights),
+        "single": len(weights) == 1,
+        "said": time_words_match(query, gates),
+    }
 
 
 def tier_hits(
