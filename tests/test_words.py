@@ -550,6 +550,24 @@ def test_limit_is_capped_by_max_results(db_path: Path) -> None:
     ]
 
 
+@pytest.mark.parametrize("size", [1, 2, 3, 4])
+def test_pages_of_any_size_give_every_instance_once_at_its_place(db_path: Path, size: int) -> None:
+    # Only a page's first record can start after its first instance: every page boundary
+    # falls inside one of these records or between them.
+    service = MemoryService(db_path, config=MemoryConfig(max_results=50))
+    for content in ("fig a fig", "b fig fig fig", "fig", "c fig d fig"):
+        one_message(service, content)
+    whole = service.word_instances("fig", limit=50).instances
+    paged, offset = [], 0
+    while offset is not None:
+        page = service.word_instances("fig", offset=offset, limit=size)
+        paged += page.instances
+        offset = page.next_offset
+    places = [(i.id, i.token_index, i.start, i.end) for i in paged]
+    assert places == [(i.id, i.token_index, i.start, i.end) for i in whole]
+    assert len(places) == 8 and all(i.matched_text == "fig" for i in paged)
+
+
 def test_pages_stay_within_recall_chars(db_path: Path) -> None:
     service = MemoryService(db_path, config=MemoryConfig(max_results=50, recall_chars=1024))
     for n in range(12):

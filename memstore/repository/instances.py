@@ -5,8 +5,9 @@ Instances come from the connection-local fts5vocab ``instance`` tables (see
 chosen by how crowded the word is (the row table's occurrences against documents):
 
 - spread over many records (most words): the instance rows themselves, ordered and cut by
-  SQLite (``ORDER BY ... LIMIT``), each record's rank of its first instance counted from a
-  read of its positions;
+  SQLite (``ORDER BY ... LIMIT``), the rank of the first record's first shown instance
+  counted from a read of its positions (on a page after the first; the other records start
+  at their first instance);
 - crowded into few records (one message holding a word 400,000 times): per-record counts with
   a running sum, so that only the records the page covers are read, each from its first
   shown instance.
@@ -116,7 +117,6 @@ SEQUENCE_PAGE = ROWS_PAGE.format(
 TOTAL = {
     sequence: f"SELECT count(*) FROM ({ROWS.format(**SOURCES[sequence])})" for sequence in SOURCES
 }
-HISTORY_TOTAL = "SELECT cnt FROM temp.messages_vocab_row WHERE term = :word"
 SPREAD = "SELECT cnt, doc FROM temp.messages_vocab_row WHERE term = :word"
 CROWDED_BY = 8  # more instances than 8 per record (and 1,000 in all): the counted page
 TABLES = {"message": "messages_vocab_instance", "memory": "memories_vocab_instance"}
@@ -178,7 +178,9 @@ def page(
         if crowded
         else listed(connection, word, rows, bound)
     )
-    total = connection.execute(HISTORY_TOTAL if fast else TOTAL[sequence], bound).fetchone()
+    if fast:  # the row table's occurrences, read with the spread
+        return records, 0 if spread is None else int(spread[0])
+    total = connection.execute(TOTAL[sequence], bound).fetchone()
     return records, int(total[0] or 0) if total else 0
 
 
@@ -191,14 +193,18 @@ def crowded(occurrences: int, documents: int) -> bool:
 def listed(
     connection: sqlite3.Connection, word: str, rows: list[tuple[Any, ...]], bound: dict[str, Any]
 ) -> list[PageRecord]:
-    """The page's records from its instance rows, each record's skip counted from all its
-    positions (few: the word is spread out)."""
-    ranks = all_positions(connection, word, {(row[0], row[1]) for row in rows}, bound)
-    records = []
+    """The page's records from its instance rows. A record's instances are consecutive in
+    the page order, so only the page's first record can have instances before the page:
+    its skip is counted from all its positions (few: the word is spread out), on a page
+    after the first; every other record's is 0."""
+    records: list[PageRecord] = []
     for (kind, pk), group in groupby(rows, key=lambda row: (row[0], row[1])):
         shown = list(group)
         _, _, id_, created_at, first, *fields = shown[0]
-        skip = bisect.bisect_left(ranks[kind, pk], first)
+        skip = 0
+        if not records and bound["offset"] > 0:
+            ranks = all_positions(connection, word, {(kind, pk)}, bound)
+            skip = bisect.bisect_left(ranks[kind, pk], first)
         positions = [row[4] for row in shown]
         records.append(PageRecord(kind, pk, id_, parse_utc(created_at), skip, positions, *fields))
     return records
@@ -213,7 +219,7 @@ def counted(
 ) -> list[PageRecord]:
     """The page's records from per-record counts, each record's positions read from its
     first shown instance."""
-    records = []
+    records: list[PageRecord] = []
     for kind, pk, id_, created_at, before, *fields in rows:
         skip = max(offset - before, 0)  # the record's instances before the page's first
         take = offset + limit - before - skip  # the LIMIT stops at the record's last
