@@ -568,6 +568,34 @@ def test_pages_of_any_size_give_every_instance_once_at_its_place(db_path: Path, 
     assert len(places) == 8 and all(i.matched_text == "fig" for i in paged)
 
 
+@pytest.fixture(scope="module")
+def figs(tmp_path_factory: pytest.TempPathFactory) -> tuple[MemoryService, list[tuple]]:
+    """20 messages of random words, "fig" among them (some as "FIG,"), and
+    every instance of "fig" as the one whole page gives them (id, token, start, end)."""
+    path = tmp_path_factory.mktemp("figs") / "memory.sqlite3"
+    service = MemoryService(path, config=MemoryConfig(max_results=50, recall_chars=64000))
+    drawn = random.Random(18)
+    for _ in range(20):
+        words = drawn.choices(["fig", "FIG,", "a", "b", "figs"], k=drawn.randint(1, 6))
+        one_message(service, " ".join(words))
+    whole = service.word_instances("fig", limit=50)
+    assert whole.next_offset is None and whole.total == len(whole.instances) > 15
+    return service, [(i.id, i.token_index, i.start, i.end) for i in whole.instances]
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(offset=st.integers(0, 55), limit=st.integers(1, 50))
+def test_any_page_is_its_slice_of_every_instance(
+    figs: tuple[MemoryService, list[tuple]], offset: int, limit: int
+) -> None:
+    service, whole = figs
+    page = service.word_instances("fig", offset=offset, limit=limit)
+    places = [(i.id, i.token_index, i.start, i.end) for i in page.instances]
+    assert places == whole[offset : offset + limit] and page.total == len(whole)
+
+
 def test_pages_stay_within_recall_chars(db_path: Path) -> None:
     service = MemoryService(db_path, config=MemoryConfig(max_results=50, recall_chars=1024))
     for n in range(12):
