@@ -51,12 +51,29 @@ def token_pattern(join_cjk: bool) -> re.Pattern[str]:
     The negated classes match any non-BMP character, and :func:`bmp_text` leaves none. A run
     of diacritics is passed over in linear time: a match fails at once on each of them.
     """
+    cjk_class, other = token_classes()
+    joined = "+" if join_cjk else ""
+    return re.compile(rf"(?P<run>[{cjk_class}]{joined})|{other}")
+
+
+@functools.cache
+def index_token_pattern() -> re.Pattern[str]:
+    """Finds the tokens of the index form of a text rewritten by :func:`bmp_text`, in order:
+    each CJK character, an empty match (the boundary token) after each run of them, and the
+    other tokens as :func:`token_pattern` finds them. A regular expression walks the text in
+    C, where a loop over a run's characters took most of ``word_instances``' Python time."""
+    cjk_class, other = token_classes()
+    return re.compile(rf"[{cjk_class}]|(?<=[{cjk_class}])(?![{cjk_class}])|{other}")
+
+
+@functools.cache
+def token_classes() -> tuple[str, str]:
+    """The class of the CJK characters, and the pattern of any other token: a maximal run of
+    token characters from its first character the fold keeps (see :func:`token_pattern`)."""
     roles = bmp_roles()
-    cjk_class = char_class(roles, "c")
     ends = char_class(roles, ".c")  # what ends a run: separators and CJK characters
     starts = char_class(roles, ".mc")  # what a run's first character is not
-    joined = "+" if join_cjk else ""
-    return re.compile(rf"(?P<run>[{cjk_class}]{joined})|[^{starts}][^{ends}]*")
+    return char_class(roles, "c"), f"[^{starts}][^{ends}]*"
 
 
 @functools.cache
@@ -113,14 +130,8 @@ def tokenize(text: str) -> list[str]:
 def index_spans(text: str) -> Iterator[tuple[int, int]]:
     """The original ``[start, end)`` of each token of the index form of ``text``, in the
     order (the token positions) SQLite gives them: a boundary token as the empty span at the
-    end of its run."""
-    for match in token_pattern(True).finditer(bmp_text(text)):
-        start, end = match.span()
-        if match.lastgroup == "run":  # a character a token, then the boundary token
-            yield from zip(range(start, end), range(start + 1, end + 1), strict=True)
-            yield end, end
-        else:
-            yield start, end
+    end of its run (see :func:`index_token_pattern`)."""
+    return map(re.Match.span, index_token_pattern().finditer(bmp_text(text)))
 
 
 def spans_at(text: str, positions: Sequence[int], width: int) -> list[tuple[int, int]]:
