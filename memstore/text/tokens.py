@@ -42,7 +42,7 @@ def bmp_roles() -> str:
 @functools.cache
 def token_pattern(join_cjk: bool) -> re.Pattern[str]:
     """Finds the tokens of a text rewritten by :func:`bmp_text`: each CJK character (each
-    run of them when ``join_cjk``: the group ``run``), and each maximal run of other token
+    run of them when ``join_cjk``), and each maximal run of other token
     characters from its first character the fold keeps, as SQLite's own offsets start a
     token (diacritics before it are no part of it, and diacritics alone no token).
 
@@ -53,7 +53,7 @@ def token_pattern(join_cjk: bool) -> re.Pattern[str]:
     """
     cjk_class, other = token_classes()
     joined = "+" if join_cjk else ""
-    return re.compile(rf"(?P<run>[{cjk_class}]{joined})|{other}")
+    return re.compile(rf"[{cjk_class}]{joined}|{other}")
 
 
 @functools.cache
