@@ -489,6 +489,7 @@ def test_all_mode_ranks_the_same_with_its_parts_bounded_to_the_selection(
     MemoryService(db_path).recall("warm up")  # migrated
     tiers = ranking_tiers("cat dog", "all")
     assert all(part.within == build_match("cat dog", "all") for part in tiers[0][:2])
+    bounds: list[int] = []  # per call, how many parts were bounded
 
     def hits() -> list[tuple[str, float]]:
         with sqlite3.connect(db_path) as connection:
@@ -498,8 +499,6 @@ def test_all_mode_ranks_the_same_with_its_parts_bounded_to_the_selection(
             bounds.append(sum(") AND (" in match for match, *_ in weighted))
             found = recall_sql.history_hits(connection, "cat dog", "all", RecallFilters())
             return [(hit.content, hit.rank) for hit in found]
-
-    bounds: list[int] = []
 
     bounded = hits()
     monkeypatch.setattr(ranking, "BOUND_RATIO", 10**9)  # no part bounded: scored alone

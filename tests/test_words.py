@@ -570,8 +570,8 @@ def test_pages_of_any_size_give_every_instance_once_at_its_place(db_path: Path, 
 
 @pytest.fixture(scope="module")
 def figs(tmp_path_factory: pytest.TempPathFactory) -> tuple[MemoryService, list[tuple]]:
-    """20 messages of random words, "fig" among them (some as "FIG,"), and
-    every instance of "fig" as the one whole page gives them (id, token, start, end)."""
+    """20 messages of random words, "fig" among them (some as "FIG,"), and every instance of
+    "fig" as the one whole page gives them (id, token, start, end)."""
     path = tmp_path_factory.mktemp("figs") / "memory.sqlite3"
     service = MemoryService(path, config=MemoryConfig(max_results=50, recall_chars=64000))
     drawn = random.Random(18)
