@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
 import time
@@ -11,7 +12,7 @@ import pytest
 from sqlalchemy import text
 
 from memstore import Fts5Unavailable, MemoryService, StoreBusy, StoreError
-from memstore.store import engine as db_module
+from memstore.store import connections
 from memstore.store.database import Database
 
 
@@ -60,6 +61,46 @@ def test_an_error_inside_a_sqlite_write_unit_rolls_everything_back(service: Memo
         assert connection.execute("SELECT count(*) FROM deleted_sources").fetchone() == (0,)
     # the pooled connections are clean: the next write takes the lock and lands
     assert service.record_message(session.id, "user", "after the errors") is not None
+
+
+def test_the_pool_serves_more_units_at_once_than_it_keeps_and_keeps_the_newest(
+    db_path: Path,
+) -> None:
+    opened: list[sqlite3.Connection] = []
+
+    def open_connection() -> sqlite3.Connection:
+        opened.append(connections.connect(db_path))
+        return opened[-1]
+
+    pool = connections.ConnectionPool(open_connection)
+    with contextlib.ExitStack() as stack:
+        held = [stack.enter_context(pool.connection()) for _ in range(6)]
+        assert len(set(map(id, held))) == 6  # none handed out twice
+    # six came back, the last first: the first four returned are kept open, the others closed
+    with pool.connection() as connection:
+        assert connection is held[2]  # last in, first out
+    for closed in held[:2]:
+        with pytest.raises(sqlite3.ProgrammingError, match="closed"):
+            closed.execute("SELECT 1")
+    pool.close()
+    for idle in held[2:]:
+        with pytest.raises(sqlite3.ProgrammingError, match="closed"):
+            idle.execute("SELECT 1")
+    with pool.connection() as connection:  # a closed pool opens new connections
+        assert connection.execute("SELECT 1").fetchone() == (1,)
+    assert len(opened) == 7
+
+
+def test_an_orm_error_is_translated_like_a_sqlite_one(db_path: Path) -> None:
+    # ORM sessions run on SQLAlchemy, which wraps SQLite's exception; the store still raises
+    # its own error, the one a pooled unit gives
+    database = Database(db_path)
+    insert = "INSERT INTO deleted_sources (source_ref, deleted_at) VALUES ('a', 'b')"
+    with pytest.raises(StoreError, match="UNIQUE constraint"), database.orm_session() as session:
+        session.execute(text(insert))
+        session.execute(text(insert))
+    with database.read() as connection:
+        assert connection.execute("SELECT count(*) FROM deleted_sources").fetchone() == (0,)
 
 
 def test_concurrent_read_then_write_transactions_land_or_fail_only_with_store_busy(
@@ -116,14 +157,14 @@ def test_sqlite_without_fts5_gets_a_clear_error(
     db_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Simulate a build without FTS5 by probing for a module that no SQLite has.
-    monkeypatch.setattr(db_module, "FTS5_PROBE", "CREATE VIRTUAL TABLE p USING fts_absent(x)")
+    monkeypatch.setattr(connections, "FTS5_PROBE", "CREATE VIRTUAL TABLE p USING fts_absent(x)")
     with pytest.raises(Fts5Unavailable, match="has no FTS5.*install a Python"):
         MemoryService(db_path).health()
     assert not db_path.exists()
 
 
 def test_an_old_sqlite_gets_a_clear_error(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(db_module, "MIN_SQLITE", (99, 0, 0))
+    monkeypatch.setattr(connections, "MIN_SQLITE", (99, 0, 0))
     with pytest.raises(Fts5Unavailable, match=r"older than 99\.0\.0, which memstore needs"):
         MemoryService(db_path).health()
     assert not db_path.exists()

@@ -57,7 +57,7 @@ def test_help_and_usage_errors_import_neither_the_service_nor_its_libraries(
     assert heavy == []
 
 
-def test_recall_on_an_up_to_date_database_imports_no_alembic_and_no_guard(
+def test_recall_on_an_up_to_date_database_imports_no_sqlalchemy_alembic_or_guard(
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "memory.sqlite3"
@@ -68,8 +68,8 @@ def test_recall_on_an_up_to_date_database_imports_no_alembic_and_no_guard(
     heavy, out = loaded("--database", str(path), "recall", "zebra")
     assert json.loads(out)["conversations"][0]["messages"][0]["content"] == "the zebra crossed"
     assert "alembic" not in heavy and "detect_secrets" not in heavy
+    assert "sqlalchemy" not in heavy  # the store's own pool serves every unit of work
     assert "memstore.adapters.cli.views" not in heavy  # piped: JSON, no text view
-    assert "sqlalchemy" in heavy  # still: the store's connections come from its pool
 
 
 def test_a_pending_migration_still_runs_through_alembic(tmp_path: Path) -> None:
@@ -77,4 +77,4 @@ def test_a_pending_migration_still_runs_through_alembic(tmp_path: Path) -> None:
         "--database", str(tmp_path / "new.sqlite3"), "remember", "zebras are striped"
     )
     assert json.loads(out)["content"] == "zebras are striped"
-    assert "alembic" in heavy and "detect_secrets" in heavy
+    assert "alembic" in heavy and "sqlalchemy" in heavy and "detect_secrets" in heavy

@@ -26,7 +26,7 @@ from pathlib import Path
 from memstore import files
 from memstore.errors import BackupExists, StoreError
 from memstore.store import probe
-from memstore.store.engine import BUSY_TIMEOUT_MS
+from memstore.store.connections import BUSY_TIMEOUT_MS
 
 try:
     import fcntl

@@ -1,12 +1,13 @@
 """One database file: checked and upgraded lazily, then read and written in units of work.
 
-Every unit of work runs its textual SQL on a pooled ``sqlite3`` connection
+Every unit of work runs its textual SQL on a ``sqlite3`` connection from the store's pool
 (:meth:`Database.read`, :meth:`Database.write`): a SQLAlchemy ORM unit of work cost about
 0.3 ms of Python per call whatever it ran, measured as most of the time of the hottest calls
 (``make bench``). Write units begin with ``BEGIN IMMEDIATE``, taking the write lock up front
 (:mod:`memstore.store.write_lock`), so a read-then-write transaction waits for the lock
-instead of failing midway. The ORM
-models stay what Alembic compares and the test factories write (:meth:`Database.orm_session`).
+instead of failing midway. SQLAlchemy is imported only to upgrade the schema (Alembic runs on
+it) and for the ORM sessions the test factories write models with
+(:meth:`Database.orm_session`); the ORM models stay what Alembic compares.
 """
 
 from __future__ import annotations
@@ -17,22 +18,17 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from sqlite3 import Connection
-
-from sqlalchemy import Engine
-from sqlalchemy.orm import Session
+from typing import TYPE_CHECKING
 
 from memstore import files
 from memstore.errors import FileError, StoreError, StoreReadOnly
 from memstore.store import migrations, probe
-from memstore.store.engine import (
-    make_engine,
-    pooled_sqlite,
-    raw_sqlite,
-    require_fts5,
-    switch_to_wal,
-)
+from memstore.store.connections import ConnectionPool, connect, require_fts5, switch_to_wal
 from memstore.store.sqlite_errors import translate_errors
 from memstore.store.write_lock import begin_immediate
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
 
 log = logging.getLogger(__name__)
 
@@ -62,17 +58,17 @@ class Database:
         files.nameable(path)
         self.path = Path(path)
         self.migrations = migrations
-        self._engine: Engine | None = None
+        self._pool: ConnectionPool | None = None
         self._lock = threading.Lock()
         self.read_only: str | None = None
         """Why the file is opened read-only, or None when it can be written."""
 
     @property
-    def engine(self) -> Engine:
-        """The engine, once :meth:`ensure_schema` has opened the file."""
+    def pool(self) -> ConnectionPool:
+        """The pool of connections, once :meth:`ensure_schema` has opened the file."""
         self.ensure_schema()
-        assert self._engine is not None
-        return self._engine
+        assert self._pool is not None
+        return self._pool
 
     @contextmanager
     def write(self) -> Iterator[Connection]:
@@ -109,9 +105,8 @@ class Database:
 
     @contextmanager
     def _unit(self, begin: Callable[[Connection], None], *, commit: bool) -> Iterator[Connection]:
-        engine = self.engine
-        with translate_errors(self.path):
-            pooled, connection = pooled_sqlite(engine)
+        pool = self.pool
+        with translate_errors(self.path), pool.connection() as connection:
             try:
                 begin(connection)
                 try:
@@ -123,16 +118,22 @@ class Database:
             finally:
                 if connection.in_transaction:  # a failed COMMIT
                     connection.rollback()
-                pooled.close()
 
     @contextmanager
     def orm_session(self) -> Iterator[Session]:
         """An ORM session in a write transaction that commits on success: for the test
         factories, which write ORM models; memstore's own code uses :meth:`write`."""
+        from sqlalchemy.orm import Session
+
+        from memstore.store.engine import make_engine
+
         self._require_writable()
-        immediate = self.engine.execution_options(memstore_begin="IMMEDIATE")
-        with translate_errors(self.path), Session(immediate) as session, session.begin():
-            yield session
+        engine = make_engine(self.path).execution_options(memstore_begin="IMMEDIATE")
+        try:
+            with translate_errors(self.path), Session(engine) as session, session.begin():
+                yield session
+        finally:
+            engine.dispose()
 
     def ensure_schema(self) -> None:
         """Check the file, then create or upgrade the schema once, every pending revision in
@@ -147,14 +148,14 @@ class Database:
             StoreReadOnly: If a read-only file needs an upgrade.
             StoreError: If the file or its folder cannot be created.
         """
-        if self._engine is not None:
+        if self._pool is not None:
             return
         with self._lock:
-            if self._engine is None:
+            if self._pool is None:
                 require_fts5()
-                self._engine = self._open()
+                self._pool = self._open()
 
-    def _open(self) -> Engine:
+    def _open(self) -> ConnectionPool:
         if str(self.path) == ":memory:":
             raise FileError(
                 ":memory:",
@@ -172,20 +173,20 @@ class Database:
                 raise StoreReadOnly(
                     str(self.path), f"{self.read_only}; it needs an upgrade to version {code}"
                 )
-            return make_engine(self.path, read_only=True)
-        return self._writable_engine(upgrade, known, code)
+            return ConnectionPool(lambda: connect(self.path, read_only=True))
+        return self._writable_pool(upgrade, known, code)
 
-    def _writable_engine(self, upgrade: bool, known: dict[str, int], code: int) -> Engine:
-        engine = make_engine(self.path)
+    def _writable_pool(self, upgrade: bool, known: dict[str, int], code: int) -> ConnectionPool:
+        pool = ConnectionPool(lambda: connect(self.path))
         try:
             with translate_errors(self.path):
-                switch_to_wal(engine)
+                switch_to_wal(pool)
                 if upgrade:
-                    self._upgrade(engine, known, code)
+                    self._upgrade(known, code)
         except BaseException:
-            engine.dispose()
+            pool.close()
             raise
-        return engine
+        return pool
 
     def _create(self) -> None:
         try:
@@ -197,15 +198,21 @@ class Database:
                 "writable location with --database or the configuration's database setting."
             ) from error
 
-    def _upgrade(self, engine: Engine, known: dict[str, int], code: int) -> None:
+    def _upgrade(self, known: dict[str, int], code: int) -> None:
         """Apply the pending revisions in one IMMEDIATE transaction, checking the schema again
         once the write lock is held (another process may have upgraded it, or written
-        another application's tables, meanwhile)."""
-        with engine.execution_options(memstore_begin="IMMEDIATE").begin() as connection:
-            schema = probe.schema_of(raw_sqlite(connection))
-            if probe.pending(schema, self.path, known, code):
-                log.info("upgrading %s to schema version %d", self.path, code)
-                migrations.upgrade(connection, self.migrations)
+        another application's tables, meanwhile). Alembic runs on SQLAlchemy, imported here."""
+        from memstore.store.engine import make_engine, raw_sqlite
+
+        engine = make_engine(self.path).execution_options(memstore_begin="IMMEDIATE")
+        try:
+            with engine.begin() as connection:
+                schema = probe.schema_of(raw_sqlite(connection))
+                if probe.pending(schema, self.path, known, code):
+                    log.info("upgrading %s to schema version %d", self.path, code)
+                    migrations.upgrade(connection, self.migrations)
+        finally:
+            engine.dispose()
 
     def holds_store(self) -> bool | None:
         """Whether the file holds a memstore database, examined without creating or changing
@@ -227,5 +234,5 @@ class Database:
 
     def dispose(self) -> None:
         """Close the pooled connections (a later call opens new ones)."""
-        if self._engine is not None:
-            self._engine.dispose()
+        if self._pool is not None:
+            self._pool.close()

@@ -12,10 +12,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from sqlalchemy.exc import DatabaseError
-
 from memstore.errors import MemstoreError, StoreBusy, StoreDamaged, StoreError, StoreReadOnly
-from memstore.store.engine import BUSY_TIMEOUT_MS
+from memstore.store.connections import BUSY_TIMEOUT_MS
 
 
 @contextmanager
@@ -24,18 +22,30 @@ def translate_errors(path: Path | None = None) -> Iterator[None]:
     StoreReadOnly, other operational errors into StoreError, constraint and interface errors
     (bugs or races) into StoreError, and a file that is not a database (or is damaged) into
     StoreDamaged, whether SQLite's error comes wrapped by SQLAlchemy or straight from
-    ``sqlite3``."""
+    ``sqlite3``; any other exception passes unchanged."""
     try:
         yield
-    except (DatabaseError, sqlite3.DatabaseError) as error:
-        raise translated(error, path) from error
+    except Exception as error:
+        cause = sqlite_cause(error)
+        if cause is None:
+            raise
+        raise translated(cause, path) from error
 
 
-def translated(error: DatabaseError | sqlite3.DatabaseError, path: Path | None) -> MemstoreError:
-    """The memstore error standing for SQLite's ``error`` on the file at ``path``."""
-    cause = error.orig if isinstance(error, DatabaseError) else error
+def sqlite_cause(error: BaseException) -> sqlite3.DatabaseError | None:
+    """SQLite's own exception in ``error``: the error itself, or the one SQLAlchemy wraps as
+    its ``orig`` (found by that attribute, so that this module never imports SQLAlchemy:
+    it runs only for migrations and ORM sessions); None for any other error."""
+    for candidate in (error, getattr(error, "orig", None)):
+        if isinstance(candidate, sqlite3.DatabaseError):
+            return candidate
+    return None
+
+
+def translated(cause: sqlite3.DatabaseError, path: Path | None) -> MemstoreError:
+    """The memstore error standing for SQLite's error ``cause`` on the file at ``path``."""
     if isinstance(cause, sqlite3.OperationalError):
-        if is_busy(error):
+        if is_busy(cause):
             return StoreBusy(
                 f"The database stayed locked by another writer for over {BUSY_TIMEOUT_MS} "
                 "ms; retry in a moment."
@@ -55,10 +65,9 @@ def translated(error: DatabaseError | sqlite3.DatabaseError, path: Path | None) 
     )
 
 
-def is_busy(error: DatabaseError | sqlite3.DatabaseError) -> bool:
+def is_busy(error: sqlite3.DatabaseError) -> bool:
     """Whether SQLite gave up waiting for a lock ("database is locked" / "busy")."""
-    cause = error.orig if isinstance(error, DatabaseError) else error
-    message = str(cause)
-    return isinstance(cause, sqlite3.OperationalError) and (
+    message = str(error)
+    return isinstance(error, sqlite3.OperationalError) and (
         "locked" in message or "busy" in message
     )

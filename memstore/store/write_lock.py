@@ -14,7 +14,7 @@ from __future__ import annotations
 import sqlite3
 import time
 
-from memstore.store.engine import BUSY_TIMEOUT_MS
+from memstore.store.connections import BUSY_TIMEOUT_MS
 from memstore.store.sqlite_errors import is_busy
 
 RETRY_SECONDS = 0.001

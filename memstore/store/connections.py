@@ -1,0 +1,117 @@
+"""SQLite connections with memstore's settings, and the small pool every unit of work uses.
+
+Every connection gets ``foreign_keys``, ``secure_delete`` and a 500 ms busy timeout, and
+issues ``BEGIN`` itself. Each unit of work checks a connection out of the pool for just its
+duration, so no connection is ever used by two threads at once. Pooling matters for speed:
+closing the last connection to a WAL database checkpoints and deletes the WAL, which per
+unit of work doubled the cost of an import.
+
+The pool is this module's few lines over a standard-library queue, not SQLAlchemy's: its
+import alone took 0.2 s of every command (issue 18's start-up). SQLAlchemy engines are built
+on :func:`connect` only for Alembic and the ORM (:mod:`memstore.store.engine`).
+"""
+
+from __future__ import annotations
+
+import queue
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from memstore.errors import Fts5Unavailable
+from memstore.store import probe
+
+BUSY_TIMEOUT_MS = 500
+FTS5_PROBE = "CREATE VIRTUAL TABLE probe USING fts5(x)"
+IDLE_CONNECTIONS = 4
+"""The most connections the pool keeps open between units of work; more are opened when
+more units run at once, and closed as they end."""
+MIN_SQLITE = (3, 35, 0)
+PRAGMAS = (
+    f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}",
+    "PRAGMA foreign_keys = ON",
+    "PRAGMA secure_delete = ON",
+)
+TO_WAL = "PRAGMA journal_mode = WAL"
+
+
+def connect(path: str | Path, *, read_only: bool = False) -> sqlite3.Connection:
+    """A new connection to the database file at ``path`` with memstore's settings, in
+    autocommit mode (memstore issues ``BEGIN`` itself); with ``read_only``, one that cannot
+    write (see :func:`probe.reader_uri`). Any thread may use it, one at a time."""
+    if read_only:
+        connection = sqlite3.connect(
+            probe.reader_uri(Path(path)), uri=True, check_same_thread=False
+        )
+    else:
+        connection = sqlite3.connect(path, check_same_thread=False)
+    try:
+        connection.isolation_level = None
+        for pragma in PRAGMAS:
+            connection.execute(pragma)
+    except BaseException:
+        connection.close()
+        raise
+    return connection
+
+
+class ConnectionPool:
+    """Connections to one file, opened by ``open_connection`` when none is idle; at most
+    :data:`IDLE_CONNECTIONS` are kept open between units of work (last in, first out)."""
+
+    def __init__(self, open_connection: Callable[[], sqlite3.Connection]) -> None:
+        self._open = open_connection
+        self._idle: queue.LifoQueue[sqlite3.Connection] = queue.LifoQueue(IDLE_CONNECTIONS)
+
+    @contextmanager
+    def connection(self) -> Iterator[sqlite3.Connection]:
+        """A connection for the duration of the block, returned to the pool after it. The
+        caller ends any transaction it began."""
+        try:
+            connection = self._idle.get_nowait()
+        except queue.Empty:
+            connection = self._open()
+        try:
+            yield connection
+        finally:
+            try:
+                self._idle.put_nowait(connection)
+            except queue.Full:
+                connection.close()
+
+    def close(self) -> None:
+        """Close the idle connections (one in use is kept when it comes back)."""
+        while True:
+            try:
+                self._idle.get_nowait().close()
+            except queue.Empty:
+                return
+
+
+def switch_to_wal(pool: ConnectionPool) -> None:
+    """Put the database in WAL mode (outside any transaction, as the switch must be)."""
+    with pool.connection() as connection:
+        connection.execute(TO_WAL)
+
+
+def require_fts5() -> None:
+    """Raise :class:`Fts5Unavailable` if Python's SQLite library lacks FTS5, or is older than
+    3.35 (memstore's SQL uses MATERIALIZED common table expressions and UPDATE ... FROM)."""
+    if sqlite3.sqlite_version_info < MIN_SQLITE:
+        needed = ".".join(map(str, MIN_SQLITE))
+        raise Fts5Unavailable(
+            f"This Python's SQLite {sqlite3.sqlite_version} is older than {needed}, which "
+            "memstore needs; install a newer Python (python.org builds bundle a recent SQLite)."
+        )
+    probe_db = sqlite3.connect(":memory:")
+    try:
+        probe_db.execute(FTS5_PROBE)
+    except sqlite3.OperationalError as error:
+        raise Fts5Unavailable(
+            f"This Python's SQLite {sqlite3.sqlite_version} has no FTS5 ({error}); install a "
+            "Python whose sqlite3 module is built with FTS5 (the python.org and most Linux "
+            "builds are)."
+        ) from error
+    finally:
+        probe_db.close()
