@@ -132,11 +132,14 @@ def test_every_code_point_is_classed_by_its_table_role() -> None:
 
 
 def test_the_fold_drops_exactly_the_characters_with_a_combining_class() -> None:
-    # combining_pattern holds the BMP's; fold takes another path for text beyond the BMP.
+    # combining_pattern holds the BMP's; fold takes another path for short text, and for
+    # text beyond the BMP.
     bmp = "".join(map(chr, range(0x10000)))
     dropped = "".join(combining_pattern().findall(bmp))
     assert dropped == "".join(c for c in bmp if unicodedata.combining(c))
     assert fold("E\u0301\U0001d165x\U0001e94a\U0001f600") == "ex\U0001f600"
+    marked = "E\u0301" * 150  # longer than SHORT_FOLD_CHARS: folded by the pattern
+    assert fold(marked) == "e" * 150 == fold(marked + "\U0001d165")
 
 
 @settings(max_examples=500, deadline=None)
