@@ -11,25 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any, Unpack
+from typing import TYPE_CHECKING, Any, Unpack
 
 from memstore import schemas
 from memstore.arguments import checked
-from memstore.concerns import (
-    backup,
-    context,
-    diary,
-    export,
-    health,
-    history,
-    import_files,
-    importing,
-    memories,
-    memory_import,
-    reading,
-    recall,
-    words,
-)
 from memstore.concerns.memory_rules import Fields, MemoryChanges, MemoryFields, Origins
 from memstore.concerns.pages import page_limit
 from memstore.config import PageSize
@@ -44,6 +29,39 @@ from memstore.kinds import (
     TransferScope,
 )
 from memstore.queries import FilterArguments, RecallFilters, WordArguments, WordQuery
+
+if TYPE_CHECKING:
+    from memstore.concerns import (
+        backup,
+        context,
+        diary,
+        export,
+        health,
+        history,
+        import_files,
+        importing,
+        memories,
+        memory_import,
+        reading,
+        recall,
+        words,
+    )
+else:  # each concern is imported when a method first calls it: a command pays for its own
+    from memstore.lazy_modules import LazyModule
+
+    backup = LazyModule("memstore.concerns.backup")
+    context = LazyModule("memstore.concerns.context")
+    diary = LazyModule("memstore.concerns.diary")
+    export = LazyModule("memstore.concerns.export")
+    health = LazyModule("memstore.concerns.health")
+    history = LazyModule("memstore.concerns.history")
+    import_files = LazyModule("memstore.concerns.import_files")
+    importing = LazyModule("memstore.concerns.importing")
+    memories = LazyModule("memstore.concerns.memories")
+    memory_import = LazyModule("memstore.concerns.memory_import")
+    reading = LazyModule("memstore.concerns.reading")
+    recall = LazyModule("memstore.concerns.recall")
+    words = LazyModule("memstore.concerns.words")
 
 
 class MemoryService(StoreHandle):
@@ -138,7 +156,7 @@ class MemoryService(StoreHandle):
         *,
         speakers: Mapping[str, str],
         include_tail: bool = False,
-        progress: importing.Progress | None = None,
+        progress: schemas.ImportProgress | None = None,
     ) -> schemas.ImportReport:
         """Import daily Markdown logs (LOGFORMAT.md): files, or folders' ``*.md`` files;
         ``speakers`` maps names (without case) to roles; ``progress`` gets each file's report.

@@ -7,7 +7,6 @@ import json
 import sqlite3
 import subprocess
 import sys
-import tempfile
 from collections.abc import Callable
 from contextlib import closing
 from datetime import UTC, datetime, timedelta, timezone
@@ -28,7 +27,12 @@ MINUS_FIVE = timezone(timedelta(hours=-5))
 EARLIEST = datetime(1, 1, 1, tzinfo=PLUS_FIVE)  # year 0 in UTC
 LATEST = datetime(9999, 12, 31, 23, 59, 59, tzinfo=MINUS_FIVE)  # year 10000 in UTC
 Call = Callable[[MemoryService], Any]
-SHARED_STORE = Path(tempfile.mkdtemp(prefix="memstore-arguments-")) / "memory.sqlite3"
+
+
+@pytest.fixture(scope="module")
+def shared_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One file for a test hypothesis runs many times (pytest removes it, unlike mkdtemp)."""
+    return tmp_path_factory.mktemp("arguments") / "memory.sqlite3"
 
 
 @pytest.fixture
@@ -92,8 +96,10 @@ def test_wrong_types_are_invalid_input_naming_the_argument(
         st.none(), st.booleans(), st.floats(), st.binary(), st.lists(st.integers()), st.text()
     )
 )
-def test_any_value_for_limit_is_accepted_or_invalid_input(value: object) -> None:
-    service = MemoryService(SHARED_STORE)  # hypothesis runs this many times: one file
+def test_any_value_for_limit_is_accepted_or_invalid_input(
+    shared_store: Path, value: object
+) -> None:
+    service = MemoryService(shared_store)
     try:
         service.list_memories(limit=value)  # type: ignore[arg-type]
     except InvalidInput as error:

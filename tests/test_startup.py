@@ -78,3 +78,51 @@ def test_a_pending_migration_still_runs_through_alembic(tmp_path: Path) -> None:
     )
     assert json.loads(out)["content"] == "zebras are striped"
     assert "alembic" in heavy and "sqlalchemy" in heavy and "detect_secrets" in heavy
+
+
+AGENT_RECALL = """
+import json, sys
+from memstore import MemoryService
+service = MemoryService(sys.argv[1])
+found = service.recall("zebra").conversations[0].messages[0].content
+concerns = sorted(name for name in sys.modules if name.startswith("memstore.concerns."))
+print(json.dumps([found, concerns, "sqlalchemy" in sys.modules]))
+"""
+
+
+def test_a_service_call_imports_its_own_concerns_and_not_the_others(tmp_path: Path) -> None:
+    path = tmp_path / "memory.sqlite3"
+    with MemoryService(path) as service:
+        service.record_message(service.start_session().id, "user", "the zebra crossed")
+    completed = subprocess.run(
+        [sys.executable, "-c", AGENT_RECALL, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    found, concerns, sqlalchemy = json.loads(completed.stdout)
+    assert found == "the zebra crossed" and not sqlalchemy
+    assert "memstore.concerns.recall" in concerns
+    for other in ("backup", "diary", "export", "importing", "memory_import", "health"):
+        assert f"memstore.concerns.{other}" not in concerns
+
+
+def test_a_lazy_module_imports_once_when_threads_first_read_it_at_once() -> None:
+    # a module no test has imported yet, read by eight threads together
+    name = "memstore.transfer.problems"
+    child = f"""
+import sys, threading
+from memstore.lazy_modules import LazyModule
+lazy = LazyModule({name!r})
+assert {name!r} not in sys.modules
+found = []
+threads = [threading.Thread(target=lambda: found.append(lazy.__name__)) for _ in range(8)]
+for thread in threads: thread.start()
+for thread in threads: thread.join()
+print(found.count({name!r}), repr(lazy))
+"""
+    completed = subprocess.run(
+        [sys.executable, "-c", child], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert completed.stdout.split() == ["8", "<LazyModule", f"{name}>"]

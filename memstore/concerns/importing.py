@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from memstore import files
@@ -26,12 +26,11 @@ from memstore.concerns import import_files, import_records
 from memstore.concerns.import_files import LoadedLog
 from memstore.errors import ImportRejected, InvalidInput
 from memstore.repository import bulk_index
-from memstore.schemas import FileImport, ImportReport
+from memstore.schemas import FileImport, ImportProgress, ImportReport
 from memstore.store.database import Database
 from memstore.store.savepoints import savepoint
 from memstore.times import utc_now
 
-Progress = Callable[[FileImport], None]
 BATCH_RECORDS = 2000
 """Records read, imported or not, after which a batch's transaction is committed (its last
 file completes it): the work of a batch is reading its records, whether they are new."""
@@ -48,7 +47,7 @@ def import_markdown(
     paths: Iterable[str | Path],
     speakers: Mapping[str, str],
     include_tail: bool,
-    progress: Progress | None,
+    progress: ImportProgress | None,
 ) -> ImportReport:
     """Import daily Markdown logs (LOGFORMAT.md), each file whole or not at all.
 

@@ -36,6 +36,7 @@ from memstore.schemas.reports import (
     FileImport,
     FtsCheck,
     HealthReport,
+    ImportProgress,
     ImportReport,
     ImportWarning,
 )
@@ -52,6 +53,7 @@ __all__ = [
     "FileImport",
     "FtsCheck",
     "HealthReport",
+    "ImportProgress",
     "ImportReport",
     "ImportWarning",
     "Instance",

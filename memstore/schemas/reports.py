@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import Field
@@ -39,6 +40,10 @@ class FileImport(Result):
     unknown_speakers: dict[str, int] = Field(default_factory=dict)
     """Records not imported because no ``--speaker`` option maps their speaker: name ->
     records (the first 100 names)."""
+
+
+ImportProgress = Callable[[FileImport], None]
+"""What an import calls with each file's report as that file completes."""
 
 
 class ImportReport(Result):
