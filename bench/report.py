@@ -1,4 +1,4 @@
-"""Step 10: the printed report: the machine, the data, the chosen cases, the step times, then
+"""Step 11: the printed report: the machine, the data, the chosen cases, the step times, then
 one table of throughput, p50 latencies and peak memory, memstore against raw."""
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from bench.peak import PeakMemory
 from bench.recall import UNCLIPPED_CHARS, RecallTimes
 from bench.records import RecordTimes
 from bench.remember import BENCH_KEY, RememberTimes
+from bench.startup import StartupTimes
 from bench.timing import Steps
 from bench.words import InstancesTimes, WordsTimes
 
@@ -118,6 +119,7 @@ class Results:
     remembers: RememberTimes
     contexts: ContextTimes
     peak: PeakMemory
+    startup: StartupTimes
 
     def rows(self) -> list[Row]:
         """The table's rows, in the order of the run."""
@@ -142,6 +144,23 @@ class Results:
         rows.append(p50("remember", self.remembers))
         rows.append(p50("context", self.contexts))
         rows.append(Row("import 16 MiB log peak MiB", *self.peak.net(), "memory"))
+        startup = self.startup
+        rows += [
+            Row(
+                "memstore --help / import sqlite3 p50 ms",
+                startup.help_ms,
+                startup.sqlite_ms,
+                "time",
+                "<= 2",
+            ),
+            Row(
+                "memstore recall WORD / import sqlite3 p50 ms",
+                startup.recall_ms,
+                startup.sqlite_ms,
+                "time",
+                "<= 3",
+            ),
+        ]
         return rows
 
 
@@ -219,16 +238,27 @@ def peak_line(peak: PeakMemory) -> str:
     )
 
 
+def startup_line(startup: StartupTimes) -> str:
+    """The line of the start-up step."""
+    return (
+        f"start-up: fresh processes, start to exit; python -c 'import sqlite3' "
+        f"{startup.sqlite_ms:.1f} ms, memstore --help {startup.help_ms:.1f} ms, memstore "
+        f"recall {startup.word!r} on the imported database {startup.recall_ms:.1f} ms (it "
+        f"printed the word's hits: {yes(startup.found)})"
+    )
+
+
 def report(args: argparse.Namespace, results: Results, steps: Steps) -> str:
     """The printed report: machine, data, chosen cases, step times, then the table."""
     lines = machine_lines(args.scale, results.times.raw_messages, results.times.files)
     lines += [*history_lines(results), *memory_lines(results), peak_line(results.peak)]
+    lines.append(startup_line(results.startup))
     lines.append(steps.line())
     lines.append(
         f"p50 over {args.repeat} interleaved runs after one warm-up; ratio = memstore/raw "
         "(throughput for import: > 1 means memstore faster; time for the p50 rows; peak RSS "
         "above the baseline for the 16 MiB log); targets: issue 18's for import, the plain "
-        "query and the word queries, 1.3 for memstore's own statements replayed"
+        "query, the word queries and start-up, 1.3 for memstore's own statements replayed"
     )
     header = ["", "memstore", "raw", "ratio", "target"]
     return "\n".join([*lines, "", table([header, *(row.cells() for row in results.rows())])])

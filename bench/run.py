@@ -40,7 +40,9 @@ printed to stderr as it finishes, and summed up in the report):
    of a subprocess that only imports memstore and opens the service; against a subprocess
    that reads the file, splits it naively and ``executemany``-inserts the rows, minus one
    that only opens the connection.
-10. Print one table: throughput, p50 latencies and peak memory, memstore against raw, with
+10. Start-up: ``memstore --help`` and ``memstore recall WORD`` (the rare word, on the
+    imported database), each a fresh process, against ``python -c "import sqlite3"``.
+11. Print one table: throughput, p50 latencies and peak memory, memstore against raw, with
     the machine.
 
 Both databases are migrated before the clock starts, so the import times cover only the
@@ -75,6 +77,7 @@ from bench.recall import compare_recalls
 from bench.records import compare_records
 from bench.remember import compare_remembers, remember_writes
 from bench.report import Results, report
+from bench.startup import compare_startup
 from bench.timing import Steps
 from bench.words import compare_all_instances, compare_words, raw_vocab_tables
 from memstore import MemoryService
@@ -118,7 +121,7 @@ class Bench:
 
 
 def measure(bench: Bench) -> tuple[Results, list[str]]:
-    """Steps 2 to 9 on the imported databases: everything measured, and the contents
+    """Steps 2 to 10 on the imported databases: everything measured, and the contents
     (utterances of the manifest) the memory steps drew from."""
     args, steps, service, raw = bench.args, bench.steps, bench.service, bench.raw
     with steps.step("import"):
@@ -148,7 +151,9 @@ def measure(bench: Bench) -> tuple[Results, list[str]]:
         contexts = compare_contexts(bench.work, manifest, contents[:CONTEXT_MEMORIES], args.repeat)
     with steps.step("peak memory"):
         peak = compare_peaks(bench.work, manifest)
-    results = Results(times, recalls, words, instances, records, remembers, contexts, peak)
+    with steps.step("start-up"):
+        startup = compare_startup(bench.work / "memstore.sqlite3", cases[0].text, args.repeat)
+    results = Results(times, recalls, words, instances, records, remembers, contexts, peak, startup)
     return results, contents
 
 
