@@ -1,4 +1,4 @@
-"""Recall's search bounded to the pk range of its time window and session
+"""Recall's search bounded to the pk range of its time window, session and speaker
 (memstore.repository.recall.pk_bounds): the bounds change how much of the index is read,
 never what recall returns, even where pks do not follow time.
 """
@@ -21,12 +21,14 @@ from memstore.repository import recall as search
 START = datetime(2026, 3, 1, tzinfo=UTC)
 DAYS = 20
 WORDS = ("riego", "lavanda", "semillas", "balcón", "tomates")
+SPEAKERS = ("Ana", "Bo", None)
 
 
 @pytest.fixture(scope="module")
 def shuffled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[MemoryService, list[str]]]:
     """Three sessions whose messages were written on random days, stored in another order
-    than they were written (pks do not follow time); the sessions' ids."""
+    than they were written (pks do not follow time), by speakers taking random turns (Bo
+    only in the last 50); the sessions' ids."""
     path = tmp_path_factory.mktemp("bounds") / "memory.sqlite3"
     service = MemoryService(path, config=MemoryConfig(max_results=50))
     rng = random.Random(20261201)
@@ -36,7 +38,8 @@ def shuffled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[MemoryS
         written = START + timedelta(days=rng.randrange(DAYS), minutes=rng.randrange(1440))
         text = f"{rng.choice(WORDS)} {rng.choice(WORDS)} n{n}"
         role = "user" if n % 2 == 0 else "assistant"
-        service.record_message(session, role, text, created_at=written)
+        speaker = rng.choice(SPEAKERS[:1] + SPEAKERS[2:] if n < 100 else SPEAKERS)
+        service.record_message(session, role, text, created_at=written, speaker=speaker)
     yield service, sessions
     service.close()
 
@@ -57,6 +60,7 @@ def shown(result: RecallResult) -> list[tuple[str, list[str]]]:
     first=st.integers(0, DAYS),
     length=st.integers(0, DAYS),
     session=st.sampled_from([None, 0, 1, 2]),
+    speaker=st.sampled_from([None, "Ana", "bo", "Zed"]),
 )
 def test_the_bounds_never_change_what_recall_returns(
     shuffled: tuple[MemoryService, list[str]],
@@ -64,6 +68,7 @@ def test_the_bounds_never_change_what_recall_returns(
     first: int,
     length: int,
     session: int | None,
+    speaker: str | None,
 ) -> None:
     service, sessions = shuffled
     since = START + timedelta(days=first)
@@ -71,6 +76,7 @@ def test_the_bounds_never_change_what_recall_returns(
         "since": since,
         "until": since + timedelta(days=length),
         "session_id": None if session is None else sessions[session],
+        "speaker": speaker,
         "limit": 50,
     }
     bounded = service.recall(word, **query)
@@ -123,3 +129,27 @@ def test_a_session_bounds_the_search_to_its_messages(
     result = service.recall("lavanda", session_id=sessions[1], limit=50)
     assert result.conversations
     assert {c.session_id for c in result.conversations} == {sessions[1]}
+
+
+def test_a_speaker_bounds_the_search_to_the_range_of_their_messages(
+    shuffled: tuple[MemoryService, list[str]],
+) -> None:
+    service, _ = shuffled
+    with service._db.read() as connection:
+        (first, last), none = (
+            connection.execute(
+                "SELECT min(pk), max(pk) FROM messages WHERE speaker = 'Bo'"
+            ).fetchone(),
+            RecallFilters(speaker="Zed"),
+        )
+        assert 100 < first <= last <= 150  # Bo speaks only in the last 50
+        assert search.pk_bounds(connection, RecallFilters(speaker="BO")) == {
+            "low_pk": first,
+            "high_pk": last,
+        }
+        assert search.pk_bounds(connection, none) == {"low_pk": 1, "high_pk": 0}
+    said = service.recall("riego", speaker="bo", limit=50, full=True)
+    assert said.conversations
+    assert all(
+        m.speaker == "Bo" for c in said.conversations for m in c.messages if m.id == c.matched_id
+    )

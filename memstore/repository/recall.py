@@ -165,6 +165,7 @@ WINDOW_PKS = FILTER_PKS.format(
     condition="created_at >= coalesce(:since, '') AND created_at < coalesce(:until, '~')"
 )
 SESSION_PKS = FILTER_PKS.format(condition="session_id = :session_id")
+SPEAKER_PKS = FILTER_PKS.format(condition="speaker = :speaker")  # by its partial index
 BOUNDED_MESSAGES = 20_000  # a filter keeping more is not read: its bounds would save little
 SMALLEST_PK, LARGEST_PK = -(2**63), 2**63 - 1
 # The names among :names that some message's speaker goes by (through its partial index).
@@ -271,9 +272,10 @@ def history_hits(
 
 def pk_bounds(connection: sqlite3.Connection, filters: RecallFilters) -> dict[str, int]:
     """``low_pk`` and ``high_pk``: the narrowest pk range holding every message that the time
-    window and the session of ``filters`` keep, found through their indexes, that search
-    bounds itself to (the whole range without those filters, or when one keeps over
-    :data:`BOUNDED_MESSAGES` messages).
+    window, the session and the speaker of ``filters`` keep, found through their indexes,
+    that search bounds itself to (the whole range without those filters, or when one keeps
+    over :data:`BOUNDED_MESSAGES` messages). A role bounds nothing: it keeps about half the
+    messages, taking turns with the other role, so its range is the whole history.
 
     Rowids are given in the order messages are stored, not written: an import stores a log's
     records together and in file order, so a day or a session of an archive is one short
@@ -283,7 +285,12 @@ def pk_bounds(connection: sqlite3.Connection, filters: RecallFilters) -> dict[st
     low, high = SMALLEST_PK, LARGEST_PK
     params = filters.params() | {"most": BOUNDED_MESSAGES}
     window = filters.since is not None or filters.until is not None
-    for statement, used in ((WINDOW_PKS, window), (SESSION_PKS, filters.session_id is not None)):
+    bounding = (
+        (WINDOW_PKS, window),
+        (SESSION_PKS, filters.session_id is not None),
+        (SPEAKER_PKS, filters.speaker is not None),
+    )
+    for statement, used in bounding:
         if not used:
             continue
         kept, first, last = connection.execute(statement, params).fetchone()
