@@ -91,6 +91,63 @@ def test_the_pool_serves_more_units_at_once_than_it_keeps_and_keeps_the_newest(
     assert len(opened) == 7
 
 
+def test_the_pool_opens_at_most_its_limit_and_the_next_units_wait(db_path: Path) -> None:
+    # found by review: without a limit, 100 threads of one service each opened a connection
+    # and most of their writes gave up after the 500 ms lock wait (none did before)
+    active, most, lock = [0], [0], threading.Lock()
+    pool = connections.ConnectionPool(lambda: connections.connect(db_path))
+
+    def unit() -> None:
+        with pool.connection():
+            with lock:
+                active[0] += 1
+                most[0] = max(most[0], active[0])
+            time.sleep(0.02)
+            with lock:
+                active[0] -= 1
+
+    threads = [threading.Thread(target=unit) for _ in range(3 * connections.MAX_CONNECTIONS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert most[0] == connections.MAX_CONNECTIONS
+
+
+def test_a_unit_that_finds_every_connection_taken_too_long_is_store_busy(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(connections, "MAX_CONNECTIONS", 1)
+    monkeypatch.setattr(connections, "POOL_WAIT_SECONDS", 0.05)
+    pool = connections.ConnectionPool(lambda: connections.connect(db_path))
+    held = pool.connection()
+    with held, pytest.raises(StoreBusy, match="All 1 connections"), pool.connection():
+        pass
+    with pool.connection() as connection:  # the slot came back
+        assert connection.execute("SELECT 1").fetchone() == (1,)
+
+
+def test_many_threads_of_one_service_write_without_store_busy(service: MemoryService) -> None:
+    session = service.start_session().id
+    errors: list[BaseException] = []
+
+    def writer(worker: int) -> None:
+        for n in range(8):
+            try:
+                service.record_message(session, "user", f"worker {worker} message {n}")
+            except BaseException as error:
+                errors.append(error)
+
+    threads = [threading.Thread(target=writer, args=(w,)) for w in range(64)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    stored = service.messages(session, limit=1000)
+    assert [m.sequence for m in stored] == list(range(1, 64 * 8 + 1))
+
+
 def test_an_orm_error_is_translated_like_a_sqlite_one(db_path: Path) -> None:
     # ORM sessions run on SQLAlchemy, which wraps SQLite's exception; the store still raises
     # its own error, the one a pooled unit gives

@@ -3,6 +3,7 @@ are refused untouched, one schema truth, read-only stores, private permissions."
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import pwd
@@ -334,3 +335,30 @@ def test_a_folder_as_config_is_named_as_a_folder(tmp_path: Path) -> None:
     assert completed.returncode == 1
     error = error_of(completed)
     assert error["type"] == "FileError" and "this is a folder" in error["message"]
+
+
+def deleted_files_open() -> int:
+    """File descriptors of this process on files that are gone (Linux's /proc)."""
+    links = [os.readlink(link) for link in Path("/proc/self/fd").iterdir() if link.is_symlink()]
+    return sum(link.endswith(" (deleted)") for link in links)
+
+
+def test_a_read_only_check_closes_its_scratch_copy(read_only_store: Path) -> None:
+    # found by review: each check left the copy's file, -wal and -shm open until a
+    # garbage collection
+    if not Path("/proc/self/fd").is_dir():
+        pytest.skip("needs /proc/self/fd")
+
+    def work() -> list[int]:
+        gc.disable()
+        try:
+            before = deleted_files_open()  # pytest's own capture files, say
+            service = MemoryService(read_only_store)
+            reports = [service.health() for _ in range(3)]
+            assert all(report.ok and report.read_only for report in reports)
+            return [before, deleted_files_open()]
+        finally:
+            gc.enable()
+
+    before, after = read_only_runner(work)
+    assert after == before

@@ -3,14 +3,17 @@ when it needs it). Checked by the modules a fresh process holds, never by timing
 
 from __future__ import annotations
 
+import copy
 import json
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 
 from memstore import MemoryService
+from memstore.lazy_modules import LazyModule
 
 HEAVY = (
     "sqlalchemy",
@@ -83,6 +86,7 @@ def test_a_pending_migration_still_runs_through_alembic(tmp_path: Path) -> None:
 AGENT_RECALL = """
 import json, sys
 from memstore import MemoryService
+from memstore.lazy_modules import LazyModule
 service = MemoryService(sys.argv[1])
 found = service.recall("zebra").conversations[0].messages[0].content
 concerns = sorted(name for name in sys.modules if name.startswith("memstore.concerns."))
@@ -108,21 +112,32 @@ def test_a_service_call_imports_its_own_concerns_and_not_the_others(tmp_path: Pa
         assert f"memstore.concerns.{other}" not in concerns
 
 
-def test_a_lazy_module_imports_once_when_threads_first_read_it_at_once() -> None:
-    # a module no test has imported yet, read by eight threads together
-    name = "memstore.transfer.problems"
-    child = f"""
-import sys, threading
-from memstore.lazy_modules import LazyModule
-lazy = LazyModule({name!r})
-assert {name!r} not in sys.modules
-found = []
-threads = [threading.Thread(target=lambda: found.append(lazy.__name__)) for _ in range(8)]
-for thread in threads: thread.start()
-for thread in threads: thread.join()
-print(found.count({name!r}), repr(lazy))
-"""
-    completed = subprocess.run(
-        [sys.executable, "-c", child], capture_output=True, text=True, timeout=60, check=True
+def test_a_lazy_module_imports_once_when_threads_first_read_it_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a slow module of its own, read by eight threads together
+    (tmp_path / "slow_concern.py").write_text(
+        "import sys, time\n"
+        "sys.slow_concern_runs = getattr(sys, 'slow_concern_runs', 0) + 1\n"
+        "time.sleep(0.2)\n"
+        "value = 42\n",
+        encoding="utf-8",
     )
-    assert completed.stdout.split() == ["8", "<LazyModule", f"{name}>"]
+    monkeypatch.syspath_prepend(str(tmp_path))
+    lazy = LazyModule("slow_concern")
+    assert "slow_concern" not in sys.modules
+    found: list[int] = []
+    threads = [threading.Thread(target=lambda: found.append(lazy.value)) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert found == [42] * 8 and sys.slow_concern_runs == 1  # type: ignore[attr-defined]
+    assert repr(lazy) == "<LazyModule slow_concern>"
+    monkeypatch.setattr(lazy, "value", 7)  # a write reaches the module
+    assert sys.modules["slow_concern"].value == 7
+    monkeypatch.undo()
+    assert sys.modules["slow_concern"].value == 42
+    assert copy.copy(lazy).value == 42  # a copy stands for the same module
+    assert not hasattr(object.__new__(LazyModule), "_name")  # no recursion without __init__
+    sys.modules.pop("slow_concern")

@@ -45,8 +45,13 @@ def health(db: Database) -> HealthReport:
         with db.inspect() as connection:
             if db.read_only is None:
                 return report(checks.findings(connection), path, code)
-            with backups.scratch_copy(db.path) as copied, Database(copied).inspect() as fts:
-                found = checks.findings(connection, fts_connection=fts)
+            with backups.scratch_copy(db.path) as copied:
+                scratch = Database(copied)
+                try:
+                    with scratch.inspect() as fts:
+                        found = checks.findings(connection, fts_connection=fts)
+                finally:
+                    scratch.dispose()  # before the copy goes: its connection holds the file
             shown = report(found, path, code)
             return shown.model_copy(update={"read_only": True, "read_only_reason": db.read_only})
     except StoreDamaged as error:

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import queue
 import sqlite3
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from memstore.errors import Fts5Unavailable
+from memstore.errors import Fts5Unavailable, StoreBusy
 from memstore.store import probe
 
 BUSY_TIMEOUT_MS = 500
@@ -27,6 +28,13 @@ FTS5_PROBE = "CREATE VIRTUAL TABLE probe USING fts5(x)"
 IDLE_CONNECTIONS = 4
 """The most connections the pool keeps open between units of work; more are opened when
 more units run at once, and closed as they end."""
+MAX_CONNECTIONS = 20
+"""The most connections one pool has open at once: a unit of work beyond them waits for one
+to come back, in the process, instead of every thread of a busy process taking the file's
+write lock in turn (past 25 threads, many then gave up after the 500 ms lock wait), and
+holding file descriptors."""
+POOL_WAIT_SECONDS = 30
+"""How long a unit of work waits for one of the :data:`MAX_CONNECTIONS` to come back."""
 MIN_SQLITE = (3, 35, 0)
 PRAGMAS = (
     f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}",
@@ -57,17 +65,38 @@ def connect(path: str | Path, *, read_only: bool = False) -> sqlite3.Connection:
 
 
 class ConnectionPool:
-    """Connections to one file, opened by ``open_connection`` when none is idle; at most
-    :data:`IDLE_CONNECTIONS` are kept open between units of work (last in, first out)."""
+    """Connections to one file, opened by ``open_connection`` when none is idle: at most
+    :data:`MAX_CONNECTIONS` open at once, and :data:`IDLE_CONNECTIONS` kept open between
+    units of work (last in, first out). SQLAlchemy's pool had the same limits (4 kept, 16
+    more)."""
 
     def __init__(self, open_connection: Callable[[], sqlite3.Connection]) -> None:
         self._open = open_connection
         self._idle: queue.LifoQueue[sqlite3.Connection] = queue.LifoQueue(IDLE_CONNECTIONS)
+        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
 
     @contextmanager
     def connection(self) -> Iterator[sqlite3.Connection]:
         """A connection for the duration of the block, returned to the pool after it. The
-        caller ends any transaction it began."""
+        caller ends any transaction it began.
+
+        Raises:
+            StoreBusy: If all :data:`MAX_CONNECTIONS` stayed in use for
+                :data:`POOL_WAIT_SECONDS`.
+        """
+        if not self._slots.acquire(timeout=POOL_WAIT_SECONDS):
+            raise StoreBusy(
+                f"All {MAX_CONNECTIONS} connections of this process to the database stayed in "
+                f"use for {POOL_WAIT_SECONDS} s; retry in a moment."
+            )
+        try:
+            with self._checked_out() as connection:
+                yield connection
+        finally:
+            self._slots.release()
+
+    @contextmanager
+    def _checked_out(self) -> Iterator[sqlite3.Connection]:
         try:
             connection = self._idle.get_nowait()
         except queue.Empty:

@@ -12,6 +12,7 @@ it) and for the ORM sessions the test factories write models with
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 from collections.abc import Callable, Iterator
@@ -173,11 +174,11 @@ class Database:
                 raise StoreReadOnly(
                     str(self.path), f"{self.read_only}; it needs an upgrade to version {code}"
                 )
-            return ConnectionPool(lambda: connect(self.path, read_only=True))
+            return ConnectionPool(functools.partial(connect, self.path, read_only=True))
         return self._writable_pool(upgrade, known, code)
 
     def _writable_pool(self, upgrade: bool, known: dict[str, int], code: int) -> ConnectionPool:
-        pool = ConnectionPool(lambda: connect(self.path))
+        pool = ConnectionPool(functools.partial(connect, self.path))
         try:
             with translate_errors(self.path):
                 switch_to_wal(pool)

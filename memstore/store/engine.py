@@ -14,7 +14,7 @@ from sqlalchemy.pool import NullPool
 from memstore.store.connections import connect
 
 
-def make_engine(path: str | Path, *, read_only: bool = False) -> Engine:
+def make_engine(path: str | Path) -> Engine:
     """An engine for the database file at ``path`` whose connections are
     :func:`~memstore.store.connections.connect`'s, opened per use (a migration or an ORM
     session is rare; the store's pool serves the rest).
@@ -24,7 +24,7 @@ def make_engine(path: str | Path, *, read_only: bool = False) -> Engine:
     """
     engine = create_engine(
         "sqlite+pysqlite://",
-        creator=lambda: connect(path, read_only=read_only),
+        creator=lambda: connect(path),
         poolclass=NullPool,
     )
     event.listen(engine, "begin", _begin)

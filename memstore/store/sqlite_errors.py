@@ -19,8 +19,8 @@ from memstore.store.connections import BUSY_TIMEOUT_MS
 @contextmanager
 def translate_errors(path: Path | None = None) -> Iterator[None]:
     """Turn SQLite's lock timeout into StoreBusy, a refused write to a read-only file into
-    StoreReadOnly, other operational errors into StoreError, constraint and interface errors
-    (bugs or races) into StoreError, and a file that is not a database (or is damaged) into
+    StoreReadOnly, other operational errors into StoreError, constraint and other statement
+    errors (bugs or races) into StoreError, and a file that is not a database (or is damaged) into
     StoreDamaged, whether SQLite's error comes wrapped by SQLAlchemy or straight from
     ``sqlite3``; any other exception passes unchanged."""
     try:

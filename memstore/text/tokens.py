@@ -19,9 +19,9 @@ from memstore.text import cjk, unicode61
 BMP_SIZE = 0x10000
 NON_BMP = re.compile("[\U00010000-\U0010ffff]")
 SHORT_FOLD_CHARS = 200
-"""Up to this many characters :func:`fold` drops combining characters one by one: for a
-query's words and the stopword list, building :func:`combining_pattern` (9 ms) would cost
-more than it saves."""
+"""Up to this many characters once decomposed, :func:`fold` drops combining characters one
+by one: for a query's words and the stopword list, building :func:`combining_pattern`
+(9 ms) would cost more than it saves."""
 STAND_INS = {"m": "\u0300", "w": "a", ".": " ", "c": "\u4e00"}  # a BMP character per role
 
 
