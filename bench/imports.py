@@ -1,8 +1,5 @@
 """Step 2 and 3: import the scale set's daily logs with memstore, insert the same rows with
-plain sqlite3 (one transaction per file), and check both databases hold the same. The raw
-side then runs FTS5's ``'optimize'`` on its history indexes, untimed, as a careful user
-does after a bulk load: memstore's import ends by merging its indexes into one segment each
-(timed, it is part of its import), and the queries of both sides then read one segment."""
+plain sqlite3 (one transaction per file), and check both databases hold the same."""
 
 from __future__ import annotations
 
@@ -22,8 +19,8 @@ INSERT_IMPORT = (
     "INSERT INTO imports (path, session_id, sealed_size, sealed_sha256, imported_at) "
     "VALUES (?, ?, ?, ?, ?)"
 )
-HISTORY_INDEXES = ("messages_fts", "messages_stem_fts")
-SEGMENTS = "SELECT count(DISTINCT segid) FROM {index}_idx"
+# How many segments the history index is made of: every term lookup reads each one.
+SEGMENTS = "SELECT count(DISTINCT segid) FROM messages_fts_idx"
 # The columns both imports must agree on, per table (random ids, pks and times of the import
 # itself aside).
 COMPARED = {
@@ -46,9 +43,8 @@ class ImportTimes:
     differing: int
     memstore_bytes: int
     raw_bytes: int
-    segments: tuple[int, int, int]
-    """Segments of the history index (messages_fts): memstore's after its import, raw's
-    after its inserts and after its 'optimize'."""
+    segments: tuple[int, int]
+    """Segments of the history index (messages_fts) after each import: memstore's, raw's."""
 
     def rates(self) -> tuple[float, float]:
         """(memstore, raw) messages per second."""
@@ -97,25 +93,12 @@ def compare_imports(service: MemoryService, raw: sqlite3.Connection, logs: Path)
     imported, memstore_s = import_memstore(service, logs)
     plan = raw_plan(logs.parent.parent, read_manifest(logs.parent))
     inserted, raw_s = import_raw(raw, plan)
-    inserted_segments = segments(raw)
-    optimize(raw)
     unequal = differing_rows(service.path, raw)
     sizes = database_bytes(service.path), database_bytes(raw)
     with closing(sqlite3.connect(service.path)) as connection:
-        counts = (segments(connection), inserted_segments, segments(raw))
+        segments = (connection.execute(SEGMENTS).fetchone()[0], raw.execute(SEGMENTS).fetchone()[0])
     times = (imported, memstore_s, inserted, raw_s)
-    return ImportTimes(len(plan), *times, unequal, *sizes, counts)
-
-
-def optimize(connection: sqlite3.Connection) -> None:
-    """FTS5's 'optimize' of each history index: every segment merged into one."""
-    for index in HISTORY_INDEXES:
-        connection.execute(f"INSERT INTO {index}({index}) VALUES ('optimize')")
-
-
-def segments(connection: sqlite3.Connection) -> int:
-    """How many segments the history index (messages_fts) is made of."""
-    return int(connection.execute(SEGMENTS.format(index=HISTORY_INDEXES[0])).fetchone()[0])
+    return ImportTimes(len(plan), *times, unequal, *sizes, segments)
 
 
 def database_bytes(database: Path | sqlite3.Connection) -> int:

@@ -6,10 +6,7 @@ Real logs, real databases; each index is compared with the messages it should ho
 
 from __future__ import annotations
 
-import signal
 import sqlite3
-import subprocess
-import sys
 from collections.abc import Callable
 from contextlib import AbstractContextManager, closing
 from pathlib import Path
@@ -17,9 +14,7 @@ from pathlib import Path
 import pytest
 
 from memstore import FileImport, MemoryService
-from memstore.concerns import importing
 from memstore.concerns.importing import BATCH_BYTES, BATCH_FILES, BATCH_RECORDS
-from memstore.repository import bulk_index
 from memstore.store.fts_names import FTS_TRIGGERS, MESSAGES_FTS, MESSAGES_STEM_FTS
 from tests import factories
 
@@ -261,84 +256,3 @@ def test_pks_near_the_largest_rowid_are_indexed_by_the_triggers(
     assert found(service, "w1x9") == ["riego w1x9 hoy"]
     if long_message:
         assert service.word_instances("palabralarga").total == 100_000
-
-
-def segments(db_path: Path) -> dict[str, int]:
-    """How many segments each history index is made of."""
-    with closing(sqlite3.connect(db_path)) as connection:
-        return {
-            index: connection.execute(f"SELECT count(DISTINCT segid) FROM {index}_idx").fetchone()[
-                0
-            ]
-            for index in (MESSAGES_FTS, MESSAGES_STEM_FTS)
-        }
-
-
-@pytest.mark.parametrize("share", [importing.COMPACT_SHARE, 2.0])
-def test_a_large_import_ends_with_each_history_index_in_one_segment(
-    service: MemoryService,
-    db_path: Path,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    share: float,
-) -> None:
-    # Each batch writes a segment a term lookup then reads; a share over 1 never merges.
-    monkeypatch.setattr(importing, "COMPACT_SHARE", share)
-    monkeypatch.setattr(bulk_index, "MERGE_PAGES", 2)  # many small steps, each committed
-    paths = [day_log(tmp_path / "logs", day, 500) for day in range(1, 11)]  # three batches
-    service.import_markdown(paths, speakers=SPEAKERS, include_tail=True)
-    merged = share <= 1
-    assert all((count == 1) == merged for count in segments(db_path).values()), segments(db_path)
-    assert indexed(db_path) == {MESSAGES_FTS: 5000, MESSAGES_STEM_FTS: 5000, "searchable": 5000}
-    assert found(service, "w7x321") == ["riego w7x321 hoy"]
-    assert service.health().ok
-
-
-def test_a_small_import_into_a_larger_store_leaves_its_segments_to_fts5(
-    service: MemoryService, db_path: Path, tmp_path: Path
-) -> None:
-    # Merging rewrites the whole index: not for an import under a quarter of it.
-    paths = [day_log(tmp_path / "logs", day, 500) for day in range(1, 9)]
-    service.import_markdown(paths, speakers=SPEAKERS, include_tail=True)
-    assert set(segments(db_path).values()) == {1}
-    service.import_markdown([day_log(tmp_path / "more", 20, 10)], speakers=SPEAKERS)
-    assert set(segments(db_path).values()) == {2}
-    assert found(service, "w20x3") == ["riego w20x3 hoy"]
-    assert service.health().ok
-
-
-KILLED_MERGING = """
-import os, signal, sys
-from memstore import MemoryService
-from memstore.repository import bulk_index
-
-merge_step, steps = bulk_index.merge_step, []
-
-def killed_at_the_third(connection, index):
-    steps.append(merge_step(connection, index))  # two steps committed, the third written
-    if len(steps) == 3:
-        os.kill(os.getpid(), signal.SIGKILL)
-    return steps[-1]
-
-bulk_index.MERGE_PAGES = 2
-bulk_index.merge_step = killed_at_the_third
-speakers = {"Diego": "user", "Morgan": "assistant"}
-MemoryService(sys.argv[1]).import_markdown([sys.argv[2]], speakers=speakers, include_tail=True)
-"""
-
-
-def test_a_kill_while_merging_leaves_every_message_indexed(db_path: Path, tmp_path: Path) -> None:
-    for day in range(1, 11):
-        day_log(tmp_path / "logs", day, 500)
-    killed = subprocess.run(
-        [sys.executable, "-c", KILLED_MERGING, str(db_path), str(tmp_path / "logs")],
-        capture_output=True,
-        timeout=120,
-    )
-    assert killed.returncode == -signal.SIGKILL, killed.stderr
-    assert indexed(db_path) == {MESSAGES_FTS: 5000, MESSAGES_STEM_FTS: 5000, "searchable": 5000}
-    with MemoryService(db_path) as service:
-        assert service.health().ok
-        assert found(service, "w10x499") == ["riego w10x499 hoy"]
-        again = service.import_markdown([tmp_path / "logs"], speakers=SPEAKERS, include_tail=True)
-        assert (again.imported, again.skipped) == (0, 5000)

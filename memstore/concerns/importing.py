@@ -26,7 +26,6 @@ from memstore.concerns import import_files, import_records
 from memstore.concerns.import_files import LoadedLog
 from memstore.errors import ImportRejected, InvalidInput
 from memstore.repository import bulk_index
-from memstore.repository.recall import indexed_messages
 from memstore.schemas import FileImport, ImportProgress, ImportReport
 from memstore.store.database import Database
 from memstore.store.savepoints import savepoint
@@ -38,9 +37,6 @@ file completes it): the work of a batch is reading its records, whether they are
 BATCH_BYTES = 4 * 1024 * 1024
 """Bytes of logs read after which a batch's transaction is committed: a few long messages
 are as much work as many short ones, and the WAL holds all of a transaction's writes."""
-COMPACT_SHARE = 0.25
-"""The least share of the indexed messages an import must have stored for its end to merge
-each history index into one segment (:func:`compact_history`)."""
 BATCH_FILES = 100
 """Files after which a batch's transaction is committed: each costs a savepoint, its session
 and its imports row (0.1 to 0.25 ms), however few records it holds."""
@@ -86,10 +82,7 @@ def import_markdown(
         if progress is not None:
             for report in batch:
                 progress(report)
-    whole = totals(reports)
-    if whole.imported:
-        compact_history(db, whole.imported)
-    return whole
+    return totals(reports)
 
 
 def store_batch(
@@ -131,27 +124,6 @@ def store_file(
             return import_records.store(deferral, loaded, roles, include_tail, utc_now())
     except ImportRejected as error:
         return import_files.rejected(path, error.reason)
-
-
-def compact_history(db: Database, imported: int) -> None:
-    """Merge each history index into one segment after an import that stored ``imported``
-    messages, when they are at least :data:`COMPACT_SHARE` of the messages indexed: the
-    work is then bounded by a few times the import's own indexing (a small import into a
-    large store leaves its few segments to FTS5's automatic merging).
-
-    Each step is its own write transaction (:func:`bulk_index.merge_step`), so live writes
-    get in between, and a crash or a kill between steps leaves a whole index, merged or not.
-    At 20,000 messages it took 21 segments to one in 0.06 s a history index, and word
-    lookups 10-25% less time; at a million, 2 s for 9 segments.
-    """
-    with db.read() as connection:
-        if imported < COMPACT_SHARE * indexed_messages(connection):
-            return
-    for index in bulk_index.HISTORY_INDEXES:
-        merging = True
-        while merging:
-            with db.write() as connection:
-                merging = bulk_index.merge_step(connection, index)
 
 
 def totals(reports: list[FileImport]) -> ImportReport:

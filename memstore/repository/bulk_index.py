@@ -17,10 +17,6 @@ up; indexing in bulk writes fewer, larger ones.
 
 Only inserts are deferred: a message updated or deleted inside the body would reach an
 index that does not hold it yet, so the body must only insert messages.
-
-A large import leaves each history index as many segments (21 at 20,000 messages), which
-every term lookup reads one by one: :func:`merge_step` merges them, a bounded step per
-transaction (see :func:`memstore.concerns.importing.compact_history`).
 """
 
 from __future__ import annotations
@@ -33,12 +29,6 @@ from dataclasses import dataclass
 from memstore.store.fts_names import MESSAGES_FTS, MESSAGES_STEM_FTS, SEARCHABLE_VIEW_SUFFIX
 
 HISTORY_INDEXES = (MESSAGES_FTS, MESSAGES_STEM_FTS)
-MERGE_PAGES = 500
-"""Index pages one :func:`merge_step` writes at most: about 35 ms at a million messages, so
-that a live write waiting for the lock gets in between two steps."""
-MERGE = {
-    index: f"INSERT INTO {index}({index}, rank) VALUES ('merge', ?)" for index in HISTORY_INDEXES
-}
 INSERT_TRIGGERS = {f"{index}_ai": index for index in HISTORY_INDEXES}
 TRIGGER_SQL = "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?)"
 LAST_PK = "SELECT coalesce(max(pk), 0) FROM messages"
@@ -113,17 +103,3 @@ def deferred(connection: sqlite3.Connection) -> Iterator[Deferral]:
         if name not in present:
             connection.execute(INDEX_SINCE[INSERT_TRIGGERS[name]], (after,))
             connection.execute(sql)
-
-
-def merge_step(connection: sqlite3.Connection, index: str) -> bool:
-    """Merge about :data:`MERGE_PAGES` pages of the segments of the history ``index`` (one of
-    :data:`HISTORY_INDEXES`) towards one, inside the caller's write transaction; False once
-    the index is one segment and the step did nothing.
-
-    FTS5's ``'merge'`` command with a negative page count merges every segment, across
-    levels, into one, as ``'optimize'`` does, but a bounded amount at a time; it changed
-    fewer than two rows when it found nothing to merge (the FTS5 documentation's test).
-    """
-    before = connection.total_changes
-    connection.execute(MERGE[index], (-MERGE_PAGES,))
-    return connection.total_changes - before >= 2
