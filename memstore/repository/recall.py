@@ -35,7 +35,7 @@ from memstore.text.tokens import word_spans
 from memstore.times import format_utc, parse_utc
 
 # The index search is bounded to the pks (rowids) between :low_pk and :high_pk, where every
-# message the time and session filters can keep lies (see pk_bounds); the filters still
+# message the time, session and speaker filters can keep lies (see pk_bounds); the filters still
 # decide each hit, so the bounds change how much of each term's list FTS5 reads, never the
 # result.
 # A hit's own rank is the weighted sum of the bm25() of each query part it matches (see
