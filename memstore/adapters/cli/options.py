@@ -128,7 +128,9 @@ filters = combined(
     click.option("--role", type=choice(SearchRole), help="Only records by this role."),
     click.option("--since", type=AwareDateTime(), help="Created at or after (inclusive)."),
     click.option("--until", type=AwareDateTime(), help="Created before (exclusive)."),
-    click.option("--speaker", help="Only messages of the speaker of this name (as in the log)."),
+    click.option(
+        "--speaker", help="Only messages of the speaker of this name (ASCII letters without case)."
+    ),
 )
 """The filters of recall and the word commands: session, role, creation time, speaker."""
 
