@@ -9,16 +9,20 @@ DEMO := $(DEMO_VENV)/bin/memstore --database $(DEMO_DB) --format text
 
 .PHONY: demo test lint bench guard eval clean
 
+# Each venv also compiles memstore's modules, as a regular pip install does: where
+# PYTHONDONTWRITEBYTECODE is set, an editable install would compile them on every start.
 $(BIN)/memstore: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m compileall -q memstore
 	touch $@
 
 # The demo needs only the runtime: its own venv, without the dev tools.
 $(DEMO_VENV)/bin/memstore: pyproject.toml
 	$(PYTHON) -m venv $(DEMO_VENV)
 	$(DEMO_VENV)/bin/python -m pip install --quiet -e .
+	$(DEMO_VENV)/bin/python -m compileall -q memstore
 	touch $@
 
 demo: $(DEMO_VENV)/bin/memstore

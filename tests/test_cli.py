@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import sqlite3
 import subprocess
@@ -9,10 +10,12 @@ import sys
 from contextlib import closing
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
 from memstore.adapters.cli import cli
+from memstore.adapters.cli.catalog import BY_MODULE, SUMMARIES
 from tests.conftest import REPO
 
 EXAMPLES = REPO / "examples" / "logs"
@@ -258,10 +261,22 @@ def test_config_file_selects_the_database(runner: CliRunner, tmp_path: Path) -> 
 
 def test_every_command_has_help_with_an_example_and_is_in_the_readme(runner: CliRunner) -> None:
     readme = (REPO / "README.md").read_text(encoding="utf-8")
-    for name in cli.commands:
+    listed = runner.invoke(cli, ["--help"]).stdout
+    for name in cli.list_commands(click.Context(cli)):
         result = runner.invoke(cli, [name, "--help"])
         assert result.exit_code == 0 and "Example: memstore" in result.stdout, name
         assert f"memstore {name} " in readme, f"README does not show `memstore {name}`"
+        assert f"  {name}  " in listed and SUMMARIES[name] in listed, name
+
+
+def test_the_catalog_lists_exactly_the_commands_its_modules_define() -> None:
+    for module in BY_MODULE:
+        importlib.import_module(f"memstore.adapters.cli.{module}")
+    assert sorted(cli.commands) == sorted(SUMMARIES) == cli.list_commands(click.Context(cli))
+    for name, command in cli.commands.items():
+        assert command.get_short_help_str(80) == SUMMARIES[name]
+        assert len(SUMMARIES[name]) <= 58, name  # one line at 80 columns
+    assert cli.get_command(click.Context(cli), "nosuch") is None
 
 
 def test_python_dash_m_runs_the_cli_in_a_real_process(tmp_path: Path) -> None:

@@ -60,6 +60,43 @@ def test_help_and_usage_errors_import_neither_the_service_nor_its_libraries(
     assert heavy == []
 
 
+COMMAND_MODULES = {
+    "memstore.adapters.cli.history",
+    "memstore.adapters.cli.maintenance",
+    "memstore.adapters.cli.memories",
+    "memstore.adapters.cli.search",
+    "memstore.adapters.cli.transfer",
+}
+
+
+def command_modules(*args: str) -> list[str]:
+    """The command modules a fresh ``memstore ARGS`` process imported."""
+    child = CHILD.format(heavy=sorted(COMMAND_MODULES))
+    completed = subprocess.run(
+        [sys.executable, "-c", child, *args], capture_output=True, text=True, timeout=120
+    )
+    return json.loads(completed.stderr.splitlines()[-1])
+
+
+def test_the_group_help_lists_every_command_without_importing_their_modules() -> None:
+    assert command_modules("--help") == []
+    _, listed = loaded("--help")
+    assert "recall           Search past conversations and memories for QUERY." in listed
+
+
+@pytest.mark.parametrize(
+    ("name", "module"),
+    [
+        ("recall", "search"),
+        ("import", "history"),
+        ("delete-memory", "memories"),
+        ("check", "maintenance"),
+    ],
+)
+def test_a_command_imports_its_own_module_only(name: str, module: str) -> None:
+    assert command_modules(name, "--help") == [f"memstore.adapters.cli.{module}"]
+
+
 def test_recall_on_an_up_to_date_database_imports_no_sqlalchemy_alembic_or_guard(
     tmp_path: Path,
 ) -> None:

@@ -3,13 +3,12 @@
 The group and the one place where errors are printed (``{"error": {"type", "message"}}`` on
 stderr, exit status 1, or 2 for usage errors) are in :mod:`.app`; the options several commands
 share in :mod:`.options`; the commands, by what they work on, in :mod:`.history` (import,
-conversation, message, delete-message), :mod:`.search` (recall, words, instances),
-:mod:`.memories` (remember, memories, delete-memory), :mod:`.maintenance` (check, backup,
-diary, mcp) and :mod:`.transfer` (export, import-memories).
+sessions, conversation, message, delete-message), :mod:`.search` (recall, words, instances),
+:mod:`.memories` (remember, memories, pin, unpin, delete-memory), :mod:`.maintenance` (check,
+backup, diary, mcp) and :mod:`.transfer` (export, import-memories). The group imports a
+command's module when the command is asked for, as :mod:`.catalog` says.
 """
 
-# Importing the command modules registers their commands on the group.
-from memstore.adapters.cli import history, maintenance, memories, search, transfer  # noqa: F401
 from memstore.adapters.cli.app import cli
 
 __all__ = ["cli", "main"]

@@ -10,18 +10,17 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib
 import io
-import json
-import logging
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
+from memstore.adapters.cli.catalog import MODULES, SUMMARIES
 from memstore.errors import FileError, MemstoreError
 
 if TYPE_CHECKING:
@@ -53,6 +52,8 @@ def emit(result: BaseModel | dict[str, Any], view: Callable[[Any], str] | None =
 
         click.echo((view or views.render)(result))
         return
+    import json  # here, with the output: `memstore --help` does not pay for it
+
     data = result if isinstance(result, dict) else result.model_dump(mode="json")
     click.echo(json.dumps(data, ensure_ascii=False, indent=2))
 
@@ -133,23 +134,46 @@ def with_format(callback: Callable[..., Any]) -> Callable[..., Any]:
 
 def emit_error(kind: str, message: str) -> None:
     """Print the JSON error document ``{"error": {"type", "message"}}`` on stderr."""
+    import json
+
     error = {"error": {"type": kind, "message": message}}
     click.echo(json.dumps(error, ensure_ascii=False), err=True)
 
 
 class JsonErrors(click.Group):
     """A click group that reports every error as one JSON document on stderr, gives each of
-    its commands ``--format``/``--json``, and prints its help as text when run bare."""
+    its commands ``--format``/``--json``, prints its help as text when run bare, and loads
+    each command from its module (:mod:`~memstore.adapters.cli.catalog`) only
+    when it is asked for."""
 
     def add_command(self, cmd: click.Command, name: str | None = None) -> None:
-        """Register ``cmd`` with the output options of :func:`format_options`, but for a
-        ``--format`` of its own (``export``'s file format): there, ``--json`` and the
-        group's ``--format`` choose the output."""
+        """Register ``cmd`` (a command of the catalog) with its catalog summary as short help
+        and the output options of :func:`format_options`, but for a ``--format`` of its own
+        (``export``'s file format): there, ``--json`` and the group's ``--format`` choose the
+        output."""
+        cmd.short_help = SUMMARIES[name or cmd.name or ""]
         taken = {opt for param in cmd.params for opt in getattr(param, "opts", [])}
         cmd.params.extend(option for option in format_options() if not taken & set(option.opts))
         if cmd.callback is not None:
             cmd.callback = with_format(cmd.callback)
         super().add_command(cmd, name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """The catalog's commands, by name."""
+        return list(SUMMARIES)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """The command ``cmd_name``, its module imported first if it is not loaded yet (its
+        import registers its commands on this group); None for no such command."""
+        if cmd_name in MODULES and cmd_name not in self.commands:
+            importlib.import_module(f"{__package__}.{MODULES[cmd_name]}")
+        return self.commands.get(cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The help's list of commands with their catalog summaries: showing it imports no
+        command module."""
+        with formatter.section("Commands"):
+            formatter.write_dl(list(SUMMARIES.items()))
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         """Run the command; on an error print it as JSON and exit 1 (2 for usage errors)."""
@@ -272,21 +296,28 @@ def cli(
     """
     choose_format(ctx, output_format, as_json)
     if verbose:
+        import logging
+
         logging.basicConfig(stream=sys.stderr, level=logging.INFO)
     ctx.obj = Opener(database, config_file)
     ctx.call_on_close(ctx.obj.close)
 
 
-@dataclass
 class Opener:
     """The service of one invocation, opened on its first use (by :func:`service_from`): a
     subcommand's ``--help`` or usage error, handled after the group's callback, opens
     nothing. Its pages are a person's (:meth:`~memstore.config.MemoryConfig.reader_page_size`):
-    as many items as ``--limit`` asks, texts whole; recall alone keeps the configured budget."""
+    as many items as ``--limit`` asks, texts whole; recall alone keeps the configured budget.
 
-    database: Path | None = None
-    config_file: Path | None = None
-    opened: MemoryService | None = None
+    Args:
+        database: The ``--database`` given, if any (else the configuration's).
+        config_file: The ``--config`` given, if any (else the defaults).
+    """
+
+    def __init__(self, database: Path | None = None, config_file: Path | None = None) -> None:
+        self.database = database
+        self.config_file = config_file
+        self.opened: MemoryService | None = None
 
     def service(self) -> MemoryService:
         """The service, opened with the configuration on the first call.
