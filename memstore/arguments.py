@@ -49,21 +49,30 @@ NAMES: dict[object, str] = {
 def checked(method: Callable[P, R]) -> Callable[P, R]:
     """``method`` with the types of its arguments checked on every call.
 
+    The rules are read from the annotations on the first call: evaluating them when the
+    class is defined would import every result model a method names, which a command that
+    calls one method need not pay for.
+
     Raises (from the wrapped method):
         InvalidInput: Naming the first argument whose type does not match its annotation.
     """
-    parameters = inspect.signature(method).parameters
-    names = [name for name, p in parameters.items() if p.kind <= p.KEYWORD_ONLY]
-    names = [name for name in names if name != "self"]
-    rules = method_rules(method)
-    hints = typing.get_type_hints(method)
-    open_keywords = any(  # a bare **kwargs takes any name; **name: Unpack[TD] only TD's keys
-        p.kind is p.VAR_KEYWORD and typing.get_origin(hints.get(name)) is not typing.Unpack
-        for name, p in parameters.items()
-    )
+
+    @functools.cache
+    def signature() -> tuple[list[str], dict[str, tuple[Check, str]], bool]:
+        """The positional names after ``self``, the rules, and whether a ``**kwargs``
+        takes any name (``**name: Unpack[TD]`` takes only TD's keys)."""
+        parameters = inspect.signature(method).parameters
+        names = [name for name, p in parameters.items() if p.kind <= p.KEYWORD_ONLY]
+        hints = typing.get_type_hints(method)
+        open_keywords = any(
+            p.kind is p.VAR_KEYWORD and typing.get_origin(hints.get(name)) is not typing.Unpack
+            for name, p in parameters.items()
+        )
+        return [name for name in names if name != "self"], method_rules(method), open_keywords
 
     @functools.wraps(method)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        names, rules, open_keywords = signature()
         for name, value in zip(names, args[1:], strict=False):
             verify(rules, name, value)
         for name, value in kwargs.items():

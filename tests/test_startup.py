@@ -4,6 +4,7 @@ when it needs it). Checked by the modules a fresh process holds, never by timing
 from __future__ import annotations
 
 import copy
+import importlib
 import json
 import subprocess
 import sys
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from memstore import MemoryService
+from memstore import MemoryService, schemas
 from memstore.lazy_modules import LazyModule
 
 HEAVY = (
@@ -75,7 +76,8 @@ def command_modules(*args: str) -> list[str]:
     completed = subprocess.run(
         [sys.executable, "-c", child, *args], capture_output=True, text=True, timeout=120
     )
-    return json.loads(completed.stderr.splitlines()[-1])
+    found: list[str] = json.loads(completed.stderr.splitlines()[-1])
+    return found
 
 
 def test_the_group_help_lists_every_command_without_importing_their_modules() -> None:
@@ -122,12 +124,13 @@ def test_a_pending_migration_still_runs_through_alembic(tmp_path: Path) -> None:
 
 AGENT_RECALL = """
 import json, sys
-from memstore import MemoryService
+from memstore import MemoryService, schemas
 from memstore.lazy_modules import LazyModule
 service = MemoryService(sys.argv[1])
 found = service.recall("zebra").conversations[0].messages[0].content
 concerns = sorted(name for name in sys.modules if name.startswith("memstore.concerns."))
-print(json.dumps([found, concerns, "sqlalchemy" in sys.modules]))
+models = sorted(name for name in sys.modules if name.startswith("memstore.schemas."))
+print(json.dumps([found, concerns, models, "sqlalchemy" in sys.modules]))
 """
 
 
@@ -142,8 +145,10 @@ def test_a_service_call_imports_its_own_concerns_and_not_the_others(tmp_path: Pa
         timeout=120,
         check=True,
     )
-    found, concerns, sqlalchemy = json.loads(completed.stdout)
+    found, concerns, models, sqlalchemy = json.loads(completed.stdout)
     assert found == "the zebra crossed" and not sqlalchemy
+    # the result models of recall, not those of reports and exports
+    assert models == ["memstore.schemas.pages", "memstore.schemas.records"]
     assert "memstore.concerns.recall" in concerns
     for other in ("backup", "diary", "export", "importing", "memory_import", "health"):
         assert f"memstore.concerns.{other}" not in concerns
@@ -178,3 +183,12 @@ def test_a_lazy_module_imports_once_when_threads_first_read_it_at_once(
     assert copy.copy(lazy).value == 42  # a copy stands for the same module
     assert not hasattr(object.__new__(LazyModule), "_name")  # no recursion without __init__
     sys.modules.pop("slow_concern")
+
+
+def test_every_public_model_name_resolves_from_its_module() -> None:
+    modules = [importlib.import_module(f"memstore.schemas.{name}") for name in schemas.MODULES]
+    for name in schemas.__all__:
+        assert any(getattr(module, name, None) is getattr(schemas, name) for module in modules)
+    assert schemas.ExportReport.__module__ == "memstore.schemas.transfer"
+    with pytest.raises(ImportError, match="Nope"):
+        from memstore.schemas import Nope  # noqa: F401
