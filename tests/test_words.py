@@ -202,6 +202,33 @@ def test_each_repetition_in_one_message_is_its_own_instance(service: MemoryServi
     assert counts(service.search_words("la")) == {"la": (4, 1), "land": (1, 1)}
 
 
+def test_pks_fall_in_runs_each_within_the_scan_bound_of_the_one_before() -> None:
+    bound = instance_rows.SCAN_BOUND
+    pks = [3, 4, 4 + bound, 6 + 2 * bound, 6 + 3 * bound]
+    assert instance_rows.pk_runs(pks) == [[3, 4, 4 + bound], [6 + 2 * bound, 6 + 3 * bound]]
+    assert instance_rows.pk_runs([]) == []
+
+
+def test_a_page_highlighted_in_runs_or_at_once_locates_the_same_instances(
+    service: MemoryService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Short records of both kinds, a CJK one (its tokens) and a long one (its pieces): the
+    # short ones are highlighted together, or one statement per record when runs are cut.
+    texts = ["mot un", "deux mot mot", "東京 mot", "x " * 1500 + "mot", "MOT trois"]
+    for text in texts:
+        one_message(service, text)
+    service.remember("the mot of memories")
+    at_once = service.word_instances("mot", scope="all")
+    monkeypatch.setattr(instance_rows, "SCAN_BOUND", 0)
+    apart = service.word_instances("mot", scope="all")
+    assert at_once.total == apart.total == 7
+    assert at_once.instances == apart.instances
+    assert sorted(i.matched_text for i in apart.instances) == ["MOT"] + ["mot"] * 6
+    assert all(
+        i.excerpt[i.start - i.excerpt_start :].startswith(i.matched_text) for i in apart.instances
+    )
+
+
 def test_excerpt_is_a_window_of_the_original_text(service: MemoryService) -> None:
     content = "a\n" * 50 + "Needle" + '\n"b"' * 30
     one_message(service, content)

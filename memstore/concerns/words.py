@@ -77,12 +77,13 @@ def word_instances(db: Database, pages: PageSize, word: str, query: WordQuery) -
     with db.read() as connection:
         words.prepare(connection)
         folded = one_word(connection, word, "word")
-        records, total = instances.page(connection, folded, query, utc_now())
-        found = locate(connection, folded, records)
+        found = instances.page(connection, folded, query, utc_now())
+        located = locate(connection, folded, found)
+    total = found.total
     empty = InstancePage(
         word=folded, scope=query.scope, instances=[], total=total, next_offset=total
     )
-    taken = take_within(found, room(pages, empty, "next_offset", total), query.limit)
+    taken = take_within(located, room(pages, empty, "next_offset", total), query.limit)
     return empty.model_copy(
         update={"instances": taken, "next_offset": following(query.offset, len(taken), total)}
     )
@@ -127,14 +128,13 @@ def is_cjk_run(text: str) -> bool:
     return len(found) == 1 and cjk.is_cjk(found[0])
 
 
-def locate(
-    connection: sqlite3.Connection, word: str, records: list[instances.PageRecord]
-) -> list[Instance]:
+def locate(connection: sqlite3.Connection, word: str, found: instances.Page) -> list[Instance]:
     """Each instance of the page located in its record's text by SQLite's own tokenizer: the
     record's n-th highlighted region is its n-th instance of the word."""
     located: list[Instance] = []
-    for record in records:
-        spans = instances.located(connection, record, word)
+    for record, spans in zip(
+        found.records, instances.located(connection, word, found), strict=True
+    ):
         for token_index, (start, end) in zip(record.positions, spans, strict=True):
             shown, shown_start = excerpt(record.content, start, end)
             located.append(
