@@ -189,12 +189,12 @@ def page(connection: sqlite3.Connection, word: str, query: WordQuery, now: datet
     bound = {"word": word, **scope_params(query, now), "limit": limit, "offset": offset}
     bound |= sequence_params(word)
     spread = None if sequence else connection.execute(SPREAD, bound).fetchone()
-    crowded = spread is not None and spread[0] > max(CROWDED_BY * spread[1], 1000)
-    page_sql = SEQUENCE_PAGE if sequence else PAGES[crowded, fast]
+    dense = spread is not None and crowded(int(spread[0]), int(spread[1]))
+    page_sql = SEQUENCE_PAGE if sequence else PAGES[dense, fast]
     rows = connection.execute(page_sql, bound).fetchall()
     records = (
         counted(connection, word, rows, limit, offset)
-        if crowded
+        if dense
         else listed(connection, word, rows, bound)
     )
     documents = None if spread is None else int(spread[1])
