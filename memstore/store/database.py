@@ -3,11 +3,12 @@
 Every unit of work runs its textual SQL on a ``sqlite3`` connection from the store's pool
 (:meth:`Database.read`, :meth:`Database.write`): a SQLAlchemy ORM unit of work cost about
 0.3 ms of Python per call whatever it ran, measured as most of the time of the hottest calls
-(``make bench``). Write units begin with ``BEGIN IMMEDIATE``, taking the write lock up front
-(:mod:`memstore.store.write_lock`), so a read-then-write transaction waits for the lock
-instead of failing midway. SQLAlchemy is imported only to upgrade the schema (Alembic runs on
-it) and for the ORM sessions the test factories write models with
-(:meth:`Database.orm_session`); the ORM models stay what Alembic compares.
+(``make bench``). Write units take their turn among the process's writers, then begin with
+``BEGIN IMMEDIATE``, taking the write lock up front (:mod:`memstore.store.write_lock`), so a
+read-then-write transaction waits for the lock instead of failing midway. SQLAlchemy is
+imported only to upgrade the schema (Alembic runs on it) and for the ORM sessions the test
+factories write models with (:meth:`Database.orm_session`); the ORM models stay what Alembic
+compares.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from memstore.errors import FileError, StoreError, StoreReadOnly
 from memstore.store import migrations, probe
 from memstore.store.connections import ConnectionPool, connect, require_fts5, switch_to_wal
 from memstore.store.sqlite_errors import translate_errors
-from memstore.store.write_lock import begin_immediate
+from memstore.store.write_lock import WriterTurns, begin_immediate
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -61,6 +62,7 @@ class Database:
         self.migrations = migrations
         self._pool: ConnectionPool | None = None
         self._lock = threading.Lock()
+        self._writers = WriterTurns()
         self.read_only: str | None = None
         """Why the file is opened read-only, or None when it can be written."""
 
@@ -79,11 +81,12 @@ class Database:
 
         Raises:
             StoreReadOnly: If the file cannot be written.
-            StoreBusy: If the write lock stayed taken past the 500 ms wait.
+            StoreBusy: If another process kept the write lock past the 500 ms wait, or the
+                other writers of this one kept their turn for 30 s.
             StoreError: For any other SQLite failure.
         """
         self._require_writable()
-        with self._unit(begin_immediate, commit=True) as connection:
+        with self._writers.turn(), self._unit(begin_immediate, commit=True) as connection:
             yield connection
 
     @contextmanager
