@@ -251,7 +251,7 @@ from memstore.adapters.cli import main
 import memstore.service  # the CLI imports it on first use: loaded before the limit is set
 with open("/proc/self/status") as status:
     size = next(int(l.split()[1]) for l in status if l.startswith("VmSize:")) * 1024
-resource.setrlimit(resource.RLIMIT_AS, (size + 24 * 1024 * 1024, resource.RLIM_INFINITY))
+resource.setrlimit(resource.RLIMIT_AS, (size + 12 * 1024 * 1024, resource.RLIM_INFINITY))
 sys.argv = ["memstore", "--database", sys.argv[1], "import", sys.argv[2], "--speaker",
             "Diego=user", "--include-tail"]
 main()
@@ -264,7 +264,7 @@ def test_running_out_of_memory_is_the_json_error_and_stores_nothing(tmp_path: Pa
     database = tmp_path / "m.sqlite3"
     MemoryService(database).health()
     before = snapshot(database)
-    path = shaped_log(tmp_path / "logs", b"x\n", 16 * 1024 * 1024 - 1024)
+    path = shaped_log(tmp_path / "logs", b"x\n", 8 * 1024 * 1024 - 1024)
     completed = subprocess.run(
         [sys.executable, "-c", LIMITED, str(database), str(path)],
         capture_output=True,
