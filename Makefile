@@ -46,8 +46,10 @@ demo: $(DEMO_VENV)/bin/memstore
 	@echo "           $(DEMO_VENV)/bin/memstore --database $(DEMO_DB) diary 2026-10-06"
 	@echo "           add --json to any command for the JSON of the contract."
 
+# One worker per core, each taking whole test modules (their module fixtures are built once):
+# on a slow 2-core CI machine the suite took 513 s in one process.
 test: $(BIN)/memstore
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadscope
 
 lint: $(BIN)/memstore
 	$(BIN)/ruff check memstore tests alembic bench eval
