@@ -34,10 +34,16 @@ TURN_WAIT_SECONDS = 30
 class WriterTurns:
     """The writers of one process (threads sharing a :class:`~memstore.store.database.Database`)
     taking turns, one write transaction at a time. Reentrant: a thread already writing waits
-    only on SQLite, as it did before the turns."""
+    only on SQLite, as it did before the turns.
+
+    The turn is kept as its owner's thread id and given back in a ``finally`` that the whole
+    taking is inside: a KeyboardInterrupt landing just after an ``RLock.acquire`` returned
+    kept the turn forever (found by review: 6 of 100 interrupted writers wedged the rest)."""
 
     def __init__(self) -> None:
-        self._lock = threading.RLock()
+        self._changed = threading.Condition()
+        self._owner: int | None = None
+        self._depth = 0
 
     @contextmanager
     def turn(self) -> Iterator[None]:
@@ -47,15 +53,30 @@ class WriterTurns:
             StoreBusy: If the other writers of this process kept it for
                 :data:`TURN_WAIT_SECONDS`.
         """
-        if not self._lock.acquire(timeout=TURN_WAIT_SECONDS):
-            raise StoreBusy(
-                f"Other writers of this process kept the database for {TURN_WAIT_SECONDS} s; "
-                "retry in a moment."
-            )
+        me = threading.get_ident()
         try:
+            with self._changed:
+                if self._owner != me:
+                    if not self._changed.wait_for(
+                        lambda: self._owner is None, timeout=TURN_WAIT_SECONDS
+                    ):
+                        raise StoreBusy(
+                            "Other writers of this process kept the database for "
+                            f"{TURN_WAIT_SECONDS} s; retry in a moment."
+                        )
+                    self._owner = me
+                self._depth += 1
             yield
         finally:
-            self._lock.release()
+            self._give_back(me)
+
+    def _give_back(self, me: int) -> None:
+        with self._changed:
+            if self._owner == me:
+                self._depth -= 1
+                if self._depth <= 0:  # also when interrupted before counting its entry
+                    self._owner, self._depth = None, 0
+                    self._changed.notify()
 
 
 def begin_immediate(connection: sqlite3.Connection) -> None:
