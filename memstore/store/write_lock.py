@@ -33,8 +33,7 @@ TURN_WAIT_SECONDS = 30
 
 class WriterTurns:
     """The writers of one process (threads sharing a :class:`~memstore.store.database.Database`)
-    taking turns, one write transaction at a time. Reentrant: a thread already writing waits
-    only on SQLite, as it did before the turns.
+    taking turns, one write transaction at a time.
 
     The turn is kept as its owner's thread id and given back in a ``finally`` that the whole
     taking is inside: a KeyboardInterrupt landing just after an ``RLock.acquire`` returned
@@ -43,7 +42,6 @@ class WriterTurns:
     def __init__(self) -> None:
         self._changed = threading.Condition()
         self._owner: int | None = None
-        self._depth = 0
 
     @contextmanager
     def turn(self) -> Iterator[None]:
@@ -52,20 +50,26 @@ class WriterTurns:
         Raises:
             StoreBusy: If the other writers of this process kept it for
                 :data:`TURN_WAIT_SECONDS`.
+            RuntimeError: If this thread holds the turn already: its second write transaction
+                would wait on its first one's lock (before the turns it failed after 500 ms
+                with a StoreBusy that blamed another writer).
         """
         me = threading.get_ident()
+        if self._owner == me:  # only this thread sets or clears its own id
+            raise RuntimeError(
+                "A write unit of work was begun inside another one of the same thread; SQLite "
+                "lets one transaction write at a time, so finish the first one before the next."
+            )
         try:
             with self._changed:
-                if self._owner != me:
-                    if not self._changed.wait_for(
-                        lambda: self._owner is None, timeout=TURN_WAIT_SECONDS
-                    ):
-                        raise StoreBusy(
-                            "Other writers of this process kept the database for "
-                            f"{TURN_WAIT_SECONDS} s; retry in a moment."
-                        )
-                    self._owner = me
-                self._depth += 1
+                if not self._changed.wait_for(
+                    lambda: self._owner is None, timeout=TURN_WAIT_SECONDS
+                ):
+                    raise StoreBusy(
+                        "Other writers of this process kept the database for "
+                        f"{TURN_WAIT_SECONDS} s; retry in a moment."
+                    )
+                self._owner = me
             yield
         finally:
             self._give_back(me)
@@ -73,10 +77,8 @@ class WriterTurns:
     def _give_back(self, me: int) -> None:
         with self._changed:
             if self._owner == me:
-                self._depth -= 1
-                if self._depth <= 0:  # also when interrupted before counting its entry
-                    self._owner, self._depth = None, 0
-                    self._changed.notify()
+                self._owner = None
+                self._changed.notify()
 
 
 def begin_immediate(connection: sqlite3.Connection) -> None:
