@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -33,6 +34,11 @@ if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
 log = logging.getLogger(__name__)
+
+INHERITED_POOLS: list[ConnectionPool] = []
+"""The pools a forked child found its parent had open: kept referenced, never used or closed.
+SQLite's "How To Corrupt" page warns against using a connection carried across ``fork()``,
+and closing one would run SQLite's clean-up on locks the child's copy only thinks it holds."""
 
 
 def begin_read(connection: Connection) -> None:
@@ -63,6 +69,7 @@ class Database:
         self._pool: ConnectionPool | None = None
         self._lock = threading.Lock()
         self._writers = WriterTurns()
+        self._pid = os.getpid()
         self.read_only: str | None = None
         """Why the file is opened read-only, or None when it can be written."""
 
@@ -152,12 +159,26 @@ class Database:
             StoreReadOnly: If a read-only file needs an upgrade.
             StoreError: If the file or its folder cannot be created.
         """
+        self._leave_parent()
         if self._pool is not None:
             return
         with self._lock:
             if self._pool is None:
                 require_fts5()
                 self._pool = self._open()
+
+    def _leave_parent(self) -> None:
+        """In a child forked after this Database was used, start afresh: the parent's pool is
+        set aside (:data:`INHERITED_POOLS`), and the lock and writer turns are new, since a
+        thread the child does not have may have held them at the fork (the child's first
+        write then waited 30 s for it; found by review of the writer turns). Two threads of
+        the child doing this at once each open a pool, and one is closed when it is dropped."""
+        if self._pid == os.getpid():
+            return
+        if self._pool is not None:
+            INHERITED_POOLS.append(self._pool)
+        self._pool, self._lock, self._writers = None, threading.Lock(), WriterTurns()
+        self._pid = os.getpid()
 
     def _open(self) -> ConnectionPool:
         if str(self.path) == ":memory:":
@@ -238,5 +259,6 @@ class Database:
 
     def dispose(self) -> None:
         """Close the pooled connections (a later call opens new ones)."""
+        self._leave_parent()
         if self._pool is not None:
             self._pool.close()
