@@ -105,8 +105,14 @@ class Database:
     @contextmanager
     def inspect(self) -> Iterator[Connection]:
         """A unit of work that always rolls back: for checks that probe with statements that
-        write (FTS5 integrity-check) on a file that may be damaged, where a commit can fail."""
-        with self._unit(begin_read, commit=False) as connection:
+        write (FTS5 integrity-check) on a file that may be damaged, where a commit can fail.
+
+        It takes the process's writer turn first: a write committed by another thread while
+        it read made its first writing probe fail at once (``SQLITE_BUSY_SNAPSHOT``), and
+        ``health()`` failed 10 times out of 10 beside a thread writing every 10 ms (found by
+        review). Writers of other processes still can (:class:`StoreBusy`)."""
+        self.ensure_schema()  # a forked child's own turns (see _leave_parent) before taking one
+        with self._writers.turn(), self._unit(begin_read, commit=False) as connection:
             yield connection
 
     def _require_writable(self) -> None:

@@ -18,11 +18,12 @@ from memstore.store.connections import BUSY_TIMEOUT_MS
 
 @contextmanager
 def translate_errors(path: Path | None = None) -> Iterator[None]:
-    """Turn SQLite's lock timeout into StoreBusy, a refused write to a read-only file into
-    StoreReadOnly, other operational errors into StoreError, constraint and other statement
-    errors (bugs or races) into StoreError, and a file that is not a database (or is damaged) into
-    StoreDamaged, whether SQLite's error comes wrapped by SQLAlchemy or straight from
-    ``sqlite3``; any other exception passes unchanged."""
+    """Turn SQLite's lock timeout, and a snapshot gone stale under a read that writes, into
+    StoreBusy, a refused write to a read-only file into StoreReadOnly, other operational
+    errors into StoreError, constraint and other statement errors (bugs or races) into
+    StoreError, and a file that is not a database (or is damaged) into StoreDamaged, whether
+    SQLite's error comes wrapped by SQLAlchemy or straight from ``sqlite3``; any other
+    exception passes unchanged."""
     try:
         yield
     except Exception as error:
@@ -45,6 +46,12 @@ def sqlite_cause(error: BaseException) -> sqlite3.DatabaseError | None:
 def translated(cause: sqlite3.DatabaseError, path: Path | None) -> MemstoreError:
     """The memstore error standing for SQLite's error ``cause`` on the file at ``path``."""
     if isinstance(cause, sqlite3.OperationalError):
+        if cause.sqlite_errorcode == sqlite3.SQLITE_BUSY_SNAPSHOT:  # a write from a stale read
+            return StoreBusy(
+                "Another writer changed the database while this read it, so what it read can "
+                "no longer be written from (`check`'s FTS5 integrity-checks write); retry once "
+                "the other writes are done."
+            )
         if is_busy(cause):
             return StoreBusy(
                 f"The database stayed locked by another writer for over {BUSY_TIMEOUT_MS} "
