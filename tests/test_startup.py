@@ -154,6 +154,41 @@ def test_a_service_call_imports_its_own_concerns_and_not_the_others(tmp_path: Pa
         assert f"memstore.concerns.{other}" not in concerns
 
 
+AGENT_TOOLS = """
+import json, sys
+from memstore import MemoryService
+from memstore.adapters.tools import MemoryTools
+tools = MemoryTools(MemoryService(sys.argv[1]))
+toolset = None
+if sys.argv[2] == "toolset":
+    from memstore.adapters.toolset import memory_toolset
+    toolset = memory_toolset(tools)
+found = tools.recall("zebra")["result"]["conversations"][0]["messages"][0]["content"]
+print(json.dumps([found, [name for name in sys.argv[3:] if name in sys.modules]]))
+"""
+
+
+@pytest.mark.parametrize("adapter", ["tools", "toolset"])
+def test_the_agent_tools_on_an_up_to_date_database_import_no_alembic(
+    tmp_path: Path, adapter: str
+) -> None:
+    # Issue 18: the agent tools must not pay for Alembic unless a migration is pending.
+    if adapter == "toolset":
+        pytest.importorskip("pydantic_ai")
+    path = tmp_path / "memory.sqlite3"
+    with MemoryService(path) as service:
+        service.record_message(service.start_session().id, "user", "the zebra crossed")
+    heavy = ["alembic", "sqlalchemy", "detect_secrets"]
+    completed = subprocess.run(
+        [sys.executable, "-c", AGENT_TOOLS, str(path), adapter, *heavy],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert json.loads(completed.stdout) == ["the zebra crossed", []]
+
+
 def test_a_lazy_module_imports_once_when_threads_first_read_it_at_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
