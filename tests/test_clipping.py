@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import sys
 from datetime import UTC, datetime
 
 import pytest
@@ -17,11 +16,11 @@ from hypothesis import strategies as st
 
 from memstore.schemas import Message, RecallConversation
 from memstore.text.clipping import (
-    TOKEN_JOINER,
     char_cost,
     clip,
     clip_json,
     content_free_size,
+    first_form,
     first_match,
     fit_conversation,
     focus,
@@ -167,14 +166,6 @@ def test_first_match_examples(text: str, terms: frozenset[str], start: int) -> N
     assert first_match(text, terms) == start == reference_first_match(text, terms)
 
 
-def test_the_token_joiner_folds_to_itself_and_is_in_no_other_characters_fold() -> None:
-    # first_match folds the tokens joined by it, then splits the fold at it.
-    assert fold(TOKEN_JOINER) == TOKEN_JOINER
-    assert reference_token_spans(TOKEN_JOINER) == []
-    others = "".join(map(chr, range(sys.maxunicode + 1))).replace(TOKEN_JOINER, "")
-    assert TOKEN_JOINER not in fold(others)
-
-
 # Stored text is valid Unicode: no lone surrogates (memstore refuses them on the way in).
 CONTENT = TEXT.map(lambda text: text.encode("utf-8", "replace").decode("utf-8"))
 
@@ -236,6 +227,34 @@ def test_a_folded_hangul_syllable_is_found_as_its_token() -> None:
     # written does not hold; the token comparison finds it.
     assert first_match("0가", frozenset({fold("가")})) == 1
     assert first_match("电" + "是" * 50 + "电影", frozenset({"电影"})) == 51
+
+
+def reference_first_form(text: str, prefixes: tuple[str, ...]) -> int | None:
+    for start, end in reference_token_spans(text):
+        if prefixes and reference_fold(text[start:end]).startswith(prefixes):
+            return start
+    return None
+
+
+@settings(max_examples=1000, deadline=None)
+@given(text_and_terms())
+def test_first_form_equals_the_token_by_token_reference(
+    text_terms: tuple[str, frozenset[str]],
+) -> None:
+    # Each token is folded from the text as written, not from the stand-ins of characters
+    # outside the BMP that the token pattern reads (see the example below).
+    text, terms = text_terms
+    prefixes = tuple(sorted(terms))
+    assert first_form(text, prefixes) == reference_first_form(text, prefixes)
+
+
+def test_a_token_with_a_character_outside_the_bmp_is_folded_as_written() -> None:
+    # MATHEMATICAL SCRIPT CAPITAL A folds to "A" (NFKD after case folding), its BMP
+    # stand-in to "a": the first token folds to "Abcd", which neither "abc" starts nor
+    # "abcd" equals; the second is the first found.
+    text = "x \U0001d49cbcd abcd"
+    assert fold(text[2:6]) == "Abcd"
+    assert first_form(text, ("abc",)) == first_match(text, frozenset({"abcd"})) == 7
 
 
 @pytest.mark.parametrize(

@@ -14,14 +14,14 @@ import functools
 import itertools
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from pydantic import BaseModel
 
 from memstore.schemas import Memory, Message, RecallConversation
 from memstore.text import cjk
-from memstore.text.tokens import fold, token_spans
+from memstore.text.tokens import bmp_text, fold, token_pattern
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
@@ -30,7 +30,6 @@ MIN_CLIP_CHARS = 40
 MAX_FIT_ATTEMPTS = 6
 SHORT_ESCAPES = frozenset('"\\\b\f\n\r\t')
 ESCAPED = re.compile(r'[\x00-\x1f"\\]')  # the characters JSON escapes (see char_cost)
-TOKEN_JOINER = "\x00"  # folds to itself, and no token character folds to it
 FORM_MIN_CHARS = 4  # a clip's focus on another form of a word: its first letters, at least
 FORM_CUT_CHARS = 3  # four kept and the last three cut ("paint" of "painting")
 
@@ -127,10 +126,10 @@ def first_match(text: str, folded_terms: frozenset[str]) -> int:
     first place of one of its CJK runs (as written: the index folds no CJK character), else
     0.
 
-    The tokens are folded in one go, joined by :data:`TOKEN_JOINER`: :func:`fold` of a
-    joined text is the join of the folds, since case folding and NFKD go character by
-    character (NFKD reorders only combining characters, which the fold drops). For the same
-    reason a text whose fold holds none of the terms has no such token, and is not split.
+    A text whose fold holds none of the terms has no such token, and is not split:
+    :func:`fold` of a text is the join of the folds of its pieces, since case folding and
+    NFKD go character by character (NFKD reorders only combining characters, which the fold
+    drops).
     """
     found = first_found(text, folded_terms)
     return 0 if found is None else found
@@ -176,16 +175,18 @@ def first_form(text: str, prefixes: tuple[str, ...]) -> int | None:
     folded_text = fold(text)
     if not any(prefix in folded_text for prefix in prefixes):
         return None
-    starts = (start for start, token in folded_tokens(text) if token.startswith(prefixes))
-    return next(starts, None)
+    return first_token(text, lambda token: token.startswith(prefixes))
 
 
-def folded_tokens(text: str) -> Iterator[tuple[int, str]]:
-    """Each token's start and fold, the tokens folded in one go (see :func:`first_match`)."""
-    spans = token_spans(text)
-    tokens = map(text.__getitem__, itertools.starmap(slice, spans))  # text[start:end] each
-    folded = fold(TOKEN_JOINER.join(tokens)).split(TOKEN_JOINER)  # [""] when there is none
-    return ((start, token) for (start, _), token in zip(spans, folded, strict=False))
+def first_token(text: str, wanted: Callable[[str], bool]) -> int | None:
+    """Character offset of the first token of ``text`` whose fold is ``wanted``, or None.
+
+    The tokens are found (as :func:`~memstore.text.tokens.token_spans` finds them) and
+    folded one at a time, and the walk stops at the first one wanted: recall's clips ask
+    this of each message of a page, where a match is most often near the start.
+    """
+    spans = map(re.Match.span, token_pattern(False).finditer(bmp_text(text)))
+    return next((start for start, end in spans if wanted(fold(text[start:end]))), None)
 
 
 def first_word(text: str, folded_terms: frozenset[str]) -> int | None:
@@ -203,8 +204,7 @@ def first_word(text: str, folded_terms: frozenset[str]) -> int | None:
     folded_text = fold(text)
     if not any(term in folded_text for term in folded_terms):
         return None
-    starts = (start for start, token in folded_tokens(text) if token in folded_terms)
-    return next(starts, None)
+    return first_token(text, folded_terms.__contains__)
 
 
 @functools.lru_cache(maxsize=256)
