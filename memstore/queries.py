@@ -84,11 +84,15 @@ class RecallFilters:
             raise InvalidInput(
                 "since", f"{start.isoformat()} is after until {end.isoformat()}; swap them?"
             )
-        if speaker is not None and not 1 <= len(speaker.strip()) <= MAX_SPEAKER_CHARS:
+        name = None if speaker is None else speaker.strip()
+        if name is not None and not 1 <= len(name) <= MAX_SPEAKER_CHARS:
+            size = f"is {len(name)} characters" if name else "is blank"
             raise InvalidInput(
-                "speaker", f"is {len(speaker)} characters; give a name of 1 to 100, or none."
+                "speaker",
+                f"{size} (spaces around it left out); give a name of 1 to "
+                f"{MAX_SPEAKER_CHARS} characters, or none.",
             )
-        return cls(session_id, role, start, end, None if speaker is None else speaker.strip())
+        return cls(session_id, role, start, end, name)
 
     @classmethod
     def of(cls, arguments: FilterArguments) -> RecallFilters:

@@ -662,6 +662,20 @@ def test_a_record_cut_inside_a_character_is_a_warning_and_the_rest_imports(
     ]
 
 
+def test_a_log_with_no_valid_record_starts_its_session_on_its_own_day(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    # Found by review: a log whose only record was refused made a session started at the
+    # time of the import, listed among today's sessions.
+    path = write(tmp_path, log_bytes(entry("09:00:00 +0000", "Diego:", "no speaker")))
+    file = one(run(service, path, include_tail=True))
+    assert file.imported == 0 and [w.kind for w in file.warnings] == ["malformed_speaker"]
+    assert file.session_id is not None
+    session = service.get_session(file.session_id)
+    assert session is not None and session.started_at == datetime(2026, 10, 5, tzinfo=UTC)
+    assert service.list_sessions(since=datetime(2026, 10, 6, tzinfo=UTC)).total == 0
+
+
 def test_thousands_of_warnings_are_listed_up_to_a_hundred_and_counted(
     service: MemoryService, tmp_path: Path
 ) -> None:

@@ -52,6 +52,22 @@ def test_recall_and_word_queries_filter_by_speaker_without_case(
     assert imported.recall("support", speaker="Nobody").conversations == []
 
 
+@pytest.mark.parametrize(
+    ("speaker", "reason"),
+    [
+        ("  ", "speaker: is blank (spaces around it left out); give a name of 1 to 100"),
+        ("x" * 101, "speaker: is 101 characters (spaces around it left out); give a name of 1"),
+    ],
+)
+def test_a_speaker_filter_that_is_blank_or_too_long_is_refused_with_its_reason(
+    service: MemoryService, speaker: str, reason: str
+) -> None:
+    # Found by review: "  " was refused as "is 2 characters; give a name of 1 to 100".
+    with pytest.raises(InvalidInput) as refused:
+        service.recall("garden", speaker=speaker)
+    assert str(refused.value).startswith(reason)
+
+
 def test_a_query_naming_a_speaker_ranks_their_messages_first(service: MemoryService) -> None:
     # Melanie's short message ranks first on the words alone; a query naming Caroline ranks
     # Caroline's own message first, though neither text holds her name. A signal, not a

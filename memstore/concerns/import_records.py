@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import suppress
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, time
 from typing import Any
 
 from memstore.concerns.import_files import CHANGED, LARGE_TEXT_BYTES, FileText, LoadedLog
@@ -214,7 +214,7 @@ def store(
     sealed = sealed_size(log, include_tail, previous)
     # Hashed now: storing a message of over a MiB empties the log's bytes (release).
     prefix = Sealed(sealed, prefix_sha256(log, sealed))
-    session_id = ensure_session(connection, log, now)
+    session_id = ensure_session(connection, log)
     tally = Tally()
     tally.found.extend(log.parsed.found)
     insert_records(
@@ -268,12 +268,15 @@ def insert_records(
             raise ImportRejected(CHANGED) from error
 
 
-def ensure_session(connection: sqlite3.Connection, log: LoadedLog, now: datetime) -> str:
-    """The synthetic session of this path, created on its first import."""
+def ensure_session(connection: sqlite3.Connection, log: LoadedLog) -> str:
+    """The synthetic session of this path, created on its first import, started when its
+    first record was written; a log with no valid record yet starts at its day's midnight,
+    UTC (no record gives the offset it was written at), not at the time of the import."""
     session_id = session_id_for(log.path)
     if sessions.get(connection, session_id) is None:
         spans = log.parsed.spans
         metadata = {"source": DAILY_LOG, "path": log.path, "boundaries": "unknown"}
-        started = spans[0].created_at if spans else now
+        midnight = datetime.combine(log.parsed.day, time(), UTC)
+        started = spans[0].created_at if spans else midnight
         sessions.add(connection, StoredSession(session_id, started, None, metadata))
     return session_id
