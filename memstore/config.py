@@ -66,7 +66,11 @@ def local_path(value: str, what: str) -> str:
 
 
 class MemoryConfig(BaseModel):
-    """The ``memory`` section of the configuration (limits are characters, not tokens)."""
+    """The ``memory`` section of the configuration (limits are characters, not tokens).
+
+    The limits are JSON integers: ``true``, ``"8000"`` or ``8000.0`` is refused, not read as
+    a number (a review found ``recall_chars: true`` read as 1).
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
@@ -76,11 +80,11 @@ class MemoryConfig(BaseModel):
     """False stops new conversation persistence; explicit memories still work."""
     database: str = "memory/memory.sqlite3"
     """Database file: relative paths resolve under the data directory; no UNC, no '..'."""
-    max_results: int = Field(default=8, ge=1, le=50)
+    max_results: int = Field(default=8, ge=1, le=50, strict=True)
     """Most items one recall or word page returns."""
-    context_chars: int = Field(default=4000, ge=512, le=32000)
+    context_chars: int = Field(default=4000, ge=512, le=32000, strict=True)
     """Budget of the per-turn context block, in characters."""
-    recall_chars: int = Field(default=8000, ge=1024, le=64000)
+    recall_chars: int = Field(default=8000, ge=1024, le=64000, strict=True)
     """Budget of one recall or word page, in characters of JSON."""
     log_dir: str | None = None
     """The daily Markdown logs; default ``logs/`` beside the database. Relative paths resolve

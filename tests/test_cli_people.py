@@ -199,6 +199,26 @@ def test_format_text_prints_a_transcript_json_prints_the_contract(
     assert code == 2 and "disagree" in err
 
 
+@pytest.mark.parametrize(
+    ("args", "hint"),
+    [
+        (["zanahoria"], "try other words."),
+        (["zanahoria", "--mode", "all"], "try other words, or --mode any."),
+        (["café", "--since", "2030-01-01T00:00Z"], "try other words, or fewer filters."),
+        (
+            ["café", "--mode", "phrase", "--speaker", "Nobody"],
+            "try other words, --mode any, or fewer filters.",
+        ),
+    ],
+)
+def test_the_text_of_nothing_found_says_what_to_try(
+    runner: CliRunner, imported: Path, args: list[str], hint: str
+) -> None:
+    # Found by review: with only the filters leaving nothing, the hint spoke of words alone.
+    code, text, _ = invoke(runner, imported, "recall", *args, "--format", "text")
+    assert code == 0 and text.strip() == f"Nothing matched. Search is lexical: {hint}"
+
+
 def test_text_views_of_listings_and_check(runner: CliRunner, imported: Path) -> None:
     words = invoke(runner, imported, "words", "caf", "--format", "text")[1].splitlines()
     assert words[0].split() == ["word", "occurrences", "documents"]

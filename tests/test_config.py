@@ -30,6 +30,15 @@ def test_each_range_accepts_its_edges_and_refuses_one_beyond(
             MemoryConfig(**{field: outside})
 
 
+@pytest.mark.parametrize(("field", "low", "high"), EDGES)
+@pytest.mark.parametrize("given", [True, "2048", 2048.0])
+def test_a_limit_that_is_no_integer_is_refused(
+    field: str, low: int, high: int, given: object
+) -> None:
+    with pytest.raises(ValidationError, match=f"{field}\n  Input should be a valid integer"):
+        MemoryConfig(**{field: given})
+
+
 @pytest.mark.parametrize(
     "path", ["\\\\server\\share\\memory.sqlite3", "//server/share/memory.sqlite3"]
 )

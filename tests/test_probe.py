@@ -325,9 +325,23 @@ def test_an_empty_sqlite_file_claimed_by_another_application_is_refused(tmp_path
             connection.execute(f"PRAGMA {pragma}")
             connection.commit()
         before = path.read_bytes()
-        with pytest.raises(FileError, match="not a memstore database"):
+        with pytest.raises(FileError, match="not a memstore database") as refused:
             MemoryService(path).remember("Diego likes tea.")
+        assert "marked by its own application_id or user_version" in str(refused.value)
+        assert "tables" not in str(refused.value)
         assert path.read_bytes() == before
+
+
+def test_another_applications_tables_are_named_without_marks_it_has_not(tmp_path: Path) -> None:
+    # Found by review: a plain "create table t(x)" file was said to carry its own
+    # application_id or user_version, both 0 there.
+    path = tmp_path / "other.db"
+    with closing(sqlite3.connect(path)) as connection:
+        connection.execute("CREATE TABLE t (x)")
+    with pytest.raises(FileError) as refused:
+        MemoryService(path).remember("Diego likes tea.")
+    assert "with 1 tables, indexes or views)" in str(refused.value)
+    assert "application_id" not in str(refused.value)
 
 
 def test_a_folder_as_config_is_named_as_a_folder(tmp_path: Path) -> None:

@@ -152,8 +152,7 @@ def pending(schema: Schema, path: Path, revisions: Mapping[str, int], code: int)
             raise FileError(
                 str(path),
                 "it is not a memstore database (another application's SQLite database, "
-                f"with {schema.objects} tables, indexes or views and its own application_id "
-                "or user_version); it was left untouched. Check --database or the "
+                f"{claims(schema)}); it was left untouched. Check --database or the "
                 "configuration's database setting.",
             )
         return True
@@ -161,6 +160,14 @@ def pending(schema: Schema, path: Path, revisions: Mapping[str, int], code: int)
     if problem is not None:
         raise refusal(schema, path, code, *problem)
     return schema.newest < code
+
+
+def claims(schema: Schema) -> str:
+    """What shows that another application's database is not memstore's: its schema
+    objects, its header's marks, or both."""
+    found = [f"with {schema.objects} tables, indexes or views"] if schema.objects else []
+    marked = ["marked by its own application_id or user_version"] if schema.marked else []
+    return " and ".join(found + marked)
 
 
 def version_problem(

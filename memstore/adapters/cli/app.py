@@ -267,8 +267,10 @@ def service_from(ctx: click.Context, *, new_ok: bool = False) -> MemoryService:
     if held is False:
         raise FileError(
             str(service.path),
-            "it is not a memstore database (an empty file, or another application's SQLite "
-            "database); it was left untouched. Check --database or the configuration.",
+            "it is not a memstore database (an empty file, one whose first import was "
+            "stopped before its tables were made, or another application's SQLite "
+            "database); it was left untouched. Check --database or the configuration; "
+            "`memstore import` or `memstore remember` sets up an empty one.",
         )
     return service
 

@@ -28,17 +28,21 @@ def recall(ctx: click.Context, /, query: str, no_history: bool, **filters: Any) 
     Example: memstore recall "jardín azul" --mode phrase --since 2026-10-01T00:00:00+02:00
     """
     result = service_from(ctx).recall(query, history=not no_history, **filters)
-    emit(result, recall_view(query, filters["mode"]))
+    filtered = any(filters[name] is not None for name in FILTERS)
+    emit(result, recall_view(query, filters["mode"], filtered))
 
 
-def recall_view(query: str, mode: str) -> Callable[[RecallResult], str]:
-    """The text view of a recall of ``query`` in ``mode`` (the views module, and pydantic
-    with it, imported only when text is printed)."""
+FILTERS = ("session_id", "role", "since", "until", "speaker")  # of options.filters
+
+
+def recall_view(query: str, mode: str, filtered: bool) -> Callable[[RecallResult], str]:
+    """The text view of a recall of ``query`` in ``mode``, ``filtered`` or not (the views
+    module, and pydantic with it, imported only when text is printed)."""
 
     def render(found: RecallResult) -> str:
         from memstore.adapters.cli.views import recall_text
 
-        return recall_text(found, query, mode)
+        return recall_text(found, query, mode, filtered=filtered)
 
     return render
 

@@ -127,8 +127,11 @@ def memory_line(memory: schemas.Memory, terms: frozenset[str] = frozenset()) -> 
     return "\n".join([f"{pin}{first}  {details}", *(INDENT + line for line in rest)])
 
 
-def recall_text(result: schemas.RecallResult, query: str, mode: str) -> str:
-    """Memories, then each conversation as a short transcript, the matched message marked."""
+def recall_text(
+    result: schemas.RecallResult, query: str, mode: str, *, filtered: bool = False
+) -> str:
+    """Memories, then each conversation as a short transcript, the matched message marked;
+    for no result, what to try (other words, mode any, and fewer filters when ``filtered``)."""
     terms = frozenset(fold(query[start:end]) for start, end in token_spans(query))
     lines: list[str] = []
     if result.memories:
@@ -147,13 +150,23 @@ def recall_text(result: schemas.RecallResult, query: str, mode: str) -> str:
             lines += message_lines(message, terms, matched=message.id == conversation.matched_id)
         lines.append("")
     if not lines:
-        wider = "" if mode == "any" else ", or --mode any"
-        lines.append(f"Nothing matched. Search is lexical: try other words{wider}.")
+        wider = [
+            *([] if mode == "any" else ["--mode any"]),
+            *(["fewer filters"] if filtered else []),
+        ]
+        lines.append(f"Nothing matched. Search is lexical: try other words{or_list(wider)}.")
     if result.truncated:
         lines.append(
             dim("Some text was clipped or left out to fit the budget: --full prints it all.")
         )
     return "\n".join(lines).rstrip("\n")
+
+
+def or_list(options: list[str]) -> str:
+    """``", or a"``, ``", a, or b"``: further options after a first one, or nothing."""
+    if not options:
+        return ""
+    return ", " + ", ".join([*options[:-1], f"or {options[-1]}"])
 
 
 def words_text(page: schemas.WordPage) -> str:
