@@ -212,13 +212,19 @@ def speaker_roles(speakers: Iterable[tuple[object, object]]) -> dict[str, str]:
     map, for the API's ``speakers`` and the CLI's ``--speaker NAME=ROLE`` alike.
 
     Raises:
-        InvalidInput: If there are no speakers, a name is not text, a role is not user,
-            assistant or system, or one name (compared without case) is given two roles.
+        InvalidInput: If there are no speakers, a name is not text or could head no log
+            record (:func:`~memstore.logs.write.check_speaker`, the spaces around it left
+            out), a role is not user, assistant or system, or one name (compared without
+            case) is given two roles.
     """
+    # Imported here: the log writer imports memstore.files, which imports this module.
+    from memstore.logs.write import check_speaker
+
     roles: dict[str, str] = {}
     for name, role in speakers:
         if not isinstance(name, str):
             raise InvalidInput("speakers", f"has the name {name!r}; names are text.")
+        check_speaker(name.strip())  # a name with a colon would match no record
         if role not in values(Role):
             raise InvalidInput(f"speaker {name!r}", f"is {role!r}; use {spoken(Role)}.")
         folded = name.strip().casefold()

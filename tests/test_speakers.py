@@ -68,6 +68,19 @@ def test_a_speaker_filter_that_is_blank_or_too_long_is_refused_with_its_reason(
     assert str(refused.value).startswith(reason)
 
 
+@pytest.mark.parametrize("name", ["Di:ego", "x" * 101])
+def test_an_import_refuses_a_speaker_no_log_record_can_name(
+    service: MemoryService, runner: CliRunner, tmp_path: Path, name: str
+) -> None:
+    # Found by review: "--speaker Di:ego=user" was accepted, though no record can match it.
+    with pytest.raises(InvalidInput, match="cannot head a log record"):
+        service.import_markdown([tmp_path], speakers={name: "user", "Morgan": "assistant"})
+    database = ["--database", str(tmp_path / "cli.sqlite3")]
+    refused = runner.invoke(cli, [*database, "import", str(tmp_path), "--speaker", f"{name}=user"])
+    assert refused.exit_code == 2 and "cannot head a log record" in refused.stderr
+    assert not (tmp_path / "cli.sqlite3").exists()
+
+
 def test_a_query_naming_a_speaker_ranks_their_messages_first(service: MemoryService) -> None:
     # Melanie's short message ranks first on the words alone; a query naming Caroline ranks
     # Caroline's own message first, though neither text holds her name. A signal, not a
