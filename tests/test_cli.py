@@ -106,6 +106,21 @@ def test_offsets_beyond_sqlite_integers_are_usage_errors(
     assert result.exit_code == 2 and "range" in json.loads(result.stderr)["error"]["message"]
 
 
+def test_a_query_that_starts_with_a_dash_is_shown_the_way_through(
+    runner: CliRunner, db_path: Path
+) -> None:
+    # Found by review: "recall -garden" said only "No such option '-g'."
+    result = runner.invoke(cli, ["--database", str(db_path), "recall", "-garden"])
+    message = json.loads(result.stderr)["error"]["message"]
+    assert result.exit_code == 2
+    assert message == (
+        "No such option '-g'. Text that starts with a dash goes after --, as in: "
+        "memstore recall -- -text"
+    )
+    mistyped = runner.invoke(cli, ["--database", str(db_path), "recall", "--limt", "3", "x"])
+    assert "dash" not in json.loads(mistyped.stderr)["error"]["message"]
+
+
 def test_text_that_is_not_unicode_is_refused_as_input(runner: CliRunner, db_path: Path) -> None:
     # A non-UTF-8 command-line byte arrives as a lone surrogate.
     result = runner.invoke(cli, ["--database", str(db_path), "remember", "Diego likes \udcff tea."])

@@ -140,6 +140,19 @@ def emit_error(kind: str, message: str) -> None:
     click.echo(json.dumps(error, ensure_ascii=False), err=True)
 
 
+def dash_hint(error: click.UsageError) -> str:
+    """For an unknown short option of a command that takes text (``recall -garden`` is read
+    as ``-g``), how to pass text that starts with a dash; else nothing."""
+    if not isinstance(error, click.NoSuchOption) or error.option_name.startswith("--"):
+        return ""
+    ctx = error.ctx
+    if ctx is None or ctx.parent is None:
+        return ""
+    if not any(isinstance(param, click.Argument) for param in ctx.command.params):
+        return ""
+    return f" Text that starts with a dash goes after --, as in: memstore {ctx.info_name} -- -text"
+
+
 class JsonErrors(click.Group):
     """A click group that reports every error as one JSON document on stderr, gives each of
     its commands ``--format``/``--json``, prints its help as text when run bare, and loads
@@ -185,7 +198,7 @@ class JsonErrors(click.Group):
             click.echo(bare.ctx.get_help() if bare.ctx else self.get_help(click.Context(self)))
             sys.exit(0)
         except click.UsageError as error:
-            emit_error("UsageError", error.format_message())
+            emit_error("UsageError", error.format_message() + dash_hint(error))
             sys.exit(EXIT_USAGE)
         except click.ClickException as error:
             emit_error(type(error).__name__, error.format_message())
