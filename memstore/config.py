@@ -68,15 +68,16 @@ def local_path(value: str, what: str) -> str:
 class MemoryConfig(BaseModel):
     """The ``memory`` section of the configuration (limits are characters, not tokens).
 
-    The limits are JSON integers: ``true``, ``"8000"`` or ``8000.0`` is refused, not read as
-    a number (a review found ``recall_chars: true`` read as 1).
+    The switches are JSON booleans and the limits JSON integers: ``"no"`` or ``0`` is no
+    switch, and ``true``, ``"8000"`` or ``8000.0`` no limit (a review found
+    ``recall_chars: true`` read as 1, and ``enabled: "no"`` as false).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
-    enabled: bool = True
+    enabled: bool = Field(default=True, strict=True)
     """False disables memory writes, memory tools and injected context; nothing is deleted."""
-    store_history: bool = True
+    store_history: bool = Field(default=True, strict=True)
     """False stops new conversation persistence; explicit memories still work."""
     database: str = "memory/memory.sqlite3"
     """Database file: relative paths resolve under the data directory; no UNC, no '..'."""

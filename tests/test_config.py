@@ -39,6 +39,13 @@ def test_a_limit_that_is_no_integer_is_refused(
         MemoryConfig(**{field: given})
 
 
+@pytest.mark.parametrize("field", ["enabled", "store_history"])
+@pytest.mark.parametrize("given", ["no", "false", 0, 1.0])
+def test_a_switch_that_is_no_boolean_is_refused(field: str, given: object) -> None:
+    with pytest.raises(ValidationError, match=f"{field}\n  Input should be a valid boolean"):
+        MemoryConfig(**{field: given})
+
+
 @pytest.mark.parametrize(
     "path", ["\\\\server\\share\\memory.sqlite3", "//server/share/memory.sqlite3"]
 )

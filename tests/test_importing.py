@@ -674,6 +674,14 @@ def test_a_log_with_no_valid_record_starts_its_session_on_its_own_day(
     session = service.get_session(file.session_id)
     assert session is not None and session.started_at == datetime(2026, 10, 5, tzinfo=UTC)
     assert service.list_sessions(since=datetime(2026, 10, 6, tzinfo=UTC)).total == 0
+    # Found by review: a record appended later left the session at midnight, where an
+    # import of the whole file at once starts it at the record.
+    with path.open("ab") as log:
+        log.write((FIRST + SECOND).encode())
+    again = one(run(service, path, include_tail=True))
+    assert (again.session_id, again.imported) == (file.session_id, 2)
+    session = service.get_session(file.session_id)
+    assert session is not None and session.started_at == datetime(2026, 10, 5, 9, tzinfo=UTC)
 
 
 def test_thousands_of_warnings_are_listed_up_to_a_hundred_and_counted(

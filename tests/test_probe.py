@@ -340,7 +340,7 @@ def test_another_applications_tables_are_named_without_marks_it_has_not(tmp_path
         connection.execute("CREATE TABLE t (x)")
     with pytest.raises(FileError) as refused:
         MemoryService(path).remember("Diego likes tea.")
-    assert "with 1 tables, indexes or views)" in str(refused.value)
+    assert "with 1 table, index or view)" in str(refused.value)
     assert "application_id" not in str(refused.value)
 
 

@@ -271,12 +271,16 @@ def insert_records(
 def ensure_session(connection: sqlite3.Connection, log: LoadedLog) -> str:
     """The synthetic session of this path, created on its first import, started when its
     first record was written; a log with no valid record yet starts at its day's midnight,
-    UTC (no record gives the offset it was written at), not at the time of the import."""
+    UTC (no record gives the offset it was written at), not at the time of the import, until
+    an import finds a record in it: an empty session then starts at that record, as it would
+    had the log been imported whole at once."""
     session_id = session_id_for(log.path)
+    spans = log.parsed.spans
     if sessions.get(connection, session_id) is None:
-        spans = log.parsed.spans
         metadata = {"source": DAILY_LOG, "path": log.path, "boundaries": "unknown"}
         midnight = datetime.combine(log.parsed.day, time(), UTC)
         started = spans[0].created_at if spans else midnight
         sessions.add(connection, StoredSession(session_id, started, None, metadata))
+    elif spans:
+        sessions.restart_empty(connection, session_id, spans[0].created_at)
     return session_id

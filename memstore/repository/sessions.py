@@ -17,6 +17,10 @@ INSERT_SESSION = (
     f"INSERT INTO sessions ({SESSION_COLUMNS}) VALUES (:id, :started_at, :ended_at, :metadata)"
 )
 END_SESSION = "UPDATE sessions SET ended_at = :ended_at WHERE id = :id"
+RESTART_EMPTY = (
+    "UPDATE sessions SET started_at = :started_at WHERE id = :id "
+    "AND NOT EXISTS (SELECT 1 FROM messages WHERE session_id = :id)"
+)
 IN_WINDOW = "(:since IS NULL OR started_at >= :since) AND (:until IS NULL OR started_at < :until)"
 LISTED_TOTAL = f"SELECT count(*) FROM sessions WHERE {IN_WINDOW}"
 # Each page row: the session, its message count, its first and last message times, and
@@ -87,6 +91,11 @@ def add(connection: sqlite3.Connection, session: StoredSession) -> None:
 def end(connection: sqlite3.Connection, session_id: str, ended_at: datetime) -> None:
     """Record when a session ended."""
     connection.execute(END_SESSION, {"id": session_id, "ended_at": format_utc(ended_at)})
+
+
+def restart_empty(connection: sqlite3.Connection, session_id: str, started_at: datetime) -> None:
+    """Move the start of a session that holds no message (yet) to ``started_at``."""
+    connection.execute(RESTART_EMPTY, {"id": session_id, "started_at": format_utc(started_at)})
 
 
 @dataclass(frozen=True)

@@ -165,7 +165,8 @@ def pending(schema: Schema, path: Path, revisions: Mapping[str, int], code: int)
 def claims(schema: Schema) -> str:
     """What shows that another application's database is not memstore's: its schema
     objects, its header's marks, or both."""
-    found = [f"with {schema.objects} tables, indexes or views"] if schema.objects else []
+    kinds = "table, index or view" if schema.objects == 1 else "tables, indexes or views"
+    found = [f"with {schema.objects} {kinds}"] if schema.objects else []
     marked = ["marked by its own application_id or user_version"] if schema.marked else []
     return " and ".join(found + marked)
 
