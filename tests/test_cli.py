@@ -114,8 +114,8 @@ def test_a_query_that_starts_with_a_dash_is_shown_the_way_through(
     message = json.loads(result.stderr)["error"]["message"]
     assert result.exit_code == 2
     assert message == (
-        "No such option '-g'. Text that starts with a dash goes after --, as in: "
-        "memstore recall -- -text"
+        "No such option '-g'. An argument that starts with a dash goes after --, as in: "
+        "memstore recall -- -QUERY"
     )
     mistyped = runner.invoke(cli, ["--database", str(db_path), "recall", "--limt", "3", "x"])
     assert "dash" not in json.loads(mistyped.stderr)["error"]["message"]

@@ -141,16 +141,18 @@ def emit_error(kind: str, message: str) -> None:
 
 
 def dash_hint(error: click.UsageError) -> str:
-    """For an unknown short option of a command that takes text (``recall -garden`` is read
-    as ``-g``), how to pass text that starts with a dash; else nothing."""
+    """For an unknown short option of a command that takes arguments (``recall -garden`` is
+    read as ``-g``), how to pass an argument that starts with a dash; else nothing."""
     if not isinstance(error, click.NoSuchOption) or error.option_name.startswith("--"):
         return ""
     ctx = error.ctx
     if ctx is None or ctx.parent is None:
         return ""
-    if not any(isinstance(param, click.Argument) for param in ctx.command.params):
+    arguments = [param for param in ctx.command.params if isinstance(param, click.Argument)]
+    if not arguments:
         return ""
-    return f" Text that starts with a dash goes after --, as in: memstore {ctx.info_name} -- -text"
+    example = f"memstore {ctx.info_name} -- -{(arguments[0].name or 'text').upper()}"
+    return f" An argument that starts with a dash goes after --, as in: {example}"
 
 
 class JsonErrors(click.Group):
