@@ -21,7 +21,7 @@ from pydantic import BaseModel
 
 from memstore.schemas import Memory, Message, RecallConversation
 from memstore.text import cjk
-from memstore.text.tokens import bmp_text, fold, token_pattern
+from memstore.text.tokens import each_token_span, fold
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
@@ -181,11 +181,11 @@ def first_form(text: str, prefixes: tuple[str, ...]) -> int | None:
 def first_token(text: str, wanted: Callable[[str], bool]) -> int | None:
     """Character offset of the first token of ``text`` whose fold is ``wanted``, or None.
 
-    The tokens are found (as :func:`~memstore.text.tokens.token_spans` finds them) and
-    folded one at a time, and the walk stops at the first one wanted: recall's clips ask
-    this of each message of a page, where a match is most often near the start.
+    The tokens are found and folded one at a time, and the walk stops at the first one
+    wanted: recall's clips ask this of each message of a page, where a match is most often
+    near the start.
     """
-    spans = map(re.Match.span, token_pattern(False).finditer(bmp_text(text)))
+    spans = each_token_span(text)
     return next((start for start, end in spans if wanted(fold(text[start:end]))), None)
 
 

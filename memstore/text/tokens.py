@@ -116,7 +116,12 @@ def token_spans(text: str) -> list[tuple[int, int]]:
     token; as an FTS5 string it would be an empty phrase, which makes an ``all`` query match
     nothing. Diacritics before a token's first other character are not in its span.
     """
-    return list(map(re.Match.span, token_pattern(False).finditer(bmp_text(text))))
+    return list(each_token_span(text))
+
+
+def each_token_span(text: str) -> Iterator[tuple[int, int]]:
+    """:func:`token_spans`, one at a time, for a caller that may stop at the first it wants."""
+    return map(re.Match.span, token_pattern(False).finditer(bmp_text(text)))
 
 
 def word_spans(text: str) -> list[tuple[int, int]]:
