@@ -1,4 +1,5 @@
-"""SQLAlchemy declarative models: the tables that Alembic revisions 0001, 0003 and 0005 create.
+"""SQLAlchemy declarative models: the tables and indexes of Alembic revisions 0001, 0003, 0005
+and 0006.
 
 Every row has a stable string id (``id``) for the outside world. Rows that an FTS5
 external-content index holds (messages, memories) also have an integer primary key (``pk``)
@@ -97,6 +98,7 @@ class MessageRow(Base):
         CheckConstraint("sequence >= 1", name="sequence"),
         Index("ix_messages_created_at", "created_at"),
         Index("ix_messages_speaker", "speaker", sqlite_where=text("speaker IS NOT NULL")),
+        Index("ix_messages_place", "pk", "session_id", "sequence"),
     )
 
     pk: Mapped[int] = mapped_column(Integer, primary_key=True)
