@@ -5,7 +5,7 @@ base table, each hit with its pair neighbour, so that both return as many messag
 
 from __future__ import annotations
 
-import json
+import itertools
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,7 +18,7 @@ from memstore import MemoryConfig, MemoryService, RecallResult
 from memstore.concerns.recall import named_periods
 from memstore.queries import RecallFilters
 from memstore.repository import recall as search
-from memstore.text import ranking
+from memstore.repository.tier_hits import FIRST_BATCH
 from memstore.text.fts_query import build_match
 from memstore.times import format_utc
 
@@ -76,29 +76,20 @@ def plain_recall(raw: sqlite3.Connection, case: Query) -> list[tuple[Any, ...]]:
 
 
 def ranked_recall(raw: sqlite3.Connection, case: Query) -> list[str | None]:
-    """memstore's recall statements, run in plain sqlite3 on the raw database: the memory
-    hits, each ranking part's document count, the index size and the window's pk bounds,
-    then the first batch of the first tier with hits, weighted the same way, with its pair
-    partners. Returns the hits' source references in rank order (the first batch, as
-    memstore's first page reads it); ids differ between the two databases."""
+    """memstore's recall statements, run on the raw database by memstore's repository: the
+    memory hits, then the history's hits (each ranking part's document count, the index
+    size and the window's pk bounds, the first tier with hits weighted and ranked with its
+    neighbours, the first batch's messages with their pair partners). Returns the hits'
+    source references in rank order (the first batch, as memstore's first page reads it);
+    ids differ between the two databases."""
     no_filters = {"session_id": None, "role": None, "speaker": None, **window_params(case)}
     memory = {"query": build_match(case.text, case.mode), "now": utc_now(), "limit": HITS}
     raw.execute(search.MEMORY_HITS[case.mode == "any"], memory | no_filters).fetchall()
-    documents = search.part_documents(raw, case.tiers)
-    total = search.indexed_messages(raw)
-    periods = named_periods(raw, case.text)
-    signals = search.ranking_signals(raw, case.text, periods)
     since, until = case.window or (None, None)
-    signals |= search.pk_bounds(raw, RecallFilters(since=since, until=until))
-    for tier in case.tiers:
-        weighted = search.tier_parts(case.text, ranking.weighted_parts(tier, documents, total))
-        if weighted is not None:
-            page = weighted | {"limit": search.FIRST_BATCH, "offset": 0}
-            rows = raw.execute(search.HISTORY_HITS, page | no_filters | signals).fetchall()
-            partners = json.dumps([row[-2] for row in rows if row[-2]])
-            raw.execute(search.PARTNERS, {"pks": partners}).fetchall()
-            return [row[7] for row in rows]  # HISTORY_HITS: id, ..., source_ref, speaker, ...
-    return []
+    filters = RecallFilters(since=since, until=until)
+    periods = named_periods(raw, case.text)
+    hits = search.history_hits(raw, case.text, case.mode, filters, periods)
+    return [hit.source_ref for hit in itertools.islice(hits, FIRST_BATCH)]
 
 
 def same_hits(service: MemoryService, raw: sqlite3.Connection, case: Query) -> bool:

@@ -8,6 +8,7 @@ weights, fair shares) have table tests, and the parts are checked against a real
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -23,6 +24,7 @@ from memstore.errors import InvalidQuery
 from memstore.kinds import Mode
 from memstore.queries import RecallFilters
 from memstore.repository import recall as recall_sql
+from memstore.repository import tier_hits as tier_sql
 from memstore.schemas import RecallResult
 from memstore.text import ranking
 from memstore.text.clipping import fair_share
@@ -512,6 +514,8 @@ def test_all_mode_ranks_the_same_with_its_parts_bounded_to_the_selection(
 def test_a_tier_of_one_part_ranks_as_when_its_scores_are_grouped(
     db_path: Path, seeded: Seeded
 ) -> None:
+    # A tier of one part is one MATCH on its index; as a list of parts, its scores go
+    # through the grouping of several parts' scores, to the same hits and ranks.
     with seeded():
         for n in range(6):
             chat(("user", "zebra " * (n + 1)), ("assistant", f"a zebra, {n}"), ("user", "ok"))
@@ -521,15 +525,20 @@ def test_a_tier_of_one_part_ranks_as_when_its_scores_are_grouped(
     with sqlite3.connect(db_path) as connection:
         documents = recall_sql.part_documents(connection, [tier])
         weights = ranking.weighted_parts(tier, documents, recall_sql.indexed_messages(connection))
-        parts = recall_sql.tier_parts("zebra", weights)
-        assert parts is not None and parts["single"]
+        one = tier_sql.tier_parts("zebra", weights)
+        assert one is not None and one["source"] == "messages_stem_fts"
+        listed = {"source": tier_sql.PARTS, "parts": json.dumps(weights), "said": None}
         signals = recall_sql.ranking_signals(connection, "zebra", [])
         signals |= recall_sql.pk_bounds(connection, RecallFilters())
-        page = {"limit": 50, "offset": 0, **RecallFilters().params(), **signals}
-        single = connection.execute(recall_sql.HISTORY_HITS, page | parts).fetchall()
-        grouped = connection.execute(recall_sql.HISTORY_HITS, page | parts | {"single": False})
-        assert single == grouped.fetchall()
-        assert len(single) == 12  # the six requests and their replies
+        params = {**RecallFilters().params(), **signals}
+        found = [
+            sorted(connection.execute(tier_sql.TIER_HITS[source, False, False], params | tier))
+            for source, tier in ((one["source"], one), (tier_sql.PARTS, listed))
+        ]
+    one_rows, listed_rows = found
+    assert [row[:3] for row in one_rows] == [row[:3] for row in listed_rows]
+    assert [row[3] for row in one_rows] == pytest.approx([row[3] for row in listed_rows])
+    assert len(one_rows) == 12  # the six requests and their replies
 
 
 # Fair shares

@@ -1,4 +1,5 @@
-"""Recall queries over the FTS5 indexes.
+"""Recall queries over the FTS5 indexes: the memories, and the history tier by tier (each
+tier's statements in :mod:`memstore.repository.tier_hits`).
 
 One shape everywhere: MATCH and bm25() run in a subquery whose FROM is the FTS table alone
 (for history, one per weighted query part, which ``json_each`` hands in as bound text);
@@ -10,19 +11,13 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from memstore.kinds import Mode
 from memstore.queries import RecallFilters
 from memstore.repository.memories import MEMORY_FIELDS, StoredMemory, in_force_sql
-from memstore.repository.messages import (
-    MESSAGE_COLUMNS,
-    StoredMessage,
-    filters_sql,
-    searchable_sql,
-)
+from memstore.repository.tier_hits import MessageHit, tier_hits, tier_parts
 from memstore.store.fts_names import (
     MEMORIES_FTS,
     MEMORIES_STEM_FTS,
@@ -30,115 +25,10 @@ from memstore.store.fts_names import (
     MESSAGES_STEM_FTS,
 )
 from memstore.text import ranking
-from memstore.text.fts_query import QueryPart, ranking_tiers, time_words_match
+from memstore.text.fts_query import QueryPart, ranking_tiers
 from memstore.text.tokens import word_spans
 from memstore.times import format_utc, parse_utc
 
-# The index search is bounded to the pks (rowids) between :low_pk and :high_pk, where every
-# message the time, session and speaker filters can keep lies (see pk_bounds); the filters still
-# decide each hit, so the bounds change how much of each term's list FTS5 reads, never the
-# result.
-# A hit's own rank is the weighted sum of the bm25() of each query part it matches (see
-# memstore.text.ranking), doubled when the query names its speaker, tripled when it names
-# the month or year it was written in (:periods, [start, end) in UTC), and times 1.5 when the
-# query asks when and the hit holds a word saying when (it is among the messages that :said,
-# the tier's gates AND the time words, finds on the stem index: the same words by stem in
-# every mode, and a superset of the tier's hits); its rank adds the own
-# ranks of the hits one and two messages away in its session (:near, :far). :parts is a JSON
-# list of [match, weight, role, stemmed], read into a materialized table whose rows hand
-# each literal match to an FTS-only MATCH on the exact or the stem index; the scores are
-# materialized too, so that bm25() runs in its own query. A hit matches a gate part (role
-# 1) and no veto part (role -1), and passes the filters; a tier of one part (:single, then a
-# gate) takes its scores as they are, without grouping them by message (a tenth of a
-# common word's time). Each hit's own rank is spread to the
-# messages up to two away in its session (found through the unique index on session and
-# sequence) and summed per message; only a message holding its own rank (a hit) is kept, so
-# that only hits that pass the filters rank one another.
-# Each hit carries the pk of its pair partner: for an assistant reply the closest completed
-# user request before it, or, for an assistant message that opens the talk (no user message
-# before it, and no sequence missing before it, where a deleted request would have been),
-# the first completed user message after it (its answer); for a
-# user message the next completed user or assistant message (a reply only if it is the
-# assistant's); and the partner's own rank when the partner is a hit that passes the
-# filters. The subqueries run for the page's rows only.
-HISTORY_HITS = f"""
-    WITH parts AS MATERIALIZED (
-        SELECT json_extract(value, '$[0]') AS match, json_extract(value, '$[1]') AS weight,
-               json_extract(value, '$[2]') AS role, json_extract(value, '$[3]') AS stemmed
-        FROM json_each(:parts)),
-    scored AS MATERIALIZED (
-        SELECT {MESSAGES_FTS}.rowid AS pk, bm25({MESSAGES_FTS}) * parts.weight AS score, parts.role
-        FROM parts CROSS JOIN {MESSAGES_FTS}
-        WHERE NOT parts.stemmed AND {MESSAGES_FTS} MATCH parts.match
-          AND {MESSAGES_FTS}.rowid BETWEEN :low_pk AND :high_pk
-        UNION ALL
-        SELECT {MESSAGES_STEM_FTS}.rowid, bm25({MESSAGES_STEM_FTS}) * parts.weight, parts.role
-        FROM parts CROSS JOIN {MESSAGES_STEM_FTS}
-        WHERE parts.stemmed AND {MESSAGES_STEM_FTS} MATCH parts.match
-          AND {MESSAGES_STEM_FTS}.rowid BETWEEN :low_pk AND :high_pk),
-    matched AS MATERIALIZED (
-        SELECT pk, score FROM scored WHERE :single AND role = 1
-        UNION ALL
-        SELECT pk, sum(score) FROM scored WHERE NOT :single
-        GROUP BY pk HAVING max(role) = 1 AND min(role) >= 0),
-    said AS MATERIALIZED (
-        SELECT rowid AS pk FROM {MESSAGES_STEM_FTS}
-        WHERE :said IS NOT NULL AND {MESSAGES_STEM_FTS} MATCH :said
-          AND rowid BETWEEN :low_pk AND :high_pk),
-    periods AS MATERIALIZED (
-        SELECT json_extract(value, '$[0]') AS starts, json_extract(value, '$[1]') AS ends
-        FROM json_each(:periods)),
-    hits AS MATERIALIZED (
-        SELECT matched.pk, h.session_id, h.sequence,
-               matched.score
-               * (CASE WHEN h.speaker IN (SELECT value FROM json_each(:speakers))
-                  THEN :speaker_weight ELSE 1 END)
-               * (CASE WHEN EXISTS (SELECT 1 FROM periods
-                                    WHERE h.created_at >= periods.starts
-                                      AND h.created_at < periods.ends)
-                  THEN :date_weight ELSE 1 END)
-               * (CASE WHEN h.pk IN (SELECT pk FROM said) THEN :time_weight ELSE 1 END) AS own
-        FROM matched JOIN messages AS h ON h.pk = matched.pk
-        WHERE {filters_sql("h")}),
-    ranked AS (
-        SELECT n.pk, sum(CASE n.sequence WHEN h.sequence THEN h.own END) AS own_rank,
-               sum(h.own * CASE abs(n.sequence - h.sequence)
-                   WHEN 0 THEN 1 WHEN 1 THEN :near ELSE :far END) AS rank
-        FROM hits AS h JOIN messages AS n ON n.session_id = h.session_id
-             AND n.sequence BETWEEN h.sequence - 2 AND h.sequence + 2
-        GROUP BY n.pk HAVING own_rank IS NOT NULL
-        ORDER BY rank, n.pk
-        LIMIT :limit OFFSET :offset),
-    page AS (
-        SELECT m.pk, m.id, m.session_id, m.sequence, m.role, m.content, m.created_at,
-               m.status, m.source_ref, m.speaker, ranked.rank, ranked.own_rank,
-               CASE m.role
-                 WHEN 'assistant' THEN coalesce(
-                   (SELECT p.pk FROM messages AS p
-                    WHERE p.session_id = m.session_id AND p.sequence < m.sequence
-                      AND p.role = 'user' AND p.status = 'completed'
-                    ORDER BY p.sequence DESC LIMIT 1),
-                   (SELECT p.pk FROM messages AS p
-                    WHERE p.session_id = m.session_id AND p.sequence > m.sequence
-                      AND p.role = 'user' AND p.status = 'completed'
-                      AND m.sequence - 1 = (SELECT count(*) FROM messages AS s
-                                            WHERE s.session_id = m.session_id
-                                              AND s.sequence < m.sequence
-                                              AND s.role <> 'user')
-                    ORDER BY p.sequence LIMIT 1))
-                 ELSE
-                   (SELECT p.pk FROM messages AS p
-                    WHERE p.session_id = m.session_id AND p.sequence > m.sequence
-                      AND {searchable_sql("p")}
-                    ORDER BY p.sequence LIMIT 1)
-               END AS partner_pk
-        FROM ranked JOIN messages AS m ON m.pk = ranked.pk)
-    SELECT page.id, page.session_id, page.sequence, page.role, page.content, page.created_at,
-           page.status, page.source_ref, page.speaker, page.rank, page.own_rank, page.partner_pk,
-           (SELECT hits.own FROM hits WHERE hits.pk = page.partner_pk) AS partner_own
-    FROM page
-    ORDER BY page.rank, page.pk
-"""
 # How many indexed messages each part matches (on its own index).
 PART_DOCUMENTS = f"""
     SELECT part.key,
@@ -173,7 +63,6 @@ NAMED_SPEAKERS = (
     "SELECT DISTINCT speaker FROM messages "
     "WHERE speaker IS NOT NULL AND speaker IN (SELECT value FROM json_each(:names))"
 )
-FIRST_BATCH = 32
 
 
 # The memories in force (active, unexpired) that pass the filters, for a query that calls
@@ -207,24 +96,6 @@ MEMORY_HITS = {
 MEMORY_HIT_IDS = MEMORY_MATCHES.format(columns="mem.id", index=MEMORIES_STEM_FTS)
 
 
-PARTNERS = (
-    f"SELECT pk, {MESSAGE_COLUMNS} FROM messages WHERE pk IN (SELECT value FROM json_each(:pks))"
-)
-
-
-@dataclass(frozen=True)
-class MessageHit(StoredMessage):
-    """A message that matched a query, with its rank (its own weighted bm25 with its
-    neighbours'; lower is better), its own rank, and its pair partner (see
-    :data:`HISTORY_HITS`), if any, with the partner's own rank when the partner is a hit
-    too."""
-
-    rank: float
-    own_rank: float
-    partner: StoredMessage | None
-    partner_rank: float | None
-
-
 def part_documents(
     connection: sqlite3.Connection, tiers: Sequence[Sequence[QueryPart]]
 ) -> dict[QueryPart, int]:
@@ -254,7 +125,9 @@ def history_hits(
     The query is split into tiers of literal parts by :func:`ranking_tiers`, each part
     weighted as :mod:`memstore.text.ranking` says; a tier is only searched once the
     caller has taken every hit of the tiers before it. A hit written within one of the
-    ``periods`` ([start, end) instants) ranks as the query naming its time.
+    ``periods`` ([start, end) instants) ranks as the query naming its time. A tier whose
+    gate parts find over :data:`~memstore.text.ranking.EXACT_HITS` documents is ranked a
+    set of candidates at a time (see :func:`~memstore.repository.tier_hits.tier_hits`).
 
     Raises:
         InvalidQuery: For a bad query or mode (see :func:`ranking_tiers`).
@@ -265,9 +138,10 @@ def history_hits(
     signals = ranking_signals(connection, query, periods)
     signals |= pk_bounds(connection, filters)
     for tier in tiers:
-        weighted = tier_parts(query, ranking.weighted_parts(tier, documents, total))
-        if weighted is not None:
-            yield from tier_hits(connection, weighted, filters, signals)
+        searched = tier_parts(query, ranking.weighted_parts(tier, documents, total))
+        if searched is not None:
+            bounded = ranking.gated_documents(tier, documents) > ranking.EXACT_HITS
+            yield from tier_hits(connection, searched, filters, signals, bounded=bounded)
 
 
 def pk_bounds(connection: sqlite3.Connection, filters: RecallFilters) -> dict[str, int]:
@@ -325,14 +199,12 @@ def sqlite_varint(data: bytes) -> int:
 def ranking_signals(
     connection: sqlite3.Connection, query: str, periods: Sequence[tuple[datetime, datetime]]
 ) -> dict[str, Any]:
-    """The parameters of :data:`HISTORY_HITS` besides the parts, the filters and the page:
-    the speakers ``query`` names, the ``periods`` (instants), and the signals' weights."""
-    near, far = ranking.NEIGHBOUR_WEIGHTS
+    """The parameters of :data:`~memstore.repository.tier_hits.TIER_HITS` besides the tier's
+    own, the filters and the pk bounds: the speakers ``query`` names, the ``periods``
+    (instants), and the signals' weights."""
     return {
         "speakers": named_speakers(connection, query),
         "speaker_weight": ranking.SPEAKER_WEIGHT,
-        "near": near,
-        "far": far,
         "periods": json.dumps([[format_utc(start), format_utc(end)] for start, end in periods]),
         "date_weight": ranking.DATE_WEIGHT,
         "time_weight": ranking.TIME_WEIGHT,
@@ -354,61 +226,6 @@ def named_speakers(connection: sqlite3.Connection, query: str) -> str:
     }
     names = json.dumps(list(candidates))
     return json.dumps([name for (name,) in connection.execute(NAMED_SPEAKERS, {"names": names})])
-
-
-def tier_parts(
-    query: str, weights: Sequence[tuple[str, float, int, bool]]
-) -> dict[str, Any] | None:
-    """The parameters of :data:`HISTORY_HITS` for one tier of ``query``, from its weighted
-    parts (see :func:`~memstore.text.ranking.weighted_parts`): ``parts`` (JSON), ``single``
-    (one part), and ``said``, the match of the tier's messages that hold a word saying when,
-    when the query asks when (see :func:`time_words_match`); None for a tier without a gate
-    part, which finds nothing."""
-    gates = [match for match, _, role, _ in weights if role == 1]
-    if not gates:
-        return None
-    return {
-        "parts": json.dumps(weights),
-        "single": len(weights) == 1,
-        "said": time_words_match(query, gates),
-    }
-
-
-def tier_hits(
-    connection: sqlite3.Connection,
-    weighted: dict[str, Any],
-    filters: RecallFilters,
-    signals: dict[str, Any],
-) -> Iterator[MessageHit]:
-    """The hits of one tier's ``weighted`` parts (see :func:`tier_parts`), best rank
-    first, ranked with the ``signals`` (the named speakers and the weights of speaker and
-    neighbours).
-
-    Fetched in batches of growing size (32, 64, ...), two queries a batch: a caller that
-    stops after a page never makes SQLite carry the text of every match through the sort.
-    """
-    offset, size = 0, FIRST_BATCH
-    while True:
-        params = {"limit": size, "offset": offset, **weighted, **filters.params(), **signals}
-        rows = connection.execute(HISTORY_HITS, params).fetchall()
-        partners = partners_by_pk(connection, [row[-2] for row in rows if row[-2]])
-        for *message, rank, own, partner_pk, partner_own in rows:
-            hit = StoredMessage.from_row(message)
-            partner = partners.get(partner_pk)
-            yield MessageHit(
-                **vars(hit), rank=rank, own_rank=own, partner=partner, partner_rank=partner_own
-            )
-        if len(rows) < size:
-            return
-        offset, size = offset + size, size * 2
-
-
-def partners_by_pk(connection: sqlite3.Connection, pks: list[int]) -> dict[int, StoredMessage]:
-    """The messages with these pks, by pk."""
-    if not pks:
-        return {}
-    rows = connection.execute(PARTNERS, {"pks": json.dumps(pks)})
-    return {pk: StoredMessage.from_row(message) for pk, *message in rows}
 
 
 def memory_hit_ids(

@@ -1,0 +1,290 @@
+"""One tier of a recall over history: its hits with their own ranks, ranked with their
+neighbours, read best first with their pair partners.
+
+Each hit's own rank comes from SQLite in one statement (a MATCH per query part, bm25()
+weighted and summed, the signals and filters applied); its neighbours' share is added in
+Python (:func:`~memstore.text.ranking.neighbour_ranks`), in one pass over the hits instead
+of a join of every hit with the five messages around it, grouped and sorted again. A large
+tier ranks its best hits by own rank and the hits next to them, as many at a time (see
+:data:`~memstore.text.ranking.EXACT_HITS`). The messages themselves are read a page at a
+time.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from memstore.queries import RecallFilters
+from memstore.repository.messages import (
+    MESSAGE_COLUMNS,
+    StoredMessage,
+    filters_sql,
+    searchable_sql,
+)
+from memstore.store.fts_names import MESSAGES_FTS, MESSAGES_STEM_FTS
+from memstore.text import ranking
+from memstore.text.fts_query import time_words_match
+
+PARTS = "parts"
+"""The source of a tier of several parts (the others are the index of a tier's one part)."""
+# The scores of a tier's hits as matched (pk, score), by source. Each part's bm25() is
+# weighted; :parts is a JSON list of [match, weight, role, stemmed], read into a
+# materialized table whose rows hand each literal match to an FTS-only MATCH on the exact or
+# the stem index, and the scores are materialized too, so that bm25() runs in its own query.
+# A hit matches a gate part (role 1) and no veto part (role -1). A tier of one part (a gate)
+# is one MATCH of :match on its index, weighted by :weight. The search is bounded to the
+# pks (rowids) between :low_pk and :high_pk, where every message the time, session and
+# speaker filters can keep lies (see recall.pk_bounds); the filters still decide each hit,
+# so the bounds change how much of each term's list FTS5 reads, never the result.
+SCORES = {
+    PARTS: f"""
+    parts AS MATERIALIZED (
+        SELECT json_extract(value, '$[0]') AS match, json_extract(value, '$[1]') AS weight,
+               json_extract(value, '$[2]') AS role, json_extract(value, '$[3]') AS stemmed
+        FROM json_each(:parts)),
+    scored AS MATERIALIZED (
+        SELECT {MESSAGES_FTS}.rowid AS pk, bm25({MESSAGES_FTS}) * parts.weight AS score, parts.role
+        FROM parts CROSS JOIN {MESSAGES_FTS}
+        WHERE NOT parts.stemmed AND {MESSAGES_FTS} MATCH parts.match
+          AND {MESSAGES_FTS}.rowid BETWEEN :low_pk AND :high_pk
+        UNION ALL
+        SELECT {MESSAGES_STEM_FTS}.rowid, bm25({MESSAGES_STEM_FTS}) * parts.weight, parts.role
+        FROM parts CROSS JOIN {MESSAGES_STEM_FTS}
+        WHERE parts.stemmed AND {MESSAGES_STEM_FTS} MATCH parts.match
+          AND {MESSAGES_STEM_FTS}.rowid BETWEEN :low_pk AND :high_pk),
+    matched AS MATERIALIZED (
+        SELECT pk, sum(score) AS score FROM scored
+        GROUP BY pk HAVING max(role) = 1 AND min(role) >= 0),""",
+    **{
+        index: f"""
+    matched AS (
+        SELECT rowid AS pk, bm25({index}) * :weight AS score FROM {index}
+        WHERE {index} MATCH :match AND rowid BETWEEN :low_pk AND :high_pk),"""
+        for index in (MESSAGES_FTS, MESSAGES_STEM_FTS)
+    },
+}
+# Each hit's own rank: its score doubled when the query names its speaker, tripled when it
+# names the month or year it was written in (:periods, [start, end) in UTC), and times 1.5
+# when the query asks when and the hit holds a word saying when (it is among the messages
+# that :said, the tier's gates AND the time words, finds on the stem index: the same words
+# by stem in every mode, and a superset of the tier's hits); only hits that pass the
+# filters. Without a filter, a named speaker or a named period (OWN_RANKS[False]), no
+# message is read for it.
+OWN_RANKS_SHAPE = f"""
+    said AS MATERIALIZED (
+        SELECT rowid AS pk FROM {MESSAGES_STEM_FTS}
+        WHERE :said IS NOT NULL AND {MESSAGES_STEM_FTS} MATCH :said
+          AND rowid BETWEEN :low_pk AND :high_pk),
+    periods AS MATERIALIZED (
+        SELECT json_extract(value, '$[0]') AS starts, json_extract(value, '$[1]') AS ends
+        FROM json_each(:periods)),
+    owned AS {{materialized}}(
+        SELECT matched.pk,
+               matched.score
+               * (CASE WHEN matched.pk IN (SELECT pk FROM said) THEN :time_weight ELSE 1 END)
+               {{filtered}})"""
+OWN_RANKS = {
+    False: "AS own\n        FROM matched",
+    True: f"""* (CASE WHEN h.speaker IN (SELECT value FROM json_each(:speakers))
+                  THEN :speaker_weight ELSE 1 END)
+               * (CASE WHEN EXISTS (SELECT 1 FROM periods
+                                    WHERE h.created_at >= periods.starts
+                                      AND h.created_at < periods.ends)
+                  THEN :date_weight ELSE 1 END) AS own
+        FROM matched JOIN messages AS h ON h.pk = matched.pk
+        WHERE {filters_sql("h")}""",
+}
+PLACES = "ix_messages_place"  # messages (pk, session_id, sequence): revision 0006
+# Every hit with its session and sequence, as ranking.neighbour_ranks takes them (each a
+# candidate: 0 messages away).
+EVERY_HIT = f"""
+    SELECT owned.pk, m.session_id, m.sequence, owned.own, 0
+    FROM owned JOIN messages AS m INDEXED BY {PLACES} ON m.pk = owned.pk"""
+# The :candidates hits of best own rank after the first :skipped, and every message up to
+# :around messages from one of them in its session: (pk, session_id, sequence, away, NULL),
+# away how many messages it is from the nearest candidate (0: a candidate); then the own
+# rank of each of them that is a hit: (pk, NULL, NULL, NULL, own). Two row sets, not a
+# join: SQLite's planner, which takes an FTS5 scan for a few rows, would join them by
+# scanning one whole for each row of the other (see near_hits).
+BEST_HITS = f""",
+    best AS (SELECT pk FROM owned ORDER BY own, pk LIMIT :candidates OFFSET :skipped),
+    near AS MATERIALIZED (
+        SELECT n.pk, n.session_id, n.sequence, min(abs(n.sequence - b.sequence)) AS away
+        FROM best JOIN messages AS b INDEXED BY {PLACES} ON b.pk = best.pk
+             JOIN messages AS n ON n.session_id = b.session_id
+                  AND n.sequence BETWEEN b.sequence - :around AND b.sequence + :around
+        GROUP BY n.pk)
+    SELECT pk, session_id, sequence, away, NULL FROM near
+    UNION ALL
+    SELECT pk, NULL, NULL, NULL, own FROM owned WHERE pk IN (SELECT pk FROM near)"""
+TIER_HITS = {
+    (source, filtered, bounded): "WITH"
+    + scores
+    + OWN_RANKS_SHAPE.format(materialized="MATERIALIZED " if bounded else "", filtered=own)
+    + (BEST_HITS if bounded else EVERY_HIT)
+    for source, scores in SCORES.items()
+    for filtered, own in OWN_RANKS.items()
+    for bounded in (False, True)
+}
+"""A tier's hits by (source, filtered, bounded): every hit, or the candidates and the hits
+near them (see :func:`tier_hits`)."""
+# The messages of :pks (a JSON list), in its order, each with the pk of its pair partner:
+# for an assistant reply the closest completed user request before it, or, for an
+# assistant message that opens the talk (no user message before it, and no sequence missing
+# before it, where a deleted request would have been), the first completed user message
+# after it (its answer); for a user message the next completed user or assistant message
+# (a reply only if it is the assistant's).
+HIT_PAGE = f"""
+    SELECT m.id, m.session_id, m.sequence, m.role, m.content, m.created_at, m.status,
+           m.source_ref, m.speaker,
+           CASE m.role
+             WHEN 'assistant' THEN coalesce(
+               (SELECT p.pk FROM messages AS p
+                WHERE p.session_id = m.session_id AND p.sequence < m.sequence
+                  AND p.role = 'user' AND p.status = 'completed'
+                ORDER BY p.sequence DESC LIMIT 1),
+               (SELECT p.pk FROM messages AS p
+                WHERE p.session_id = m.session_id AND p.sequence > m.sequence
+                  AND p.role = 'user' AND p.status = 'completed'
+                  AND m.sequence - 1 = (SELECT count(*) FROM messages AS s
+                                        WHERE s.session_id = m.session_id
+                                          AND s.sequence < m.sequence
+                                          AND s.role <> 'user')
+                ORDER BY p.sequence LIMIT 1))
+             ELSE
+               (SELECT p.pk FROM messages AS p
+                WHERE p.session_id = m.session_id AND p.sequence > m.sequence
+                  AND {searchable_sql("p")}
+                ORDER BY p.sequence LIMIT 1)
+           END AS partner_pk
+    FROM json_each(:pks) AS page JOIN messages AS m ON m.pk = page.value
+    ORDER BY page.key
+"""
+PARTNERS = (
+    f"SELECT pk, {MESSAGE_COLUMNS} FROM messages WHERE pk IN (SELECT value FROM json_each(:pks))"
+)
+FIRST_BATCH = 32
+
+
+@dataclass(frozen=True)
+class MessageHit(StoredMessage):
+    """A message that matched a query, with its rank (its own weighted bm25 with its
+    neighbours'; lower is better), its own rank, and its pair partner (see
+    :data:`HIT_PAGE`), if any, with the partner's own rank when the partner is a hit
+    too."""
+
+    rank: float
+    own_rank: float
+    partner: StoredMessage | None
+    partner_rank: float | None
+
+
+def tier_parts(
+    query: str, weights: Sequence[tuple[str, float, int, bool]]
+) -> dict[str, Any] | None:
+    """The parameters of :data:`TIER_HITS` for one tier of ``query``, from its weighted
+    parts (see :func:`~memstore.text.ranking.weighted_parts`): its ``source`` (the index of
+    its one part, or :data:`PARTS`), the part's ``match`` and ``weight`` or every part
+    (``parts``, JSON), and ``said``, the match of the tier's messages that hold a word saying
+    when, when the query asks when (see :func:`time_words_match`); None for a tier without a
+    gate part, which finds nothing."""
+    gates = [match for match, _, role, _ in weights if role == 1]
+    if not gates:
+        return None
+    said = time_words_match(query, gates)
+    if len(weights) == 1:
+        ((match, weight, _, stemmed),) = weights
+        source = MESSAGES_STEM_FTS if stemmed else MESSAGES_FTS
+        return {"source": source, "match": match, "weight": weight, "said": said}
+    return {"source": PARTS, "parts": json.dumps(weights), "said": said}
+
+
+def tier_hits(
+    connection: sqlite3.Connection,
+    tier: dict[str, Any],
+    filters: RecallFilters,
+    signals: dict[str, Any],
+    *,
+    bounded: bool,
+) -> Iterator[MessageHit]:
+    """The hits of one tier (see :func:`tier_parts`), best rank first (then by pk), ranked
+    with the ``signals`` (the named speakers and periods, the weights, the pk bounds) and
+    their neighbours' own ranks (see :func:`~memstore.text.ranking.neighbour_ranks`).
+
+    ``bounded``: the :data:`~memstore.text.ranking.CANDIDATES` hits of best own rank and
+    the hits near them first, then the next as many and the hits near them not shown yet,
+    and so on; else every hit ranked at once.
+    """
+    filtered = filters.any() or signals["speakers"] != "[]" or signals["periods"] != "[]"
+    statement = TIER_HITS[tier["source"], filtered, bounded]
+    params = {**tier, **filters.params(), **signals}
+    if not bounded:
+        yield from read_best_first(
+            connection, *ranking.neighbour_ranks(connection.execute(statement, params))
+        )
+        return
+    params |= {"candidates": ranking.CANDIDATES, "around": 2 * ranking.REACH}
+    shown: set[int] = set()
+    for skipped in itertools.count(0, ranking.CANDIDATES):
+        hits = near_hits(connection.execute(statement, params | {"skipped": skipped}))
+        ranks, owns = ranking.neighbour_ranks(hits)
+        ranks = [(rank, pk) for rank, pk in ranks if pk not in shown]
+        shown.update(pk for _, pk in ranks)
+        yield from read_best_first(connection, ranks, owns)
+        if sum(away == 0 for *_, away in hits) < ranking.CANDIDATES:
+            return
+
+
+def near_hits(rows: Iterable[tuple[Any, ...]]) -> list[tuple[int, str, int, float, int]]:
+    """The hits among the messages near the candidates, as ranking.neighbour_ranks takes
+    them, from the two row sets of :data:`BEST_HITS`."""
+    rows = list(rows)
+    owns = {pk: own for pk, *_, own in rows if own is not None}
+    return [
+        (pk, session, sequence, owns[pk], away)
+        for pk, session, sequence, away, own in rows
+        if own is None and pk in owns
+    ]
+
+
+def read_best_first(
+    connection: sqlite3.Connection,
+    ranks: list[tuple[float, int]],
+    owns: ranking.OwnRanks,
+) -> Iterator[MessageHit]:
+    """The messages of ``ranks`` (``(rank, pk)``), best first, each with its own rank and
+    its pair partner (and the partner's own rank when it is among ``owns``): read in
+    batches of 32, then twice as many each time, so that a caller that stops after a page
+    reads that page's text only."""
+    for batch in ranking.best_first(ranks, FIRST_BATCH):
+        pks = json.dumps([pk for _, pk in batch])
+        rows = connection.execute(HIT_PAGE, {"pks": pks}).fetchall()
+        partners = partners_by_pk(connection, [row[-1] for row in rows if row[-1]])
+        for (rank, _), (*message, partner_pk) in zip(batch, rows, strict=True):
+            hit = StoredMessage.from_row(message)
+            partner = partners.get(partner_pk)
+            yield MessageHit(
+                **vars(hit),
+                rank=rank,
+                own_rank=owns[hit.session_id][hit.sequence],
+                partner=partner,
+                partner_rank=None if partner is None else own_rank(owns, partner),
+            )
+
+
+def own_rank(owns: ranking.OwnRanks, message: StoredMessage) -> float | None:
+    """The message's own rank among ``owns``, or None."""
+    return owns.get(message.session_id, {}).get(message.sequence)
+
+
+def partners_by_pk(connection: sqlite3.Connection, pks: list[int]) -> dict[int, StoredMessage]:
+    """The messages with these pks, by pk."""
+    if not pks:
+        return {}
+    rows = connection.execute(PARTNERS, {"pks": json.dumps(pks)})
+    return {pk: StoredMessage.from_row(message) for pk, *message in rows}

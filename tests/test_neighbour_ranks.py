@@ -1,0 +1,179 @@
+"""A hit's neighbours' share of its rank, added in Python over a tier's hits
+(memstore.text.ranking.neighbour_ranks), the hits handed out best first in batches
+(best_first), and a large tier ranked by its best candidates and the hits near them
+(memstore.repository.tier_hits): the same ranks as a join of the hits on their session and
+sequence, whatever order the messages were stored in.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memstore import MemoryConfig, MemoryService
+from memstore.queries import RecallFilters
+from memstore.repository import recall as search
+from memstore.repository import tier_hits as tiers
+from memstore.text import ranking
+from memstore.text.fts_query import ranking_tiers
+
+WORDS = ("riego", "lavanda", "semillas", "balcón")
+
+
+def test_a_hit_adds_half_of_each_hit_next_to_it_and_a_fifth_two_away() -> None:
+    hits = [
+        (10, "a", 1, -4.0, 0),
+        (11, "a", 2, -2.0, 0),
+        (12, "a", 3, -1.0, 0),
+        (13, "a", 5, -8.0, 0),  # sequence 4 is no hit: 5 is two away from 3, nothing from 2
+        (14, "b", 2, -16.0, 0),  # another session: never a neighbour of "a" 1 to 3
+    ]
+    ranks, owns = ranking.neighbour_ranks(hits)
+    assert dict((pk, rank) for rank, pk in ranks) == {
+        10: pytest.approx(-4.0 + 0.5 * -2.0 + 0.2 * -1.0),
+        11: pytest.approx(-2.0 + 0.5 * (-4.0 + -1.0)),
+        12: pytest.approx(-1.0 + 0.5 * -2.0 + 0.2 * (-4.0 + -8.0)),
+        13: pytest.approx(-8.0 + 0.2 * -1.0),
+        14: -16.0,
+    }
+    assert owns == {"a": {1: -4.0, 2: -2.0, 3: -1.0, 5: -8.0}, "b": {2: -16.0}}
+
+
+def test_a_hit_beyond_reach_of_a_candidate_lends_its_rank_and_gets_none() -> None:
+    hits = [(20, "a", 1, -1.0, 0), (21, "a", 3, -3.0, 2), (22, "a", 4, -5.0, 3)]
+    ranks, _ = ranking.neighbour_ranks(hits)
+    assert dict((pk, rank) for rank, pk in ranks) == {
+        20: pytest.approx(-1.0 + 0.2 * -3.0),
+        21: pytest.approx(-3.0 + 0.5 * -5.0 + 0.2 * -1.0),
+    }
+
+
+@given(st.lists(st.tuples(st.floats(-50, 0), st.integers(1, 10**6)), unique_by=lambda r: r[1]))
+def test_best_first_hands_out_every_rank_in_order_in_growing_batches(
+    ranks: list[tuple[float, int]],
+) -> None:
+    batches = list(ranking.best_first(ranks, 4))
+    assert [rank for batch in batches for rank in batch] == sorted(ranks)
+    assert [len(batch) for batch in batches[:-1]] == [4 * 2**n for n in range(len(batches) - 1)]
+    assert all(batches)
+
+
+@pytest.fixture(scope="module")
+def interleaved(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Four sessions written in turns (so a session's neighbours are not pk neighbours),
+    every seventh message deleted (gaps in the sequences), and a few messages in a role
+    recall never shows."""
+    path = tmp_path_factory.mktemp("neighbours") / "memory.sqlite3"
+    service = MemoryService(path, config=MemoryConfig(max_results=50))
+    rng = random.Random(20261206)
+    sessions = [service.start_session().id for _ in range(4)]
+    for n in range(240):
+        role = rng.choice(["user", "assistant", "user", "assistant", "system"])
+        text = " ".join(rng.choice(WORDS) for _ in range(rng.randrange(1, 4)))
+        message = service.record_message(rng.choice(sessions), role, f"{text} n{n}")
+        if n % 7 == 3:
+            service.delete_message(message.id)
+    service.close()
+    return path
+
+
+# The neighbours' share the way the ranking query added it before the hits were ranked in
+# Python: every hit joined with the hits up to two messages away in its session.
+JOINED_RANKS = """
+    WITH hits AS (
+        SELECT json_extract(value, '$[0]') AS pk, json_extract(value, '$[1]') AS session_id,
+               json_extract(value, '$[2]') AS sequence, json_extract(value, '$[3]') AS own
+        FROM json_each(:hits))
+    SELECT n.pk, sum(h.own * CASE abs(n.sequence - h.sequence)
+                                WHEN 0 THEN 1 WHEN 1 THEN :near ELSE :far END)
+    FROM hits AS n JOIN hits AS h ON h.session_id = n.session_id
+         AND h.sequence BETWEEN n.sequence - 2 AND n.sequence + 2
+    GROUP BY n.pk
+"""
+QUERIES = ["riego", "lavanda semillas", "balcón riego lavanda"]
+
+
+def tier_rows(connection: sqlite3.Connection, query: str) -> list[tuple[int, str, int, float]]:
+    """(pk, session_id, sequence, own rank) of every hit of the first tier of ``query`` in
+    any mode."""
+    tier = ranking_tiers(query, "any")[0]
+    documents = search.part_documents(connection, [tier])
+    total = search.indexed_messages(connection)
+    parts = tiers.tier_parts(query, ranking.weighted_parts(tier, documents, total))
+    assert parts is not None
+    signals = search.ranking_signals(connection, query, [])
+    signals |= search.pk_bounds(connection, RecallFilters())
+    statement = tiers.TIER_HITS[parts["source"], False, False]
+    hits = connection.execute(statement, parts | RecallFilters().params() | signals)
+    return [row[:4] for row in hits]
+
+
+def joined_ranks(connection: sqlite3.Connection, query: str) -> dict[int, float]:
+    """Every hit's rank of the first tier of ``query`` in any mode, by pk, from the join."""
+    near, far = ranking.NEIGHBOUR_WEIGHTS
+    params = {"hits": json.dumps(tier_rows(connection, query)), "near": near, "far": far}
+    return dict(connection.execute(JOINED_RANKS, params).fetchall())
+
+
+def found_ranks(connection: sqlite3.Connection, query: str) -> list[tuple[int, float]]:
+    """(pk, rank) of each hit of ``query`` in any mode, in the order recall takes them."""
+    pks = dict(connection.execute("SELECT id, pk FROM messages").fetchall())
+    hits = search.history_hits(connection, query, "any", RecallFilters())
+    return [(pks[hit.id], hit.rank) for hit in hits]
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_the_ranks_are_those_of_a_join_on_session_and_sequence(
+    interleaved: Path, query: str
+) -> None:
+    with sqlite3.connect(interleaved) as connection:
+        joined = joined_ranks(connection, query)
+        found = found_ranks(connection, query)
+    assert len(found) == len(joined) > 40
+    assert [rank for _, rank in found] == pytest.approx([joined[pk] for pk, _ in found])
+    assert [rank for _, rank in found] == sorted(rank for _, rank in found)
+    assert sorted(pk for pk, _ in found) == sorted(joined)
+
+
+@pytest.mark.parametrize("query", QUERIES)
+@pytest.mark.parametrize("candidates", [1, 5, 16, 10**6])
+def test_a_large_tier_ranks_its_best_candidates_and_their_neighbours_exactly(
+    interleaved: Path, query: str, candidates: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every tier bounded, a few candidates at a time: each hit shown once, with the rank
+    # the join gives it; first the candidates of best own rank and the hits up to two
+    # messages from them, best first.
+    monkeypatch.setattr(ranking, "EXACT_HITS", 0)
+    monkeypatch.setattr(ranking, "CANDIDATES", candidates)
+    with sqlite3.connect(interleaved) as connection:
+        rows = tier_rows(connection, query)
+        joined = joined_ranks(connection, query)
+        found = found_ranks(connection, query)
+    assert sorted(pk for pk, _ in found) == sorted(joined)
+    assert [rank for _, rank in found] == pytest.approx([joined[pk] for pk, _ in found])
+    best = sorted(rows, key=lambda row: (row[3], row[0]))[:candidates]
+    near = {
+        pk
+        for pk, session, sequence, _ in rows
+        if any(s == session and abs(q - sequence) <= 2 for _, s, q, _ in best)
+    }
+    first = sorted(near, key=lambda pk: (round(joined[pk], 9), pk))  # the join adds in its order
+    assert [pk for pk, _ in found[: len(first)]] == first
+
+
+def test_a_bounded_tier_with_every_hit_a_candidate_is_the_exact_tier(
+    interleaved: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with sqlite3.connect(interleaved) as connection:
+        exact = found_ranks(connection, "lavanda semillas")
+        monkeypatch.setattr(ranking, "EXACT_HITS", 0)
+        bounded = found_ranks(connection, "lavanda semillas")
+    assert [pk for pk, _ in bounded] == [pk for pk, _ in exact]
+    assert [rank for _, rank in bounded] == pytest.approx([rank for _, rank in exact])
