@@ -14,6 +14,7 @@ from typing import Protocol
 from bench.cases import Query
 from bench.common import HITS
 from bench.context import ContextTimes
+from bench.fidelity import Fidelity
 from bench.imports import ImportTimes
 from bench.peak import PeakMemory
 from bench.recall import UNCLIPPED_CHARS, RecallTimes
@@ -22,6 +23,7 @@ from bench.remember import BENCH_KEY, RememberTimes
 from bench.startup import StartupTimes
 from bench.timing import Steps
 from bench.words import InstancesTimes, WordsTimes
+from memstore.text import ranking
 
 FORMATS = {"rate": (",.0f", "> 1"), "time": (".2f", "< 1.3"), "memory": (".1f", "")}
 
@@ -113,6 +115,7 @@ class Results:
 
     times: ImportTimes
     recalls: list[RecallTimes]
+    fidelity: Fidelity
     words: WordsTimes
     instances: list[InstancesTimes]
     records: RecordTimes
@@ -191,12 +194,13 @@ def history_lines(results: Results) -> list[str]:
     ]
     lines += [
         f"recall {r.case.label}: {r.case.text!r} (mode {r.case.mode}, {r.case.hits} matching "
-        f"messages{window_text(r.case)}); raw runs memstore's statements (memory hits, part "
-        f"counts, weighted hits, partners); same hits in the same order: {yes(r.same)}; the "
+        f"messages{window_text(r.case)}); raw runs memstore's repository (memory hits, part "
+        f"counts, ranked hits, partners); same hits in the same order: {yes(r.same)}; the "
         f"plain query (bm25 top {HITS}, each with its neighbour): {r.plain_ms:.2f} ms; memstore "
         f"with recall_chars {UNCLIPPED_CHARS} (nothing clipped): {r.unclipped_ms:.2f} ms"
         for r in results.recalls
     ]
+    lines.append(fidelity_line(results.fidelity))
     lines.append(
         f"search_words: prefix {words.prefix!r} ({words.total} words), first page of {HITS}; "
         f"same page and total on both sides: {yes(words.same)}"
@@ -209,6 +213,21 @@ def history_lines(results: Results) -> list[str]:
         for case in results.instances
     ]
     return lines
+
+
+def fidelity_line(fidelity: Fidelity) -> str:
+    """The line of the bounded ranking's fidelity step."""
+    if not fidelity.queries:
+        return (
+            f"bounded ranking: no drawn query has a tier of over {ranking.EXACT_HITS} "
+            "documents; every tier is ranked whole"
+        )
+    return (
+        f"bounded ranking (tiers of over {ranking.EXACT_HITS} documents, "
+        f"{ranking.CANDIDATES} candidates at a time): the first page is the exact ranking's "
+        f"for {fidelity.identical} of {fidelity.queries} drawn queries; on average "
+        f"{fidelity.overlap:.1%} of the exact page's matched messages on it"
+    )
 
 
 def memory_lines(results: Results) -> list[str]:

@@ -16,12 +16,16 @@ printed to stderr as it finishes, and summed up in the report):
 4. Time recall of a rare word, a common word and three words (mode any), a rare pair of
    words (mode all), the same pair as a phrase, and the common word in a one-week window:
    memstore's ``recall`` against two raw sides on the raw database. First the statements it
-   runs, executed in plain ``sqlite3`` (memory hits, each ranking part's document count, the
-   first batch of weighted hits of the first tier with hits, their pair partners), checking
-   that both give the same hits in the same order: memstore's Python overhead. Then the plain
+   runs, executed by memstore's repository on a plain ``sqlite3`` connection (memory hits,
+   each ranking part's document count, the first tier with hits weighted and ranked with
+   its neighbours, the first batch's messages and pair partners), checking that both give
+   the same hits in the same order: memstore's overhead above its repository. Then the plain
    FTS5 query a user would write on the same schema (``MATCH ? ORDER BY bm25 LIMIT 8``, the
    window as a plain ``WHERE`` on ``messages``), each hit with its pair neighbour so that it
-   returns as many messages: whether recall is as fast as what it wraps.
+   returns as many messages: whether recall is as fast as what it wraps. Then, for up to 40
+   queries drawn from random messages' words whose first tier is ranked a set of candidates
+   at a time (over ``ranking.EXACT_HITS`` documents), whether the first page is the one the
+   exact ranking gives.
 5. Time ``search_words`` for the two-letter prefix with the most words (first page) against
    the fts5vocab ``row`` query it wraps (page and total), and ``word_instances`` of the rare
    and the common word (first page) against the fts5vocab ``instance`` query it wraps (page
@@ -70,6 +74,7 @@ from bench.cases import choose_queries, vocabulary, word_prefix
 from bench.common import OWNER, migrated, raw_connect
 from bench.context import CONTEXT_MEMORIES, compare_contexts
 from bench.corpus import memory_contents, read_manifest, require_shared, scale_set
+from bench.fidelity import compare_fidelity
 from bench.imports import compare_imports
 from bench.peak import compare_peaks
 from bench.profiling import profiles
@@ -81,6 +86,8 @@ from bench.startup import compare_startup
 from bench.timing import Steps
 from bench.words import compare_all_instances, compare_words, raw_vocab_tables
 from memstore import MemoryService
+
+FIDELITY_QUERIES = 40  # drawn queries whose first tier is bounded (step 4)
 
 
 def arguments(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -134,6 +141,8 @@ def measure(bench: Bench) -> tuple[Results, list[str]]:
         raw_vocab_tables(raw)
     with steps.step("recall"):
         recalls = compare_recalls(service, raw, cases, args.repeat)
+    with steps.step("fidelity"):
+        fidelity = compare_fidelity(service, raw, FIDELITY_QUERIES)
     with steps.step("search_words"):
         words = compare_words(service, raw, prefix, args.repeat)
     with steps.step("word_instances"):
@@ -153,7 +162,9 @@ def measure(bench: Bench) -> tuple[Results, list[str]]:
         peak = compare_peaks(bench.work, manifest)
     with steps.step("start-up"):
         startup = compare_startup(bench.work / "memstore.sqlite3", cases[0].text, args.repeat)
-    results = Results(times, recalls, words, instances, records, remembers, contexts, peak, startup)
+    results = Results(
+        times, recalls, fidelity, words, instances, records, remembers, contexts, peak, startup
+    )
     return results, contents
 
 
