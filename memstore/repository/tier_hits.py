@@ -86,7 +86,8 @@ OWN_RANKS_SHAPE = f"""
     owned AS {{materialized}}(
         SELECT matched.pk,
                matched.score
-               * (CASE WHEN matched.pk IN (SELECT pk FROM said) THEN :time_weight ELSE 1 END)
+               * (CASE WHEN :said IS NULL THEN 1
+                       WHEN matched.pk IN (SELECT pk FROM said) THEN :time_weight ELSE 1 END)
                {{filtered}})"""
 OWN_RANKS = {
     False: "AS own\n        FROM matched",
