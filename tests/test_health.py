@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from memstore import MemoryService, StoreBusy
+from memstore import MemoryService, StoreBusy, StoreError
 from memstore.adapters.cli import cli
 from memstore.store.sqlite_errors import translate_errors
 
@@ -85,6 +85,25 @@ def test_a_missing_fts_trigger_is_a_problem(runner: CliRunner, filled: MemorySer
     assert code == 1 and report["ok"] is False and report["integrity"] == "ok"
     (problem,) = report["problems"]
     assert problem.startswith("trigger messages_fts_ai is missing: changes to its table")
+
+
+def test_a_missing_place_index_is_a_problem_and_its_statement_repairs_it(
+    runner: CliRunner, filled: MemoryService
+) -> None:
+    # Found by a new-user trial: with the index recall names in INDEXED BY dropped, recall
+    # failed with "no such index" and sent the user to check, which said ok.
+    execute(filled.path, "DROP INDEX ix_messages_place")
+    with pytest.raises(StoreError, match="no such index: ix_messages_place"):
+        MemoryService(filled.path).recall("lavanda")
+    code, report, _ = check(runner, filled.path)
+    assert code == 1 and report["ok"] is False and report["integrity"] == "ok"
+    assert report["problems"] == [
+        "index ix_messages_place is missing: recall fails without it; recreate it as "
+        "alembic/versions/0006_message_places.py does"
+    ]
+    execute(filled.path, "CREATE INDEX ix_messages_place ON messages (pk, session_id, sequence)")
+    assert check(runner, filled.path)[1]["ok"] is True
+    assert MemoryService(filled.path).recall("lavanda").conversations
 
 
 @pytest.mark.parametrize(

@@ -68,6 +68,11 @@ def report(found: Findings, path: str, code_version: int) -> HealthReport:
         for name in found.missing_triggers
     ]
     problems += [
+        f"index {name} is missing: recall fails without it; recreate it as "
+        "alembic/versions/0006_message_places.py does"
+        for name in found.missing_indexes
+    ]
+    problems += [
         f"view {name} is missing or changed: Datasette no longer finds the full-text index it "
         "shows, so its search box is gone; recreate it as alembic/versions/0005_datasette.py "
         "does"

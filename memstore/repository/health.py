@@ -1,5 +1,5 @@
 """Database checks: SQLite integrity, foreign keys, each FTS5 index and its triggers, the
-views Datasette searches through, the schema version and row counts.
+index recall names, the views Datasette searches through, the schema version and row counts.
 
 Every check runs even when another one fails, and a check SQLite cannot finish on a damaged
 file is a finding, not an exception (:class:`Findings`); only a lock timeout is raised, as
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TypeVar
 
-from memstore.store.fts_names import FTS_INDEXES, FTS_TRIGGERS, SEARCH_VIEWS
+from memstore.store.fts_names import FTS_INDEXES, FTS_TRIGGERS, PLACES_INDEX, SEARCH_VIEWS
 from memstore.store.savepoints import savepoint
 from memstore.store.sqlite_errors import is_busy
 
@@ -30,6 +30,7 @@ COUNTED_TABLES = (
     "deleted_sources",
 )
 TRIGGERS = "SELECT name FROM sqlite_master WHERE type = 'trigger'"
+INDEX_EXISTS = "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = :name"
 TABLES = "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
 TABLE_INTEGRITY = "SELECT * FROM pragma_integrity_check(:table)"
 FOREIGN_KEY = 'SELECT "from" FROM pragma_foreign_key_list(:table) WHERE id = :fkid'
@@ -56,6 +57,8 @@ class Findings:
     foreign_key_errors: list[dict[str, Any]]
     fts: list[IndexCheck]
     missing_triggers: list[str]
+    missing_indexes: list[str]
+    """The indexes queries name (``INDEXED BY``) that the schema lacks."""
     broken_search_views: list[str]
     """The views of :data:`SEARCH_VIEWS` that Datasette would not find or could not search."""
     schema_version: int
@@ -134,6 +137,13 @@ def missing_triggers(connection: sqlite3.Connection) -> list[str]:
     return [name for name in FTS_TRIGGERS if name not in present]
 
 
+def missing_indexes(connection: sqlite3.Connection) -> list[str]:
+    """The indexes that queries name and the schema does not have (a query naming one fails
+    with "no such index")."""
+    present = scalar(connection, INDEX_EXISTS, {"name": PLACES_INDEX})
+    return [] if present else [PLACES_INDEX]
+
+
 def broken_search_views(connection: sqlite3.Connection) -> list[str]:
     """The search views (fixed names) missing, no longer found as their table's full-text
     index the way Datasette looks for one, or failing a MATCH through them."""
@@ -188,6 +198,7 @@ def findings(
     found_fk = attempt(failed, "foreign_key_check", partial(foreign_key_errors, connection))
     found_fts = [fts_check(fts_connection or connection, index) for index in FTS_INDEXES]
     missing = attempt(failed, "listing the FTS triggers", partial(missing_triggers, connection))
+    lacking = attempt(failed, "listing the indexes", partial(missing_indexes, connection))
     views = attempt(failed, "listing the search views", partial(broken_search_views, connection))
     version = attempt(
         failed, "reading schema_migrations", partial(scalar, connection, SCHEMA_VERSION, {})
@@ -200,6 +211,7 @@ def findings(
         foreign_key_errors=found_fk or [],
         fts=found_fts,
         missing_triggers=missing or [],
+        missing_indexes=lacking or [],
         broken_search_views=views or [],
         schema_version=int(version or 0),
         counts={table: n for table, n in counts.items() if n is not None},

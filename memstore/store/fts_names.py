@@ -1,6 +1,6 @@
-"""The names of the FTS5 objects that revisions 0002, 0004 and 0005 create, in one place for
-the code that checks or leaves them out (the revisions themselves are frozen and spell them
-out).
+"""The names of the FTS5 objects that revisions 0002, 0004 and 0005 create, and of the index
+recall names in ``INDEXED BY`` (revision 0006), in one place for the code that uses, checks or
+leaves them out (the revisions themselves are frozen and spell them out).
 
 Each searchable table ``T`` has an external-content index ``T_fts`` over the view
 ``T_searchable`` (the rows search may see), kept in step by the triggers ``T_fts_ai``,
@@ -33,3 +33,6 @@ SEARCH_VIEWS = {"messages": "messages_search", "memories": "memories_search"}
 """Per searchable table, the view over its exact index that Datasette takes as the table's
 full-text index (its SQL says ``content="T"``): the search box on ``messages`` and
 ``memories``."""
+PLACES_INDEX = "ix_messages_place"
+"""The index on ``messages (pk, session_id, sequence)`` from which recall reads each hit's
+place in its session (revision 0006); recall fails without it, so ``check`` looks for it."""
