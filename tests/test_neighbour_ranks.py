@@ -177,3 +177,49 @@ def test_a_bounded_tier_with_every_hit_a_candidate_is_the_exact_tier(
         bounded = found_ranks(connection, "lavanda semillas")
     assert [pk for pk, _ in bounded] == [pk for pk, _ in exact]
     assert [rank for _, rank in bounded] == pytest.approx([rank for _, rank in exact])
+
+
+def test_a_bounded_pair_partner_far_from_the_candidates_still_counts_as_the_better_hit(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Found by a review: a request five messages before its reply (tool-call chains) was
+    # beyond the hits read near the candidates, so its own rank was unknown and the reply,
+    # a weaker hit, became the pair's matched message.
+    service = MemoryService(db_path, config=MemoryConfig(max_results=50))
+    other = service.start_session().id
+    for n in range(40):
+        service.record_message(other, "user", f"nothing to see here {n}")
+    session = service.start_session().id
+    request = service.record_message(session, "user", "apple pie recipe please")
+    for step in range(5):
+        service.record_message(session, "assistant", f"working on it, step {step}")
+    reply = service.record_message(session, "assistant", "an apple, flour, butter, eggs, salt")
+    service.record_message(session, "user", "thanks")
+    service.record_message(session, "assistant", "apple apple apple")
+    exact = service.recall("apple", full=True)
+    monkeypatch.setattr(ranking, "EXACT_HITS", 0)
+    monkeypatch.setattr(ranking, "CANDIDATES", 1)  # the last message; the reply is near it
+    bounded = service.recall("apple", full=True)
+    pair = next(c for c in bounded.conversations if reply.id in {m.id for m in c.messages})
+    assert pair.matched_id == request.id
+    assert {c.matched_id for c in bounded.conversations} == {
+        c.matched_id for c in exact.conversations
+    }
+
+
+def test_a_bounded_tier_read_to_its_end_runs_its_statement_twice(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Found by a review: each further set of candidates ran the whole tier's statement
+    # again, so reading every hit (a page of orphan replies) took hits / CANDIDATES runs.
+    service = MemoryService(db_path, config=MemoryConfig(max_results=50))
+    for n in range(30):
+        service.record_message(service.start_session().id, "user", f"lavanda {n}")
+    monkeypatch.setattr(ranking, "EXACT_HITS", 0)
+    monkeypatch.setattr(ranking, "CANDIDATES", 2)
+    statements: list[str] = []
+    with sqlite3.connect(db_path) as connection:
+        connection.set_trace_callback(statements.append)
+        found = list(search.history_hits(connection, "lavanda", "any", RecallFilters()))
+    assert len(found) == len({hit.id for hit in found}) == 30
+    assert sum("owned AS" in statement for statement in statements) == 2

@@ -9,7 +9,7 @@ Frozen once released: write its DDL here, never import it from live code.
 - ``ix_messages_place`` on ``messages (pk, session_id, sequence)``: recall ranks a hit with
   the hits up to two messages away in its session, so it reads the session and sequence of
   every hit it finds by the hit's pk (the index's rowid). From the table that is a row of
-  about a kilobyte per hit, each on a page of its own; from this index, about forty bytes,
+  about a kilobyte per hit, each on a page of its own; from this index, about 42 bytes,
   the hits' entries side by side in pk order (on the 20,000-message bench set, the lookups
   of a common word's 4,785 hits took 2.0 ms from the table, 0.8 from the index). Recall
   names it in ``INDEXED BY``, as SQLite's planner reads a rowid from its table unless

@@ -7,16 +7,16 @@ Filters apply to the matched message (a memory's source message for session and 
 The query is literal text: FTS5 operators, quotes and punctuation are never syntax. Memories
 rank by bm25; conversations by bm25 of the words' stems (in any mode other forms of a word
 match too), rare words weighing more, words side by side adding, a hit's neighbours in its
-session adding (for words found in over 16,384 messages, among the 1,024 best hits at a
-time), a named speaker counting twice, a named month or year three times, a word saying when
-1.5 times in a question asking when, and hits holding only very frequent words (stopwords)
-after the rest. Memories are the active, unexpired, confirmed ones; session and
-role filters reach them through their source messages, so a memory without one cannot match
-those. Each history hit comes with its pair: an assistant reply with the user request before
-it, or an assistant message opening the talk with the user's answer after it (orphan replies,
-with neither, are left out), a user message with the completed reply after it; of a pair of
-hits, the better one on its own is the matched one, and no message is matched twice (see
-:mod:`memstore.concerns.recall_page`).
+session adding (for words found in over 16,384 messages in all, whatever the filters: first
+among the 1,024 best hits on their own and the hits next to them), a named speaker counting
+twice, a named month or year three times, a word saying when 1.5 times in a question asking
+when, and hits holding only very frequent words (stopwords) after the rest. Memories are the
+active, unexpired, confirmed ones; session and role filters reach them through their source
+messages, so a memory without one cannot match those. Each history hit comes with its pair:
+an assistant reply with the user request before it, or an assistant message opening the talk
+with the user's answer after it (orphan replies, with neither, are left out), a user message
+with the completed reply after it; of a pair of hits, the better one on its own is the
+matched one, and no message is matched twice (see :mod:`memstore.concerns.recall_page`).
 System, interrupted and error messages are never returned.
 
 The ranking rules are in :mod:`memstore.text.ranking`, the SQL in

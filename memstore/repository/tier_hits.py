@@ -5,17 +5,16 @@ Each hit's own rank comes from SQLite in one statement (a MATCH per query part, 
 weighted and summed, the signals and filters applied); its neighbours' share is added in
 Python (:func:`~memstore.text.ranking.neighbour_ranks`), in one pass over the hits instead
 of a join of every hit with the five messages around it, grouped and sorted again. A large
-tier ranks its best hits by own rank and the hits next to them, as many at a time (see
+tier ranks its best hits by own rank and the hits next to them first (see
 :data:`~memstore.text.ranking.EXACT_HITS`). The messages themselves are read a page at a
 time.
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +25,7 @@ from memstore.repository.messages import (
     filters_sql,
     searchable_sql,
 )
-from memstore.store.fts_names import MESSAGES_FTS, MESSAGES_STEM_FTS
+from memstore.store.fts_names import MESSAGES_FTS, MESSAGES_STEM_FTS, PLACES_INDEX
 from memstore.text import ranking
 from memstore.text.fts_query import time_words_match
 
@@ -100,23 +99,22 @@ OWN_RANKS = {
         FROM matched JOIN messages AS h ON h.pk = matched.pk
         WHERE {filters_sql("h")}""",
 }
-PLACES = "ix_messages_place"  # messages (pk, session_id, sequence): revision 0006
 # Every hit with its session and sequence, as ranking.neighbour_ranks takes them (each a
 # candidate: 0 messages away).
 EVERY_HIT = f"""
     SELECT owned.pk, m.session_id, m.sequence, owned.own, 0
-    FROM owned JOIN messages AS m INDEXED BY {PLACES} ON m.pk = owned.pk"""
-# The :candidates hits of best own rank after the first :skipped, and every message up to
+    FROM owned JOIN messages AS m INDEXED BY {PLACES_INDEX} ON m.pk = owned.pk"""
+# The :candidates hits of best own rank, and every message up to
 # :around messages from one of them in its session: (pk, session_id, sequence, away, NULL),
 # away how many messages it is from the nearest candidate (0: a candidate); then the own
 # rank of each of them that is a hit: (pk, NULL, NULL, NULL, own). Two row sets, not a
 # join: SQLite's planner, which takes an FTS5 scan for a few rows, would join them by
 # scanning one whole for each row of the other (see near_hits).
 BEST_HITS = f""",
-    best AS (SELECT pk FROM owned ORDER BY own, pk LIMIT :candidates OFFSET :skipped),
+    best AS (SELECT pk FROM owned ORDER BY own, pk LIMIT :candidates),
     near AS MATERIALIZED (
         SELECT n.pk, n.session_id, n.sequence, min(abs(n.sequence - b.sequence)) AS away
-        FROM best JOIN messages AS b INDEXED BY {PLACES} ON b.pk = best.pk
+        FROM best JOIN messages AS b INDEXED BY {PLACES_INDEX} ON b.pk = best.pk
              JOIN messages AS n ON n.session_id = b.session_id
                   AND n.sequence BETWEEN b.sequence - :around AND b.sequence + :around
         GROUP BY n.pk)
@@ -217,51 +215,62 @@ def tier_hits(
     with the ``signals`` (the named speakers and periods, the weights, the pk bounds) and
     their neighbours' own ranks (see :func:`~memstore.text.ranking.neighbour_ranks`).
 
-    ``bounded``: the :data:`~memstore.text.ranking.CANDIDATES` hits of best own rank and
-    the hits near them first, then the next as many and the hits near them not shown yet,
-    and so on; else every hit ranked at once.
+    ``bounded``: first the :data:`~memstore.text.ranking.CANDIDATES` hits of best own rank
+    and the hits near them; then, if the caller takes them all and there are more, every
+    other hit, ranked with every hit at once (as when not ``bounded``).
     """
     filtered = filters.any() or signals["speakers"] != "[]" or signals["periods"] != "[]"
-    statement = TIER_HITS[tier["source"], filtered, bounded]
+    every = TIER_HITS[tier["source"], filtered, False]
     params = {**tier, **filters.params(), **signals}
-    if not bounded:
-        yield from read_best_first(
-            connection, *ranking.neighbour_ranks(connection.execute(statement, params))
-        )
-        return
-    params |= {"candidates": ranking.CANDIDATES, "around": 2 * ranking.REACH}
     shown: set[int] = set()
-    for skipped in itertools.count(0, ranking.CANDIDATES):
-        hits = near_hits(connection.execute(statement, params | {"skipped": skipped}))
+    if bounded:
+        near = {"candidates": ranking.CANDIDATES, "around": 2 * ranking.REACH}
+        rows = connection.execute(TIER_HITS[tier["source"], filtered, True], params | near)
+        hits, read = near_hits(rows)
         ranks, owns = ranking.neighbour_ranks(hits)
-        ranks = [(rank, pk) for rank, pk in ranks if pk not in shown]
-        shown.update(pk for _, pk in ranks)
-        yield from read_best_first(connection, ranks, owns)
+
+        def partner_rank(pk: int, partner: StoredMessage) -> float | None:
+            if pk in read:
+                return own_rank(owns, partner)
+            one = params | {"low_pk": pk, "high_pk": pk}  # the partner alone
+            return next((own for *_, own, _ in connection.execute(every, one)), None)
+
+        yield from read_best_first(connection, ranks, owns, partner_rank)
         if sum(away == 0 for *_, away in hits) < ranking.CANDIDATES:
             return
+        shown = {pk for _, pk in ranks}
+    ranks, owns = ranking.neighbour_ranks(connection.execute(every, params))
+    if shown:
+        ranks = [(rank, pk) for rank, pk in ranks if pk not in shown]
+    yield from read_best_first(connection, ranks, owns, lambda _, partner: own_rank(owns, partner))
 
 
-def near_hits(rows: Iterable[tuple[Any, ...]]) -> list[tuple[int, str, int, float, int]]:
-    """The hits among the messages near the candidates, as ranking.neighbour_ranks takes
-    them, from the two row sets of :data:`BEST_HITS`."""
+def near_hits(
+    rows: Iterable[tuple[Any, ...]],
+) -> tuple[list[tuple[int, str, int, float, int]], set[int]]:
+    """From the two row sets of :data:`BEST_HITS`: the hits among the messages near the
+    candidates, as ranking.neighbour_ranks takes them, and the pks of all those messages
+    (whose own ranks are known: a hit's, or none)."""
     rows = list(rows)
     owns = {pk: own for pk, *_, own in rows if own is not None}
-    return [
+    hits = [
         (pk, session, sequence, owns[pk], away)
         for pk, session, sequence, away, own in rows
         if own is None and pk in owns
     ]
+    return hits, {pk for pk, *_, own in rows if own is None}
 
 
 def read_best_first(
     connection: sqlite3.Connection,
     ranks: list[tuple[float, int]],
     owns: ranking.OwnRanks,
+    partner_rank: Callable[[int, StoredMessage], float | None],
 ) -> Iterator[MessageHit]:
-    """The messages of ``ranks`` (``(rank, pk)``), best first, each with its own rank and
-    its pair partner (and the partner's own rank when it is among ``owns``): read in
-    batches of 32, then twice as many each time, so that a caller that stops after a page
-    reads that page's text only."""
+    """The messages of ``ranks`` (``(rank, pk)``), best first, each with its own rank (from
+    ``owns``) and its pair partner, with the partner's own rank (``partner_rank`` of its pk
+    and row: None when it is no hit): read in batches of 32, then twice as many each time,
+    so that a caller that stops after a page reads that page's text only."""
     for batch in ranking.best_first(ranks, FIRST_BATCH):
         pks = json.dumps([pk for _, pk in batch])
         rows = connection.execute(HIT_PAGE, {"pks": pks}).fetchall()
@@ -274,7 +283,7 @@ def read_best_first(
                 rank=rank,
                 own_rank=owns[hit.session_id][hit.sequence],
                 partner=partner,
-                partner_rank=None if partner is None else own_rank(owns, partner),
+                partner_rank=None if partner is None else partner_rank(partner_pk, partner),
             )
 
 

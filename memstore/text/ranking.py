@@ -21,7 +21,7 @@ the part's weight (bm25 is negative: lower ranks first).
 - A hit's rank adds half the own rank of each hit next to it in its session and a fifth of
   each hit two messages away (:data:`NEIGHBOUR_WEIGHTS`). A tier of over
   :data:`EXACT_HITS` hits does so for its :data:`CANDIDATES` best hits by own rank and the
-  hits next to them first, then for the next as many: a hit far down the list by its own
+  hits next to them first, then for all the others: a hit far down the list by its own
   rank is not lifted above them by its neighbours.
 - The query naming a hit's speaker doubles its own rank (:data:`SPEAKER_WEIGHT`), naming
   the month or year it was written in triples it (:data:`DATE_WEIGHT`), and asking when
@@ -84,15 +84,16 @@ hold. Only hits are added (a message that matches no part adds nothing, and is n
 by its neighbours alone)."""
 REACH = len(NEIGHBOUR_WEIGHTS)  # how many messages away a hit's neighbours count
 EXACT_HITS = 16384
-"""A tier whose gate parts find at most this many documents ranks every hit with its
-neighbours; a larger one ranks its :data:`CANDIDATES` best hits by own rank, and the hits
-next to them, before the next as many (see :func:`neighbour_ranks`). Ranking every hit costs
+"""A tier whose gate parts find at most this many documents in all (whatever the filters)
+ranks every hit with its neighbours at once; a larger one ranks its :data:`CANDIDATES` best
+hits by own rank and the hits next to them first, and the others after them, should the
+page need them (see :func:`neighbour_ranks`). Ranking every hit costs
 about 3 µs a hit at a million messages (its bm25(), its place, its neighbours in Python);
 the candidates cost bm25() and a sort for every hit, and about 20 ms more: on 40 queries of
 the 1M bench set (2026-12-06), the candidates were the slower below about 10,000 hits and
 the faster above (272 against 676 ms for "you", in 237,521 messages)."""
 CANDIDATES = 1024
-"""How many hits of a large tier are ranked with their neighbours at a time: the best by own
+"""How many hits of a large tier are ranked with their neighbours first: the best by own
 rank, and with them every hit next to one of them, whose rank they may lift. A hit further
 down by its own rank, among hits that all hold the query's words, can still be lifted above
 some of them by its neighbours in the exact ranking. Of 40 queries drawn from the words of
