@@ -29,11 +29,11 @@ WORDS = ("riego", "lavanda", "semillas", "balcón")
 
 def test_a_hit_adds_half_of_each_hit_next_to_it_and_a_fifth_two_away() -> None:
     hits = [
-        (10, "a", 1, -4.0, 0),
-        (11, "a", 2, -2.0, 0),
-        (12, "a", 3, -1.0, 0),
-        (13, "a", 5, -8.0, 0),  # sequence 4 is no hit: 5 is two away from 3, nothing from 2
-        (14, "b", 2, -16.0, 0),  # another session: never a neighbour of "a" 1 to 3
+        (10, "a", 1, -4.0),
+        (11, "a", 2, -2.0),
+        (12, "a", 3, -1.0),
+        (13, "a", 5, -8.0),  # sequence 4 is no hit: 5 is two away from 3, nothing from 2
+        (14, "b", 2, -16.0),  # another session: never a neighbour of "a" 1 to 3
     ]
     ranks, owns = ranking.neighbour_ranks(hits)
     assert dict((pk, rank) for rank, pk in ranks) == {
@@ -46,9 +46,9 @@ def test_a_hit_adds_half_of_each_hit_next_to_it_and_a_fifth_two_away() -> None:
     assert owns == {"a": {1: -4.0, 2: -2.0, 3: -1.0, 5: -8.0}, "b": {2: -16.0}}
 
 
-def test_a_hit_beyond_reach_of_a_candidate_lends_its_rank_and_gets_none() -> None:
-    hits = [(20, "a", 1, -1.0, 0), (21, "a", 3, -3.0, 2), (22, "a", 4, -5.0, 3)]
-    ranks, _ = ranking.neighbour_ranks(hits)
+def test_a_hit_left_out_of_the_ranked_lends_its_rank_and_gets_none() -> None:
+    hits = [(20, "a", 1, -1.0), (21, "a", 3, -3.0), (22, "a", 4, -5.0)]
+    ranks, _ = ranking.neighbour_ranks(hits, ranked={20, 21})
     assert dict((pk, rank) for rank, pk in ranks) == {
         20: pytest.approx(-1.0 + 0.2 * -3.0),
         21: pytest.approx(-3.0 + 0.5 * -5.0 + 0.2 * -1.0),
@@ -111,8 +111,7 @@ def tier_rows(connection: sqlite3.Connection, query: str) -> list[tuple[int, str
     signals = search.ranking_signals(connection, query, [])
     signals |= search.pk_bounds(connection, RecallFilters())
     statement = tiers.TIER_HITS[parts["source"], False, False]
-    hits = connection.execute(statement, parts | RecallFilters().params() | signals)
-    return [row[:4] for row in hits]
+    return connection.execute(statement, parts | RecallFilters().params() | signals).fetchall()
 
 
 def joined_ranks(connection: sqlite3.Connection, query: str) -> dict[int, float]:

@@ -99,17 +99,16 @@ OWN_RANKS = {
         FROM matched JOIN messages AS h ON h.pk = matched.pk
         WHERE {filters_sql("h")}""",
 }
-# Every hit with its session and sequence, as ranking.neighbour_ranks takes them (each a
-# candidate: 0 messages away).
+# Every hit with its session and sequence, as ranking.neighbour_ranks takes them.
 EVERY_HIT = f"""
-    SELECT owned.pk, m.session_id, m.sequence, owned.own, 0
+    SELECT owned.pk, m.session_id, m.sequence, owned.own
     FROM owned JOIN messages AS m INDEXED BY {PLACES_INDEX} ON m.pk = owned.pk"""
 # The :candidates hits of best own rank, and every message up to
 # :around messages from one of them in its session: (pk, session_id, sequence, away, NULL),
 # away how many messages it is from the nearest candidate (0: a candidate); then the own
-# rank of each of them that is a hit: (pk, NULL, NULL, NULL, own). Two row sets, not a
-# join: SQLite's planner, which takes an FTS5 scan for a few rows, would join them by
-# scanning one whole for each row of the other (see near_hits).
+# rank of each of them that is a hit: (pk, NULL, NULL, NULL, own). Two row sets, put
+# together by near_hits, not a join: SQLite's planner, which takes an FTS5 scan for a few
+# rows, would join them by scanning one whole for each row of the other.
 BEST_HITS = f""",
     best AS (SELECT pk FROM owned ORDER BY own, pk LIMIT :candidates),
     near AS MATERIALIZED (
@@ -224,41 +223,55 @@ def tier_hits(
     params = {**tier, **filters.params(), **signals}
     shown: set[int] = set()
     if bounded:
-        near = {"candidates": ranking.CANDIDATES, "around": 2 * ranking.REACH}
-        rows = connection.execute(TIER_HITS[tier["source"], filtered, True], params | near)
-        hits, read = near_hits(rows)
-        ranks, owns = ranking.neighbour_ranks(hits)
+        around = {"candidates": ranking.CANDIDATES, "around": 2 * ranking.REACH}
+        near = near_hits(
+            connection.execute(TIER_HITS[tier["source"], filtered, True], params | around)
+        )
+        ranks, owns = ranking.neighbour_ranks(near.hits, near.ranked)
 
         def partner_rank(pk: int, partner: StoredMessage) -> float | None:
-            if pk in read:
+            if pk in near.read:
                 return own_rank(owns, partner)
             one = params | {"low_pk": pk, "high_pk": pk}  # the partner alone
-            return next((own for *_, own, _ in connection.execute(every, one)), None)
+            return next((own for *_, own in connection.execute(every, one)), None)
 
         yield from read_best_first(connection, ranks, owns, partner_rank)
-        if sum(away == 0 for *_, away in hits) < ranking.CANDIDATES:
+        if near.candidates < ranking.CANDIDATES:
             return
-        shown = {pk for _, pk in ranks}
+        shown = near.ranked
     ranks, owns = ranking.neighbour_ranks(connection.execute(every, params))
     if shown:
         ranks = [(rank, pk) for rank, pk in ranks if pk not in shown]
     yield from read_best_first(connection, ranks, owns, lambda _, partner: own_rank(owns, partner))
 
 
-def near_hits(
-    rows: Iterable[tuple[Any, ...]],
-) -> tuple[list[tuple[int, str, int, float, int]], set[int]]:
-    """From the two row sets of :data:`BEST_HITS`: the hits among the messages near the
-    candidates, as ranking.neighbour_ranks takes them, and the pks of all those messages
-    (whose own ranks are known: a hit's, or none)."""
+@dataclass(frozen=True)
+class Near:
+    """What :data:`BEST_HITS` read: the hits among the messages near the candidates, as
+    ranking.neighbour_ranks takes them; those of them within its reach of a candidate
+    (whose ranks are whole); the pks of every message read (whose own rank is known: a
+    hit's, or none); and how many candidates there were."""
+
+    hits: list[tuple[int, str, int, float]]
+    ranked: set[int]
+    read: set[int]
+    candidates: int
+
+
+def near_hits(rows: Iterable[tuple[Any, ...]]) -> Near:
+    """The :class:`Near` of the two row sets of :data:`BEST_HITS`."""
     rows = list(rows)
     owns = {pk: own for pk, *_, own in rows if own is not None}
+    places = [row for row in rows if row[-1] is None]  # (pk, session, sequence, away, NULL)
     hits = [
-        (pk, session, sequence, owns[pk], away)
-        for pk, session, sequence, away, own in rows
-        if own is None and pk in owns
+        (pk, session, sequence, owns[pk]) for pk, session, sequence, _, _ in places if pk in owns
     ]
-    return hits, {pk for pk, *_, own in rows if own is None}
+    return Near(
+        hits=hits,
+        ranked={pk for pk, _, _, away, _ in places if pk in owns and away <= ranking.REACH},
+        read={pk for pk, *_ in places},
+        candidates=sum(away == 0 for _, _, _, away, _ in places),
+    )
 
 
 def read_best_first(

@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 
 from memstore.text.fts_query import QueryPart
 
@@ -194,31 +194,30 @@ OwnRanks = dict[str, dict[int, float]]
 
 
 def neighbour_ranks(
-    hits: Iterable[tuple[int, str, int, float, int]],
+    hits: Iterable[tuple[int, str, int, float]], ranked: Container[int] | None = None
 ) -> tuple[list[tuple[float, int]], OwnRanks]:
-    """The rank of each hit within :data:`REACH` messages of a candidate, as ``(rank, pk)``
+    """The rank of each hit among ``ranked`` (pks; every hit when None), as ``(rank, pk)``
     in the order of ``hits``: its own rank plus :data:`NEIGHBOUR_WEIGHTS` times the own ranks
     of the hits one and two messages away in its session (a message that is no hit adds
-    nothing); and every hit's own rank by session and sequence. A hit further from the
-    candidates only lends its own rank to them.
+    nothing); and every hit's own rank by session and sequence. A hit left out of
+    ``ranked`` only lends its own rank to its neighbours.
 
     Args:
-        hits: ``(pk, session_id, sequence, own rank, away)`` of the hits, ``away`` how many
-            messages from the nearest candidate (0 for a candidate, and for every hit
-            when all are candidates); every hit within twice :data:`REACH` of a candidate
-            must be among them, so that the ranks it gives are whole.
+        hits: ``(pk, session_id, sequence, own rank)`` of the hits: every hit within
+            :data:`REACH` of a ranked one must be among them, so that its rank is whole.
+        ranked: The pks of the hits to rank.
     """
     hits = list(hits)
     near, far = NEIGHBOUR_WEIGHTS
     owns: OwnRanks = {}
-    for _, session, sequence, score, _ in hits:
+    for _, session, sequence, score in hits:
         in_session = owns.get(session)
         if in_session is None:
             in_session = owns[session] = {}
         in_session[sequence] = score
     ranks = []
-    for pk, session, sequence, score, away in hits:
-        if away <= REACH:
+    for pk, session, sequence, score in hits:
+        if ranked is None or pk in ranked:
             own = owns[session].get
             around = near * (own(sequence - 1, 0.0) + own(sequence + 1, 0.0))
             around += far * (own(sequence - 2, 0.0) + own(sequence + 2, 0.0))
