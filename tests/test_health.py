@@ -87,21 +87,38 @@ def test_a_missing_fts_trigger_is_a_problem(runner: CliRunner, filled: MemorySer
     assert problem.startswith("trigger messages_fts_ai is missing: changes to its table")
 
 
+@pytest.mark.parametrize(
+    ("damage", "error"),
+    [
+        ("DROP INDEX ix_messages_place", "no such index: ix_messages_place"),
+        # Still usable, but scanned whole for each hit instead of sought.
+        (
+            "DROP INDEX ix_messages_place; CREATE INDEX ix_messages_place ON messages (speaker)",
+            None,
+        ),
+    ],
+    ids=["dropped", "other-columns"],
+)
 def test_a_missing_place_index_is_a_problem_and_its_statement_repairs_it(
-    runner: CliRunner, filled: MemoryService
+    runner: CliRunner, filled: MemoryService, damage: str, error: str | None
 ) -> None:
     # Found by a new-user trial: with the index recall names in INDEXED BY dropped, recall
     # failed with "no such index" and sent the user to check, which said ok.
-    execute(filled.path, "DROP INDEX ix_messages_place")
-    with pytest.raises(StoreError, match="no such index: ix_messages_place"):
-        MemoryService(filled.path).recall("lavanda")
+    execute(filled.path, *damage.split("; "))
+    if error is not None:
+        with pytest.raises(StoreError, match=error):
+            MemoryService(filled.path).recall("lavanda")
     code, report, _ = check(runner, filled.path)
     assert code == 1 and report["ok"] is False and report["integrity"] == "ok"
     assert report["problems"] == [
-        "index ix_messages_place is missing: recall fails without it; recreate it as "
-        "alembic/versions/0006_message_places.py does"
+        "index ix_messages_place is missing or changed: recall fails without it; recreate it "
+        "as alembic/versions/0006_message_places.py does"
     ]
-    execute(filled.path, "CREATE INDEX ix_messages_place ON messages (pk, session_id, sequence)")
+    execute(
+        filled.path,
+        "DROP INDEX IF EXISTS ix_messages_place",
+        "CREATE INDEX ix_messages_place ON messages (pk, session_id, sequence)",
+    )
     assert check(runner, filled.path)[1]["ok"] is True
     assert MemoryService(filled.path).recall("lavanda").conversations
 

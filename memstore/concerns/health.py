@@ -68,7 +68,7 @@ def report(found: Findings, path: str, code_version: int) -> HealthReport:
         for name in found.missing_triggers
     ]
     problems += [
-        f"index {name} is missing: recall fails without it; recreate it as "
+        f"index {name} is missing or changed: recall fails without it; recreate it as "
         "alembic/versions/0006_message_places.py does"
         for name in found.missing_indexes
     ]

@@ -15,7 +15,13 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TypeVar
 
-from memstore.store.fts_names import FTS_INDEXES, FTS_TRIGGERS, PLACES_INDEX, SEARCH_VIEWS
+from memstore.store.fts_names import (
+    FTS_INDEXES,
+    FTS_TRIGGERS,
+    PLACES_COLUMNS,
+    PLACES_INDEX,
+    SEARCH_VIEWS,
+)
 from memstore.store.savepoints import savepoint
 from memstore.store.sqlite_errors import is_busy
 
@@ -30,7 +36,7 @@ COUNTED_TABLES = (
     "deleted_sources",
 )
 TRIGGERS = "SELECT name FROM sqlite_master WHERE type = 'trigger'"
-INDEX_EXISTS = "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = :name"
+INDEX_COLUMNS = "SELECT name FROM pragma_index_info(:name) ORDER BY seqno"
 TABLES = "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
 TABLE_INTEGRITY = "SELECT * FROM pragma_integrity_check(:table)"
 FOREIGN_KEY = 'SELECT "from" FROM pragma_foreign_key_list(:table) WHERE id = :fkid'
@@ -138,10 +144,10 @@ def missing_triggers(connection: sqlite3.Connection) -> list[str]:
 
 
 def missing_indexes(connection: sqlite3.Connection) -> list[str]:
-    """The indexes that queries name and the schema does not have (a query naming one fails
-    with "no such index")."""
-    present = scalar(connection, INDEX_EXISTS, {"name": PLACES_INDEX})
-    return [] if present else [PLACES_INDEX]
+    """The indexes that queries name and the schema does not have on their columns (a query
+    naming one fails with "no such index", or finds no plan with it)."""
+    columns = [name for (name,) in connection.execute(INDEX_COLUMNS, {"name": PLACES_INDEX})]
+    return [] if columns == list(PLACES_COLUMNS) else [PLACES_INDEX]
 
 
 def broken_search_views(connection: sqlite3.Connection) -> list[str]:

@@ -34,5 +34,7 @@ SEARCH_VIEWS = {"messages": "messages_search", "memories": "memories_search"}
 full-text index (its SQL says ``content="T"``): the search box on ``messages`` and
 ``memories``."""
 PLACES_INDEX = "ix_messages_place"
-"""The index on ``messages (pk, session_id, sequence)`` from which recall reads each hit's
+"""The index on ``messages`` (:data:`PLACES_COLUMNS`) from which recall reads each hit's
 place in its session (revision 0006); recall fails without it, so ``check`` looks for it."""
+PLACES_COLUMNS = ("pk", "session_id", "sequence")
+"""The columns of :data:`PLACES_INDEX`, in order."""
