@@ -96,8 +96,17 @@ def test_a_missing_fts_trigger_is_a_problem(runner: CliRunner, filled: MemorySer
             "DROP INDEX ix_messages_place; CREATE INDEX ix_messages_place ON messages (speaker)",
             None,
         ),
+        (
+            "DROP INDEX ix_messages_place; CREATE INDEX ix_messages_place ON sessions (id)",
+            "no such index: ix_messages_place",
+        ),
+        (
+            "DROP INDEX ix_messages_place; CREATE INDEX ix_messages_place "
+            "ON messages (pk, session_id, sequence) WHERE role = 'user'",
+            "no query solution",
+        ),
     ],
-    ids=["dropped", "other-columns"],
+    ids=["dropped", "other-columns", "other-table", "partial"],
 )
 def test_a_missing_place_index_is_a_problem_and_its_statement_repairs_it(
     runner: CliRunner, filled: MemoryService, damage: str, error: str | None
@@ -111,8 +120,9 @@ def test_a_missing_place_index_is_a_problem_and_its_statement_repairs_it(
     code, report, _ = check(runner, filled.path)
     assert code == 1 and report["ok"] is False and report["integrity"] == "ok"
     assert report["problems"] == [
-        "index ix_messages_place is missing or changed: recall fails without it; recreate it "
-        "as alembic/versions/0006_message_places.py does"
+        "index ix_messages_place is missing or changed: recall fails or slows without it; "
+        "drop any index of that name and recreate it as alembic/versions/0006_message_places.py "
+        "does"
     ]
     execute(
         filled.path,
@@ -121,6 +131,19 @@ def test_a_missing_place_index_is_a_problem_and_its_statement_repairs_it(
     )
     assert check(runner, filled.path)[1]["ok"] is True
     assert MemoryService(filled.path).recall("lavanda").conversations
+
+
+def test_the_place_index_is_found_whatever_the_case_of_its_name(
+    runner: CliRunner, filled: MemoryService
+) -> None:
+    # SQLite's names ignore case: recall finds IX_MESSAGES_PLACE, and so must check.
+    execute(
+        filled.path,
+        "DROP INDEX ix_messages_place",
+        "CREATE INDEX IX_MESSAGES_PLACE ON messages (pk, session_id, sequence)",
+    )
+    assert MemoryService(filled.path).recall("lavanda").conversations
+    assert check(runner, filled.path)[1]["ok"] is True
 
 
 @pytest.mark.parametrize(

@@ -68,8 +68,8 @@ def report(found: Findings, path: str, code_version: int) -> HealthReport:
         for name in found.missing_triggers
     ]
     problems += [
-        f"index {name} is missing or changed: recall fails without it; recreate it as "
-        "alembic/versions/0006_message_places.py does"
+        f"index {name} is missing or changed: recall fails or slows without it; drop any "
+        "index of that name and recreate it as alembic/versions/0006_message_places.py does"
         for name in found.missing_indexes
     ]
     problems += [

@@ -36,7 +36,14 @@ COUNTED_TABLES = (
     "deleted_sources",
 )
 TRIGGERS = "SELECT name FROM sqlite_master WHERE type = 'trigger'"
-INDEX_COLUMNS = "SELECT name FROM pragma_index_info(:name) ORDER BY seqno"
+# The columns of the index called :name (in any case) on :table, if it is a whole index
+# (not partial), in order.
+INDEX_COLUMNS = """
+    SELECT info.name
+    FROM pragma_index_list(:table) AS listed, pragma_index_info(listed.name) AS info
+    WHERE lower(listed.name) = lower(:name) AND NOT listed.partial
+    ORDER BY info.seqno
+"""
 TABLES = "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
 TABLE_INTEGRITY = "SELECT * FROM pragma_integrity_check(:table)"
 FOREIGN_KEY = 'SELECT "from" FROM pragma_foreign_key_list(:table) WHERE id = :fkid'
@@ -144,9 +151,11 @@ def missing_triggers(connection: sqlite3.Connection) -> list[str]:
 
 
 def missing_indexes(connection: sqlite3.Connection) -> list[str]:
-    """The indexes that queries name and the schema does not have on their columns (a query
-    naming one fails with "no such index", or finds no plan with it)."""
-    columns = [name for (name,) in connection.execute(INDEX_COLUMNS, {"name": PLACES_INDEX})]
+    """The indexes that queries name and the schema does not have whole, on their table and
+    columns (a query naming one fails with "no such index" or finds no plan with it, or
+    scans it whole for each row)."""
+    params = {"table": "messages", "name": PLACES_INDEX}
+    columns = [name for (name,) in connection.execute(INDEX_COLUMNS, params)]
     return [] if columns == list(PLACES_COLUMNS) else [PLACES_INDEX]
 
 
