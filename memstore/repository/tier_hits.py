@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -103,12 +103,46 @@ OWN_RANKS = {
 EVERY_HIT = f"""
     SELECT owned.pk, m.session_id, m.sequence, owned.own
     FROM owned JOIN messages AS m INDEXED BY {PLACES_INDEX} ON m.pk = owned.pk"""
-# The :candidates hits of best own rank, and every message up to
-# :around messages from one of them in its session: (pk, session_id, sequence, away, NULL),
-# away how many messages it is from the nearest candidate (0: a candidate); then the own
-# rank of each of them that is a hit: (pk, NULL, NULL, NULL, own). Two row sets, put
-# together by near_hits, not a join: SQLite's planner, which takes an FTS5 scan for a few
-# rows, would join them by scanning one whole for each row of the other.
+
+
+def partner_sql(m: str) -> str:
+    """The SQL expression of the pk of the pair partner of the message ``m`` (an alias of
+    ``messages``): for an assistant reply the closest completed user request before it, or,
+    for an assistant message that opens the talk (no user message before it, and no sequence
+    missing before it, where a deleted request would have been), the first completed user
+    message after it (its answer); for a user message the next completed user or assistant
+    message (a reply only if it is the assistant's)."""
+    return f"""CASE {m}.role
+             WHEN 'assistant' THEN coalesce(
+               (SELECT p.pk FROM messages AS p
+                WHERE p.session_id = {m}.session_id AND p.sequence < {m}.sequence
+                  AND p.role = 'user' AND p.status = 'completed'
+                ORDER BY p.sequence DESC LIMIT 1),
+               (SELECT p.pk FROM messages AS p
+                WHERE p.session_id = {m}.session_id AND p.sequence > {m}.sequence
+                  AND p.role = 'user' AND p.status = 'completed'
+                  AND {m}.sequence - 1 = (SELECT count(*) FROM messages AS s
+                                          WHERE s.session_id = {m}.session_id
+                                            AND s.sequence < {m}.sequence
+                                            AND s.role <> 'user')
+                ORDER BY p.sequence LIMIT 1))
+             ELSE
+               (SELECT p.pk FROM messages AS p
+                WHERE p.session_id = {m}.session_id AND p.sequence > {m}.sequence
+                  AND {searchable_sql("p")}
+                ORDER BY p.sequence LIMIT 1)
+           END"""
+
+
+# The :candidates hits of best own rank, every message up to :around messages from one of
+# them in its session with how many messages it is from the nearest candidate (0: a
+# candidate), and the pair partners of those up to :reach away: (pk, session_id, sequence,
+# away, NULL) for each message near; then (pk, session_id, sequence, NULL, own) for each hit
+# among them and the partners. Two row sets, put together by near_hits, not a join:
+# SQLite's planner, which takes an FTS5 scan for a few rows, would join them by scanning one
+# whole for each row of the other. The partners are read here, in the tier's one pass, as
+# their own ranks decide which message of a pair is its matched one (a request seven
+# messages before its reply, after a chain of tool calls, is beyond the messages near).
 BEST_HITS = f""",
     best AS (SELECT pk FROM owned ORDER BY own, pk LIMIT :candidates),
     near AS MATERIALIZED (
@@ -116,10 +150,18 @@ BEST_HITS = f""",
         FROM best JOIN messages AS b INDEXED BY {PLACES_INDEX} ON b.pk = best.pk
              JOIN messages AS n ON n.session_id = b.session_id
                   AND n.sequence BETWEEN b.sequence - :around AND b.sequence + :around
-        GROUP BY n.pk)
+        GROUP BY n.pk),
+    read AS MATERIALIZED (
+        SELECT pk FROM near
+        UNION
+        SELECT {partner_sql("m")}
+        FROM near JOIN messages AS m ON m.pk = near.pk
+        WHERE near.away <= :reach)
     SELECT pk, session_id, sequence, away, NULL FROM near
     UNION ALL
-    SELECT pk, NULL, NULL, NULL, own FROM owned WHERE pk IN (SELECT pk FROM near)"""
+    SELECT owned.pk, m.session_id, m.sequence, NULL, owned.own
+    FROM owned JOIN messages AS m INDEXED BY {PLACES_INDEX} ON m.pk = owned.pk
+    WHERE owned.pk IN (SELECT pk FROM read)"""
 TIER_HITS = {
     (source, filtered, bounded): "WITH"
     + scores
@@ -131,35 +173,10 @@ TIER_HITS = {
 }
 """A tier's hits by (source, filtered, bounded): every hit, or the candidates and the hits
 near them (see :func:`tier_hits`)."""
-# The messages of :pks (a JSON list), in its order, each with the pk of its pair partner:
-# for an assistant reply the closest completed user request before it, or, for an
-# assistant message that opens the talk (no user message before it, and no sequence missing
-# before it, where a deleted request would have been), the first completed user message
-# after it (its answer); for a user message the next completed user or assistant message
-# (a reply only if it is the assistant's).
+# The messages of :pks (a JSON list), in its order, each with the pk of its pair partner.
 HIT_PAGE = f"""
     SELECT m.id, m.session_id, m.sequence, m.role, m.content, m.created_at, m.status,
-           m.source_ref, m.speaker,
-           CASE m.role
-             WHEN 'assistant' THEN coalesce(
-               (SELECT p.pk FROM messages AS p
-                WHERE p.session_id = m.session_id AND p.sequence < m.sequence
-                  AND p.role = 'user' AND p.status = 'completed'
-                ORDER BY p.sequence DESC LIMIT 1),
-               (SELECT p.pk FROM messages AS p
-                WHERE p.session_id = m.session_id AND p.sequence > m.sequence
-                  AND p.role = 'user' AND p.status = 'completed'
-                  AND m.sequence - 1 = (SELECT count(*) FROM messages AS s
-                                        WHERE s.session_id = m.session_id
-                                          AND s.sequence < m.sequence
-                                          AND s.role <> 'user')
-                ORDER BY p.sequence LIMIT 1))
-             ELSE
-               (SELECT p.pk FROM messages AS p
-                WHERE p.session_id = m.session_id AND p.sequence > m.sequence
-                  AND {searchable_sql("p")}
-                ORDER BY p.sequence LIMIT 1)
-           END AS partner_pk
+           m.source_ref, m.speaker, {partner_sql("m")} AS partner_pk
     FROM json_each(:pks) AS page JOIN messages AS m ON m.pk = page.value
     ORDER BY page.key
 """
@@ -223,67 +240,54 @@ def tier_hits(
     params = {**tier, **filters.params(), **signals}
     shown: set[int] = set()
     if bounded:
-        around = {"candidates": ranking.CANDIDATES, "around": 2 * ranking.REACH}
-        near = near_hits(
-            connection.execute(TIER_HITS[tier["source"], filtered, True], params | around)
-        )
-        ranks, owns = ranking.neighbour_ranks(near.hits, near.ranked)
-
-        def partner_rank(pk: int, partner: StoredMessage) -> float | None:
-            if pk in near.read:
-                return own_rank(owns, partner)
-            one = params | {"low_pk": pk, "high_pk": pk}  # the partner alone
-            return next((own for *_, own in connection.execute(every, one)), None)
-
-        yield from read_best_first(connection, ranks, owns, partner_rank)
+        reach = {"candidates": ranking.CANDIDATES, "around": 2 * ranking.REACH}
+        reach |= {"reach": ranking.REACH}
+        rows = connection.execute(TIER_HITS[tier["source"], filtered, True], params | reach)
+        near = near_hits(rows)
+        yield from read_best_first(connection, *ranking.neighbour_ranks(near.hits, near.ranked))
         if near.candidates < ranking.CANDIDATES:
             return
         shown = near.ranked
     ranks, owns = ranking.neighbour_ranks(connection.execute(every, params))
     if shown:
         ranks = [(rank, pk) for rank, pk in ranks if pk not in shown]
-    yield from read_best_first(connection, ranks, owns, lambda _, partner: own_rank(owns, partner))
+    yield from read_best_first(connection, ranks, owns)
 
 
 @dataclass(frozen=True)
 class Near:
-    """What :data:`BEST_HITS` read: the hits among the messages near the candidates, as
-    ranking.neighbour_ranks takes them; those of them within its reach of a candidate
-    (whose ranks are whole); the pks of every message read (whose own rank is known: a
-    hit's, or none); and how many candidates there were."""
+    """What :data:`BEST_HITS` read: every hit among the messages near the candidates and
+    their pair partners, as ranking.neighbour_ranks takes them; those of them within its
+    reach of a candidate (whose ranks are whole); and how many candidates there were."""
 
     hits: list[tuple[int, str, int, float]]
     ranked: set[int]
-    read: set[int]
     candidates: int
 
 
 def near_hits(rows: Iterable[tuple[Any, ...]]) -> Near:
     """The :class:`Near` of the two row sets of :data:`BEST_HITS`."""
     rows = list(rows)
-    owns = {pk: own for pk, *_, own in rows if own is not None}
-    places = [row for row in rows if row[-1] is None]  # (pk, session, sequence, away, NULL)
     hits = [
-        (pk, session, sequence, owns[pk]) for pk, session, sequence, _, _ in places if pk in owns
+        (pk, session, sequence, own) for pk, session, sequence, _, own in rows if own is not None
     ]
+    found = {pk for pk, *_ in hits}
+    away = [(pk, away) for pk, _, _, away, own in rows if own is None]
     return Near(
         hits=hits,
-        ranked={pk for pk, _, _, away, _ in places if pk in owns and away <= ranking.REACH},
-        read={pk for pk, *_ in places},
-        candidates=sum(away == 0 for _, _, _, away, _ in places),
+        ranked={pk for pk, far in away if far <= ranking.REACH and pk in found},
+        candidates=sum(far == 0 for _, far in away),
     )
 
 
 def read_best_first(
-    connection: sqlite3.Connection,
-    ranks: list[tuple[float, int]],
-    owns: ranking.OwnRanks,
-    partner_rank: Callable[[int, StoredMessage], float | None],
+    connection: sqlite3.Connection, ranks: list[tuple[float, int]], owns: ranking.OwnRanks
 ) -> Iterator[MessageHit]:
-    """The messages of ``ranks`` (``(rank, pk)``), best first, each with its own rank (from
-    ``owns``) and its pair partner, with the partner's own rank (``partner_rank`` of its pk
-    and row: None when it is no hit): read in batches of 32, then twice as many each time,
-    so that a caller that stops after a page reads that page's text only."""
+    """The messages of ``ranks`` (``(rank, pk)``), best first, each with its own rank and
+    its pair partner, with the partner's own rank (from ``owns``, which holds every hit's
+    that is a partner of one of them: None for a partner that is no hit): read in batches of
+    32, then twice as many each time, so that a caller that stops after a page reads that
+    page's text only."""
     for batch in ranking.best_first(ranks, FIRST_BATCH):
         pks = json.dumps([pk for _, pk in batch])
         rows = connection.execute(HIT_PAGE, {"pks": pks}).fetchall()
@@ -296,7 +300,7 @@ def read_best_first(
                 rank=rank,
                 own_rank=owns[hit.session_id][hit.sequence],
                 partner=partner,
-                partner_rank=None if partner is None else partner_rank(partner_pk, partner),
+                partner_rank=None if partner is None else own_rank(owns, partner),
             )
 
 
