@@ -240,10 +240,14 @@ def tier_hits(
     params = {**tier, **filters.params(), **signals}
     shown: set[int] = set()
     if bounded:
-        reach = {"candidates": ranking.CANDIDATES, "around": 2 * ranking.REACH}
-        reach |= {"reach": ranking.REACH}
-        rows = connection.execute(TIER_HITS[tier["source"], filtered, True], params | reach)
-        near = near_hits(rows)
+        bounds = {
+            "candidates": ranking.CANDIDATES,
+            "reach": ranking.REACH,
+            "around": 2 * ranking.REACH,  # the hits whose own ranks the ranked ones add
+        }
+        near = near_hits(
+            connection.execute(TIER_HITS[tier["source"], filtered, True], params | bounds)
+        )
         yield from read_best_first(connection, *ranking.neighbour_ranks(near.hits, near.ranked))
         if near.candidates < ranking.CANDIDATES:
             return
