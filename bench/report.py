@@ -263,10 +263,14 @@ def startup_line(startup: StartupTimes) -> str:
     """The line of the start-up step."""
     return (
         f"start-up: fresh processes, start to exit, memstore's modules compiled to bytecode "
-        f"first (as pip install does); python -c 'import sqlite3' "
-        f"{startup.sqlite_ms:.1f} ms, memstore --help {startup.help_ms:.1f} ms, memstore "
-        f"recall {startup.word!r} on the imported database {startup.recall_ms:.1f} ms (it "
-        f"printed the word's hits: {yes(startup.found)})"
+        f"first (as pip install does); python -c 'import sqlite3' {startup.sqlite_ms:.1f} ms "
+        f"in a bare venv (the yardstick; {startup.installed_sqlite_ms:.1f} ms in the project's "
+        f"venv, whose editable install hook runs at every start), memstore --help "
+        f"{startup.help_ms:.1f} ms, memstore recall {startup.word!r} on the imported database "
+        f"{startup.recall_ms:.1f} ms (it printed the word's hits: {yes(startup.found)}); the "
+        f"stack's floors in the bare venv: importing click {startup.click_ms:.1f} ms "
+        f"({startup.click_ms / startup.sqlite_ms:.2f}x), importing pydantic and building one "
+        f"model {startup.pydantic_ms:.1f} ms ({startup.pydantic_ms / startup.sqlite_ms:.2f}x)"
     )
 
 

@@ -2,6 +2,16 @@
 database, each a fresh process, against ``python -c "import sqlite3"``: the least a Python
 program that reads SQLite costs to start (issue 18's yardstick).
 
+The yardstick runs in a bare virtual environment made from the same interpreter, with
+nothing installed. The project's own environment is not a fair one: its ``site`` start-up
+runs the editable install's import hook (about 10 ms here), which a plain Python, and a
+regular install of memstore, never pays. That environment's figure is reported beside it.
+
+Two floors show what the fixed stack costs before memstore's own code runs: the bare
+Python importing click (every command), and importing pydantic and building one model
+(every result is a pydantic model). Both read the project environment's packages from
+``sys.path`` without its ``.pth`` hooks.
+
 Both sides load bytecode: the standard library's is compiled when Python is installed, and
 memstore's modules are compiled first here, as ``pip install`` and ``make`` do (an editable
 install otherwise compiles them on every start where PYTHONDONTWRITEBYTECODE is set)."""
@@ -11,13 +21,16 @@ from __future__ import annotations
 import compileall
 import subprocess
 import sys
+import sysconfig
+import venv
 from dataclasses import dataclass
 from pathlib import Path
 
 from bench.timing import p50s_ms
 
-IMPORT_SQLITE = (sys.executable, "-c", "import sqlite3")
 PACKAGE = Path(__file__).resolve().parents[1] / "memstore"
+CLICK_FLOOR = "import sqlite3, click"
+PYDANTIC_FLOOR = "import sqlite3, pydantic\nclass One(pydantic.BaseModel):\n    n: int"
 
 
 @dataclass(frozen=True)
@@ -27,6 +40,11 @@ class StartupTimes:
 
     word: str
     sqlite_ms: float
+    """``import sqlite3`` in the bare environment: the yardstick."""
+    installed_sqlite_ms: float
+    """``import sqlite3`` in the project's environment (its editable install's hook)."""
+    click_ms: float
+    pydantic_ms: float
     help_ms: float
     recall_ms: float
     found: bool
@@ -39,24 +57,41 @@ def memstore_command() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "memstore"]
 
 
-def run_quietly(command: list[str] | tuple[str, ...]) -> None:
+def bare_python(work: Path) -> str:
+    """The interpreter of a new virtual environment in ``work`` with nothing installed,
+    made from the interpreter this one runs on."""
+    folder = work / "bare-venv"
+    venv.EnvBuilder(clear=True, with_pip=False).create(folder)
+    return str(folder / "bin" / "python")
+
+
+def floor_code(statements: str) -> str:
+    """``statements`` run after the project environment's packages are put on ``sys.path``
+    (no ``.pth`` hooks run)."""
+    packages = sysconfig.get_paths()["purelib"]
+    return f"import sys\nsys.path.append({packages!r})\n{statements}"
+
+
+def run_quietly(command: list[str]) -> None:
     """Run ``command`` to its end with its output thrown away; fail on a non-zero exit."""
     subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
 
 
 def compare_startup(database: Path, word: str, repeat: int) -> StartupTimes:
-    """The three processes, interleaved, after one warm-up run of each (memstore's
-    modules compiled to bytecode first)."""
+    """The processes, interleaved, after one warm-up run of each (memstore's modules
+    compiled to bytecode first)."""
     compileall.compile_dir(PACKAGE, quiet=1)
+    bare = bare_python(database.parent)
     memstore = memstore_command()
     recall = [*memstore, "--database", str(database), "recall", word]
-    sqlite_ms, help_ms, recall_ms = p50s_ms(
-        [
-            lambda: run_quietly(IMPORT_SQLITE),
-            lambda: run_quietly([*memstore, "--help"]),
-            lambda: run_quietly(recall),
-        ],
-        repeat,
-    )
+    commands = [
+        [bare, "-c", "import sqlite3"],
+        [sys.executable, "-c", "import sqlite3"],
+        [bare, "-c", floor_code(CLICK_FLOOR)],
+        [bare, "-c", floor_code(PYDANTIC_FLOOR)],
+        [*memstore, "--help"],
+        recall,
+    ]
+    times = p50s_ms([lambda command=command: run_quietly(command) for command in commands], repeat)
     printed = subprocess.run(recall, capture_output=True, text=True, check=True).stdout
-    return StartupTimes(word, sqlite_ms, help_ms, recall_ms, '"matched_id"' in printed)
+    return StartupTimes(word, *times, '"matched_id"' in printed)
