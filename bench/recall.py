@@ -15,10 +15,9 @@ from bench.cases import Query
 from bench.common import HITS, utc_now
 from bench.timing import p50s_ms
 from memstore import MemoryConfig, MemoryService, RecallResult
-from memstore.concerns.recall import named_periods
+from memstore.concerns.recall import HITS_READ_FIRST, named_periods
 from memstore.queries import RecallFilters
 from memstore.repository import recall as search
-from memstore.repository.tier_hits import FIRST_BATCH
 from memstore.text.fts_query import build_match
 from memstore.times import format_utc
 
@@ -36,6 +35,7 @@ NEIGHBOUR_AFTER = (
     "SELECT * FROM messages WHERE session_id = ? AND sequence > ? "
     "AND role IN ('user', 'assistant') AND status = 'completed' ORDER BY sequence LIMIT 1"
 )
+SAME_HITS_READ = 16 * HITS  # raw's hits compared with memstore's page
 UNCLIPPED_CHARS = 64000  # recall_chars' maximum: a page of 8 fits whole
 
 
@@ -75,29 +75,35 @@ def plain_recall(raw: sqlite3.Connection, case: Query) -> list[tuple[Any, ...]]:
     return found
 
 
-def ranked_recall(raw: sqlite3.Connection, case: Query) -> list[str | None]:
+def ranked_recall(
+    raw: sqlite3.Connection, case: Query, take: int = HITS_READ_FIRST * HITS
+) -> list[str | None]:
     """memstore's recall statements, run on the raw database by memstore's repository: the
     memory hits, then the history's hits (each ranking part's document count, the index
     size and the window's pk bounds, the first tier with hits weighted and ranked with its
-    neighbours, the first batch's messages with their pair partners). Returns the hits'
-    source references in rank order (the first batch, as memstore's first page reads it);
-    ids differ between the two databases."""
+    neighbours, the first ``take`` hits' messages with their pair partners: by default the
+    first batch, as memstore's first page reads it). Returns the hits' source references in
+    rank order; ids differ between the two databases."""
     no_filters = {"session_id": None, "role": None, "speaker": None, **window_params(case)}
     memory = {"query": build_match(case.text, case.mode), "now": utc_now(), "limit": HITS}
     raw.execute(search.MEMORY_HITS[case.mode == "any"], memory | no_filters).fetchall()
     since, until = case.window or (None, None)
     filters = RecallFilters(since=since, until=until)
     periods = named_periods(raw, case.text)
-    hits = search.history_hits(raw, case.text, case.mode, filters, periods)
-    return [hit.source_ref for hit in itertools.islice(hits, FIRST_BATCH)]
+    hits = search.history_hits(
+        raw, case.text, case.mode, filters, periods, first=HITS_READ_FIRST * HITS
+    )
+    return [hit.source_ref for hit in itertools.islice(hits, take)]
 
 
 def same_hits(service: MemoryService, raw: sqlite3.Connection, case: Query) -> bool:
     """True when memstore's conversations come in the order of raw's ranked hits, each at
     the first of them it shows (memstore leaves out orphan replies and hits already shown as
-    a partner, and a pair's matched message is its better hit)."""
+    a partner, and a pair's matched message is its better hit), among raw's first
+    :data:`SAME_HITS_READ` (a page that needs more reads as "no")."""
     conversations = memstore_recall(service, case).conversations
-    at = {ref: rank for rank, ref in reversed(list(enumerate(ranked_recall(raw, case))))}
+    ranked = ranked_recall(raw, case, SAME_HITS_READ)
+    at = {ref: rank for rank, ref in reversed(list(enumerate(ranked)))}
     firsts = [min(at.get(m.source_ref, len(at)) for m in c.messages) for c in conversations]
     return bool(firsts) and firsts == sorted(firsts) and max(firsts) < len(at)
 

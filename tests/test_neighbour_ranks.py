@@ -7,17 +7,20 @@ sequence, whatever order the messages were stored in.
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from memstore import MemoryConfig, MemoryService
+from memstore.concerns import recall as recall_concern
 from memstore.queries import RecallFilters
 from memstore.repository import recall as search
 from memstore.repository import tier_hits as tiers
@@ -124,7 +127,7 @@ def joined_ranks(connection: sqlite3.Connection, query: str) -> dict[int, float]
 def found_ranks(connection: sqlite3.Connection, query: str) -> list[tuple[int, float]]:
     """(pk, rank) of each hit of ``query`` in any mode, in the order recall takes them."""
     pks = dict(connection.execute("SELECT id, pk FROM messages").fetchall())
-    hits = search.history_hits(connection, query, "any", RecallFilters())
+    hits = search.history_hits(connection, query, "any", RecallFilters(), first=3)
     return [(pks[hit.id], hit.rank) for hit in hits]
 
 
@@ -219,6 +222,40 @@ def test_a_bounded_tier_read_to_its_end_runs_its_statement_twice(
     statements: list[str] = []
     with sqlite3.connect(db_path) as connection:
         connection.set_trace_callback(statements.append)
-        found = list(search.history_hits(connection, "lavanda", "any", RecallFilters()))
+        found = list(search.history_hits(connection, "lavanda", "any", RecallFilters(), first=4))
     assert len(found) == len({hit.id for hit in found}) == 30
     assert sum("owned AS" in statement for statement in statements) == 2
+
+
+@pytest.mark.parametrize(("first", "reads"), [(4, 3), (24, 1), (40, 1)])
+def test_the_hits_are_read_first_at_a_time_then_twice_as_many(
+    db_path: Path, first: int, reads: int
+) -> None:
+    service = MemoryService(db_path)
+    for n in range(24):
+        service.record_message(service.start_session().id, "user", f"lavanda {n}")
+    statements: list[str] = []
+    with sqlite3.connect(db_path) as connection:
+        connection.set_trace_callback(statements.append)
+        found = search.history_hits(connection, "lavanda", "any", RecallFilters(), first=first)
+        assert len(list(itertools.islice(found, 24))) == 24
+    assert sum("AS page JOIN messages" in statement for statement in statements) == reads
+
+
+@pytest.mark.parametrize("limit", [1, 8, 24])
+def test_a_recall_reads_twice_its_page_of_hits_at_first(
+    db_path: Path, limit: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Found by a review: a fixed first read of 16 hits made a page of 24 read three times.
+    asked: list[int] = []
+    history_hits = recall_concern.history_hits
+
+    def spy(*args: Any, first: int) -> Iterator[Any]:
+        asked.append(first)
+        return history_hits(*args, first=first)
+
+    monkeypatch.setattr(recall_concern, "history_hits", spy)
+    service = MemoryService(db_path, config=MemoryConfig(max_results=50))
+    service.record_message(service.start_session().id, "user", "lavanda")
+    assert len(service.recall("lavanda", limit=limit).conversations) == 1
+    assert asked == [2 * limit]

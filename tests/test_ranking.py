@@ -499,7 +499,7 @@ def test_all_mode_ranks_the_same_with_its_parts_bounded_to_the_selection(
             total = recall_sql.indexed_messages(connection)
             weighted = ranking.weighted_parts(tiers[0], documents, total)
             bounds.append(sum(") AND (" in match for match, *_ in weighted))
-            found = recall_sql.history_hits(connection, "cat dog", "all", RecallFilters())
+            found = recall_sql.history_hits(connection, "cat dog", "all", RecallFilters(), first=16)
             return [(hit.content, hit.rank) for hit in found]
 
     bounded = hits()

@@ -118,9 +118,12 @@ def history_hits(
     mode: Mode,
     filters: RecallFilters,
     periods: Sequence[tuple[datetime, datetime]] = (),
+    *,
+    first: int,
 ) -> Iterator[MessageHit]:
     """Searchable messages matching ``query`` in ``mode``, with their pair partners, best
-    rank first.
+    rank first, the messages read ``first`` at a time at first, then twice as many each
+    time (a caller that needs a page reads about that page's text).
 
     The query is split into tiers of literal parts by :func:`ranking_tiers`, each part
     weighted as :mod:`memstore.text.ranking` says; a tier is only searched once the
@@ -141,7 +144,8 @@ def history_hits(
         searched = tier_parts(query, ranking.weighted_parts(tier, documents, total))
         if searched is not None:
             bounded = ranking.gated_documents(tier, documents) > ranking.EXACT_HITS
-            yield from tier_hits(connection, searched, filters, signals, bounded=bounded)
+            hits = tier_hits(connection, searched, filters, signals, bounded=bounded, first=first)
+            yield from hits
 
 
 def pk_bounds(connection: sqlite3.Connection, filters: RecallFilters) -> dict[str, int]:

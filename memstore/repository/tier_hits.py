@@ -183,10 +183,6 @@ HIT_PAGE = f"""
 PARTNERS = (
     f"SELECT pk, {MESSAGE_COLUMNS} FROM messages WHERE pk IN (SELECT value FROM json_each(:pks))"
 )
-FIRST_BATCH = 16
-"""Hits read with their text at first: a page of 8 conversations took 8 to 11 hits in 284
-random recalls of the bench's 20k set (a hit shown as another's partner is skipped), and 16
-in place of 32 saved 0.13-0.16 ms of a 2.5 ms recall."""
 
 
 @dataclass(frozen=True)
@@ -229,6 +225,7 @@ def tier_hits(
     signals: dict[str, Any],
     *,
     bounded: bool,
+    first: int,
 ) -> Iterator[MessageHit]:
     """The hits of one tier (see :func:`tier_parts`), best rank first (then by pk), ranked
     with the ``signals`` (the named speakers and periods, the weights, the pk bounds) and
@@ -236,7 +233,8 @@ def tier_hits(
 
     ``bounded``: first the :data:`~memstore.text.ranking.CANDIDATES` hits of best own rank
     and the hits near them; then, if the caller takes them all and there are more, every
-    other hit, ranked with every hit at once (as when not ``bounded``).
+    other hit, ranked with every hit at once (as when not ``bounded``). ``first``: how many
+    hits to read with their text at first (see :func:`read_best_first`).
     """
     filtered = filters.any() or signals["speakers"] != "[]" or signals["periods"] != "[]"
     every = TIER_HITS[tier["source"], filtered, False]
@@ -251,14 +249,15 @@ def tier_hits(
         near = near_hits(
             connection.execute(TIER_HITS[tier["source"], filtered, True], params | bounds)
         )
-        yield from read_best_first(connection, *ranking.neighbour_ranks(near.hits, near.ranked))
+        ranked = ranking.neighbour_ranks(near.hits, near.ranked)
+        yield from read_best_first(connection, *ranked, first)
         if near.candidates < ranking.CANDIDATES:
             return
         shown = near.ranked
     ranks, owns = ranking.neighbour_ranks(connection.execute(every, params))
     if shown:
         ranks = [(rank, pk) for rank, pk in ranks if pk not in shown]
-    yield from read_best_first(connection, ranks, owns)
+    yield from read_best_first(connection, ranks, owns, first)
 
 
 @dataclass(frozen=True)
@@ -288,14 +287,17 @@ def near_hits(rows: Iterable[tuple[Any, ...]]) -> Near:
 
 
 def read_best_first(
-    connection: sqlite3.Connection, ranks: list[tuple[float, int]], owns: ranking.OwnRanks
+    connection: sqlite3.Connection,
+    ranks: list[tuple[float, int]],
+    owns: ranking.OwnRanks,
+    first: int,
 ) -> Iterator[MessageHit]:
     """The messages of ``ranks`` (``(rank, pk)``), best first, each with its own rank and
     its pair partner, with the partner's own rank (from ``owns``, which holds every hit's
     that is a partner of one of them: None for a partner that is no hit): read in batches,
-    :data:`FIRST_BATCH` hits, then twice as many each time, so that a caller that stops after
-    a page reads that page's text only."""
-    for batch in ranking.best_first(ranks, FIRST_BATCH):
+    ``first`` hits, then twice as many each time, so that a caller that stops after a page
+    reads that page's text only."""
+    for batch in ranking.best_first(ranks, first):
         pks = json.dumps([pk for _, pk in batch])
         rows = connection.execute(HIT_PAGE, {"pks": pks}).fetchall()
         partners = partners_by_pk(connection, [row[-1] for row in rows if row[-1]])
