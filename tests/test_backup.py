@@ -71,7 +71,7 @@ def test_backup_holds_committed_wal_content_in_one_self_contained_file(
     assert report.backup == str(copy) and report.database == str(live)
     assert report.ok is True and report.problems == []
     assert report.bytes == copy.stat().st_size > 0
-    assert report.schema_version == 6
+    assert report.schema_version == 7
     assert report.counts["messages"] == 30 and report.counts["memories"] == 1
     # Self-contained: rollback journal mode and no companion files beside it.
     assert journal_mode(copy) == "delete"

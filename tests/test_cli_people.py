@@ -225,7 +225,7 @@ def test_text_views_of_listings_and_check(runner: CliRunner, imported: Path) -> 
     assert words[1].split() == ["cafe", "4", "4"]  # words are listed folded, as indexed
     assert words[2].split() == ["cafeterias", "1", "1"] and words[-1] == "2 of 2"
     check = invoke(runner, imported, "check", "--format", "text")[1]
-    assert check.startswith("ok: ") and "schema 6" in check
+    assert check.startswith("ok: ") and "schema 7" in check
     sessions = invoke(runner, imported, "sessions", "--format", "text")[1].splitlines()
     assert sessions[0].split()[:2] == ["id", "kind"] and sessions[-1] == "3 of 3"
     code, summary, err = invoke(

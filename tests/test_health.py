@@ -51,7 +51,7 @@ def test_a_sound_database_is_ok_with_no_problems(runner: CliRunner, filled: Memo
         ("memories_fts", True),
         ("memories_stem_fts", True),
     ]
-    assert report["schema_version"] == report["code_version"] == 6
+    assert report["schema_version"] == report["code_version"] == 7
     assert report["counts"]["messages"] == 20 and report["counts"]["memories"] == 1
 
 

@@ -129,7 +129,7 @@ def test_health_reports_counts_and_schema(service: MemoryService) -> None:
         ("memories_stem_fts", True),
     ]
     assert report.counts["sessions"] == 1 and report.counts["messages"] == 1
-    assert report.schema_version == report.code_version == 6
+    assert report.schema_version == report.code_version == 7
 
 
 def test_from_config_resolves_relative_paths_under_the_data_directory(

@@ -85,16 +85,16 @@ def downgrade(path: Path, revision: str) -> None:
 
 def test_single_head_and_contiguous_readable_revision_ids() -> None:
     script = ScriptDirectory.from_config(alembic_config())
-    assert script.get_heads() == ["0006"]
+    assert script.get_heads() == ["0007"]
     revisions = [rev.revision for rev in script.walk_revisions()]
-    assert sorted(revisions) == ["0001", "0002", "0003", "0004", "0005", "0006"]
+    assert sorted(revisions) == ["0001", "0002", "0003", "0004", "0005", "0006", "0007"]
 
 
 def test_upgrade_from_empty_creates_tables_fts_objects_and_records_versions(
     service: MemoryService, db_path: Path
 ) -> None:
     report = service.health()
-    assert report.ok and report.schema_version == 6
+    assert report.ok and report.schema_version == 7
     assert {"sessions", "messages", "memories", "memory_sources", "imports"} <= names(
         db_path, "table"
     )
@@ -108,7 +108,7 @@ def test_upgrade_from_empty_creates_tables_fts_objects_and_records_versions(
         versions = connection.execute(
             "SELECT version, applied_at FROM schema_migrations"
         ).fetchall()
-    assert [version for version, _ in versions] == [1, 2, 3, 4, 5, 6]
+    assert [version for version, _ in versions] == [1, 2, 3, 4, 5, 6, 7]
     assert all(applied.endswith("+00:00") for _, applied in versions)
 
 
@@ -223,12 +223,12 @@ def test_autogenerate_finds_no_difference(service: MemoryService, db_path: Path)
 def test_database_from_the_future_is_refused_with_nothing_written(db_path: Path) -> None:
     MemoryService(db_path).health()
     with sqlite3.connect(db_path) as connection:
-        connection.execute("INSERT INTO schema_migrations VALUES (7, '2030-01-01T00:00:00+00:00')")
+        connection.execute("INSERT INTO schema_migrations VALUES (8, '2030-01-01T00:00:00+00:00')")
     before = db_path.read_bytes()
     with pytest.raises(SchemaError) as caught:
         MemoryService(db_path).recall("anything")
-    assert caught.value.database_version == 7 and caught.value.code_version == 6
-    assert "7" in str(caught.value) and "6" in str(caught.value)
+    assert caught.value.database_version == 8 and caught.value.code_version == 7
+    assert "8" in str(caught.value) and "7" in str(caught.value)
     assert db_path.read_bytes() == before
 
 
@@ -244,10 +244,10 @@ def test_failing_revision_leaves_the_file_as_it_was(tmp_path: Path, db_path: Pat
     # Every pending revision runs in one transaction: a failure in the last one undoes all.
     scripts = tmp_path / "scripts"
     shutil.copytree(script_location(), scripts, ignore=shutil.ignore_patterns("__pycache__"))
-    (scripts / "versions" / "0007_broken.py").write_text(
+    (scripts / "versions" / "0008_broken.py").write_text(
         '"""Broken on purpose."""\n'
         "from alembic import op\n\n"
-        'revision = "0007"\ndown_revision = "0006"\nbranch_labels = None\ndepends_on = None\n\n\n'
+        'revision = "0008"\ndown_revision = "0007"\nbranch_labels = None\ndepends_on = None\n\n\n'
         "def upgrade() -> None:\n"
         '    op.execute("CREATE TABLE half_done (x INTEGER)")\n'
         '    op.execute("THIS IS NOT SQL")\n\n\n'
@@ -264,7 +264,7 @@ def test_runtime_upgrades_a_version_1_database_lazily(db_path: Path) -> None:
     upgrade(db_path, "0001")
     service = MemoryService(db_path)
     assert "messages_fts" not in names(db_path, "table")  # nothing happens until first use
-    assert service.health().schema_version == 6
+    assert service.health().schema_version == 7
 
 
 def test_alembic_command_line_upgrades_any_database_path(tmp_path: Path) -> None:
@@ -279,7 +279,7 @@ def test_alembic_command_line_upgrades_any_database_path(tmp_path: Path) -> None
     )
     assert completed.returncode == 0, completed.stderr
     with sqlite3.connect(target) as connection:
-        assert connection.execute("SELECT max(version) FROM schema_migrations").fetchone() == (6,)
+        assert connection.execute("SELECT max(version) FROM schema_migrations").fetchone() == (7,)
 
 
 def test_two_services_on_one_new_file_migrate_once(db_path: Path) -> None:
@@ -287,7 +287,7 @@ def test_two_services_on_one_new_file_migrate_once(db_path: Path) -> None:
     first.ensure_schema()
     second.ensure_schema()
     with first.read() as connection:
-        assert connection.execute("SELECT count(*) FROM schema_migrations").fetchone() == (6,)
+        assert connection.execute("SELECT count(*) FROM schema_migrations").fetchone() == (7,)
 
 
 def test_a_wheel_install_finds_its_migrations(tmp_path: Path) -> None:
@@ -320,4 +320,4 @@ def test_a_wheel_install_finds_its_migrations(tmp_path: Path) -> None:
     )
     module_file, location, version = completed.stdout.split()
     assert module_file.startswith(str(unpacked)) and location.startswith(str(unpacked))
-    assert version == "6"
+    assert version == "7"

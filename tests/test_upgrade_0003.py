@@ -145,7 +145,9 @@ def test_the_upgrade_keeps_every_row_and_makes_every_message_searchable_the_new_
     report = MemoryService(path).health()
     seconds = time.perf_counter() - started
     print(f"0002 -> head of {built.imported} messages: {seconds:.2f} s")
-    assert report.ok and report.schema_version == 6, report  # 0003, 0004's stem index, 0005, 0006
+    assert report.ok and report.schema_version == 7, (
+        report
+    )  # 0003, 0004's stem index, 0005, 0006, 0007
     assert snapshot(path) == before
     with closing(sqlite3.connect(path)) as connection:
         rows = connection.execute("SELECT content, index_text FROM messages").fetchall()
@@ -209,4 +211,4 @@ def test_a_kill_during_the_upgrade_leaves_the_0002_database_intact(
         assert "speaker" not in columns and "index_text" not in columns
     assert snapshot(path) == before
     report = MemoryService(path).health()  # and the next run upgrades it whole
-    assert report.ok and report.schema_version == 6
+    assert report.ok and report.schema_version == 7

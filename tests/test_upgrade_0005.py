@@ -63,11 +63,14 @@ def test_the_upgrade_keeps_every_row_and_adds_no_bytes_per_message(
     before, size_before = snapshot(path), used_bytes(path)
     assert len(before["messages"]) == built.imported > 19_000 and len(before["sessions"]) == 100
     report = MemoryService(path).health()
-    assert report.ok and report.schema_version == 6, report
+    assert report.ok and report.schema_version == 7, report
     assert snapshot(path) == before  # every session keeps its old pk as its rowid
+    with_requests = used_bytes(path)
+    with closing(sqlite3.connect(path)) as connection:
+        connection.execute("DROP INDEX ix_messages_requests")  # 0007's, measured here
     with_places = used_bytes(path)
     with closing(sqlite3.connect(path)) as connection:
-        connection.execute("DROP INDEX ix_messages_place")  # 0006's, in its own test
+        connection.execute("DROP INDEX ix_messages_place")  # 0006's, measured here
     size_after = used_bytes(path)
     per_message = (size_before / built.imported, size_after / built.imported)
     print(f"bytes per message before / after 0005: {per_message[0]:.1f} / {per_message[1]:.1f}")
@@ -75,6 +78,9 @@ def test_the_upgrade_keeps_every_row_and_adds_no_bytes_per_message(
     places = (with_places - size_after) / built.imported
     print(f"bytes per message of 0006's index on (pk, session_id, sequence): {places:.1f}")
     assert 30 < places < 60
+    requests = (with_requests - with_places) / built.imported
+    print(f"bytes per message of 0007's index of completed user messages: {requests:.1f}")
+    assert 10 < requests < 40  # about half the messages, each (session_id, sequence, pk)
 
 
 def test_datasette_searches_and_links_the_upgraded_database(built: Built, tmp_path: Path) -> None:
@@ -132,5 +138,5 @@ def test_a_kill_during_the_upgrade_leaves_the_0004_database_intact(
         assert "pk" in columns and views.fetchall() == []
     assert snapshot(path) == before
     report = MemoryService(path).health()
-    assert report.ok and report.schema_version == 6
+    assert report.ok and report.schema_version == 7
     assert snapshot(path) == before

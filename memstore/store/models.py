@@ -1,5 +1,5 @@
-"""SQLAlchemy declarative models: the tables and indexes of Alembic revisions 0001, 0003, 0005
-and 0006.
+"""SQLAlchemy declarative models: the tables and indexes of Alembic revisions 0001, 0003, 0005,
+0006 and 0007.
 
 Every row has a stable string id (``id``) for the outside world. Rows that an FTS5
 external-content index holds (messages, memories) also have an integer primary key (``pk``)
@@ -99,6 +99,12 @@ class MessageRow(Base):
         Index("ix_messages_created_at", "created_at"),
         Index("ix_messages_speaker", "speaker", sqlite_where=text("speaker IS NOT NULL")),
         Index("ix_messages_place", "pk", "session_id", "sequence"),
+        Index(
+            "ix_messages_requests",
+            "session_id",
+            "sequence",
+            sqlite_where=text("role = 'user' AND status = 'completed'"),
+        ),
     )
 
     pk: Mapped[int] = mapped_column(Integer, primary_key=True)

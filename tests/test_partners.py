@@ -1,0 +1,99 @@
+"""Pair partner lookups (memstore.repository.tier_hits.partner_sql): each completed user
+message before or after a hit is one seek of revision 0007's partial index, so the work of
+pairing a hit does not grow with its session. Counted in SQLite's virtual machine steps
+(a progress handler), never timed."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from pathlib import Path
+
+import pytest
+
+from memstore import MemoryService
+from memstore.repository.tier_hits import partner_sql
+from tests.factories import SessionFactory, conversation
+
+PARTNERS = f"SELECT m.sequence, {partner_sql('m')} FROM messages AS m WHERE m.session_id = ?"
+STEPS_PER_CALL = 100  # the progress handler runs once per this many steps
+
+
+def pairing_steps(path: Path, session_id: str) -> tuple[int, list[tuple[int, int | None]]]:
+    """SQLite's steps (in hundreds) to find the partner of every message of the session,
+    and the (sequence, partner pk) found."""
+    calls = 0
+
+    def count() -> int:
+        nonlocal calls
+        calls += 1
+        return 0  # go on
+
+    with sqlite3.connect(path) as connection:
+        connection.set_progress_handler(count, STEPS_PER_CALL)
+        found = connection.execute(PARTNERS, (session_id,)).fetchall()
+    return calls, found
+
+
+def assistant_session(seeded: Callable[[], AbstractContextManager[None]], size: int) -> str:
+    """A session of ``size`` assistant messages and no request."""
+    with seeded():
+        session_id = SessionFactory().id
+        conversation(session_id, [("assistant", f"reply {n}") for n in range(size)])
+    return session_id
+
+
+def test_a_session_without_requests_pairs_in_steps_that_grow_with_its_size_only(
+    service: MemoryService, db_path: Path, seeded: Callable[[], AbstractContextManager[None]]
+) -> None:
+    # Found measuring recall over assistant-only logs: every hit read its whole session to
+    # find no request, three times, so a recall of "you" over 120,000 such messages in
+    # sessions of 100 took 4.3 s, and a single long session grew with its square.
+    service.health()  # the schema
+    small, large = assistant_session(seeded, 300), assistant_session(seeded, 1200)
+    small_steps, small_found = pairing_steps(db_path, small)
+    large_steps, large_found = pairing_steps(db_path, large)
+    assert [partner for _, partner in small_found + large_found] == [None] * 1500
+    assert large_steps < 6 * small_steps  # four times the messages; the square is sixteen
+
+
+def test_the_requests_before_and_after_a_hit_are_found_by_the_index(
+    service: MemoryService, db_path: Path
+) -> None:
+    service.health()
+    with sqlite3.connect(db_path) as connection:
+        plan = connection.execute(f"EXPLAIN QUERY PLAN {PARTNERS}", ("s",)).fetchall()
+    seeks = [detail for *_, detail in plan if "ix_messages_requests" in detail]
+    assert len(seeks) == 2, plan  # the request before a reply, the answer after an opening
+
+
+@pytest.mark.parametrize(
+    ("turns", "partners"),
+    [
+        # an opening (nothing before it) pairs with the request after it
+        (["assistant", "user", "assistant"], [2, 3, 2]),
+        # a request interrupted before its reply: the reply is no opening but an orphan
+        (["user:interrupted", "assistant", "user"], [2, None, None]),
+        # replies after a request pair with it, past one another
+        (["user", "assistant", "assistant"], [2, 1, 1]),
+        # assistant messages only: no partner anywhere
+        (["assistant", "assistant"], [None, None]),
+    ],
+)
+def test_each_message_pairs_as_the_recall_rules_say(
+    service: MemoryService,
+    db_path: Path,
+    seeded: Callable[[], AbstractContextManager[None]],
+    turns: list[str],
+    partners: list[int | None],
+) -> None:
+    service.health()
+    with seeded():
+        session_id = SessionFactory().id
+        rows = conversation(session_id, [(turn.split(":")[0], turn) for turn in turns])
+        for row, turn in zip(rows, turns, strict=True):
+            row.status = turn.split(":")[1] if ":" in turn else "completed"
+        pks = {row.pk: row.sequence for row in rows}
+    _, found = pairing_steps(db_path, session_id)
+    assert [None if pk is None else pks[pk] for _, pk in sorted(found)] == partners
