@@ -38,17 +38,14 @@ class Page:
     truncated: bool
 
 
-def shown_with(hit: MessageHit) -> list[StoredMessage] | None:
-    """The messages of the hit's conversation in sequence order, or None for an orphan reply
-    (an assistant hit without a partner: see the module's docstring)."""
+def shown_with(hit: MessageHit) -> list[StoredMessage]:
+    """The messages of the hit's conversation in sequence order: an assistant hit with its
+    partner (the repository leaves out orphan replies, which have none), a user hit with the
+    reply after it, if any."""
     partner = hit.partner
-    if hit.role == "assistant":
-        if partner is None:
-            return None
-        return sorted((partner, hit), key=lambda message: message.sequence)
-    if partner is None or partner.role != "assistant":
+    if partner is None or (hit.role == "user" and partner.role != "assistant"):
         return [hit]
-    return [hit, partner]
+    return sorted((partner, hit), key=lambda message: message.sequence)
 
 
 def opens(hit: MessageHit) -> bool:
@@ -58,7 +55,7 @@ def opens(hit: MessageHit) -> bool:
 
 
 def conversations(hits: Iterable[MessageHit]) -> Iterable[RecallConversation]:
-    """Each hit as a conversation, orphans and already-shown hits skipped; no message is
+    """Each hit as a conversation, already-shown hits skipped; no message is
     the matched one of two conversations. An opening's answer is its context only: it is
     not counted as shown, so that, a hit itself, it still comes with its own reply."""
     shown: set[str] = set()
@@ -66,8 +63,6 @@ def conversations(hits: Iterable[MessageHit]) -> Iterable[RecallConversation]:
         if hit.id in shown:
             continue
         messages = shown_with(hit)
-        if messages is None:
-            continue
         opening = opens(hit)
         matched = hit if opening else better_matched(hit, shown)
         shown.update([hit.id] if opening else (message.id for message in messages))
