@@ -94,7 +94,11 @@ def test_the_pool_serves_more_units_at_once_than_it_keeps_and_keeps_the_newest(
 def test_the_pool_opens_at_most_its_limit_and_the_next_units_wait(db_path: Path) -> None:
     # found by review: without a limit, 100 threads of one service each opened a connection
     # and most of their writes gave up after the 500 ms lock wait (none did before)
+    # Each unit holds its connection until the limit is reached and a moment more, so that
+    # a busy machine starting the threads slowly cannot keep the pool below it (a full
+    # suite under load once saw fewer when each unit held it for a fixed 20 ms).
     active, most, lock = [0], [0], threading.Lock()
+    release = threading.Event()
     pool = connections.ConnectionPool(lambda: connections.connect(db_path))
 
     def unit() -> None:
@@ -102,13 +106,18 @@ def test_the_pool_opens_at_most_its_limit_and_the_next_units_wait(db_path: Path)
             with lock:
                 active[0] += 1
                 most[0] = max(most[0], active[0])
-            time.sleep(0.02)
+            release.wait(10)
             with lock:
                 active[0] -= 1
 
     threads = [threading.Thread(target=unit) for _ in range(3 * connections.MAX_CONNECTIONS)]
     for thread in threads:
         thread.start()
+    deadline = time.monotonic() + 10
+    while most[0] < connections.MAX_CONNECTIONS and time.monotonic() < deadline:
+        time.sleep(0.001)
+    time.sleep(0.05)  # time for a unit beyond the limit to get in, were it let
+    release.set()
     for thread in threads:
         thread.join()
     assert most[0] == connections.MAX_CONNECTIONS
