@@ -39,25 +39,43 @@ def pairing_steps(path: Path, session_id: str) -> tuple[int, list[tuple[int, int
     return calls, found
 
 
-def assistant_session(seeded: Callable[[], AbstractContextManager[None]], size: int) -> str:
-    """A session of ``size`` assistant messages and no request."""
+def session_of(seeded: Callable[[], AbstractContextManager[None]], turns: list[str]) -> str:
+    """A session of ``turns``, each a role, or ``role:status`` for one not completed."""
     with seeded():
         session_id = SessionFactory().id
-        conversation(session_id, [("assistant", f"reply {n}") for n in range(size)])
+        rows = conversation(session_id, [(turn.split(":")[0], turn) for turn in turns])
+        for row, turn in zip(rows, turns, strict=True):
+            row.status = turn.split(":")[1] if ":" in turn else "completed"
     return session_id
 
 
-def test_a_session_without_requests_pairs_in_steps_that_grow_with_its_size_only(
-    service: MemoryService, db_path: Path, seeded: Callable[[], AbstractContextManager[None]]
+def replies_only(size: int) -> list[str]:
+    """Assistant messages only."""
+    return ["assistant"] * size
+
+
+def replies_after_an_interrupted_request(size: int) -> list[str]:
+    """An interrupted request, its replies, then 100 pairs: every reply has an answer after
+    it and is no opening (a review timed 50 s for a recall over 2,000 such replies)."""
+    return ["user:interrupted", *["assistant"] * size, *["user", "assistant"] * 100]
+
+
+@pytest.mark.parametrize("shape", [replies_only, replies_after_an_interrupted_request])
+def test_the_steps_of_pairing_a_session_grow_with_its_size_only(
+    service: MemoryService,
+    db_path: Path,
+    seeded: Callable[[], AbstractContextManager[None]],
+    shape: Callable[[int], list[str]],
 ) -> None:
     # Found measuring recall over assistant-only logs: every hit read its whole session to
-    # find no request, three times, so a recall of "you" over 120,000 such messages in
-    # sessions of 100 took 4.3 s, and a single long session grew with its square.
+    # find no request, so a recall of "you" over 120,000 such messages in sessions of 100
+    # took 4.3 s, and a single long session grew with its square.
     service.health()  # the schema
-    small, large = assistant_session(seeded, 300), assistant_session(seeded, 1200)
+    small, large = session_of(seeded, shape(300)), session_of(seeded, shape(1200))
     small_steps, small_found = pairing_steps(db_path, small)
     large_steps, large_found = pairing_steps(db_path, large)
-    assert [partner for _, partner in small_found + large_found] == [None] * 1500
+    replies = [partner for sequence, partner in small_found + large_found if sequence > 1]
+    assert replies[:1] == [None]  # the first reply has no request
     assert large_steps < 6 * small_steps  # four times the messages; the square is sixteen
 
 
@@ -68,7 +86,8 @@ def test_the_requests_before_and_after_a_hit_are_found_by_the_index(
     with sqlite3.connect(db_path) as connection:
         plan = connection.execute(f"EXPLAIN QUERY PLAN {PARTNERS}", ("s",)).fetchall()
     seeks = [detail for *_, detail in plan if "ix_messages_requests" in detail]
-    assert len(seeks) == 2, plan  # the request before a reply, the answer after an opening
+    assert len(seeks) == 3, plan  # the request before a reply; an opening's answer after it
+    # and the user message that may stand before it
 
 
 @pytest.mark.parametrize(
@@ -82,6 +101,8 @@ def test_the_requests_before_and_after_a_hit_are_found_by_the_index(
         (["user", "assistant", "assistant"], [2, 1, 1]),
         # assistant messages only: no partner anywhere
         (["assistant", "assistant"], [None, None]),
+        # a system message is no request: the replies around it both open on the answer
+        (["assistant", "system", "assistant", "user"], [4, 3, 4, None]),
     ],
 )
 def test_each_message_pairs_as_the_recall_rules_say(
@@ -92,12 +113,9 @@ def test_each_message_pairs_as_the_recall_rules_say(
     partners: list[int | None],
 ) -> None:
     service.health()
-    with seeded():
-        session_id = SessionFactory().id
-        rows = conversation(session_id, [(turn.split(":")[0], turn) for turn in turns])
-        for row, turn in zip(rows, turns, strict=True):
-            row.status = turn.split(":")[1] if ":" in turn else "completed"
-        pks = {row.pk: row.sequence for row in rows}
+    session_id = session_of(seeded, turns)
+    with sqlite3.connect(db_path) as connection:
+        pks = dict(connection.execute("SELECT pk, sequence FROM messages").fetchall())
     _, found = pairing_steps(db_path, session_id)
     assert [None if pk is None else pks[pk] for _, pk in sorted(found)] == partners
 
@@ -119,3 +137,23 @@ def test_orphan_replies_are_left_out_before_their_rows_are_read(
         assert [(hit.session_id, hit.role) for hit in found] == [(pair, "user")]
     page = service.recall("lavanda")
     assert [(c.session_id, len(c.messages)) for c in page.conversations] == [(pair, 2)]
+
+
+@pytest.mark.parametrize(("deleted", "partners"), [(None, [3, 3, None]), (1, [None, None])])
+def test_a_deleted_message_before_an_assistant_one_makes_it_no_opening(
+    service: MemoryService,
+    db_path: Path,
+    seeded: Callable[[], AbstractContextManager[None]],
+    deleted: int | None,
+    partners: list[int | None],
+) -> None:
+    # Where a deleted request would have been, the reply after the gap is an orphan.
+    service.health()
+    session_id = session_of(seeded, ["assistant", "assistant", "user"])
+    with sqlite3.connect(db_path) as connection:
+        connection.execute(
+            "DELETE FROM messages WHERE session_id = ? AND sequence = ?", (session_id, deleted)
+        )
+        pks = dict(connection.execute("SELECT pk, sequence FROM messages").fetchall())
+    _, found = pairing_steps(db_path, session_id)
+    assert [None if pk is None else pks[pk] for _, pk in sorted(found)] == partners

@@ -111,21 +111,32 @@ def partner_sql(m: str) -> str:
     for an assistant message that opens the talk (no user message before it, and no sequence
     missing before it, where a deleted request would have been), the first completed user
     message after it (its answer); for a user message the next completed user or assistant
-    message (a reply only if it is the assistant's)."""
+    message (a reply only if it is the assistant's).
+
+    The user messages before and after are seeks of revision 0007's partial index. An
+    opening's tests run only once its answer is found (in the select list, which SQLite
+    does not hoist, as it does a condition), no user message before it first: so a reply
+    without a request costs no read of its session, only an assistant message leading its
+    session counts the messages before it (a review timed 50 s for a recall over 2,000
+    replies after an interrupted request, when the count ran for every answer after)."""
     return f"""CASE {m}.role
              WHEN 'assistant' THEN coalesce(
                (SELECT p.pk FROM messages AS p
-                WHERE p.session_id = {m}.session_id AND p.sequence < {m}.sequence
-                  AND p.role = 'user' AND p.status = 'completed'
+                WHERE p.session_id = {m}.session_id AND p.role = 'user'
+                  AND p.sequence < {m}.sequence AND p.status = 'completed'
                 ORDER BY p.sequence DESC LIMIT 1),
-               (SELECT p.pk FROM messages AS p
-                WHERE p.session_id = {m}.session_id AND p.sequence > {m}.sequence
-                  AND p.role = 'user' AND p.status = 'completed'
-                  AND {m}.sequence - 1 = (SELECT count(*) FROM messages AS s
-                                          WHERE s.session_id = {m}.session_id
-                                            AND s.sequence < {m}.sequence
-                                            AND s.role <> 'user')
-                ORDER BY p.sequence LIMIT 1))
+               (SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM messages AS s
+                                             WHERE s.session_id = {m}.session_id
+                                               AND s.role = 'user'
+                                               AND s.sequence < {m}.sequence)
+                             AND {m}.sequence - 1 = (SELECT count(*) FROM messages AS s
+                                                     WHERE s.session_id = {m}.session_id
+                                                       AND s.sequence < {m}.sequence)
+                            THEN answer.pk END
+                FROM (SELECT p.pk FROM messages AS p
+                      WHERE p.session_id = {m}.session_id AND p.role = 'user'
+                        AND p.sequence > {m}.sequence AND p.status = 'completed'
+                      ORDER BY p.sequence LIMIT 1) AS answer))
              ELSE
                (SELECT p.pk FROM messages AS p
                 WHERE p.session_id = {m}.session_id AND p.sequence > {m}.sequence

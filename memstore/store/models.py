@@ -103,7 +103,7 @@ class MessageRow(Base):
             "ix_messages_requests",
             "session_id",
             "sequence",
-            sqlite_where=text("role = 'user' AND status = 'completed'"),
+            sqlite_where=text("role = 'user'"),
         ),
     )
 
