@@ -133,6 +133,41 @@ def test_a_missing_place_index_is_a_problem_and_its_statement_repairs_it(
     assert MemoryService(filled.path).recall("lavanda").conversations
 
 
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "DROP INDEX ix_messages_requests",
+        "DROP INDEX ix_messages_requests; CREATE INDEX ix_messages_requests "
+        "ON messages (session_id, sequence) WHERE role = 'user' AND status = 'completed'",
+        "DROP INDEX ix_messages_requests; "
+        "CREATE INDEX ix_messages_requests ON messages (session_id, sequence)",
+        "DROP INDEX ix_messages_requests; "
+        "CREATE INDEX ix_messages_requests ON messages (sequence) WHERE role = 'user'",
+    ],
+    ids=["dropped", "other-condition", "every-row", "other-columns"],
+)
+def test_a_missing_requests_index_is_a_problem_and_its_statement_repairs_it(
+    runner: CliRunner, filled: MemoryService, damage: str
+) -> None:
+    # Found by a review: without revision 0007's index, recall still runs but pairs each hit
+    # by reading its session, and check said ok.
+    execute(filled.path, *damage.split("; "))
+    assert MemoryService(filled.path).recall("lavanda").conversations
+    code, report, _ = check(runner, filled.path)
+    assert code == 1 and report["ok"] is False and report["integrity"] == "ok"
+    assert report["problems"] == [
+        "index ix_messages_requests is missing or changed: recall slows without it; drop any "
+        "index of that name and recreate it as alembic/versions/0007_message_requests.py does"
+    ]
+    execute(
+        filled.path,
+        "DROP INDEX IF EXISTS ix_messages_requests",
+        "create  index IX_MESSAGES_REQUESTS on messages (session_id, sequence)\n"
+        "  where role = 'user'",  # any case of the words and the name, any spaces
+    )
+    assert check(runner, filled.path)[1]["ok"] is True
+
+
 def test_the_place_index_is_found_whatever_the_case_of_its_name(
     runner: CliRunner, filled: MemoryService
 ) -> None:

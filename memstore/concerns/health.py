@@ -13,12 +13,24 @@ from memstore.repository.health import Findings, IndexCheck
 from memstore.schemas import FtsCheck, HealthReport
 from memstore.store import backups
 from memstore.store.database import Database
-from memstore.store.fts_names import FTS_INDEXES
+from memstore.store.fts_names import FTS_INDEXES, PLACES_INDEX, REQUESTS_INDEX
 
 DAMAGED = (
     "the file is damaged: stop every writer, keep it with its -wal/-shm files for "
     "investigation and restore a verified backup (README, Backup and recovery)"
 )
+
+
+INDEX_LOSSES = {
+    PLACES_INDEX: "recall fails or slows without it",
+    REQUESTS_INDEX: "recall slows without it",
+}
+"""What each index recall relies on costs when it is missing or changed."""
+INDEX_REVISIONS = {
+    PLACES_INDEX: "0006_message_places.py",
+    REQUESTS_INDEX: "0007_message_requests.py",
+}
+"""The revision whose statement recreates each index."""
 
 
 def health(db: Database) -> HealthReport:
@@ -68,8 +80,8 @@ def report(found: Findings, path: str, code_version: int) -> HealthReport:
         for name in found.missing_triggers
     ]
     problems += [
-        f"index {name} is missing or changed: recall fails or slows without it; drop any "
-        "index of that name and recreate it as alembic/versions/0006_message_places.py does"
+        f"index {name} is missing or changed: {INDEX_LOSSES[name]}; drop any index of that "
+        f"name and recreate it as alembic/versions/{INDEX_REVISIONS[name]} does"
         for name in found.missing_indexes
     ]
     problems += [

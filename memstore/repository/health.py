@@ -9,6 +9,7 @@ sentences.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,8 +19,7 @@ from typing import Any, TypeVar
 from memstore.store.fts_names import (
     FTS_INDEXES,
     FTS_TRIGGERS,
-    PLACES_COLUMNS,
-    PLACES_INDEX,
+    RECALL_INDEXES,
     SEARCH_VIEWS,
 )
 from memstore.store.savepoints import savepoint
@@ -41,8 +41,12 @@ TRIGGERS = "SELECT name FROM sqlite_master WHERE type = 'trigger'"
 INDEX_COLUMNS = """
     SELECT info.name
     FROM pragma_index_list(:table) AS listed, pragma_index_info(listed.name) AS info
-    WHERE lower(listed.name) = lower(:name) AND NOT listed.partial
+    WHERE lower(listed.name) = lower(:name)
     ORDER BY info.seqno
+"""
+INDEX_SQL = """
+    SELECT sql FROM sqlite_master
+    WHERE type = 'index' AND lower(name) = lower(:name) AND lower(tbl_name) = :table
 """
 TABLES = "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
 TABLE_INTEGRITY = "SELECT * FROM pragma_integrity_check(:table)"
@@ -151,12 +155,25 @@ def missing_triggers(connection: sqlite3.Connection) -> list[str]:
 
 
 def missing_indexes(connection: sqlite3.Connection) -> list[str]:
-    """The indexes that queries name and the schema does not have whole, on their table and
-    columns (a query naming one fails with "no such index" or finds no plan with it, or
-    scans it whole for each row)."""
-    params = {"table": "messages", "name": PLACES_INDEX}
-    columns = [name for (name,) in connection.execute(INDEX_COLUMNS, params)]
-    return [] if columns == list(PLACES_COLUMNS) else [PLACES_INDEX]
+    """The indexes recall relies on (:data:`RECALL_INDEXES`) that the schema does not have
+    whole: on ``messages``, on their columns, over the rows of their condition (a query
+    naming one in ``INDEXED BY`` fails with "no such index" or finds no plan with it; one
+    missing or partial scans rows for each hit)."""
+    return [
+        name
+        for name, (columns, condition) in RECALL_INDEXES.items()
+        if index_shape(connection, name) != (list(columns), condition)
+    ]
+
+
+def index_shape(connection: sqlite3.Connection, name: str) -> tuple[list[str], str | None]:
+    """The columns of the index ``name`` on ``messages`` (any case of the name), and the
+    condition of its ``WHERE`` as written, runs of spaces as one (None for none)."""
+    params = {"table": "messages", "name": name}
+    columns = [column for (column,) in connection.execute(INDEX_COLUMNS, params)]
+    sql = " ".join((scalar(connection, INDEX_SQL, params) or "").split())
+    parts = re.split(r" where ", sql, maxsplit=1, flags=re.IGNORECASE)
+    return columns, parts[1] if len(parts) == 2 else None
 
 
 def broken_search_views(connection: sqlite3.Connection) -> list[str]:

@@ -38,3 +38,13 @@ PLACES_INDEX = "ix_messages_place"
 place in its session (revision 0006); recall fails without it, so ``check`` looks for it."""
 PLACES_COLUMNS = ("pk", "session_id", "sequence")
 """The columns of :data:`PLACES_INDEX`, in order."""
+REQUESTS_INDEX = "ix_messages_requests"
+"""The partial index of the user messages on ``messages (session_id, sequence)`` that recall
+seeks to pair each hit with its request (revision 0007); recall slows without it, so
+``check`` looks for it too."""
+RECALL_INDEXES = {
+    PLACES_INDEX: (PLACES_COLUMNS, None),
+    REQUESTS_INDEX: (("session_id", "sequence"), "role = 'user'"),
+}
+"""The indexes on ``messages`` recall relies on: their columns in order, and the condition
+of a partial one (None for an index of every row)."""
