@@ -21,16 +21,12 @@ DAMAGED = (
 )
 
 
-INDEX_LOSSES = {
-    PLACES_INDEX: "recall fails or slows without it",
-    REQUESTS_INDEX: "recall slows without it",
+INDEX_REPAIRS = {
+    PLACES_INDEX: ("recall fails or slows without it", "0006_message_places.py"),
+    REQUESTS_INDEX: ("recall slows without it", "0007_message_requests.py"),
 }
-"""What each index recall relies on costs when it is missing or changed."""
-INDEX_REVISIONS = {
-    PLACES_INDEX: "0006_message_places.py",
-    REQUESTS_INDEX: "0007_message_requests.py",
-}
-"""The revision whose statement recreates each index."""
+"""For each index recall relies on: what its loss costs, and the revision whose statement
+recreates it."""
 
 
 def health(db: Database) -> HealthReport:
@@ -80,9 +76,10 @@ def report(found: Findings, path: str, code_version: int) -> HealthReport:
         for name in found.missing_triggers
     ]
     problems += [
-        f"index {name} is missing or changed: {INDEX_LOSSES[name]}; drop any index of that "
-        f"name and recreate it as alembic/versions/{INDEX_REVISIONS[name]} does"
+        f"index {name} is missing or changed: {loss}; drop any index of that name and "
+        f"recreate it as alembic/versions/{revision} does"
         for name in found.missing_indexes
+        for loss, revision in [INDEX_REPAIRS[name]]
     ]
     problems += [
         f"view {name} is missing or changed: Datasette no longer finds the full-text index it "
