@@ -153,6 +153,20 @@ def test_cjk_words_are_found_inside_runs(service: MemoryService) -> None:
     assert service.search_words("一").total == 0
 
 
+def test_the_boundary_token_is_left_out_of_every_total_that_spans_it(
+    service: MemoryService,
+) -> None:
+    # The unfiltered total counts the range whole and takes the boundary token off when it
+    # lies in it; a lone "一" is a word of its own, the boundary "一一" never one.
+    one_message(service, "一 and 京 then 一 again")
+    every = service.search_words("")
+    assert every.total == len(every.words) == 5  # again, and, then, 一, 京
+    assert counts(service.search_words("一")) == {"一": (2, 1)}
+    assert service.search_words("一").total == 1
+    assert service.search_words("京").total == 1
+    assert service.search_words("一", role="user").total == 1  # the filtered count too
+
+
 def test_overlapping_cjk_instances_are_each_found(service: MemoryService) -> None:
     one_message(service, "哈哈哈哈")
     assert located(service.word_instances("哈哈")) == [

@@ -105,7 +105,14 @@ HISTORY_WORDS = f"""
     SELECT term, cnt AS occurrences, doc AS documents FROM temp.messages_vocab_row
     WHERE {HISTORY_RANGE} ORDER BY term LIMIT :limit OFFSET :offset
 """
-HISTORY_WORD_TOTAL = f"SELECT count(*) FROM temp.messages_vocab_row WHERE {HISTORY_RANGE}"
+# The total counts the range whole, then takes the boundary token off when it is in it: a
+# test of each term would have fts5vocab read every term's text (0.33 ms against 0.28 for the
+# 769 words of "co" on the bench's 20k set).
+HISTORY_WORD_TOTAL = """
+    SELECT (SELECT count(*) FROM temp.messages_vocab_row WHERE term >= :low AND term < :high)
+           - (SELECT count(*) FROM temp.messages_vocab_row
+              WHERE term = :boundary AND :boundary >= :low AND :boundary < :high)
+"""
 
 
 @dataclass(frozen=True)
