@@ -15,15 +15,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memstore.schemas import Message, RecallConversation
+from memstore.text import cjk
 from memstore.text.clipping import (
     char_cost,
     clip,
     clip_json,
     content_free_size,
     first_form,
-    first_match,
+    first_found,
     fit_conversation,
     focus,
+    form_prefixes,
     json_length,
     json_prefix,
     json_size,
@@ -69,6 +71,12 @@ def reference_json_prefix(text: str, room: int) -> str:
         if used > room:
             return text[: max(index, 1)]
     return text
+
+
+def first_match(text: str, folded_terms: frozenset[str]) -> int:
+    """Where recall's clip finds the first of the terms in ``text`` (0 for none)."""
+    found = first_found(text, folded_terms, fold(text))
+    return 0 if found is None else found
 
 
 def reference_first_match(text: str, folded_terms: frozenset[str]) -> int:
@@ -240,6 +248,32 @@ def test_first_match_and_first_form_equal_the_token_by_token_references(
     assert first_form(text, prefixes, fold(text)) == reference_first_form(text, prefixes)
 
 
+def reference_focus(text: str, terms: frozenset[str]) -> int:
+    runs = [text.find(term) for term in terms if cjk.is_cjk(term)]
+    words = [
+        start
+        for start, end in reference_token_spans(text)
+        if reference_fold(text[start:end]) in terms
+    ]
+    found = [at for at in runs if at >= 0] + words[:1]
+    if found:
+        return min(found)
+    form = reference_first_form(text, form_prefixes(terms))
+    return 0 if form is None else form
+
+
+@settings(max_examples=1000, deadline=None)
+@given(text_and_terms())
+def test_focus_equals_the_token_by_token_reference(
+    text_terms: tuple[str, frozenset[str]],
+) -> None:
+    # focus folds the text once for both of its searches: a review's mutant that passed on a
+    # lowercased text instead moved the clip of "abc CAFÉ" for "cafe" to 0, and every other
+    # test still passed.
+    text, terms = text_terms
+    assert focus(text, terms) == reference_focus(text, terms)
+
+
 def test_a_token_with_a_character_outside_the_bmp_is_folded_as_written() -> None:
     # MATHEMATICAL SCRIPT CAPITAL A folds to "A" (NFKD after case folding), its BMP
     # stand-in to "a": the first token folds to "Abcd", which neither "abc" starts nor
@@ -257,6 +291,8 @@ def test_a_token_with_a_character_outside_the_bmp_is_folded_as_written() -> None
         ("café " * 3 + "Painters", frozenset({"painting"}), 15),  # not ASCII: token by token
         ("nothing of the kind", frozenset({"painting"}), 0),
         ("a pain", frozenset({"painting"}), 0),  # "pain" is not "paint"
+        ("abc CAFÉ", frozenset({"cafe"}), 4),  # folded, not only lowercased
+        ("abc CAFÉS", frozenset({"cafe"}), 4),  # another form, folded too
     ],
 )
 def test_a_clip_centres_on_another_form_when_no_word_is_as_written(

@@ -96,7 +96,7 @@ def test_fold_equals_the_per_character_reference(text: str) -> None:
 @settings(max_examples=500, deadline=None)
 @given(TEXT, TEXT)
 def test_fold_works_character_by_character(first: str, second: str) -> None:
-    # clipping.first_match folds all the tokens of a text in one go, joined, and relies on it.
+    # clipping.first_found folds all the tokens of a text in one go, joined, and relies on it.
     assert fold(first + second) == fold(first) + fold(second)
 
 

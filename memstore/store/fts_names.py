@@ -34,8 +34,10 @@ SEARCH_VIEWS = {"messages": "messages_search", "memories": "memories_search"}
 full-text index (its SQL says ``content="T"``): the search box on ``messages`` and
 ``memories``."""
 PLACES_INDEX = "ix_messages_place"
-"""The index on ``messages`` (:data:`PLACES_COLUMNS`) from which recall reads each hit's
-place in its session (revision 0006); recall fails without it, so ``check`` looks for it."""
+"""The index on ``messages`` (:data:`PLACES_COLUMNS`) from which recall reads a hit's place
+in its session when the filters did not read the hit's row already, and the places of a
+large tier's candidates (revision 0006); recall fails without it, so ``check`` looks for
+it."""
 PLACES_COLUMNS = ("pk", "session_id", "sequence")
 """The columns of :data:`PLACES_INDEX`, in order."""
 REQUESTS_INDEX = "ix_messages_requests"

@@ -121,23 +121,16 @@ def json_length(text: str) -> int:
     return len(text) + sum(char_cost(char) - 1 for char in ESCAPED.findall(text))
 
 
-def first_match(text: str, folded_terms: frozenset[str]) -> int:
+def first_found(text: str, folded_terms: frozenset[str], folded_text: str) -> int | None:
     """Character offset of the first token of ``text`` among ``folded_terms``, or of the
-    first place of one of its CJK runs (as written: the index folds no CJK character), else
-    0.
+    first place of one of its CJK runs (as written: the index folds no CJK character), or
+    None; ``folded_text`` is :func:`fold` of ``text``.
 
     A text whose fold holds none of the terms has no such token, and is not split:
     :func:`fold` of a text is the join of the folds of its pieces, since case folding and
     NFKD go character by character (NFKD reorders only combining characters, which the fold
     drops).
     """
-    found = first_found(text, folded_terms, fold(text))
-    return 0 if found is None else found
-
-
-def first_found(text: str, folded_terms: frozenset[str], folded_text: str) -> int | None:
-    """:func:`first_match` (``folded_text`` is :func:`fold` of ``text``), or None when
-    ``text`` holds none of the terms."""
     runs = (term for term in folded_terms if cjk.is_cjk(term))
     found = [at for at in map(text.find, runs) if at >= 0]
     word = first_word(text, folded_terms, folded_text)  # a folded CJK character is a token
@@ -145,7 +138,7 @@ def first_found(text: str, folded_terms: frozenset[str], folded_text: str) -> in
 
 
 def focus(text: str, folded_terms: frozenset[str]) -> int:
-    """Where a clip of ``text`` centres: its :func:`first_match`, else its first token that
+    """Where a clip of ``text`` centres: its :func:`first_found`, else its first token that
     starts with a term's first letters (:func:`form_prefixes`), as another form of the word
     that recall's stem index matched would ("painted" for "painting"), else 0.
 
@@ -196,7 +189,7 @@ def first_token(text: str, wanted: Callable[[str], bool]) -> int | None:
 
 def first_word(text: str, folded_terms: frozenset[str], folded_text: str) -> int | None:
     """Character offset of the first token of ``text`` among ``folded_terms``, or None
-    (``folded_text`` is :func:`fold` of ``text``).
+    (``folded_text`` is :func:`fold` of ``text``, which only a text that is not ASCII needs).
 
     An ASCII text is searched directly: its tokens are its runs of ASCII letters and digits,
     folded by lowercasing, so a term is found where it stands between two other characters.
