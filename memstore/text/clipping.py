@@ -189,16 +189,16 @@ def first_token(text: str, wanted: Callable[[str], bool]) -> int | None:
 
 def first_word(text: str, folded_terms: frozenset[str], folded_text: str) -> int | None:
     """Character offset of the first token of ``text`` among ``folded_terms``, or None
-    (``folded_text`` is :func:`fold` of ``text``, which only a text that is not ASCII needs).
+    (``folded_text`` is :func:`fold` of ``text``).
 
-    An ASCII text is searched directly: its tokens are its runs of ASCII letters and digits,
-    folded by lowercasing, so a term is found where it stands between two other characters.
-    A term holding anything but ASCII letters and digits is no such token (``:0``).
+    An ASCII text is searched directly, in its fold: its tokens are its runs of ASCII letters
+    and digits, folded by lowercasing, so a term is found where it stands between two other
+    characters. A term holding anything but ASCII letters and digits is no such token
+    (``:0``).
     """
     if text.isascii():
-        lowered = text.lower()
         terms = (term for term in folded_terms if term.isascii() and term.isalnum())
-        found = (ascii_word(term).search(lowered) for term in terms)
+        found = (ascii_word(term).search(folded_text) for term in terms)
         return min((match.start() for match in found if match), default=None)
     if not any(term in folded_text for term in folded_terms):
         return None
