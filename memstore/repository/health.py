@@ -36,8 +36,8 @@ COUNTED_TABLES = (
     "deleted_sources",
 )
 TRIGGERS = "SELECT name FROM sqlite_master WHERE type = 'trigger'"
-# The columns of the index called :name (in any case) on :table, if it is a whole index
-# (not partial), in order.
+# The columns of the index called :name (in any case) on :table, in order (a partial
+# index's condition is read from its SQL: see index_shape).
 INDEX_COLUMNS = """
     SELECT info.name
     FROM pragma_index_list(:table) AS listed, pragma_index_info(listed.name) AS info
@@ -156,9 +156,9 @@ def missing_triggers(connection: sqlite3.Connection) -> list[str]:
 
 def missing_indexes(connection: sqlite3.Connection) -> list[str]:
     """The indexes recall relies on (:data:`RECALL_INDEXES`) that the schema does not have
-    whole: on ``messages``, on their columns, over the rows of their condition (a query
-    naming one in ``INDEXED BY`` fails with "no such index" or finds no plan with it; one
-    missing or partial scans rows for each hit)."""
+    as built: on ``messages``, on their columns, over the rows of their condition (none for
+    an index of every row). A query naming one in ``INDEXED BY`` fails with "no such index"
+    or finds no plan with it; one missing, or over fewer rows, scans rows for each hit."""
     return [
         name
         for name, (columns, condition) in RECALL_INDEXES.items()
