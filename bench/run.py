@@ -22,7 +22,9 @@ printed to stderr as it finishes, and summed up in the report):
    the same hits in the same order: memstore's overhead above its repository. Then the plain
    FTS5 query a user would write on the same schema (``MATCH ? ORDER BY bm25 LIMIT 8``, the
    window as a plain ``WHERE`` on ``messages``), each hit with its pair neighbour so that it
-   returns as many messages: whether recall is as fast as what it wraps. Then, for up to 40
+   returns as many messages: whether recall is as fast as what it wraps (on a connection of
+   its own; the calls alternate, then memstore's and the plain query's run back to back,
+   each alone). Then, for up to 40
    queries drawn from random messages' words whose first tier is ranked a set of candidates
    at a time (over ``ranking.EXACT_HITS`` documents), whether the first page is the one the
    exact ranking gives.
@@ -64,6 +66,7 @@ import sqlite3
 import sys
 import tempfile
 from collections.abc import Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -139,8 +142,8 @@ def measure(bench: Bench) -> tuple[Results, list[str]]:
         cases = choose_queries(raw, vocab)
         prefix = word_prefix(vocab)
         raw_vocab_tables(raw)
-    with steps.step("recall"):
-        recalls = compare_recalls(service, raw, cases, args.repeat)
+    with steps.step("recall"), closing(raw_connect(bench.work / "raw.sqlite3")) as plain:
+        recalls = compare_recalls(service, raw, plain, cases, args.repeat)
     with steps.step("fidelity"):
         fidelity = compare_fidelity(service, raw, FIDELITY_QUERIES)
     with steps.step("search_words"):
