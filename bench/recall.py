@@ -3,12 +3,14 @@ statements it runs, executed in plain sqlite3 (its Python overhead), and the pla
 a user would write on the same schema (bm25 top 8, a date window as a plain ``WHERE`` on the
 base table, each hit with its pair neighbour, so that both return as many messages).
 
-The plain query runs on a connection of its own, as memstore does: on the replay's
+The careful query is the plain one on the stem index, which memstore matches by (the
+porter tokenizer stems the query's words as it stems the text's). Each runs on a connection
+of its own, as memstore does: on the replay's
 connection, the replay's reads of the stem index pushed the plain query's pages out of the
 connection's page cache: at 20k the plain query of three words took 0.81 ms right after the
 replay, 0.58 on its own connection (0.47 back to back), a slower baseline that flattered
-memstore (measured 2026-12-06). The four calls alternate (see :func:`~bench.timing.p50s_ms`);
-memstore and the plain query are also timed back to back, each alone, where the plain
+memstore (measured 2026-12-06). The five calls alternate (see :func:`~bench.timing.p50s_ms`);
+memstore and the two queries are also timed back to back, each alone, where the plain
 query's few pages stay in the processor's cache between calls (see :class:`RecallTimes`)."""
 
 from __future__ import annotations
@@ -29,12 +31,15 @@ from memstore.repository import recall as search
 from memstore.text.fts_query import build_match
 from memstore.times import format_utc
 
-RAW_HITS = (
-    "SELECT m.* FROM messages_fts JOIN messages m ON m.pk = messages_fts.rowid "
-    "WHERE messages_fts MATCH :match "
+RAW_HITS = {
+    stemmed: f"SELECT m.* FROM {index} JOIN messages m ON m.pk = {index}.rowid "
+    f"WHERE {index} MATCH :match "
     "AND (:since IS NULL OR m.created_at >= :since) AND (:until IS NULL OR m.created_at < :until) "
-    "ORDER BY bm25(messages_fts) LIMIT :limit"
-)
+    f"ORDER BY bm25({index}) LIMIT :limit"
+    for stemmed, index in ((False, "messages_fts"), (True, "messages_stem_fts"))
+}
+"""The plain query by stemmed: on the index of the words as written, or on the index of
+their stems (the careful query: the porter tokenizer stems the query's words too)."""
 NEIGHBOUR_BEFORE = (
     "SELECT * FROM messages WHERE session_id = ? AND sequence < ? "
     "AND role IN ('user', 'assistant') AND status = 'completed' ORDER BY sequence DESC LIMIT 1"
@@ -63,6 +68,10 @@ class RecallTimes:
     """memstore's calls back to back, nothing between them."""
     plain_alone_ms: float
     """The plain query's calls back to back, nothing between them."""
+    careful_ms: float
+    """The plain query on the stem index (what memstore matches by), alternating."""
+    careful_alone_ms: float
+    """The same, back to back."""
 
 
 def window_params(case: Query) -> dict[str, str | None]:
@@ -74,12 +83,15 @@ def window_params(case: Query) -> dict[str, str | None]:
     }
 
 
-def plain_recall(raw: sqlite3.Connection, case: Query) -> list[tuple[Any, ...]]:
+def plain_recall(
+    raw: sqlite3.Connection, case: Query, *, stemmed: bool = False
+) -> list[tuple[Any, ...]]:
     """The top hits of the case's match by plain bm25 (in its window), each followed by its
-    paired neighbour (if any): the query a user would write, without memstore's ranking."""
+    paired neighbour (if any): the query a user would write, without memstore's ranking; on
+    the stem index when ``stemmed`` (the careful query)."""
     found: list[tuple[Any, ...]] = []
     params = {"match": case.match, "limit": HITS, **window_params(case)}
-    for hit in raw.execute(RAW_HITS, params).fetchall():
+    for hit in raw.execute(RAW_HITS[stemmed], params).fetchall():
         # messages columns: pk, id, session_id, sequence, role, ...
         neighbour = NEIGHBOUR_BEFORE if hit[4] == "assistant" else NEIGHBOUR_AFTER
         found.append(hit)
@@ -120,32 +132,44 @@ def same_hits(service: MemoryService, raw: sqlite3.Connection, case: Query) -> b
     return bool(firsts) and firsts == sorted(firsts) and max(firsts) < len(at)
 
 
+@dataclass(frozen=True)
+class PlainSides:
+    """The connections of the plain query and of the careful one: each its own, to the raw
+    database, so that neither's pages are pushed out of its page cache by another's reads."""
+
+    plain: sqlite3.Connection
+    careful: sqlite3.Connection
+
+
 def compare_recall(
-    service: MemoryService,
-    raw: sqlite3.Connection,
-    plain: sqlite3.Connection,
-    case: Query,
-    repeat: int,
+    service: MemoryService, raw: sqlite3.Connection, sides: PlainSides, case: Query, repeat: int
 ) -> RecallTimes:
     """Median recall milliseconds of one case, memstore against raw: the replay of its
-    statements on ``raw`` and the plain query on ``plain``, a connection of its own to the
-    same database; alternating, then memstore's and the plain query's back to back."""
+    statements on ``raw``, the plain and the careful query on their own connections;
+    alternating, then memstore's and each query's calls back to back."""
     roomy = MemoryService(service.path, config=MemoryConfig(recall_chars=UNCLIPPED_CHARS))
-    memstore_ms, raw_ms, plain_ms, unclipped_ms = p50s_ms(
+    memstore_ms, raw_ms, plain_ms, unclipped_ms, careful_ms = p50s_ms(
         [
             lambda: memstore_recall(service, case),
             lambda: ranked_recall(raw, case),
-            lambda: plain_recall(plain, case),
+            lambda: plain_recall(sides.plain, case),
             lambda: memstore_recall(roomy, case),
+            lambda: plain_recall(sides.careful, case, stemmed=True),
         ],
         repeat,
     )
     roomy.close()
-    (memstore_alone_ms,) = p50s_ms([lambda: memstore_recall(service, case)], repeat)
-    (plain_alone_ms,) = p50s_ms([lambda: plain_recall(plain, case)], repeat)
+    alone = [
+        p50s_ms([call], repeat)[0]
+        for call in (
+            lambda: memstore_recall(service, case),
+            lambda: plain_recall(sides.plain, case),
+            lambda: plain_recall(sides.careful, case, stemmed=True),
+        )
+    ]
     same = same_hits(service, raw, case)
     return RecallTimes(
-        case, memstore_ms, raw_ms, plain_ms, same, unclipped_ms, memstore_alone_ms, plain_alone_ms
+        case, memstore_ms, raw_ms, plain_ms, same, unclipped_ms, *alone[:2], careful_ms, alone[2]
     )
 
 
@@ -160,9 +184,9 @@ def memstore_recall(service: MemoryService, case: Query) -> RecallResult:
 def compare_recalls(
     service: MemoryService,
     raw: sqlite3.Connection,
-    plain: sqlite3.Connection,
+    sides: PlainSides,
     cases: Sequence[Query],
     repeat: int,
 ) -> list[RecallTimes]:
     """Each case's times (see :func:`compare_recall`)."""
-    return [compare_recall(service, raw, plain, case, repeat) for case in cases]
+    return [compare_recall(service, raw, sides, case, repeat) for case in cases]

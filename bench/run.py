@@ -22,9 +22,10 @@ printed to stderr as it finishes, and summed up in the report):
    the same hits in the same order: memstore's overhead above its repository. Then the plain
    FTS5 query a user would write on the same schema (``MATCH ? ORDER BY bm25 LIMIT 8``, the
    window as a plain ``WHERE`` on ``messages``), each hit with its pair neighbour so that it
-   returns as many messages: whether recall is as fast as what it wraps (on a connection of
-   its own; the calls alternate, then memstore's and the plain query's run back to back,
-   each alone). Then, for up to 40
+   returns as many messages: whether recall is as fast as what it wraps; and the careful
+   query, the same on the stem index that memstore matches by (each query on a connection of
+   its own; the calls alternate, then memstore's and each query's run back to back, each
+   alone). Then, for up to 40
    queries drawn from random messages' words whose first tier is ranked a set of candidates
    at a time (over ``ranking.EXACT_HITS`` documents), whether the first page is the one the
    exact ranking gives.
@@ -65,8 +66,8 @@ import gc
 import sqlite3
 import sys
 import tempfile
-from collections.abc import Sequence
-from contextlib import closing
+from collections.abc import Iterator, Sequence
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,7 +82,7 @@ from bench.fidelity import compare_fidelity
 from bench.imports import compare_imports
 from bench.peak import compare_peaks
 from bench.profiling import profiles
-from bench.recall import compare_recalls
+from bench.recall import PlainSides, compare_recalls
 from bench.records import compare_records
 from bench.remember import compare_remembers, remember_writes
 from bench.report import Results, report
@@ -142,8 +143,8 @@ def measure(bench: Bench) -> tuple[Results, list[str]]:
         cases = choose_queries(raw, vocab)
         prefix = word_prefix(vocab)
         raw_vocab_tables(raw)
-    with steps.step("recall"), closing(raw_connect(bench.work / "raw.sqlite3")) as plain:
-        recalls = compare_recalls(service, raw, plain, cases, args.repeat)
+    with steps.step("recall"), plain_sides(bench.work / "raw.sqlite3") as sides:
+        recalls = compare_recalls(service, raw, sides, cases, args.repeat)
     with steps.step("fidelity"):
         fidelity = compare_fidelity(service, raw, FIDELITY_QUERIES)
     with steps.step("search_words"):
@@ -169,6 +170,13 @@ def measure(bench: Bench) -> tuple[Results, list[str]]:
         times, recalls, fidelity, words, instances, records, remembers, contexts, peak, startup
     )
     return results, contents
+
+
+@contextmanager
+def plain_sides(path: Path) -> Iterator[PlainSides]:
+    """The plain and the careful query's connections to the raw database, closed after."""
+    with closing(raw_connect(path)) as plain, closing(raw_connect(path)) as careful:
+        yield PlainSides(plain, careful)
 
 
 def run(args: argparse.Namespace) -> str:
