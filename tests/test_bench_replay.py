@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bench.cases import Query
-from bench.recall import same_hits
+from bench.recall import plain_recall, same_hits
 from memstore import MemoryService
 from memstore.kinds import Mode
 from memstore.text.fts_query import build_match, ranking_tiers
@@ -42,3 +42,21 @@ def test_the_bench_replays_recall_and_finds_the_same_hits(
     case = Query("test", text, mode, build_match(text, mode), tiers=tiers)
     with sqlite3.connect(db_path) as raw:
         assert same_hits(service, raw, case)
+
+
+def test_the_careful_query_matches_by_stem_as_memstore_does(
+    service: MemoryService, db_path: Path, seeded: Seeded
+) -> None:
+    """The bench's careful baseline runs the plain query on the stem index, so it finds the
+    other forms of a word that memstore finds and the plain query does not."""
+    with seeded():
+        chat(("user", "the zebras ran"), ("assistant", "two zebras"))
+        chat(("user", "a zebra"), ("assistant", "one zebra"))
+    case = Query("test", "zebra", "any", build_match("zebra", "any"))
+    with sqlite3.connect(db_path) as raw:
+        plain = {row[5] for row in plain_recall(raw, case)}
+        careful = {row[5] for row in plain_recall(raw, case, stemmed=True)}
+    assert plain == {"a zebra", "one zebra"}
+    assert careful == {"the zebras ran", "two zebras", "a zebra", "one zebra"}
+    recalled = service.recall("zebra")
+    assert {m.content for c in recalled.conversations for m in c.messages} == careful
