@@ -1,17 +1,17 @@
-"""Step 4: recall, memstore's ``recall`` against two raw sides on the raw database: the
-statements it runs, executed in plain sqlite3 (its Python overhead), and the plain FTS5 query
-a user would write on the same schema (bm25 top 8, a date window as a plain ``WHERE`` on the
-base table, each hit with its pair neighbour, so that both return as many messages).
+"""Step 4: recall, memstore's ``recall`` against three raw sides on the raw database: the
+statements it runs, executed in plain sqlite3 (its Python overhead); the plain FTS5 query a
+user would write on the same schema (bm25 top 8, a date window as a plain ``WHERE`` on the
+base table, each hit with its pair neighbour, so that both return as many messages); and the
+careful query, the plain one on the stem index that memstore matches by (the porter
+tokenizer stems the query's words as it stems the text's).
 
-The careful query is the plain one on the stem index, which memstore matches by (the
-porter tokenizer stems the query's words as it stems the text's). Each runs on a connection
-of its own, as memstore does: on the replay's
-connection, the replay's reads of the stem index pushed the plain query's pages out of the
-connection's page cache: at 20k the plain query of three words took 0.81 ms right after the
-replay, 0.58 on its own connection (0.47 back to back), a slower baseline that flattered
-memstore (measured 2026-12-06). The five calls alternate (see :func:`~bench.timing.p50s_ms`);
-memstore and the two queries are also timed back to back, each alone, where the plain
-query's few pages stay in the processor's cache between calls (see :class:`RecallTimes`)."""
+Each query runs on a connection of its own, as memstore does. On the replay's connection,
+the replay's reads of the stem index pushed the plain query's pages out of the page cache:
+at 20k the plain query of three words took 0.81 ms right after the replay, 0.58 on its own
+connection and 0.47 back to back (measured 2026-12-06), a slower baseline that flattered
+memstore. The five calls alternate (see :func:`~bench.timing.p50s_ms`); memstore and the two
+queries are also timed back to back, each alone, where a query's few pages stay in the
+processor's cache between calls (see :class:`RecallTimes`)."""
 
 from __future__ import annotations
 
