@@ -15,20 +15,20 @@ printed to stderr as it finishes, and summed up in the report):
    migrated to the same schema, one transaction per file, through the same FTS triggers.
 4. Time recall of a rare word, a common word and three words (mode any), a rare pair of
    words (mode all), the same pair as a phrase, and the common word in a one-week window:
-   memstore's ``recall`` against two raw sides on the raw database. First the statements it
-   runs, executed by memstore's repository on a plain ``sqlite3`` connection (memory hits,
-   each ranking part's document count, the first tier with hits weighted and ranked with
-   its neighbours, the first batch's messages and pair partners), checking that both give
-   the same hits in the same order: memstore's overhead above its repository. Then the plain
-   FTS5 query a user would write on the same schema (``MATCH ? ORDER BY bm25 LIMIT 8``, the
-   window as a plain ``WHERE`` on ``messages``), each hit with its pair neighbour so that it
-   returns as many messages: whether recall is as fast as what it wraps; and the careful
-   query, the same on the stem index that memstore matches by (each query on a connection of
-   its own; the calls alternate, then memstore's and each query's run back to back, each
-   alone). Then, for up to 40
-   queries drawn from random messages' words whose first tier is ranked a set of candidates
-   at a time (over ``ranking.EXACT_HITS`` documents), whether the first page is the one the
-   exact ranking gives.
+   memstore's ``recall`` against three raw sides on the raw database. First the statements
+   it runs, executed by memstore's repository on a plain ``sqlite3`` connection (memory
+   hits, each ranking part's document count, the first tier with hits weighted and ranked
+   with its neighbours, the first batch's messages and pair partners), checking that both
+   give the same hits in the same order: memstore's overhead above its repository. Then the
+   plain FTS5 query a user would write on the same schema (``MATCH ? ORDER BY bm25 LIMIT 8``,
+   the window as a plain ``WHERE`` on ``messages``), each hit with its pair neighbour so that
+   it returns as many messages: whether recall is as fast as what it wraps. Then the careful
+   query: the same on the stem index that memstore matches by, ranked before the page's rows
+   are read. Each query on a connection of its own, every side in one read transaction; the
+   calls alternate, then memstore's and each query's run back to back, each alone (see
+   ``bench.recall``). Then, for up to 40 queries drawn from random messages' words whose
+   first tier is ranked a set of candidates at a time (over ``ranking.EXACT_HITS``
+   documents), whether the first page is the one the exact ranking gives.
 5. Time ``search_words`` for the two-letter prefix with the most words (first page) against
    the fts5vocab ``row`` query it wraps (page and total), and ``word_instances`` of the rare
    and the common word (first page) against the fts5vocab ``instance`` query it wraps (page

@@ -23,16 +23,24 @@ def median_ms(times: Iterable[float]) -> float:
     return statistics.median(times) * 1000
 
 
-def p50s_ms(calls: Sequence[Call], repeat: int) -> list[float]:
-    """Median milliseconds of each of ``calls`` over ``repeat`` rounds, after one warm-up.
+def p50s_ms(calls: Sequence[Call], repeat: int, reset: Call | None = None) -> list[float]:
+    """Median milliseconds of each of ``calls`` over ``repeat`` rounds, after one warm-up;
+    ``reset``, when given, runs before each timed call, off the clock.
 
     The calls alternate within each round, so load from other processes on the machine
     falls on all of them alike rather than on whichever ran during a busy spell.
     """
     for call in calls:
         call()
-    rounds = [[seconds(call) for call in calls] for _ in range(repeat)]
+    rounds = [[reset_then_time(call, reset) for call in calls] for _ in range(repeat)]
     return [median_ms(column) for column in zip(*rounds, strict=True)]
+
+
+def reset_then_time(call: Call, reset: Call | None) -> float:
+    """``reset()`` (when given), then the seconds ``call`` takes."""
+    if reset is not None:
+        reset()
+    return seconds(call)
 
 
 def paired_seconds(pairs: Iterable[tuple[Call, Call]]) -> tuple[list[float], list[float]]:

@@ -55,7 +55,7 @@ def test_the_careful_query_matches_by_stem_as_memstore_does(
     case = Query("test", "zebra", "any", build_match("zebra", "any"))
     with sqlite3.connect(db_path) as raw:
         plain = {row[5] for row in plain_recall(raw, case)}
-        careful = {row[5] for row in plain_recall(raw, case, stemmed=True)}
+        careful = {row[5] for row in plain_recall(raw, case, careful=True)}
     assert plain == {"a zebra", "one zebra"}
     assert careful == {"the zebras ran", "two zebras", "a zebra", "one zebra"}
     recalled = service.recall("zebra")
