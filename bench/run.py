@@ -45,8 +45,8 @@ printed to stderr as it finishes, and summed up in the report):
 9. Peak memory of importing one daily log just under 16 MiB (utterances of the manifest,
    repeated as needed): the peak RSS of a subprocess importing it with memstore, minus that
    of a subprocess that only imports memstore and opens the service; against a subprocess
-   that reads the file, splits it naively and ``executemany``-inserts the rows, minus one
-   that only opens the connection.
+   that reads the file, cuts its records naively one at a time and ``executemany``-inserts
+   them as they come, minus one that only opens the connection.
 10. Start-up: ``memstore --help`` and ``memstore recall WORD`` (the rare word, on the
     imported database), each a fresh process, against ``python -c "import sqlite3"``.
 11. Print one table: throughput, p50 latencies and peak memory, memstore against raw, with
