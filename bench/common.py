@@ -62,12 +62,14 @@ def raw_connect(path: Path) -> sqlite3.Connection:
 
 @contextmanager
 def read_transaction(raw: sqlite3.Connection) -> Iterator[None]:
-    """The body in one read transaction of ``raw`` (BEGIN, then COMMIT whatever happens)."""
+    """The body in one read transaction of ``raw`` (BEGIN, then COMMIT whatever happens,
+    unless the transaction already ended, so that an error in the body is not hidden)."""
     raw.execute("BEGIN")
     try:
         yield
     finally:
-        raw.execute("COMMIT")
+        if raw.in_transaction:
+            raw.execute("COMMIT")
 
 
 @contextmanager
