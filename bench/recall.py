@@ -83,7 +83,7 @@ class RecallTimes:
     plain_alone_ms: float
     """The plain query's calls back to back, nothing timed between them."""
     careful_ms: float
-    """The plain query on the stem index (what memstore matches by), alternating."""
+    """The careful query (see :data:`CAREFUL_HITS`), alternating."""
     careful_alone_ms: float
     """The same, back to back."""
 
@@ -194,17 +194,25 @@ def compare_recall(
         reset=forget_answers,
     )
     roomy.close()
-    alone = [
+    memstore_alone_ms, plain_alone_ms, careful_alone_ms = (
         p50s_ms([call], repeat, reset=forget_answers)[0]
         for call in (
             lambda: memstore_recall(service, case),
             lambda: plain_recall(sides.plain, case),
             lambda: plain_recall(sides.careful, case, careful=True),
         )
-    ]
-    same = same_hits(service, raw, case)
+    )
     return RecallTimes(
-        case, memstore_ms, raw_ms, plain_ms, same, unclipped_ms, *alone[:2], careful_ms, alone[2]
+        case=case,
+        memstore_ms=memstore_ms,
+        raw_ms=raw_ms,
+        plain_ms=plain_ms,
+        same=same_hits(service, raw, case),
+        unclipped_ms=unclipped_ms,
+        memstore_alone_ms=memstore_alone_ms,
+        plain_alone_ms=plain_alone_ms,
+        careful_ms=careful_ms,
+        careful_alone_ms=careful_alone_ms,
     )
 
 

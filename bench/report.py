@@ -198,7 +198,7 @@ def history_lines(results: Results) -> list[str]:
         f"counts, ranked hits, partners); same hits in the same order: {yes(r.same)}; the "
         f"plain query (bm25 top {HITS}, each with its neighbour): {r.plain_ms:.2f} ms; memstore "
         f"with recall_chars {UNCLIPPED_CHARS} (nothing clipped): {r.unclipped_ms:.2f} ms; the "
-        f"careful query (the same on the stem index): {r.careful_ms:.2f} ms = "
+        f"careful query (the stem index, ranked before rows are read): {r.careful_ms:.2f} ms = "
         f"{r.memstore_ms / r.careful_ms:.2f}x; back to back, each alone: memstore "
         f"{r.memstore_alone_ms:.2f} ms, the plain query {r.plain_alone_ms:.2f} ms = "
         f"{r.memstore_alone_ms / r.plain_alone_ms:.2f}x, the careful query "
