@@ -454,10 +454,11 @@ def test_a_part_within_a_rare_selection_is_scored_on_its_documents_only() -> Non
     # the query bounded to the 2, less the selection's own bm25 on the same index.
     weights = ranking.weighted_parts([CAT, BOTH], {CAT: 32, BOTH: 2}, 100)
     factor = ranking.idf(32, 100)
+    rank, gate = ranking.PART_ROLES["rank"], ranking.PART_ROLES["gate"]
     assert weights == [
-        (f'("cat") AND ({SELECTION})', pytest.approx(factor), 0, True),
-        (SELECTION, 0.0, 1, False),
-        (SELECTION, pytest.approx(-factor), 0, True),
+        (f'("cat") AND ({SELECTION})', pytest.approx(factor), rank, True),
+        (SELECTION, 0.0, gate, False),
+        (SELECTION, pytest.approx(-factor), rank, True),
     ]
 
 

@@ -35,11 +35,12 @@ PARTS = "parts"
 # weighted; :parts is a JSON list of [match, weight, role, stemmed], read into a
 # materialized table whose rows hand each literal match to an FTS-only MATCH on the exact or
 # the stem index, and the scores are materialized too, so that bm25() runs in its own query.
-# A hit matches a gate part (role 1) and no veto part (role -1). A tier of one part (a gate)
-# is one MATCH of :match on its index, weighted by :weight. The search is bounded to the
-# pks (rowids) between :low_pk and :high_pk, where every message the time, session and
-# speaker filters can keep lies (see recall.pk_bounds); the filters still decide each hit,
-# so the bounds change how much of each term's list FTS5 reads, never the result.
+# A hit matches a gate part and no veto part: the least role code of its parts is the
+# gate's (see ranking.PART_ROLES). A tier of one part (a gate) is one MATCH of :match on its
+# index, weighted by :weight. The search is bounded to the pks (rowids) between :low_pk and
+# :high_pk, where every message the time, session and speaker filters can keep lies (see
+# recall.pk_bounds); the filters still decide each hit, so the bounds change how much of each
+# term's list FTS5 reads, never the result.
 SCORES = {
     PARTS: f"""
     parts AS MATERIALIZED (
@@ -58,7 +59,7 @@ SCORES = {
           AND {MESSAGES_STEM_FTS}.rowid BETWEEN :low_pk AND :high_pk),
     matched AS MATERIALIZED (
         SELECT pk, sum(score) AS score FROM scored
-        GROUP BY pk HAVING max(role) = 1 AND min(role) >= 0),""",
+        GROUP BY pk HAVING min(role) = 1),""",
     **{
         index: f"""
     matched AS (
@@ -231,7 +232,7 @@ def tier_parts(
     (``parts``, JSON), and ``said``, the match of the tier's messages that hold a word saying
     when, when the query asks when (see :func:`time_words_match`); None for a tier without a
     gate part, which finds nothing."""
-    gates = [match for match, _, role, _ in weights if role == 1]
+    gates = [match for match, _, role, _ in weights if role == ranking.PART_ROLES["gate"]]
     if not gates:
         return None
     said = time_words_match(query, gates)
