@@ -73,7 +73,7 @@ class MemoryConfig(BaseModel):
     ``recall_chars: true`` read as 1, and ``enabled: "no"`` as false).
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     enabled: bool = Field(default=True, strict=True)
     """False disables memory writes, memory tools and injected context; nothing is deleted."""

@@ -63,9 +63,7 @@ Time = Annotated[AwareDatetime, AfterValidator(in_utc)]
 class Record(BaseModel):
     """Base of the export records: frozen, strict about unknown fields, built from rows."""
 
-    model_config = ConfigDict(
-        extra="forbid", frozen=True, from_attributes=True, use_attribute_docstrings=True
-    )
+    model_config = ConfigDict(extra="forbid", frozen=True, from_attributes=True)
 
 
 class ExportHeader(Record):
