@@ -14,12 +14,14 @@ from dataclasses import dataclass
 from pathlib import Path, PureWindowsPath
 from typing import Any
 
-import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from memstore import files
 from memstore.arguments import MAX_READER_ITEMS, valid_unicode
 from memstore.errors import FileError
+from memstore.lazy_modules import LazyModule
+
+platformdirs = LazyModule("platformdirs")  # 6 ms of a start that names its files absolutely
 
 log = logging.getLogger(__name__)
 
