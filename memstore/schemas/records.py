@@ -19,14 +19,15 @@ UNTRUSTED_WARNING = (
 class Result(BaseModel):
     """Base of the output models: frozen, built from ORM rows or dataclasses.
 
-    Each model's validator is built when it is first used (``defer_build``), so that a
-    command builds only the models it returns. The attributes' docstrings are for readers of
-    the source: pydantic's copy of them into the fields' descriptions
-    (``use_attribute_docstrings``) parsed each module's source at import, 13-20 ms of every
-    command's start, for descriptions that nothing reads (the tools' schemas describe their
-    arguments with ``Field(description=...)``)."""
+    The attributes' docstrings are for readers of the source: pydantic's copy of them into
+    the fields' descriptions (``use_attribute_docstrings``) parsed each model module's source
+    at import, 13-20 ms of every command's start, for descriptions that nothing reads (the
+    tools' schemas describe their arguments with ``Field(description=...)``). The models are
+    built at import, not on first use (``defer_build``, 7 ms less): pydantic 2.14 locks a
+    deferred build, but the older versions memstore accepts (from 2.6) could race it when
+    several threads first use a model at once, as memstore's callers may."""
 
-    model_config = ConfigDict(frozen=True, from_attributes=True, defer_build=True)
+    model_config = ConfigDict(frozen=True, from_attributes=True)
 
 
 class Session(Result):
