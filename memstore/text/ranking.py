@@ -137,7 +137,7 @@ def weighted_parts(
     parts: Iterable[QueryPart], documents: Mapping[QueryPart, int], total: int
 ) -> list[tuple[str, float, int, bool]]:
     """``[(match, weight, role, stemmed)]`` of the parts that match any document, the role
-    as a number: 1 for a gate, 0 for a part that only ranks, -1 for a veto.
+    as its code in :data:`PART_ROLES`.
 
     A part of :func:`bounded_parts` is scored on its selection's documents only, with the
     same result up to float rounding (so two hits tied exactly may swap): FTS5's bm25() of
