@@ -449,6 +449,15 @@ CAT = QueryPart('"cat"', "word", "rank", stemmed=True, within=SELECTION)
 BOTH = QueryPart(SELECTION, "filter", "gate")
 
 
+@given(st.lists(st.sampled_from(["gate", "rank", "veto"]), min_size=1, max_size=6))
+def test_the_least_role_code_of_a_hits_parts_says_whether_it_is_kept(roles: list[str]) -> None:
+    # The history query keeps a hit by HAVING min(role) = the gate's code: that must hold
+    # exactly when some part that matched it is a gate and none is a veto.
+    codes = [ranking.PART_ROLES[role] for role in roles]
+    kept = "gate" in roles and "veto" not in roles
+    assert (min(codes) == ranking.PART_ROLES["gate"]) == kept
+
+
 def test_a_part_within_a_rare_selection_is_scored_on_its_documents_only() -> None:
     # "cat" is in 32 documents, "cat" and "dog" together in 2: the part's bm25 is read from
     # the query bounded to the 2, less the selection's own bm25 on the same index.
