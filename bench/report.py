@@ -23,6 +23,7 @@ from bench.remember import BENCH_KEY, RememberTimes
 from bench.startup import StartupTimes
 from bench.timing import Steps
 from bench.words import InstancesTimes, WordsTimes
+from memstore.schemas import HealthReport
 from memstore.text import ranking
 
 FORMATS = {"rate": (",.0f", "> 1"), "time": (".2f", "< 1.3"), "memory": (".1f", "")}
@@ -114,6 +115,8 @@ class Results:
     """Everything one run measured."""
 
     times: ImportTimes
+    checked: HealthReport
+    """``check`` of memstore's database after its import."""
     recalls: list[RecallTimes]
     fidelity: Fidelity
     words: WordsTimes
@@ -126,8 +129,9 @@ class Results:
 
     def rows(self) -> list[Row]:
         """The table's rows, in the order of the run."""
-        rows = [Row("import msgs/s", *self.times.rates(), "rate", ">= 1.6 (20k), 1.3 (1M)")]
-        rows += [p50(f"recall {r.case.label}", r) for r in self.recalls]
+        label = f"import msgs/s, then check {'ok' if self.checked.ok else 'FAILED'}"
+        rows = [Row(label, *self.times.rates(), "rate", ">= 1.6 (20k), 1.3 (1M)")]
+        rows += [p50(f"recall {r.case.label} / own statements", r) for r in self.recalls]
         rows += [
             Row(
                 f"recall {r.case.label} / plain query p50 ms",
@@ -172,6 +176,11 @@ def yes(flag: bool) -> str:
     return "yes" if flag else "NO"
 
 
+def check_text(checked: HealthReport) -> str:
+    """``ok``, or FAILED with what ``check`` found."""
+    return "ok" if checked.ok else "FAILED: " + " ".join(checked.problems)
+
+
 def window_text(case: Query) -> str:
     """``, since ... until ...`` for a windowed case, else nothing."""
     if case.window is None:
@@ -186,7 +195,8 @@ def history_lines(results: Results) -> list[str]:
     lines = [
         f"import: memstore {times.memstore_messages} msgs in {times.memstore_seconds:.2f} s, "
         f"raw {times.raw_messages} in {times.raw_seconds:.2f} s; "
-        f"rows differing between the two databases: {times.differing}",
+        f"rows differing between the two databases: {times.differing}; memstore check after "
+        f"its import: {check_text(results.checked)}",
         f"database size per message: memstore {times.memstore_bytes / times.memstore_messages:.0f}"
         f" bytes, raw {times.raw_bytes / times.raw_messages:.0f} bytes",
         f"history index segments after the imports (each term lookup reads every one): "

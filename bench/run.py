@@ -10,7 +10,8 @@ printed to stderr as it finishes, and summed up in the report):
 
 1. Generate (or reuse, cached under ``--out``) a scale set of about N messages with
    ``../shared/tools/corpus2logs.py``.
-2. Import its daily logs with ``MemoryService.import_markdown`` into a fresh database.
+2. Import its daily logs with ``MemoryService.import_markdown`` into a fresh database, then
+   run ``check`` on it (``MemoryService.health``, off the clock).
 3. Insert the same rows with plain ``sqlite3`` ``executemany`` into a second fresh database
    migrated to the same schema, one transaction per file, through the same FTS triggers.
 4. Time recall of a rare word, a common word and three words (mode any), a rare pair of
@@ -137,6 +138,8 @@ def measure(bench: Bench) -> tuple[Results, list[str]]:
     args, steps, service, raw = bench.args, bench.steps, bench.service, bench.raw
     with steps.step("import"):
         times = compare_imports(service, raw, bench.logs)
+    with steps.step("check"):
+        checked = service.health()
     gc.collect()
     with steps.step("choose cases"):
         vocab = vocabulary(raw)
@@ -167,7 +170,17 @@ def measure(bench: Bench) -> tuple[Results, list[str]]:
     with steps.step("start-up"):
         startup = compare_startup(bench.work / "memstore.sqlite3", cases[0].text, args.repeat)
     results = Results(
-        times, recalls, fidelity, words, instances, records, remembers, contexts, peak, startup
+        times,
+        checked,
+        recalls,
+        fidelity,
+        words,
+        instances,
+        records,
+        remembers,
+        contexts,
+        peak,
+        startup,
     )
     return results, contents
 
