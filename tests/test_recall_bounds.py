@@ -9,6 +9,7 @@ import random
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -17,6 +18,7 @@ from hypothesis import strategies as st
 from memstore import MemoryConfig, MemoryService, RecallResult
 from memstore.queries import RecallFilters
 from memstore.repository import recall as search
+from memstore.text.fts_query import ranking_tiers
 
 START = datetime(2026, 3, 1, tzinfo=UTC)
 DAYS = 20
@@ -44,7 +46,7 @@ def shuffled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[MemoryS
     service.close()
 
 
-def unbounded(connection: object, filters: RecallFilters) -> dict[str, int]:
+def unbounded(connection: object, filters: RecallFilters, hits: int = 0) -> dict[str, int]:
     return {"low_pk": search.SMALLEST_PK, "high_pk": search.LARGEST_PK}
 
 
@@ -120,6 +122,42 @@ def test_a_window_without_messages_and_one_over_the_bound(
         assert low_high == {"low_pk": 1, "high_pk": 150}
         monkeypatch.setattr(search, "BOUNDED_MESSAGES", 149)  # the window keeps 150
         assert search.pk_bounds(connection, window) == unbounded(connection, window)
+
+
+def test_a_query_with_a_long_list_reads_a_larger_filter(
+    shuffled: tuple[MemoryService, list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Over the fixed limit, a window is still read when the query's longest list holds at
+    least 1/SCAN_PER_HIT as many documents as the window keeps messages (150 here): a fixed
+    limit made a window one day over it slower than no window at all."""
+    service, _ = shuffled
+    monkeypatch.setattr(search, "BOUNDED_MESSAGES", 149)
+    monkeypatch.setattr(search, "SCAN_PER_HIT", 8)
+    window = RecallFilters(since=START, until=START + timedelta(days=DAYS))
+    with service._db.read() as connection:
+        assert search.pk_bounds(connection, window, hits=19) == {"low_pk": 1, "high_pk": 150}
+        assert search.pk_bounds(connection, window, hits=18) == unbounded(connection, window)
+        parts = ranking_tiers("riego lavanda", "any")
+        documents = search.part_documents(connection, parts)
+        longest = search.longest_list(parts, documents)
+        counts = [
+            connection.execute(
+                "SELECT count(*) FROM messages_stem_fts WHERE messages_stem_fts MATCH ?", (word,)
+            ).fetchone()[0]
+            for word in ("riego", "lavanda")
+        ]
+        assert longest == max(counts) >= 19  # the longer word list of the first tier
+    assert search.longest_list([], {}) == 0
+    asked: list[int] = []
+    bounds = search.pk_bounds
+
+    def seen(connection: Any, filters: RecallFilters, hits: int = 0) -> dict[str, int]:
+        asked.append(hits)
+        return bounds(connection, filters, hits)
+
+    monkeypatch.setattr(search, "pk_bounds", seen)
+    service.recall("riego lavanda", since=window.since, until=window.until)
+    assert asked == [longest]  # recall passes its longest list
 
 
 def test_a_session_bounds_the_search_to_its_messages(
