@@ -31,6 +31,7 @@ from memstore.text.clipping import (
     json_size,
     json_spent,
     least_size,
+    walk_start,
     window,
 )
 from memstore.text.tokens import fold
@@ -263,6 +264,31 @@ def test_first_match_first_form_and_focus_equal_the_token_by_token_references(
     prefixes = tuple(sorted(terms))
     assert first_form(text, prefixes, fold(text)) == reference_first_form(text, prefixes)
     assert focus(text, terms) == reference_focus(text, terms)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(TEXT, min_size=1, max_size=40), text_and_terms())
+def test_a_match_far_into_a_long_text_is_the_references(
+    words: list[str], last: tuple[str, frozenset[str]]
+) -> None:
+    # The walk over a text's tokens starts at the last space before where the fold can have
+    # moved the first place a term is found (clipping.walk_start): the words before it fold
+    # longer or shorter than they are written (ß, ﬁ, ℃, diacritics), and a term may be found
+    # inside a longer token before the token that is one.
+    tail, terms = last
+    text = " ".join([*words, tail])
+    assert first_match(text, terms) == reference_first_match(text, terms)
+    prefixes = tuple(sorted(terms))
+    assert first_form(text, prefixes, fold(text)) == reference_first_form(text, prefixes)
+
+
+def test_the_walk_starts_at_the_last_space_before_the_first_place_found() -> None:
+    text = "straße " * 3 + "ﬁsh " * 2 + "zebra"
+    assert fold(text).find("zebra") == 34  # each ß and ﬁ folds one character longer
+    assert walk_start(text, 34) == 28  # the space before "zebra", at 34 less those 5
+    assert walk_start(text, 32) == 24  # the space before the second "ﬁsh"
+    assert walk_start(text, 5) == 0  # no space before: from the start
+    assert first_match(text, frozenset({"zebra"})) == 29
 
 
 def test_a_token_with_a_character_outside_the_bmp_is_folded_as_written() -> None:

@@ -13,8 +13,9 @@ from __future__ import annotations
 import functools
 import itertools
 import re
+import unicodedata
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
 from pydantic import BaseModel
@@ -169,21 +170,42 @@ def first_form(text: str, prefixes: tuple[str, ...], folded_text: str) -> int | 
     """Character offset of the first token of ``text`` whose fold starts with one of the
     ``prefixes``, or None (a text whose fold, ``folded_text``, holds none of them is not
     split)."""
-    if not prefixes:
+    first = first_place(folded_text, prefixes)
+    if first is None:
         return None
-    if not any(prefix in folded_text for prefix in prefixes):
-        return None
-    return first_token(text, lambda token: token.startswith(prefixes))
+    start = walk_start(text, first)
+    return first_token(text, lambda token: token.startswith(prefixes), start)
 
 
-def first_token(text: str, wanted: Callable[[str], bool]) -> int | None:
-    """Character offset of the first token of ``text`` whose fold is ``wanted``, or None.
+def first_place(folded_text: str, pieces: Iterable[str]) -> int | None:
+    """The offset of the first of the ``pieces`` in ``folded_text``, or None."""
+    return min((at for at in map(folded_text.find, pieces) if at >= 0), default=None)
+
+
+def walk_start(text: str, folded_at: int) -> int:
+    """Where a walk over the tokens of ``text`` can start to find every token whose fold
+    starts at ``folded_at`` of :func:`fold` of ``text`` or after: the last space at or
+    before the offset the fold can have moved that place to, else 0.
+
+    The fold of a text is the join of its characters' folds, each of them no longer than
+    the character's case fold decomposed, so a token whose fold starts at ``folded_at`` or
+    after starts at ``folded_at`` less what decomposing the case-folded text adds, or after.
+    A space is never inside a token, so the tokens after it are the text's own.
+    """
+    growth = len(unicodedata.normalize("NFKD", text.casefold())) - len(text)
+    bound = folded_at - growth
+    return max(text.rfind(" ", 0, bound + 1), 0) if bound > 0 else 0
+
+
+def first_token(text: str, wanted: Callable[[str], bool], start: int = 0) -> int | None:
+    """Character offset of the first token of ``text`` from ``start`` (see
+    :func:`~memstore.text.tokens.each_token_span`) whose fold is ``wanted``, or None.
 
     The tokens are found and folded one at a time, and the walk stops at the first one
     wanted: recall's clips ask this of each message of a page, where a match is most often
     near the start.
     """
-    spans = each_token_span(text)
+    spans = each_token_span(text, start)
     return next((start for start, end in spans if wanted(fold(text[start:end]))), None)
 
 
@@ -200,9 +222,10 @@ def first_word(text: str, folded_terms: frozenset[str], folded_text: str) -> int
         terms = (term for term in folded_terms if term.isascii() and term.isalnum())
         found = (ascii_word(term).search(folded_text) for term in terms)
         return min((match.start() for match in found if match), default=None)
-    if not any(term in folded_text for term in folded_terms):
+    first = first_place(folded_text, folded_terms)
+    if first is None:
         return None
-    return first_token(text, folded_terms.__contains__)
+    return first_token(text, folded_terms.__contains__, walk_start(text, first))
 
 
 @functools.lru_cache(maxsize=256)

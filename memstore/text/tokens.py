@@ -119,9 +119,10 @@ def token_spans(text: str) -> list[tuple[int, int]]:
     return list(each_token_span(text))
 
 
-def each_token_span(text: str) -> Iterator[tuple[int, int]]:
-    """:func:`token_spans`, one at a time, for a caller that may stop at the first it wants."""
-    return map(re.Match.span, token_pattern(False).finditer(bmp_text(text)))
+def each_token_span(text: str, start: int = 0) -> Iterator[tuple[int, int]]:
+    """:func:`token_spans`, one at a time, for a caller that may stop at the first it wants;
+    from ``start``, which must not be inside a token (0, or a separator's offset)."""
+    return map(re.Match.span, token_pattern(False).finditer(bmp_text(text), start))
 
 
 def word_spans(text: str) -> list[tuple[int, int]]:
