@@ -63,6 +63,8 @@ def shown(result: RecallResult) -> list[tuple[str, list[str]]]:
     length=st.integers(0, DAYS),
     session=st.sampled_from([None, 0, 1, 2]),
     speaker=st.sampled_from([None, "Ana", "bo", "Zed"]),
+    most=st.integers(0, 160),
+    per_hit=st.integers(0, 12),
 )
 def test_the_bounds_never_change_what_recall_returns(
     shuffled: tuple[MemoryService, list[str]],
@@ -71,7 +73,10 @@ def test_the_bounds_never_change_what_recall_returns(
     length: int,
     session: int | None,
     speaker: str | None,
+    most: int,
+    per_hit: int,
 ) -> None:
+    # The read limits drawn make each filter bound the search or not, whatever it keeps.
     service, sessions = shuffled
     since = START + timedelta(days=first)
     query = {
@@ -81,7 +86,10 @@ def test_the_bounds_never_change_what_recall_returns(
         "speaker": speaker,
         "limit": 50,
     }
-    bounded = service.recall(word, **query)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(search, "BOUNDED_MESSAGES", most)
+        patch.setattr(search, "SCAN_PER_HIT", per_hit)
+        bounded = service.recall(word, **query)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(search, "pk_bounds", unbounded)
         whole = service.recall(word, **query)
