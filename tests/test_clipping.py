@@ -282,6 +282,31 @@ def test_a_match_far_into_a_long_text_is_the_references(
     assert first_form(text, prefixes, fold(text)) == reference_first_form(text, prefixes)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "zebra",
+        "Zebras, a ZEBRA",
+        "zebra9 zebra_x",  # "_" ends a token as a space does
+        "zebras " * 7 + "zebra",  # the eighth place found: tested in turn
+        "zebras " * 8 + "zebra",  # the ninth: the pattern searches on from the eighth
+        "zebras " * 30,
+    ],
+)
+def test_an_ascii_word_is_found_where_the_reference_finds_it(text: str) -> None:
+    terms = frozenset({"zebra"})
+    assert first_match(text, terms) == reference_first_match(text, terms)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["ab", "abc", "xab", "ab9", "a", "_", " ", ".", "B"]), max_size=40))
+def test_an_ascii_term_inside_longer_tokens_is_passed_over(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    for term in ("ab", "a", "b9"):
+        terms = frozenset({term})
+        assert first_match(text, terms) == reference_first_match(text, terms)
+
+
 def test_the_walk_starts_at_the_last_space_before_the_first_place_found() -> None:
     text = "straße " * 3 + "ﬁsh " * 2 + "zebra"
     assert fold(text).find("zebra") == 34  # each ß and ﬁ folds one character longer
