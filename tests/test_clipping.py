@@ -34,7 +34,7 @@ from memstore.text.clipping import (
     walk_start,
     window,
 )
-from memstore.text.tokens import fold
+from memstore.text.tokens import ascii_fold, fold
 from tests.test_tokens import TEXT, reference_fold, reference_token_spans
 
 ELLIPSIS = "…"
@@ -305,6 +305,28 @@ def test_an_ascii_term_inside_longer_tokens_is_passed_over(pieces: list[str]) ->
     for term in ("ab", "a", "b9"):
         terms = frozenset({term})
         assert first_match(text, terms) == reference_first_match(text, terms)
+
+
+@settings(max_examples=500, deadline=None)
+@given(text_and_terms())
+def test_ascii_terms_are_found_in_the_folds_ascii_characters_as_in_the_fold(
+    text_terms: tuple[str, frozenset[str]],
+) -> None:
+    # focus searches only the ASCII characters of the fold when every term is ASCII: a term
+    # found there may stand across a character the fold keeps ("ab\u2019c" holds "abc"), and the
+    # walk over the tokens decides.
+    text, terms = text_terms
+    terms = frozenset(term for term in terms if term.isascii())
+    assert ascii_fold(text) == "".join(char for char in fold(text) if char.isascii())
+    assert first_found(text, terms, ascii_fold(text)) == first_found(text, terms, fold(text))
+    prefixes = form_prefixes(terms)
+    assert first_form(text, prefixes, ascii_fold(text)) == first_form(text, prefixes, fold(text))
+
+
+def test_a_word_across_a_character_the_fold_keeps_is_no_match() -> None:
+    text = "ab\u2019c abc"  # a right single quotation mark: a separator the fold keeps
+    assert ascii_fold(text) == "abc abc"
+    assert focus(text, frozenset({"abc"})) == 5
 
 
 def test_the_walk_starts_at_the_last_space_before_the_first_place_found() -> None:

@@ -163,6 +163,13 @@ def combining_pattern() -> re.Pattern[str]:
     return re.compile(f"[{char_class(roles, 'c')}]+")
 
 
+def ascii_fold(text: str) -> str:
+    """The ASCII characters of :func:`fold` of ``text``, in order (the fold drops only
+    characters that are not ASCII): all that finding an ASCII word in it needs, at a third
+    of a fold's time for a text that is not ASCII."""
+    return unicodedata.normalize("NFKD", text.casefold()).encode("ascii", "ignore").decode("ascii")
+
+
 def fold(token: str) -> str:
     """Case- and accent-fold a token the way ``remove_diacritics 2`` compares it: case
     folded, decomposed (NFKD), combining characters dropped."""
