@@ -12,7 +12,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from bench.common import SPEAKERS, migrated
-from bench.report import Results
+from bench.recall import memstore_recall
+from bench.report import Results, own_statements
 from bench.timing import Call
 from memstore import MemoryService
 
@@ -52,9 +53,7 @@ def memstore_calls(
     not yet remembered there."""
     calls: dict[str, Callable[[], object]] = {}
     for case in (r.case for r in results.recalls):
-        calls[f"recall {case.label} p50 ms"] = functools.partial(
-            service.recall, case.text, mode=case.mode
-        )
+        calls[f"{own_statements(case)} p50 ms"] = functools.partial(memstore_recall, service, case)
     calls["search_words p50 ms"] = functools.partial(service.search_words, results.words.prefix)
     for case in results.instances:
         calls[f"word_instances {case.label} p50 ms"] = functools.partial(

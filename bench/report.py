@@ -105,6 +105,11 @@ class Paired(Protocol):
     def raw_ms(self) -> float: ...
 
 
+def own_statements(case: Query) -> str:
+    """The label of the row of a recall case against memstore's own statements replayed."""
+    return f"recall {case.label} / own statements"
+
+
 def p50(label: str, times: Paired) -> Row:
     """The p50 row ``label`` of a step's memstore and raw milliseconds."""
     return Row(f"{label} p50 ms", times.memstore_ms, times.raw_ms, "time")
@@ -131,7 +136,7 @@ class Results:
         """The table's rows, in the order of the run."""
         label = f"import msgs/s, then check {'ok' if self.checked.ok else 'FAILED'}"
         rows = [Row(label, *self.times.rates(), "rate", ">= 1.6 (20k), 1.3 (1M)")]
-        rows += [p50(f"recall {r.case.label} / own statements", r) for r in self.recalls]
+        rows += [p50(own_statements(r.case), r) for r in self.recalls]
         rows += [
             Row(
                 f"recall {r.case.label} / plain query p50 ms",
@@ -178,7 +183,7 @@ def yes(flag: bool) -> str:
 
 def check_text(checked: HealthReport) -> str:
     """``ok``, or FAILED with what ``check`` found."""
-    return "ok" if checked.ok else "FAILED: " + " ".join(checked.problems)
+    return "ok" if checked.ok else "FAILED: " + "; ".join(checked.problems)
 
 
 def window_text(case: Query) -> str:
