@@ -112,7 +112,7 @@ def tier_rows(connection: sqlite3.Connection, query: str) -> list[tuple[int, str
     parts = tiers.tier_parts(query, ranking.weighted_parts(tier, documents, total))
     assert parts is not None
     signals = search.ranking_signals(connection, query, [])
-    signals |= search.pk_bounds(connection, RecallFilters())
+    signals |= search.pk_bounds(connection, RecallFilters()).params()
     statement = tiers.TIER_HITS[parts["source"], False, False]
     return connection.execute(statement, parts | RecallFilters().params() | signals).fetchall()
 

@@ -444,6 +444,17 @@ def test_parts_that_match_nothing_are_left_out() -> None:
     assert weights == [('"a"', pytest.approx(ranking.idf(3, 20)), 1, True)]
 
 
+def test_a_lone_part_not_counted_weighs_one_and_a_counted_one_its_idf() -> None:
+    # A tier of one part ranks its hits the same at any positive weight: recall leaves its
+    # list uncounted when the filters bound its search to few pks.
+    a = QueryPart('"a"', "word", "gate", stemmed=True)
+    assert ranking.weighted_parts([a], {}, 20) == [('"a"', 1.0, 1, True)]
+    assert ranking.weighted_parts([a], {a: 0}, 20) == []
+    assert ranking.weighted_parts([a], {a: 3}, 20) == [
+        ('"a"', pytest.approx(ranking.idf(3, 20)), 1, True)
+    ]
+
+
 SELECTION = '"cat" AND "dog"'
 CAT = QueryPart('"cat"', "word", "rank", stemmed=True, within=SELECTION)
 BOTH = QueryPart(SELECTION, "filter", "gate")
@@ -539,7 +550,7 @@ def test_a_tier_of_one_part_ranks_as_when_its_scores_are_grouped(
         assert one is not None and one["source"] == "messages_stem_fts"
         listed = {"source": tier_sql.PARTS, "parts": json.dumps(weights), "said": None}
         signals = recall_sql.ranking_signals(connection, "zebra", [])
-        signals |= recall_sql.pk_bounds(connection, RecallFilters())
+        signals |= recall_sql.pk_bounds(connection, RecallFilters()).params()
         params = {**RecallFilters().params(), **signals}
         found = [
             sorted(connection.execute(tier_sql.TIER_HITS[source, False, False], params | tier))

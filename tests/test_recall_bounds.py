@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from memstore import MemoryConfig, MemoryService, RecallResult
 from memstore.queries import RecallFilters
 from memstore.repository import recall as search
+from memstore.text import ranking
 from memstore.text.fts_query import ranking_tiers
 
 START = datetime(2026, 3, 1, tzinfo=UTC)
@@ -46,8 +47,8 @@ def shuffled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[MemoryS
     service.close()
 
 
-def unbounded(connection: object, filters: RecallFilters, hits: int = 0) -> dict[str, int]:
-    return {"low_pk": search.SMALLEST_PK, "high_pk": search.LARGEST_PK}
+def unbounded(connection: object, filters: RecallFilters, hits: int = 0) -> search.PkBounds:
+    return search.PkBounds()
 
 
 def shown(result: RecallResult) -> list[tuple[str, list[str]]]:
@@ -94,6 +95,11 @@ def test_the_bounds_never_change_what_recall_returns(
         patch.setattr(search, "pk_bounds", unbounded)
         whole = service.recall(word, **query)
     assert shown(bounded) == shown(whole)
+    with pytest.MonkeyPatch.context() as patch:  # every tier counted and weighted by it
+        count = search.part_documents
+        patch.setattr(search, "part_documents", lambda c, _: count(c, ranking_tiers(word, "any")))
+        counted = service.recall(word, **query)
+    assert shown(bounded) == shown(counted)
 
 
 def test_a_window_finds_every_message_written_in_it_whatever_its_pk(
@@ -122,14 +128,13 @@ def test_a_window_without_messages_and_one_over_the_bound(
     assert service.recall("riego", since=empty, until=START).conversations == []
     with service._db.read() as connection:  # the bounds themselves
         window = RecallFilters(since=START, until=START + timedelta(days=DAYS))
-        assert search.pk_bounds(connection, RecallFilters(since=empty, until=START)) == {
+        assert search.pk_bounds(connection, RecallFilters(since=empty, until=START)).params() == {
             "low_pk": 1,
             "high_pk": 0,
         }
-        low_high = search.pk_bounds(connection, window)
-        assert low_high == {"low_pk": 1, "high_pk": 150}
+        assert search.pk_bounds(connection, window) == search.PkBounds(1, 150)
         monkeypatch.setattr(search, "BOUNDED_MESSAGES", 149)  # the window keeps 150
-        assert search.pk_bounds(connection, window) == unbounded(connection, window)
+        assert search.pk_bounds(connection, window) == search.PkBounds(cut_short=True)
 
 
 def test_a_query_with_a_long_list_reads_a_larger_filter(
@@ -143,8 +148,8 @@ def test_a_query_with_a_long_list_reads_a_larger_filter(
     monkeypatch.setattr(search, "SCAN_PER_HIT", 8)
     window = RecallFilters(since=START, until=START + timedelta(days=DAYS))
     with service._db.read() as connection:
-        assert search.pk_bounds(connection, window, hits=19) == {"low_pk": 1, "high_pk": 150}
-        assert search.pk_bounds(connection, window, hits=18) == unbounded(connection, window)
+        assert search.pk_bounds(connection, window, hits=19) == search.PkBounds(1, 150)
+        assert search.pk_bounds(connection, window, hits=18) == search.PkBounds(cut_short=True)
         parts = ranking_tiers("riego lavanda", "any")
         documents = search.part_documents(connection, parts)
         longest = search.longest_list(parts, documents)
@@ -159,13 +164,61 @@ def test_a_query_with_a_long_list_reads_a_larger_filter(
     asked: list[int] = []
     bounds = search.pk_bounds
 
-    def seen(connection: Any, filters: RecallFilters, hits: int = 0) -> dict[str, int]:
+    def seen(connection: Any, filters: RecallFilters, hits: int = 0) -> search.PkBounds:
         asked.append(hits)
         return bounds(connection, filters, hits)
 
     monkeypatch.setattr(search, "pk_bounds", seen)
     service.recall("riego lavanda", since=window.since, until=window.until)
-    assert asked == [longest]  # recall passes its longest list
+    assert asked == [0, longest]  # cut short at the fixed limit, then read as far as it pays
+    asked.clear()
+    monkeypatch.setattr(search, "BOUNDED_MESSAGES", 150)
+    service.recall("riego lavanda", since=window.since, until=window.until)
+    assert asked == [0]  # read whole at the fixed limit
+
+
+def test_a_narrow_window_counts_no_lone_word_and_ranks_every_hit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tier of one word searched within at most EXACT_HITS pks has at most that many
+    hits: its list is not counted (its weight only scales its ranks) and every hit is
+    ranked exactly, however many documents the word finds in the whole history."""
+    service = MemoryService(tmp_path / "memory.sqlite3")
+    session = service.start_session().id
+    for n in range(120):  # written in time order: a day is 12 consecutive pks
+        role = "user" if n % 2 == 0 else "assistant"
+        written = START + timedelta(hours=2 * n)
+        text = " ".join(["riego"] * (n % 3 + 1) + ["agua"] * (n % 5) + [f"n{n}"])
+        service.record_message(session, role, text, created_at=written)
+    chosen: list[bool] = []
+    search_tier = search.tier_hits
+
+    def spied(*args: Any, bounded: bool, **kwargs: Any) -> Any:
+        chosen.append(bounded)
+        return search_tier(*args, bounded=bounded, **kwargs)
+
+    monkeypatch.setattr(search, "tier_hits", spied)
+    monkeypatch.setattr(ranking, "EXACT_HITS", 40)  # "riego" is in 120 messages
+    statements: list[str] = []
+    with service._db.read() as connection:
+        connection.set_trace_callback(statements.append)
+    day = {"since": START, "until": START + timedelta(days=1)}
+    narrow = service.recall("riego", **day)
+    assert not any("part.value" in statement for statement in statements)  # no count
+    wide = service.recall("riego", since=START, until=START + timedelta(days=10))
+    assert any("part.value" in statement for statement in statements)
+    assert chosen == [False, True]  # 120 pks are more than 40: candidates first
+    assert {m.content.split()[-1] for c in narrow.conversations for m in c.messages} == {
+        f"n{n}" for n in range(12)
+    }
+    assert wide.conversations
+    with pytest.MonkeyPatch.context() as patch:  # counted and weighted: the same ranking
+        count = search.part_documents
+        patch.setattr(
+            search, "part_documents", lambda c, _: count(c, ranking_tiers("riego", "any"))
+        )
+        assert shown(service.recall("riego", **day)) == shown(narrow)
+    service.close()
 
 
 def test_a_session_bounds_the_search_to_its_messages(
@@ -189,11 +242,10 @@ def test_a_speaker_bounds_the_search_to_the_range_of_their_messages(
             RecallFilters(speaker="Zed"),
         )
         assert 100 < first <= last <= 150  # Bo speaks only in the last 50
-        assert search.pk_bounds(connection, RecallFilters(speaker="BO")) == {
-            "low_pk": first,
-            "high_pk": last,
-        }
-        assert search.pk_bounds(connection, none) == {"low_pk": 1, "high_pk": 0}
+        assert search.pk_bounds(connection, RecallFilters(speaker="BO")) == search.PkBounds(
+            first, last
+        )
+        assert search.pk_bounds(connection, none) == search.PkBounds(1, 0)
     said = service.recall("riego", speaker="bo", limit=50, full=True)
     assert said.conversations
     assert all(

@@ -7,8 +7,9 @@ Filters apply to the matched message (a memory's source message for session and 
 The query is literal text: FTS5 operators, quotes and punctuation are never syntax. Memories
 rank by bm25; conversations by bm25 of the words' stems (in any mode other forms of a word
 match too), rare words weighing more, words side by side adding, a hit's neighbours in its
-session adding (for words found in over 16,384 messages in all, whatever the filters: first
-among the 1,024 best hits on their own and the hits next to them), a named speaker counting
+session adding (for words found in over 16,384 messages in all, unless the time window,
+session or speaker bounds the search to fewer: first among the 1,024 best hits on their own
+and the hits next to them), a named speaker counting
 twice, a named month or year three times, a word saying when 1.5 times in a question asking
 when, and hits holding only very frequent words (stopwords) after the rest. Memories are the
 active, unexpired, confirmed ones; session and role filters reach them through their source

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -107,8 +108,11 @@ MEMORY_HIT_IDS = MEMORY_MATCHES.format(columns="mem.id", index=MEMORIES_STEM_FTS
 def part_documents(
     connection: sqlite3.Connection, tiers: Sequence[Sequence[QueryPart]]
 ) -> dict[QueryPart, int]:
-    """How many indexed messages each part finds on its index."""
+    """How many indexed messages each part of ``tiers`` finds on its index (no statement
+    for no part)."""
     parts = list(dict.fromkeys(part for tier in tiers for part in tier))
+    if not parts:
+        return {}
     matches = json.dumps([[part.match, part.stemmed] for part in parts])
     counts = dict(connection.execute(PART_DOCUMENTS, {"parts": matches}).fetchall())
     return {part: counts[at] for at, part in enumerate(parts)}
@@ -138,20 +142,29 @@ def history_hits(
     caller has taken every hit of the tiers before it. A hit written within one of the
     ``periods`` ([start, end) instants) ranks as the query naming its time. A tier whose
     gate parts find over :data:`~memstore.text.ranking.EXACT_HITS` documents is ranked a
-    set of candidates at a time (see :func:`~memstore.repository.tier_hits.tier_hits`).
+    set of candidates at a time (see :func:`~memstore.repository.tier_hits.tier_hits`),
+    unless the filters bound the search to fewer pks (see :func:`pk_bounds`).
+
+    The parts' documents are counted for their weights (see
+    :func:`~memstore.text.ranking.weighted_parts`), but a tier of one part is counted only
+    when the filters leave its search wide: its weight does not change how its hits rank,
+    and counting its whole list took a third of a one-week recall of "you" at 1M.
 
     Raises:
         InvalidQuery: For a bad query or mode (see :func:`ranking_tiers`).
     """
     tiers = ranking_tiers(query, mode)
-    documents = part_documents(connection, tiers)
+    bounds = pk_bounds(connection, filters)
+    wide = bounds.cut_short or bounds.span() > ranking.EXACT_HITS
+    documents = part_documents(connection, [tier for tier in tiers if wide or len(tier) > 1])
+    if bounds.cut_short:  # read the filters further, as far as the longest list makes it pay
+        bounds = pk_bounds(connection, filters, longest_list(tiers, documents))
     total = indexed_messages(connection)
-    signals = ranking_signals(connection, query, periods)
-    signals |= pk_bounds(connection, filters, longest_list(tiers, documents))
+    signals = ranking_signals(connection, query, periods) | bounds.params()
     for tier in tiers:
         searched = tier_parts(query, ranking.weighted_parts(tier, documents, total))
         if searched is not None:
-            bounded = ranking.gated_documents(tier, documents) > ranking.EXACT_HITS
+            bounded = wide and ranking.gated_documents(tier, documents) > ranking.EXACT_HITS
             hits = tier_hits(connection, searched, filters, signals, bounded=bounded, first=first)
             yield from hits
 
@@ -163,22 +176,38 @@ def longest_list(tiers: Sequence[Sequence[QueryPart]], documents: Mapping[QueryP
     return max((documents[part] for part in tiers[0]), default=0) if tiers else 0
 
 
-def pk_bounds(
-    connection: sqlite3.Connection, filters: RecallFilters, hits: int = 0
-) -> dict[str, int]:
-    """``low_pk`` and ``high_pk``: the narrowest pk range holding every message that the time
-    window, the session and the speaker of ``filters`` keep, found through their indexes,
-    that search bounds itself to (the whole range without those filters, or when one keeps
-    over :data:`BOUNDED_MESSAGES` messages and :data:`SCAN_PER_HIT` per document of the
-    query's longest list, ``hits``). A role bounds nothing: it keeps about half the
-    messages, taking turns with the other role, so its range is the whole history.
+@dataclass(frozen=True)
+class PkBounds:
+    """The pk range ``[low, high]`` a recall's search is bounded to, and whether a filter
+    kept more messages than were read to bound it (``cut_short``: it bounds nothing)."""
+
+    low: int = SMALLEST_PK
+    high: int = LARGEST_PK
+    cut_short: bool = False
+
+    def params(self) -> dict[str, int]:
+        """``low_pk`` and ``high_pk``, as the search statements bind them."""
+        return {"low_pk": self.low, "high_pk": self.high}
+
+    def span(self) -> int:
+        """How many pks the range holds: at least as many as the search can find."""
+        return max(self.high - self.low + 1, 0)
+
+
+def pk_bounds(connection: sqlite3.Connection, filters: RecallFilters, hits: int = 0) -> PkBounds:
+    """The narrowest pk range holding every message that the time window, the session and
+    the speaker of ``filters`` keep, found through their indexes, that search bounds itself
+    to (the whole range without those filters, or when one keeps over
+    :data:`BOUNDED_MESSAGES` messages and :data:`SCAN_PER_HIT` per document of the query's
+    longest list, ``hits``). A role bounds nothing: it keeps about half the messages, taking
+    turns with the other role, so its range is the whole history.
 
     Rowids are given in the order messages are stored, not written: an import stores a log's
     records together and in file order, so a day or a session of an archive is one short
     range; a log imported late, or a live session running beside an import, widens the
     range of the windows it covers, and the results stay the same.
     """
-    low, high = SMALLEST_PK, LARGEST_PK
+    low, high, cut_short = SMALLEST_PK, LARGEST_PK, False
     most = max(BOUNDED_MESSAGES, SCAN_PER_HIT * hits)
     params = filters.params() | {"most": most}
     window = filters.since is not None or filters.until is not None
@@ -192,10 +221,12 @@ def pk_bounds(
             continue
         kept, first, last = connection.execute(statement, params).fetchone()
         if kept == 0:
-            return {"low_pk": 1, "high_pk": 0}  # no message: an empty range
+            return PkBounds(1, 0)  # no message: an empty range
         if kept <= most:
             low, high = max(low, first), min(high, last)
-    return {"low_pk": low, "high_pk": high}
+        else:
+            cut_short = True
+    return PkBounds(low, high, cut_short)
 
 
 def indexed_messages(connection: sqlite3.Connection) -> int:

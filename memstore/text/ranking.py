@@ -84,10 +84,12 @@ hold. Only hits are added (a message that matches no part adds nothing, and is n
 by its neighbours alone)."""
 REACH = len(NEIGHBOUR_WEIGHTS)  # how many messages away a hit's neighbours count
 EXACT_HITS = 16384
-"""A tier whose gate parts find at most this many documents in all (whatever the filters)
-ranks every hit with its neighbours at once; a larger one ranks its :data:`CANDIDATES` best
-hits by own rank and the hits next to them first, and the others after them, should the
-page need them (see :func:`neighbour_ranks`). Ranking every hit costs
+"""A tier whose gate parts find at most this many documents in all, or whose search the
+filters bound to a range of at most this many pks (see
+:func:`~memstore.repository.recall.pk_bounds`), ranks every hit with its neighbours at
+once; a larger one ranks its :data:`CANDIDATES` best hits by own rank and the hits next to
+them first, and the others after them, should the page need them (see
+:func:`neighbour_ranks`). Ranking every hit costs
 about 3 µs a hit at a million messages (its bm25(), its place, its neighbours in Python);
 the candidates cost bm25() and a sort for every hit, and about 20 ms more: on 40 queries of
 the 1M bench set (2026-12-06), the candidates were the slower below about 10,000 hits and
@@ -149,11 +151,19 @@ def weighted_parts(
     selection's documents are, instead of scoring every document it holds (``all`` mode's
     "yeah" at a million messages).
 
+    A tier of one part whose documents were not counted is that part at weight 1: its
+    weight scales every rank of the tier alike, so any positive one ranks its hits the same.
+
     Args:
         parts: A tier's parts.
-        documents: How many indexed documents each part finds (on its own index).
+        documents: How many indexed documents each part finds (on its own index); a tier
+            of one part may be missing.
         total: How many documents the index holds.
     """
+    parts = list(parts)
+    if len(parts) == 1 and parts[0] not in documents:
+        (part,) = parts
+        return [(part.match, 1.0, PART_ROLES[part.role], part.stemmed)]
     parts = [part for part in parts if documents.get(part, 0) > 0]
     bounded = bounded_parts(parts, documents, total)
     weighted: list[tuple[str, float, int, bool]] = []
