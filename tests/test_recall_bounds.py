@@ -172,9 +172,22 @@ def test_a_query_with_a_long_list_reads_a_larger_filter(
     service.recall("riego lavanda", since=window.since, until=window.until)
     assert asked == [0, longest]  # cut short at the fixed limit, then read as far as it pays
     asked.clear()
+    monkeypatch.setattr(search, "SCAN_PER_HIT", 149 // longest)
+    service.recall("riego lavanda", since=window.since, until=window.until)
+    assert asked == [0]  # the list would not read further: no second read (a review's find)
+    asked.clear()
     monkeypatch.setattr(search, "BOUNDED_MESSAGES", 150)
     service.recall("riego lavanda", since=window.since, until=window.until)
     assert asked == [0]  # read whole at the fixed limit
+
+
+def test_a_range_is_narrow_up_to_exact_hits_pks_and_never_when_cut_short() -> None:
+    most = ranking.EXACT_HITS
+    assert search.PkBounds(1, 0).narrow()  # empty
+    assert search.PkBounds(1, most).narrow()
+    assert not search.PkBounds(1, most + 1).narrow()
+    assert not search.PkBounds().narrow()
+    assert not search.PkBounds(1, 2, cut_short=True).narrow()
 
 
 def test_a_narrow_window_counts_no_lone_word_and_ranks_every_hit(

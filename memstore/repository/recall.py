@@ -155,16 +155,18 @@ def history_hits(
     """
     tiers = ranking_tiers(query, mode)
     bounds = pk_bounds(connection, filters)
-    wide = bounds.cut_short or bounds.span() > ranking.EXACT_HITS
-    documents = part_documents(connection, [tier for tier in tiers if wide or len(tier) > 1])
-    if bounds.cut_short:  # read the filters further, as far as the longest list makes it pay
-        bounds = pk_bounds(connection, filters, longest_list(tiers, documents))
+    counted = [tier for tier in tiers if len(tier) > 1 or not bounds.narrow()]
+    documents = part_documents(connection, counted)
+    longest = longest_list(tiers, documents) if bounds.cut_short else 0
+    if scan_limit(longest) > BOUNDED_MESSAGES:  # read the filters as far as it pays
+        bounds = pk_bounds(connection, filters, longest)
     total = indexed_messages(connection)
     signals = ranking_signals(connection, query, periods) | bounds.params()
     for tier in tiers:
         searched = tier_parts(query, ranking.weighted_parts(tier, documents, total))
         if searched is not None:
-            bounded = wide and ranking.gated_documents(tier, documents) > ranking.EXACT_HITS
+            large = ranking.gated_documents(tier, documents) > ranking.EXACT_HITS
+            bounded = large and not bounds.narrow()
             hits = tier_hits(connection, searched, filters, signals, bounded=bounded, first=first)
             yield from hits
 
@@ -174,6 +176,12 @@ def longest_list(tiers: Sequence[Sequence[QueryPart]], documents: Mapping[QueryP
     search unbounded by the filters would read of it (a later tier is read only when the
     page needs it)."""
     return max((documents[part] for part in tiers[0]), default=0) if tiers else 0
+
+
+def scan_limit(hits: int) -> int:
+    """How many messages a filter is read up to, for a query whose longest list holds
+    ``hits`` documents: :data:`BOUNDED_MESSAGES`, or :data:`SCAN_PER_HIT` per document."""
+    return max(BOUNDED_MESSAGES, SCAN_PER_HIT * hits)
 
 
 @dataclass(frozen=True)
@@ -189,9 +197,10 @@ class PkBounds:
         """``low_pk`` and ``high_pk``, as the search statements bind them."""
         return {"low_pk": self.low, "high_pk": self.high}
 
-    def span(self) -> int:
-        """How many pks the range holds: at least as many as the search can find."""
-        return max(self.high - self.low + 1, 0)
+    def narrow(self) -> bool:
+        """Whether the range holds at most :data:`~memstore.text.ranking.EXACT_HITS` pks, so
+        that no tier searched within it has more hits (a filter cut short bounds nothing)."""
+        return not self.cut_short and self.high - self.low < ranking.EXACT_HITS
 
 
 def pk_bounds(connection: sqlite3.Connection, filters: RecallFilters, hits: int = 0) -> PkBounds:
@@ -208,7 +217,7 @@ def pk_bounds(connection: sqlite3.Connection, filters: RecallFilters, hits: int 
     range of the windows it covers, and the results stay the same.
     """
     low, high, cut_short = SMALLEST_PK, LARGEST_PK, False
-    most = max(BOUNDED_MESSAGES, SCAN_PER_HIT * hits)
+    most = scan_limit(hits)
     params = filters.params() | {"most": most}
     window = filters.since is not None or filters.until is not None
     bounding = (

@@ -152,7 +152,8 @@ def weighted_parts(
     "yeah" at a million messages).
 
     A tier of one part whose documents were not counted is that part at weight 1: its
-    weight scales every rank of the tier alike, so any positive one ranks its hits the same.
+    weight scales every rank of the tier alike, so any positive one ranks its hits the same
+    (but for the rounding of ranks equal in exact arithmetic, which a tie breaks by pk).
 
     Args:
         parts: A tier's parts.
