@@ -25,6 +25,7 @@ START = datetime(2026, 3, 1, tzinfo=UTC)
 DAYS = 20
 WORDS = ("riego", "lavanda", "semillas", "balcón", "tomates")
 SPEAKERS = ("Ana", "Bo", None)
+WINDOW = ("since", "until")  # the fields of a time window
 
 
 @pytest.fixture(scope="module")
@@ -132,7 +133,7 @@ def test_a_window_without_messages_and_one_over_the_bound(
             "low_pk": 1,
             "high_pk": 0,
         }
-        assert search.pk_bounds(connection, window) == search.PkBounds(1, 150)
+        assert search.pk_bounds(connection, window) == search.PkBounds(1, 150, implied=WINDOW)
         monkeypatch.setattr(search, "BOUNDED_MESSAGES", 149)  # the window keeps 150
         assert search.pk_bounds(connection, window) == search.PkBounds(cut_short=True)
 
@@ -148,7 +149,9 @@ def test_a_query_with_a_long_list_reads_a_larger_filter(
     monkeypatch.setattr(search, "SCAN_PER_HIT", 8)
     window = RecallFilters(since=START, until=START + timedelta(days=DAYS))
     with service._db.read() as connection:
-        assert search.pk_bounds(connection, window, hits=19) == search.PkBounds(1, 150)
+        assert search.pk_bounds(connection, window, hits=19) == search.PkBounds(
+            1, 150, implied=WINDOW
+        )
         assert search.pk_bounds(connection, window, hits=18) == search.PkBounds(cut_short=True)
         parts = ranking_tiers("riego lavanda", "any")
         documents = search.part_documents(connection, parts)
@@ -179,6 +182,99 @@ def test_a_query_with_a_long_list_reads_a_larger_filter(
     monkeypatch.setattr(search, "BOUNDED_MESSAGES", 150)
     service.recall("riego lavanda", since=window.since, until=window.until)
     assert asked == [0]  # read whole at the fixed limit
+
+
+@pytest.fixture(scope="module")
+def in_order(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[MemoryService, list[str]]]:
+    """Four sessions of 40 messages written in order, each stored together (as an import
+    stores a log), then a fifth written over the same days and stored after them; every
+    seventh message of the first and the fourth deleted (a gap in the pks); the sessions'
+    ids."""
+    path = tmp_path_factory.mktemp("in-order") / "memory.sqlite3"
+    service = MemoryService(path, config=MemoryConfig(max_results=50))
+    rng = random.Random(20261206)
+    sessions: list[str] = []
+    deleted: list[str] = []
+    for block in range(5):
+        session = service.start_session().id
+        sessions.append(session)
+        for n in range(40):
+            day = block * 4 + n // 10 if block < 4 else rng.randrange(DAYS)
+            written = START + timedelta(days=day, minutes=n)
+            text = f"{rng.choice(WORDS)} {rng.choice(WORDS)} {rng.choice(WORDS)} n{n}"
+            role = "user" if n % 2 == 0 else "assistant"
+            speaker = "Ana" if block == 2 else rng.choice(SPEAKERS)
+            message = service.record_message(
+                session, role, text, created_at=written, speaker=speaker
+            )
+            if block in (0, 3) and n % 7 == 6:
+                deleted.append(message.id)
+    for message_id in deleted:  # after the others: a pk left free at the end is taken again
+        service.delete_message(message_id)
+    yield service, sessions
+    service.close()
+
+
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    word=st.sampled_from(WORDS),
+    first=st.integers(0, DAYS),
+    length=st.integers(0, 6),
+    session=st.sampled_from([None, 0, 2, 4]),
+    speaker=st.sampled_from([None, "Ana", "bo"]),
+    role=st.sampled_from([None, "user"]),
+)
+def test_filters_a_range_implies_are_not_checked_again_and_change_nothing(
+    in_order: tuple[MemoryService, list[str]],
+    word: str,
+    first: int,
+    length: int,
+    session: int | None,
+    speaker: str | None,
+    role: str | None,
+) -> None:
+    service, sessions = in_order
+    since = START + timedelta(days=first)
+    query: dict[str, Any] = {
+        "since": since,
+        "until": since + timedelta(days=length),
+        "session_id": None if session is None else sessions[session],
+        "speaker": speaker,
+        "role": role,
+        "limit": 50,
+        "full": True,
+    }
+    bounded = service.recall(word, **query)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(search, "pk_bounds", unbounded)
+        whole = service.recall(word, **query)
+    assert shown(bounded) == shown(whole)
+
+
+def test_a_session_stored_together_implies_itself_and_a_gap_implies_nothing(
+    in_order: tuple[MemoryService, list[str]],
+) -> None:
+    service, sessions = in_order
+    with service._db.read() as connection:
+        bounds = [search.pk_bounds(connection, RecallFilters(session_id=s)) for s in sessions]
+        ana = search.pk_bounds(connection, RecallFilters(speaker="Ana"))
+        day = RecallFilters(since=START + timedelta(days=4), until=START + timedelta(days=5))
+        (writers,) = connection.execute(
+            "SELECT count(DISTINCT session_id) FROM messages WHERE created_at >= ? "
+            "AND created_at < ?",
+            (day.params()["since"], day.params()["until"]),
+        ).fetchone()
+        assert writers == 2  # the second session's first day, and the fifth's
+        assert search.pk_bounds(connection, day).implied == ()
+    session = ("session_id",)
+    assert [b.implied for b in bounds] == [(), session, session, (), session]  # gaps: none
+    assert [b.high - b.low + 1 for b in bounds] == [40] * 5
+    assert ana.implied == ()  # Ana speaks in other sessions too
+    assert search.PkBounds(implied=("session_id",)).unchecked(
+        RecallFilters(session_id="s", role="user")
+    ) == RecallFilters(role="user")
 
 
 def test_a_range_is_narrow_up_to_exact_hits_pks_and_never_when_cut_short() -> None:
@@ -218,6 +314,7 @@ def test_a_narrow_window_counts_no_lone_word_and_ranks_every_hit(
     day = {"since": START, "until": START + timedelta(days=1)}
     narrow = service.recall("riego", **day)
     assert not any("part.value" in statement for statement in statements)  # no count
+    assert not any("messages AS h" in statement for statement in statements)  # no window check
     wide = service.recall("riego", since=START, until=START + timedelta(days=10))
     assert any("part.value" in statement for statement in statements)
     assert chosen == [False, True]  # 120 pks are more than 40: candidates first

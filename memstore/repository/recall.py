@@ -8,6 +8,7 @@ the base table's filters go outside, joined by rowid (the ``pk`` column).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
@@ -167,7 +168,8 @@ def history_hits(
         if searched is not None:
             large = ranking.gated_documents(tier, documents) > ranking.EXACT_HITS
             bounded = large and not bounds.narrow()
-            hits = tier_hits(connection, searched, filters, signals, bounded=bounded, first=first)
+            checked = bounds.unchecked(filters)
+            hits = tier_hits(connection, searched, checked, signals, bounded=bounded, first=first)
             yield from hits
 
 
@@ -192,6 +194,14 @@ class PkBounds:
     low: int = SMALLEST_PK
     high: int = LARGEST_PK
     cut_short: bool = False
+    implied: tuple[str, ...] = ()
+    """The fields of the filters the range implies: those of a filter that keeps every
+    message of its own range (a day or a session of logs imported in order), which holds
+    every message of this range too."""
+
+    def unchecked(self, filters: RecallFilters) -> RecallFilters:
+        """``filters`` without those the range implies: what each hit is still checked by."""
+        return dataclasses.replace(filters, **dict.fromkeys(self.implied))
 
     def params(self) -> dict[str, int]:
         """``low_pk`` and ``high_pk``, as the search statements bind them."""
@@ -217,25 +227,28 @@ def pk_bounds(connection: sqlite3.Connection, filters: RecallFilters, hits: int 
     range of the windows it covers, and the results stay the same.
     """
     low, high, cut_short = SMALLEST_PK, LARGEST_PK, False
+    implied: tuple[str, ...] = ()
     most = scan_limit(hits)
     params = filters.params() | {"most": most}
     window = filters.since is not None or filters.until is not None
     bounding = (
-        (WINDOW_PKS, window),
-        (SESSION_PKS, filters.session_id is not None),
-        (SPEAKER_PKS, filters.speaker is not None),
+        (WINDOW_PKS, ("since", "until"), window),
+        (SESSION_PKS, ("session_id",), filters.session_id is not None),
+        (SPEAKER_PKS, ("speaker",), filters.speaker is not None),
     )
-    for statement, used in bounding:
+    for statement, fields, used in bounding:
         if not used:
             continue
         kept, first, last = connection.execute(statement, params).fetchone()
         if kept == 0:
             return PkBounds(1, 0)  # no message: an empty range
-        if kept <= most:
-            low, high = max(low, first), min(high, last)
-        else:
+        if kept > most:
             cut_short = True
-    return PkBounds(low, high, cut_short)
+            continue
+        low, high = max(low, first), min(high, last)
+        if kept == last - first + 1:  # every pk of its range is one of its messages
+            implied += fields
+    return PkBounds(low, high, cut_short, implied)
 
 
 def indexed_messages(connection: sqlite3.Connection) -> int:
