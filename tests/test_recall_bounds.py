@@ -52,6 +52,13 @@ def unbounded(connection: object, filters: RecallFilters, hits: int = 0) -> sear
     return search.PkBounds()
 
 
+def unbounded_recall(service: MemoryService, word: str, query: dict[str, Any]) -> RecallResult:
+    """The recall with its search bounded by no filter (every hit checked by them)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(search, "pk_bounds", unbounded)
+        return service.recall(word, **query)
+
+
 def shown(result: RecallResult) -> list[tuple[str, list[str]]]:
     return [(c.matched_id, [m.id for m in c.messages]) for c in result.conversations]
 
@@ -92,10 +99,7 @@ def test_the_bounds_never_change_what_recall_returns(
         patch.setattr(search, "BOUNDED_MESSAGES", most)
         patch.setattr(search, "SCAN_PER_HIT", per_hit)
         bounded = service.recall(word, **query)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(search, "pk_bounds", unbounded)
-        whole = service.recall(word, **query)
-    assert shown(bounded) == shown(whole)
+    assert shown(bounded) == shown(unbounded_recall(service, word, query))
     with pytest.MonkeyPatch.context() as patch:  # every tier counted and weighted by it
         count = search.part_documents
         patch.setattr(search, "part_documents", lambda c, _: count(c, ranking_tiers(word, "any")))
@@ -247,10 +251,7 @@ def test_filters_a_range_implies_are_not_checked_again_and_change_nothing(
         "full": True,
     }
     bounded = service.recall(word, **query)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(search, "pk_bounds", unbounded)
-        whole = service.recall(word, **query)
-    assert shown(bounded) == shown(whole)
+    assert shown(bounded) == shown(unbounded_recall(service, word, query))
 
 
 def test_a_session_stored_together_implies_itself_and_a_gap_implies_nothing(
