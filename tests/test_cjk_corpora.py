@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from memstore import MemoryConfig, MemoryService
-from memstore.text.cjk import RUN
+from memstore.text.cjk import run_pattern
 
 pytestmark = pytest.mark.corpora
 
@@ -55,7 +55,7 @@ def stored(
 def substrings(contents: dict[str, str]) -> Iterator[str]:
     """Substrings of 1 to 3 characters of CJK runs, drawn at random (repeatably)."""
     drawn = random.Random(SEED)
-    runs = [run for text in contents.values() for run in RUN.findall(text)]
+    runs = [run for text in contents.values() for run in run_pattern().findall(text)]
     while True:
         run = drawn.choice(runs)
         size = min(drawn.randint(1, 3), len(run))

@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -27,7 +28,8 @@ HEAVY = (
     "zoneinfo",
 )
 
-# Runs the CLI in-process as the console script does, then reports the heavy modules loaded.
+# Runs the CLI in-process as the console script does, then reports the heavy modules loaded
+# and which of the patterns built from Unicode tables it built.
 CHILD = """
 import json, sys
 from memstore.adapters.cli import main
@@ -35,20 +37,30 @@ try:
     main()
 except SystemExit:
     pass
-heavy = {heavy!r}
-print(json.dumps([name for name in heavy if name in sys.modules]), file=sys.stderr)
+heavy = [name for name in {heavy!r} if name in sys.modules]
+from memstore.text import cjk, tokens
+patterns = (cjk.run_pattern, tokens.token_classes, tokens.combining_pattern)
+built = [made.__name__ for made in patterns if made.cache_info().currsize]
+print(json.dumps({{"heavy": heavy, "built": built}}), file=sys.stderr)
 """
 
 
-def loaded(*args: str) -> tuple[list[str], str]:
-    """The heavy modules a fresh ``memstore ARGS`` process imported, and its stdout."""
+def child_report(*args: str, heavy: Sequence[str] = HEAVY) -> tuple[dict[str, list[str]], str]:
+    """What a fresh ``memstore ARGS`` process imported of ``heavy`` and built (see CHILD),
+    and its stdout."""
     completed = subprocess.run(
-        [sys.executable, "-c", CHILD.format(heavy=HEAVY), *args],
+        [sys.executable, "-c", CHILD.format(heavy=tuple(heavy)), *args],
         capture_output=True,
         text=True,
         timeout=120,
     )
     return json.loads(completed.stderr.splitlines()[-1]), completed.stdout
+
+
+def loaded(*args: str) -> tuple[list[str], str]:
+    """The heavy modules a fresh ``memstore ARGS`` process imported, and its stdout."""
+    report, out = child_report(*args)
+    return report["heavy"], out
 
 
 @pytest.mark.parametrize(
@@ -72,12 +84,8 @@ COMMAND_MODULES = {
 
 def command_modules(*args: str) -> list[str]:
     """The command modules a fresh ``memstore ARGS`` process imported."""
-    child = CHILD.format(heavy=sorted(COMMAND_MODULES))
-    completed = subprocess.run(
-        [sys.executable, "-c", child, *args], capture_output=True, text=True, timeout=120
-    )
-    found: list[str] = json.loads(completed.stderr.splitlines()[-1])
-    return found
+    report, _ = child_report(*args, heavy=sorted(COMMAND_MODULES))
+    return report["heavy"]
 
 
 def test_the_group_help_lists_every_command_without_importing_their_modules() -> None:
@@ -112,6 +120,23 @@ def test_recall_on_an_up_to_date_database_imports_no_sqlalchemy_alembic_or_guard
     assert "alembic" not in heavy and "detect_secrets" not in heavy
     assert "sqlalchemy" not in heavy  # the store's own pool serves every unit of work
     assert "memstore.adapters.cli.views" not in heavy  # piped: JSON, no text view
+
+
+@pytest.mark.parametrize(
+    ("word", "built"), [("zebra", []), ("斑马", ["run_pattern", "token_classes"])]
+)
+def test_recall_builds_the_unicode_patterns_only_for_text_that_is_not_ascii(
+    tmp_path: Path, word: str, built: list[str]
+) -> None:
+    # Building them takes about 10 ms of a process's start (issue 18); ASCII needs none.
+    path = tmp_path / "memory.sqlite3"
+    service = MemoryService(path)
+    session = service.start_session()
+    service.record_message(session.id, "user", "the zebra crossed, 斑马过了马路")
+    service.close()
+    report, out = child_report("--database", str(path), "recall", word)
+    assert json.loads(out)["conversations"][0]["messages"][0]["content"].startswith("the zebra")
+    assert report["built"] == built
 
 
 def test_a_pending_migration_still_runs_through_alembic(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ apart, which is slow and obviously right.
 
 from __future__ import annotations
 
+import re
 import sys
 import unicodedata
 
@@ -14,7 +15,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memstore.text import cjk, unicode61
-from memstore.text.tokens import combining_pattern, fold, index_spans, spans_at, token_spans
+from memstore.text.tokens import (
+    combining_pattern,
+    fold,
+    index_spans,
+    index_token_pattern,
+    spans_at,
+    token_pattern,
+    token_spans,
+    word_spans,
+)
 
 PLANE = 0x10000
 # Characters the tokenizer treats specially, so that random text holds them often: marks
@@ -76,6 +86,22 @@ def reference_fold(token: str) -> str:
 @given(TEXT)
 def test_token_spans_equal_the_per_character_reference(text: str) -> None:
     assert token_spans(text) == reference_token_spans(text)
+
+
+def pattern_spans(pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
+    return [match.span() for match in pattern.finditer(text)]
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.text(st.characters(max_codepoint=0x7F), max_size=120))
+def test_ascii_text_is_split_as_the_unicode_patterns_split_it(text: str) -> None:
+    # An ASCII text takes a shortcut past the patterns built from the Unicode tables.
+    assert token_spans(text) == reference_token_spans(text)
+    assert token_spans(text) == pattern_spans(token_pattern(False), text)
+    assert word_spans(text) == pattern_spans(token_pattern(True), text)
+    assert list(index_spans(text)) == pattern_spans(index_token_pattern(), text)
+    assert not cjk.is_cjk(text)
+    assert cjk.index_form(text) is None
 
 
 @settings(max_examples=300, deadline=None)

@@ -12,7 +12,7 @@ import functools
 import itertools
 import re
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from memstore.text import cjk, unicode61
 
@@ -23,6 +23,11 @@ SHORT_FOLD_CHARS = 200
 by one: for a query's words and the stopword list, building :func:`combining_pattern`
 (9 ms) would cost more than it saves."""
 STAND_INS = {"m": "\u0300", "w": "a", ".": " ", "c": "\u4e00"}  # a BMP character per role
+ASCII_TOKEN = re.compile("[0-9A-Za-z]+")
+"""The tokens of an ASCII text, as each pattern below finds them there: below U+0080
+unicode61's token characters are the letters and digits, and none is CJK or a diacritic.
+Building those patterns' Unicode classes takes about 10 ms, which a process that meets only
+ASCII text (an English query and archive) need not pay (issue 18's start-up)."""
 
 
 def char_class(roles: str, wanted: str) -> str:
@@ -108,6 +113,17 @@ def bmp_text(text: str) -> str:
     return NON_BMP.sub(bmp_stand_in, text)
 
 
+def found_spans(
+    text: str, pattern: Callable[[], re.Pattern[str]], start: int = 0
+) -> Iterator[tuple[int, int]]:
+    """The ``[start, end)`` of each match of ``pattern()`` in ``text`` rewritten by
+    :func:`bmp_text`, from offset ``start``; in an ASCII text, those of :data:`ASCII_TOKEN`,
+    without building ``pattern()``."""
+    if text.isascii():
+        return map(re.Match.span, ASCII_TOKEN.finditer(text, start))
+    return map(re.Match.span, pattern().finditer(bmp_text(text), start))
+
+
 def token_spans(text: str) -> list[tuple[int, int]]:
     """The ``[start, end)`` character spans of the index tokens of ``text``, in order (the
     boundary tokens of its index form left out).
@@ -122,13 +138,13 @@ def token_spans(text: str) -> list[tuple[int, int]]:
 def each_token_span(text: str, start: int = 0) -> Iterator[tuple[int, int]]:
     """:func:`token_spans`, one at a time, for a caller that may stop at the first it wants;
     from ``start``, which must not be inside a token (0, or a separator's offset)."""
-    return map(re.Match.span, token_pattern(False).finditer(bmp_text(text), start))
+    return found_spans(text, lambda: token_pattern(False), start)
 
 
 def word_spans(text: str) -> list[tuple[int, int]]:
     """The ``[start, end)`` character spans of the words of ``text``: its tokens, except that
     adjacent CJK characters make one word (a run)."""
-    return list(map(re.Match.span, token_pattern(True).finditer(bmp_text(text))))
+    return list(found_spans(text, lambda: token_pattern(True)))
 
 
 def tokenize(text: str) -> list[str]:
@@ -141,7 +157,7 @@ def index_spans(text: str) -> Iterator[tuple[int, int]]:
     """The original ``[start, end)`` of each token of the index form of ``text``, in the
     order (the token positions) SQLite gives them: a boundary token as the empty span at the
     end of its run (see :func:`index_token_pattern`)."""
-    return map(re.Match.span, index_token_pattern().finditer(bmp_text(text)))
+    return found_spans(text, index_token_pattern)
 
 
 def spans_at(text: str, positions: Sequence[int], width: int) -> list[tuple[int, int]]:
