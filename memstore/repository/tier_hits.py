@@ -162,8 +162,9 @@ def partner_sql(m: str) -> str:
 # messages before its reply, after a chain of tool calls, is beyond the messages near).
 # They are not told apart from the messages near, which they repeat: the IN that reads them
 # ignores repeats, and sorting them out took 2 of 108 ms for the bench's three words at 1M.
-BEST_HITS = f""",
-    best AS (SELECT pk FROM owned ORDER BY own, pk LIMIT :candidates),
+# NEAR_BEST is that statement after its candidates (best); each statement that ends with it
+# adds where the hits among those it read come from.
+NEAR_BEST = f"""
     near AS MATERIALIZED (
         SELECT n.pk, n.session_id, n.sequence, min(abs(n.sequence - b.sequence)) AS away
         FROM best JOIN messages AS b INDEXED BY {PLACES_INDEX} ON b.pk = best.pk
@@ -178,9 +179,35 @@ BEST_HITS = f""",
         WHERE near.away <= :reach)
     SELECT pk, session_id, sequence, away, NULL FROM near
     UNION ALL
-    SELECT owned.pk, m.session_id, m.sequence, NULL, owned.own
+    SELECT owned.pk, m.session_id, m.sequence, NULL, owned.own"""
+BEST_HITS = f""",
+    best AS (SELECT pk FROM owned ORDER BY own, pk LIMIT :candidates),{NEAR_BEST}
     FROM owned JOIN messages AS m INDEXED BY {PLACES_INDEX} ON m.pk = owned.pk
     WHERE owned.pk IN (SELECT pk FROM read)"""
+# BEST_HITS for a tier whose hits only the filters decide, its own ranks read without them
+# (no named speaker or period, which weigh a hit by its row): the filters are checked on the
+# :wide hits of best own rank first, not on every hit. When at least :candidates of those
+# pass (or they are every hit), the best that pass are the best of all that pass, since
+# every other hit ranks after them; else every hit is checked, as before (a role keeps
+# about half the hits: checking each one's row took 140 of 425 ms for "you" with a role at
+# 1M). The hits near the candidates are checked too: one the filters drop adds nothing.
+LATE_BEST_HITS = f""",
+    wide AS MATERIALIZED (SELECT pk, own FROM owned ORDER BY own, pk LIMIT :wide),
+    kept AS MATERIALIZED (
+        SELECT wide.pk, wide.own FROM wide JOIN messages AS h ON h.pk = wide.pk
+        WHERE {filters_sql("h")}),
+    exact AS MATERIALIZED (
+        SELECT (SELECT count(*) FROM kept) >= :candidates
+               OR (SELECT count(*) FROM wide) < :wide AS found),
+    best AS (
+        SELECT pk FROM (SELECT pk FROM kept WHERE (SELECT found FROM exact)
+                        ORDER BY own, pk LIMIT :candidates)
+        UNION ALL
+        SELECT pk FROM (SELECT owned.pk FROM owned JOIN messages AS h ON h.pk = owned.pk
+                        WHERE NOT (SELECT found FROM exact) AND {filters_sql("h")}
+                        ORDER BY owned.own, owned.pk LIMIT :candidates)),{NEAR_BEST}
+    FROM owned JOIN messages AS m ON m.pk = owned.pk
+    WHERE owned.pk IN (SELECT pk FROM read) AND {filters_sql("m")}"""
 TIER_HITS = {
     (source, filtered, bounded): "WITH"
     + scores
@@ -192,6 +219,18 @@ TIER_HITS = {
 }
 """A tier's hits by (source, filtered, bounded): every hit, or the candidates and the hits
 near them (see :func:`tier_hits`)."""
+LATE_TIER_HITS = {
+    source: "WITH"
+    + scores
+    + OWN_RANKS_SHAPE.format(materialized="MATERIALIZED ", filtered=OWN_RANKS[False])
+    + LATE_BEST_HITS
+    for source, scores in SCORES.items()
+}
+"""The candidates of a large tier and the hits near them, by source, the filters checked
+last (see :data:`LATE_BEST_HITS`)."""
+WIDE_CANDIDATES = 4 * ranking.CANDIDATES
+"""How many hits of best own rank :data:`LATE_TIER_HITS` checks the filters on first: a role
+keeps about half of the hits, so that a quarter of them passing is enough."""
 # The messages of :pks (a JSON list) that can be shown, in its order, each with its pk and
 # the pk of its pair partner: an assistant message without a partner, an orphan reply, is
 # left out before its row is read (a recall over sessions of assistant messages only read
@@ -259,23 +298,27 @@ def tier_hits(
     their neighbours' own ranks (see :func:`~memstore.text.ranking.neighbour_ranks`).
 
     ``bounded``: first the :data:`~memstore.text.ranking.CANDIDATES` hits of best own rank
-    and the hits near them; then, if the caller takes them all and there are more, every
-    other hit, ranked with every hit at once (as when not ``bounded``). ``first``: how many
-    hits to read with their text at first (see :func:`read_best_first`).
+    and the hits near them (the filters checked on the best hits first when no named
+    speaker or period weighs the hits: see :data:`LATE_BEST_HITS`); then, if the caller
+    takes them all and there are more, every other hit, ranked with every hit at once (as
+    when not ``bounded``). ``first``: how many hits to read with their text at first (see
+    :func:`read_best_first`).
     """
-    filtered = filters.any() or signals["speakers"] != "[]" or signals["periods"] != "[]"
+    signalled = signals["speakers"] != "[]" or signals["periods"] != "[]"
+    filtered = filters.any() or signalled
     every = TIER_HITS[tier["source"], filtered, False]
     params = {**tier, **filters.params(), **signals}
     shown: set[int] = set()
     if bounded:
+        late = filters.any() and not signalled
+        best = LATE_TIER_HITS[tier["source"]] if late else TIER_HITS[tier["source"], filtered, True]
         bounds = {
             "candidates": ranking.CANDIDATES,
+            "wide": WIDE_CANDIDATES,
             "reach": ranking.REACH,
             "around": 2 * ranking.REACH,  # the hits whose own ranks the ranked ones add
         }
-        near = near_hits(
-            connection.execute(TIER_HITS[tier["source"], filtered, True], params | bounds)
-        )
+        near = near_hits(connection.execute(best, params | bounds))
         ranked = ranking.neighbour_ranks(near.hits, near.ranked)
         yield from read_best_first(connection, *ranked, first)
         if near.candidates < ranking.CANDIDATES:
