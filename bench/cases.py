@@ -1,6 +1,6 @@
 """Step 4's and 5's cases, chosen deterministically from the data: a rare word, a common word,
 three words (mode any), a rare pair of words (mode all, and as a phrase), the common word in
-a one-week window, and the busiest two-letter prefix."""
+a one-week window and with a role, and the busiest two-letter prefix."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import itertools
 import sqlite3
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from bench.common import fts_string, plain_word
-from memstore.kinds import Mode
+from memstore.kinds import Mode, SearchRole
 from memstore.text.fts_query import QueryPart, ranking_tiers
 from memstore.text.tokens import fold, tokenize
 from memstore.times import parse_utc
@@ -32,6 +32,8 @@ class Query:
     tiers: tuple[tuple[QueryPart, ...], ...] = ()
     window: tuple[datetime, datetime] | None = None
     """``since`` and ``until`` (UTC), or None for no date filter."""
+    role: SearchRole | None = None
+    """The role filter, or None."""
 
 
 def vocabulary(raw: sqlite3.Connection) -> list[tuple[str, int]]:
@@ -81,6 +83,7 @@ def choose_queries(raw: sqlite3.Connection, vocab: Sequence[tuple[str, int]]) ->
         Query("all", phrase, "all", " AND ".join(map(fts_string, phrase.split()))),
         Query("phrase", phrase, "phrase", " + ".join(map(fts_string, phrase.split()))),
         Query("common, one week", common, "any", "", window=middle_week(raw)),
+        Query("common, role user", common, "any", "", role="user"),
     ]
     return [with_hits(raw, case) for case in cases]
 
@@ -99,7 +102,7 @@ def with_hits(raw: sqlite3.Connection, case: Query) -> Query:
     sql = "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?"
     hits = raw.execute(sql, (match,)).fetchone()[0]
     tiers = tuple(tuple(tier) for tier in ranking_tiers(case.text, case.mode))
-    return Query(case.label, case.text, case.mode, match, hits, tiers, case.window)
+    return replace(case, match=match, hits=hits, tiers=tiers)
 
 
 def word_prefix(vocab: Sequence[tuple[str, int]]) -> str:

@@ -35,12 +35,12 @@ from memstore.queries import RecallFilters
 from memstore.repository import recall as search
 from memstore.text import clipping
 from memstore.text.fts_query import build_match
-from memstore.times import format_utc
 
 RAW_HITS = (
     "SELECT m.* FROM messages_fts JOIN messages m ON m.pk = messages_fts.rowid "
     "WHERE messages_fts MATCH :match "
     "AND (:since IS NULL OR m.created_at >= :since) AND (:until IS NULL OR m.created_at < :until) "
+    "AND (:role IS NULL OR m.role = :role) "
     "ORDER BY bm25(messages_fts) LIMIT :limit"
 )
 """The plain query: the hits joined to their rows, filtered, sorted by bm25 (SQLite reads
@@ -51,9 +51,10 @@ CAREFUL_HITS = {
     "AS best JOIN messages m ON m.pk = best.pk ORDER BY best.score",
     True: RAW_HITS.replace("messages_fts", "messages_stem_fts"),
 }
-"""The careful query, by windowed: on the stem index, which memstore matches by (the porter
+"""The careful query, by filtered: on the stem index, which memstore matches by (the porter
 tokenizer stems the query's words too), ranked before the rows are read, so that only the
-page's rows are (a date window needs each hit's row, so it keeps the plain shape)."""
+page's rows are (a date window or a role needs each hit's row, so it keeps the plain
+shape)."""
 NEIGHBOUR_BEFORE = (
     "SELECT * FROM messages WHERE session_id = ? AND sequence < ? "
     "AND role IN ('user', 'assistant') AND status = 'completed' ORDER BY sequence DESC LIMIT 1"
@@ -88,13 +89,10 @@ class RecallTimes:
     """The same, back to back."""
 
 
-def window_params(case: Query) -> dict[str, str | None]:
-    """The case's ``:since`` and ``:until`` as stored (None for no window)."""
+def case_filters(case: Query) -> RecallFilters:
+    """The case's window and role, as recall takes them."""
     since, until = case.window or (None, None)
-    return {
-        "since": None if since is None else format_utc(since),
-        "until": None if until is None else format_utc(until),
-    }
+    return RecallFilters(since=since, until=until, role=case.role)
 
 
 def plain_recall(
@@ -104,8 +102,9 @@ def plain_recall(
     paired neighbour (if any), in one read transaction: the query a user would write,
     without memstore's ranking; the careful query when ``careful``."""
     found: list[tuple[Any, ...]] = []
-    params = {"match": case.match, "limit": HITS, **window_params(case)}
-    hits = CAREFUL_HITS[case.window is not None] if careful else RAW_HITS
+    params = {"match": case.match, "limit": HITS, **case_filters(case).params()}
+    filtered = case.window is not None or case.role is not None
+    hits = CAREFUL_HITS[filtered] if careful else RAW_HITS
     with read_transaction(raw):
         for hit in raw.execute(hits, params).fetchall():
             # messages columns: pk, id, session_id, sequence, role, ...
@@ -130,11 +129,9 @@ def ranked_recall(
 
 def ranked_recall_refs(raw: sqlite3.Connection, case: Query, take: int) -> list[str | None]:
     """:func:`ranked_recall`'s statements, in the caller's transaction."""
-    no_filters = {"session_id": None, "role": None, "speaker": None, **window_params(case)}
+    filters = case_filters(case)
     memory = {"query": build_match(case.text, case.mode), "now": utc_now(), "limit": HITS}
-    raw.execute(search.MEMORY_HITS[case.mode == "any"], memory | no_filters).fetchall()
-    since, until = case.window or (None, None)
-    filters = RecallFilters(since=since, until=until)
+    raw.execute(search.MEMORY_HITS[case.mode == "any"], memory | filters.params()).fetchall()
     periods = named_periods(raw, case.text)
     hits = search.history_hits(
         raw, case.text, case.mode, filters, periods, first=HITS_READ_FIRST * HITS
@@ -217,11 +214,11 @@ def compare_recall(
 
 
 def memstore_recall(service: MemoryService, case: Query) -> RecallResult:
-    """memstore's recall of the case (in its window)."""
-    if case.window is None:
-        return service.recall(case.text, mode=case.mode)
-    since, until = case.window
-    return service.recall(case.text, mode=case.mode, since=since, until=until)
+    """memstore's recall of the case (in its window, with its role)."""
+    filters = case_filters(case)
+    return service.recall(
+        case.text, mode=case.mode, since=filters.since, until=filters.until, role=filters.role
+    )
 
 
 def compare_recalls(

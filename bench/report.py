@@ -143,7 +143,7 @@ class Results:
                 r.memstore_ms,
                 r.plain_ms,
                 "time",
-                "<= 0.5" if r.case.window else "<= 1.5",
+                recall_target(r.case),
             )
             for r in self.recalls
         ]
@@ -186,12 +186,22 @@ def check_text(checked: HealthReport) -> str:
     return "ok" if checked.ok else "FAILED: " + "; ".join(checked.problems)
 
 
-def window_text(case: Query) -> str:
-    """``, since ... until ...`` for a windowed case, else nothing."""
+def filters_text(case: Query) -> str:
+    """``, since ... until ... UTC`` for a windowed case, ``, role ...`` for one with a
+    role, else nothing."""
+    text = "" if case.role is None else f", role {case.role}"
     if case.window is None:
-        return ""
+        return text
     since, until = case.window
-    return f", since {since:%Y-%m-%d %H:%M} until {until:%Y-%m-%d %H:%M} UTC"
+    return f", since {since:%Y-%m-%d %H:%M} until {until:%Y-%m-%d %H:%M} UTC{text}"
+
+
+def recall_target(case: Query) -> str:
+    """Issue 18's target for the case: 0.5 for a window, 1.5 without filters; none for a
+    role, which the issue names no target for."""
+    if case.window is not None:
+        return "<= 0.5"
+    return "-" if case.role is not None else "<= 1.5"
 
 
 def history_lines(results: Results) -> list[str]:
@@ -209,7 +219,7 @@ def history_lines(results: Results) -> list[str]:
     ]
     lines += [
         f"recall {r.case.label}: {r.case.text!r} (mode {r.case.mode}, {r.case.hits} matching "
-        f"messages{window_text(r.case)}); raw runs memstore's repository (memory hits, part "
+        f"messages{filters_text(r.case)}); raw runs memstore's repository (memory hits, part "
         f"counts, ranked hits, partners); same hits in the same order: {yes(r.same)}; the "
         f"plain query (bm25 top {HITS}, each with its neighbour): {r.plain_ms:.2f} ms; memstore "
         f"with recall_chars {UNCLIPPED_CHARS} (nothing clipped): {r.unclipped_ms:.2f} ms; the "

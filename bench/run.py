@@ -15,15 +15,17 @@ printed to stderr as it finishes, and summed up in the report):
 3. Insert the same rows with plain ``sqlite3`` ``executemany`` into a second fresh database
    migrated to the same schema, one transaction per file, through the same FTS triggers.
 4. Time recall of a rare word, a common word and three words (mode any), a rare pair of
-   words (mode all), the same pair as a phrase, and the common word in a one-week window:
+   words (mode all), the same pair as a phrase, and the common word in a one-week window
+   and with the role user (which bounds no pk range: its filter is checked per hit):
    memstore's ``recall`` against three raw sides on the raw database. First the statements
    it runs, executed by memstore's repository on a plain ``sqlite3`` connection (memory
    hits, each ranking part's document count, the first tier with hits weighted and ranked
    with its neighbours, the first batch's messages and pair partners), checking that both
    give the same hits in the same order: memstore's overhead above its repository. Then the
    plain FTS5 query a user would write on the same schema (``MATCH ? ORDER BY bm25 LIMIT 8``,
-   the window as a plain ``WHERE`` on ``messages``), each hit with its pair neighbour so that
-   it returns as many messages: whether recall is as fast as what it wraps. Then the careful
+   the window and the role as a plain ``WHERE`` on ``messages``), each hit with its pair
+   neighbour so that it returns as many messages: whether recall is as fast as what it
+   wraps. Then the careful
    query: the same on the stem index that memstore matches by, ranked before the page's rows
    are read. Each query on a connection of its own, every side in one read transaction; the
    calls alternate, then memstore's and each query's run back to back, each alone (see

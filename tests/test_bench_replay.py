@@ -60,3 +60,23 @@ def test_the_careful_query_matches_by_stem_as_memstore_does(
     assert careful == {"the zebras ran", "two zebras", "a zebra", "one zebra"}
     recalled = service.recall("zebra")
     assert {m.content for c in recalled.conversations for m in c.messages} == careful
+
+
+def test_a_case_with_a_role_filters_every_side_by_it(
+    service: MemoryService, db_path: Path, seeded: Seeded
+) -> None:
+    with seeded():
+        chat(("user", "the zebras ran"), ("assistant", "two zebras"))
+        chat(("user", "a zebra"), ("assistant", "one zebra"))
+    case = Query("test", "zebra", "any", build_match("zebra", "any"), role="user")
+    with sqlite3.connect(db_path) as raw:
+        # Each side's hits, each followed by its reply: the requests only are hits.
+        plain = [row[5] for row in plain_recall(raw, case)]
+        careful = [row[5] for row in plain_recall(raw, case, careful=True)]
+        assert same_hits(service, raw, case)
+    assert plain == ["a zebra", "one zebra"]
+    assert sorted(careful) == ["a zebra", "one zebra", "the zebras ran", "two zebras"]
+    recalled = service.recall("zebra", role="user").conversations
+    assert sorted(c.matched_id for c in recalled) == sorted(
+        m.id for c in recalled for m in c.messages if m.role == "user"
+    )
