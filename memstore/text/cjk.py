@@ -60,7 +60,7 @@ def run_pattern() -> re.Pattern[str]:
 
 def is_cjk(word: str) -> bool:
     """Whether ``word`` is a run of CJK characters and nothing else (a word of
-    :func:`memstore.text.tokens.words` is either such a run or holds none)."""
+    :func:`memstore.text.tokens.tokenize` is either such a run or holds none)."""
     return not word.isascii() and run_pattern().fullmatch(word) is not None
 
 
