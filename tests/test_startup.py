@@ -107,14 +107,20 @@ def test_a_command_imports_its_own_module_only(name: str, module: str) -> None:
     assert command_modules(name, "--help") == [f"memstore.adapters.cli.{module}"]
 
 
-def test_recall_on_an_up_to_date_database_imports_no_sqlalchemy_alembic_or_guard(
-    tmp_path: Path,
-) -> None:
+def one_message(tmp_path: Path, content: str) -> Path:
+    """A database, up to date, holding one user message of ``content``."""
     path = tmp_path / "memory.sqlite3"
     service = MemoryService(path)
     session = service.start_session()
-    service.record_message(session.id, "user", "the zebra crossed")
+    service.record_message(session.id, "user", content)
     service.close()
+    return path
+
+
+def test_recall_on_an_up_to_date_database_imports_no_sqlalchemy_alembic_or_guard(
+    tmp_path: Path,
+) -> None:
+    path = one_message(tmp_path, "the zebra crossed")
     heavy, out = loaded("--database", str(path), "recall", "zebra")
     assert json.loads(out)["conversations"][0]["messages"][0]["content"] == "the zebra crossed"
     assert "alembic" not in heavy and "detect_secrets" not in heavy
@@ -129,11 +135,7 @@ def test_recall_builds_the_unicode_patterns_only_for_text_that_is_not_ascii(
     tmp_path: Path, word: str, built: list[str]
 ) -> None:
     # Building them takes about 10 ms of a process's start (issue 18); ASCII needs none.
-    path = tmp_path / "memory.sqlite3"
-    service = MemoryService(path)
-    session = service.start_session()
-    service.record_message(session.id, "user", "the zebra crossed, 斑马过了马路")
-    service.close()
+    path = one_message(tmp_path, "the zebra crossed, 斑马过了马路")
     report, out = child_report("--database", str(path), "recall", word)
     assert json.loads(out)["conversations"][0]["messages"][0]["content"].startswith("the zebra")
     assert report["built"] == built
