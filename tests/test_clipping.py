@@ -250,6 +250,14 @@ def reference_focus(text: str, terms: frozenset[str]) -> int:
     return 0 if form is None else form
 
 
+def assert_found_as_the_references(text: str, terms: frozenset[str]) -> None:
+    """The first match of ``terms`` in ``text``, and the first form of each term taken as a
+    prefix, are where the token-by-token references find them."""
+    assert first_match(text, terms) == reference_first_match(text, terms)
+    prefixes = tuple(sorted(terms))
+    assert first_form(text, prefixes, fold(text)) == reference_first_form(text, prefixes)
+
+
 @settings(max_examples=1000, deadline=None)
 @given(text_and_terms())
 def test_first_match_first_form_and_focus_equal_the_token_by_token_references(
@@ -260,9 +268,7 @@ def test_first_match_first_form_and_focus_equal_the_token_by_token_references(
     # text once for both of its searches: a review's mutant that passed them a lowercased
     # text instead moved the clip of "abc CAFÉ" for "cafe" to 0, and every other test passed.
     text, terms = text_terms
-    assert first_match(text, terms) == reference_first_match(text, terms)
-    prefixes = tuple(sorted(terms))
-    assert first_form(text, prefixes, fold(text)) == reference_first_form(text, prefixes)
+    assert_found_as_the_references(text, terms)
     assert focus(text, terms) == reference_focus(text, terms)
 
 
@@ -277,9 +283,7 @@ def test_a_match_far_into_a_long_text_is_the_references(
     # inside a longer token before the token that is one.
     tail, terms = last
     text = " ".join([*words, tail])
-    assert first_match(text, terms) == reference_first_match(text, terms)
-    prefixes = tuple(sorted(terms))
-    assert first_form(text, prefixes, fold(text)) == reference_first_form(text, prefixes)
+    assert_found_as_the_references(text, terms)
 
 
 @pytest.mark.parametrize(
