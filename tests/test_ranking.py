@@ -9,6 +9,7 @@ weights, fair shares) have table tests, and the parts are checked against a real
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -477,8 +478,8 @@ def test_a_part_within_a_rare_selection_is_scored_on_its_documents_only() -> Non
     rank, gate = ranking.PART_ROLES["rank"], ranking.PART_ROLES["gate"]
     assert weights == [
         (f'("cat") AND ({SELECTION})', pytest.approx(factor), rank, True),
-        (SELECTION, 0.0, gate, False),
         (SELECTION, pytest.approx(-factor), rank, True),
+        (SELECTION, 0.0, gate, False),
     ]
 
 
@@ -500,27 +501,40 @@ def test_no_part_is_bounded_when_too_many_would_be() -> None:
     assert [match for match, *_ in weights] == [part.match for part in [*parts, gate]]
 
 
+@pytest.mark.parametrize(
+    ("query", "on_the_selection", "hit_count"),
+    [
+        ("cat dog", [], 5),  # "cat" and "dog" as written: every reply, two requests
+        ("cat sat dog", ['"sat"'], 3),  # the three replies
+    ],
+)
 def test_all_mode_ranks_the_same_with_its_parts_bounded_to_the_selection(
-    db_path: Path, seeded: Seeded, monkeypatch: pytest.MonkeyPatch
+    db_path: Path,
+    seeded: Seeded,
+    monkeypatch: pytest.MonkeyPatch,
+    query: str,
+    on_the_selection: list[str],
+    hit_count: int,
 ) -> None:
     with seeded():
         for n in range(90):
             chat(("user", f"the cat number {n} " + "sat " * (n % 5)), ("assistant", "yes"))
         for n in range(3):
-            chat(("user", "cats and a dog " + "cat " * n), ("assistant", "a dog, a cat"))
+            chat(("user", "cats and a dog " + "cat " * n), ("assistant", "a dog, a cat sat"))
         fillers(20)  # "cat" in under half of the messages: above FTS5's floor of weight
     MemoryService(db_path).recall("warm up")  # migrated
-    tiers = ranking_tiers("cat dog", "all")
-    assert all(part.within == build_match("cat dog", "all") for part in tiers[0][:2])
-    bounds: list[int] = []  # per call, how many parts were bounded
+    tiers = ranking_tiers(query, "all")
+    selection = build_match(query, "all")
+    assert all(part.within == selection for part in tiers[0] if part.kind == "word")
+    queries: list[set[str]] = []  # per call, the matches run on the stem index
 
     def hits() -> list[tuple[str, float]]:
         with sqlite3.connect(db_path) as connection:
             documents = recall_sql.part_documents(connection, tiers)
             total = recall_sql.indexed_messages(connection)
             weighted = ranking.weighted_parts(tiers[0], documents, total)
-            bounds.append(sum(") AND (" in match for match, *_ in weighted))
-            found = recall_sql.history_hits(connection, "cat dog", "all", RecallFilters(), first=16)
+            queries.append({match for match, _, _, stemmed in weighted if stemmed})
+            found = recall_sql.history_hits(connection, query, "all", RecallFilters(), first=16)
             return [(hit.content, hit.rank) for hit in found]
 
     bounded = hits()
@@ -528,8 +542,56 @@ def test_all_mode_ranks_the_same_with_its_parts_bounded_to_the_selection(
     alone = hits()
     assert [content for content, _ in bounded] == [content for content, _ in alone]
     assert [rank for _, rank in bounded] == pytest.approx([rank for _, rank in alone])
-    assert bounds == [1, 0]  # the stem of "cat" bounded, then not
-    assert len(bounded) == 5  # "cat" and "dog" as written: every reply, two requests
+    assert len(bounded) == hit_count
+    # Bounded, the stem of "cat" (in the most documents) is the selection less the other
+    # words, and its whole list is never scored; the others bounded are scored within it.
+    assert '"cat"' not in queries[0] and selection in queries[0]
+    assert {f"({word}) AND ({selection})" for word in on_the_selection} <= queries[0]
+    assert '"cat"' in queries[1] and selection not in queries[1]
+
+
+PHRASE = re.compile(r'"[^"]*"(?: \+ "[^"]*")*')
+"""A phrase of the MATCH expressions of an all-mode tier (strings joined by "+")."""
+
+
+@given(
+    words=st.lists(st.sampled_from(["cat", "dog", "sat", "mat", "hat", "the"]), min_size=1),
+    counts=st.lists(st.integers(1, 4000), min_size=6, max_size=6),
+    selected=st.integers(1, 300),
+    shares=st.lists(st.floats(-20, -0.001), min_size=12, max_size=12),
+)
+def test_an_all_tier_ranks_by_the_sum_of_its_parts_whichever_are_bounded_or_derived(
+    words: list[str], counts: list[int], selected: int, shares: list[float]
+) -> None:
+    # FTS5's bm25() of a query is the sum of one term per phrase. Drawing each phrase's term
+    # on a document the selection finds, the weighted queries must sum to the weighted own
+    # bm25s of the tier's parts, and select by the same gates.
+    (tier,) = ranking_tiers(" ".join(words), "all")
+    documents = {part: counts[n % len(counts)] for n, part in enumerate(tier)}
+    documents |= {part: selected for part in tier if part.kind == "filter"}
+    weights = ranking.weighted_parts(tier, documents, 10_000)
+    phrases = sorted({phrase for part in tier for phrase in PHRASE.findall(part.match)})
+    term = {
+        (phrase, stemmed): shares[(2 * n + stemmed) % len(shares)]
+        for n, phrase in enumerate(phrases)
+        for stemmed in (False, True)
+    }
+
+    def bm25(match: str, stemmed: bool) -> float:
+        return sum(term[phrase, stemmed] for phrase in PHRASE.findall(match))
+
+    own = sum(
+        ranking.weight(part, documents[part], 10_000) * bm25(part.match, part.stemmed)
+        for part in tier
+    )
+    assert sum(w * bm25(match, stemmed) for match, w, _, stemmed in weights) == pytest.approx(
+        own, rel=1e-9, abs=1e-9
+    )
+    rank = ranking.PART_ROLES["rank"]
+    selecting = {
+        (part.match, ranking.PART_ROLES[part.role]) for part in tier if part.role != "rank"
+    }
+    assert {(match, role) for match, _, role, _ in weights if role != rank} == selecting
 
 
 def test_a_tier_of_one_part_ranks_as_when_its_scores_are_grouped(

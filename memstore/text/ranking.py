@@ -151,6 +151,15 @@ def weighted_parts(
     selection's documents are, instead of scoring every document it holds (``all`` mode's
     "yeah" at a million messages).
 
+    When the selection is the AND of the parts within it, its bm25() is the sum of their
+    own, so one bounded part needs no query of its own: the one finding the most documents
+    (:func:`derived_parts`) is the selection less the other parts, and its weight moves
+    onto the selection and, negated, onto each of them. Its own query would read its long
+    list twice and every other list of the selection once: "aiutarla yeah" at a million
+    messages took 6.9 ms instead of 8.9, interleaved, the same page.
+
+    A part of weight 0 that only ranks is left out; a filter (weight 0) still selects.
+
     A tier of one part whose documents were not counted is that part at weight 1: its
     weight scales every rank of the tier alike, so any positive one ranks its hits the same
     (but for the rounding of ranks equal in exact arithmetic, which a tie breaks by pk).
@@ -167,20 +176,69 @@ def weighted_parts(
         return [(part.match, 1.0, PART_ROLES[part.role], part.stemmed)]
     parts = [part for part in parts if documents.get(part, 0) > 0]
     bounded = bounded_parts(parts, documents, total)
-    weighted: list[tuple[str, float, int, bool]] = []
-    bases: dict[tuple[str, bool], float] = {}  # (selection, stemmed): the weights bounded
+    derived = derived_parts(parts, bounded, documents)
+    weights: dict[tuple[str, int, bool], float] = {}  # (match, role, stemmed): weight
     for part in parts:
-        factor, role = weight(part, documents[part], total), PART_ROLES[part.role]
-        if part.within is None or part not in bounded:
-            weighted.append((part.match, factor, role, part.stemmed))
-            continue
-        weighted.append((f"({part.match}) AND ({part.within})", factor, role, part.stemmed))
-        base = (part.within, part.stemmed)
-        bases[base] = bases.get(base, 0.0) + factor
+        factor = weight(part, documents[part], total)
+        for query, share in part_terms(part, parts, bounded, derived):
+            weights[query] = weights.get(query, 0.0) + factor * share
     rank = PART_ROLES["rank"]
-    return weighted + [
-        (match, -factor, rank, stemmed) for (match, stemmed), factor in bases.items()
+    return [
+        (match, factor, role, stemmed)
+        for (match, role, stemmed), factor in weights.items()
+        if factor != 0.0 or role != rank  # a rank part of weight 0 adds nothing
     ]
+
+
+Terms = list[tuple[tuple[str, int, bool], float]]
+"""Queries as ``(match, role, stemmed)``, each with a factor: a sum of their bm25()s."""
+
+
+def part_terms(
+    part: QueryPart,
+    parts: Sequence[QueryPart],
+    bounded: set[QueryPart],
+    derived: Mapping[str, QueryPart],
+) -> Terms:
+    """The queries whose bm25()s sum to ``part``'s own bm25 on each document its selection
+    finds: see :func:`weighted_parts` (``parts``: every part of the tier)."""
+    if derived.get(part.within or "") is not part:
+        return own_terms(part, bounded)
+    selection = (part.within or "", PART_ROLES["rank"], part.stemmed)
+    others = (other for other in parts if other.within == part.within and other is not part)
+    return [(selection, 1.0)] + [
+        (query, -share) for other in others for query, share in own_terms(other, bounded)
+    ]
+
+
+def own_terms(part: QueryPart, bounded: set[QueryPart]) -> Terms:
+    """``part``'s own query, or, bounded, ``(part) AND (selection)`` less the selection."""
+    role = PART_ROLES[part.role]
+    if part not in bounded:
+        return [((part.match, role, part.stemmed), 1.0)]
+    return [
+        ((f"({part.match}) AND ({part.within})", role, part.stemmed), 1.0),
+        ((part.within or "", PART_ROLES["rank"], part.stemmed), -1.0),
+    ]
+
+
+def derived_parts(
+    parts: Sequence[QueryPart], bounded: set[QueryPart], documents: Mapping[QueryPart, int]
+) -> dict[str, QueryPart]:
+    """By selection, the bounded part :func:`weighted_parts` scores as the selection less
+    the other parts within it, instead of by its own query: the one finding the most
+    documents, whose own query reads its long list twice. Only for a selection that is
+    exactly the AND of the parts within it, all on one index, so that its bm25() is the sum
+    of theirs."""
+    derived: dict[str, QueryPart] = {}
+    for selection in {part.within for part in bounded if part.within is not None}:
+        within = [part for part in parts if part.within == selection]
+        if selection == " AND ".join(part.match for part in within) and (
+            len({part.stemmed for part in within}) == 1
+        ):
+            candidates = [part for part in within if part in bounded]
+            derived[selection] = max(candidates, key=documents.__getitem__)
+    return derived
 
 
 def bounded_parts(
