@@ -8,6 +8,7 @@ check afterwards. The long version (marker ``bench``) runs more workers for long
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import queue
 import sqlite3
@@ -24,6 +25,7 @@ from typing import Any, TypeVar
 import pytest
 
 from memstore import MemoryService, StoreBusy
+from tests.test_probe import memstore
 
 T = TypeVar("T")
 
@@ -283,3 +285,22 @@ def test_threads_and_processes_write_and_read_one_file_at_once(service: MemorySe
 def test_many_threads_and_processes_for_longer(service: MemoryService) -> None:
     outcomes, held = run_everything(service, LONG)
     check_outcomes(service, outcomes, held)
+
+
+def test_a_second_service_on_the_file_keeps_the_first_ones_locks(db_path: Path) -> None:
+    # Opening a second service (or holds_store, or a read-only connection) once read the
+    # database's header with a Python open and close, which dropped every POSIX lock this
+    # process's SQLite connections held on the file. A CLI process closing its last
+    # connection then found itself alone: it deleted the WAL this process still wrote to, and
+    # an acknowledged CLI write was lost.
+    first = MemoryService(db_path)
+    first.remember("alpha memory")
+    MemoryService(db_path).remember("beta memory")
+    assert memstore("--database", str(db_path), "remember", "gamma memory").returncode == 0
+    assert Path(f"{db_path}-wal").exists()  # this process's connections still use it
+    first.remember("delta memory")
+    assert memstore("--database", str(db_path), "remember", "epsilon memory").returncode == 0
+    first.remember("zeta memory")
+    listed = json.loads(memstore("--database", str(db_path), "memories").stdout)
+    greek = ["alpha", "beta", "delta", "epsilon", "gamma", "zeta"]
+    assert sorted(m["content"] for m in listed["memories"]) == [f"{g} memory" for g in greek]
