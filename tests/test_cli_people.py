@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import pty
@@ -376,6 +377,21 @@ def test_text_that_stdout_cannot_encode_is_escaped_not_a_traceback(imported: Pat
     )
     assert done.returncode == 0 and b"Traceback" not in done.stderr
     assert "\\u7535\\u5f71" in done.stdout.decode("latin-1")
+
+
+@pytest.mark.parametrize("encoding", ["cp1252", "latin-1"])
+def test_json_is_utf8_whatever_the_streams_encoding(imported: Path, encoding: str) -> None:
+    # A Windows pipe is cp1252: "é" once went out as one byte no JSON reader takes, and "🍵"
+    # as a Python escape that is no JSON escape, on stdout and in errors on stderr alike.
+    env = {**os.environ, "PYTHONIOENCODING": encoding}
+    args = [sys.executable, "-m", "memstore", "--database", str(imported)]
+    run = functools.partial(subprocess.run, env=env, capture_output=True)
+    assert run([*args, "remember", "Diego ama el té 🍵"]).returncode == 0
+    found = json.loads(run([*args, "recall", "té"]).stdout.decode("utf-8"))
+    assert [memory["content"] for memory in found["memories"]] == ["Diego ama el té 🍵"]
+    refused = run([*args, "conversation", "séssion🍵"])
+    error = json.loads(refused.stderr.decode("utf-8"))["error"]
+    assert refused.returncode == 1 and "'séssion🍵'" in error["message"]
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")

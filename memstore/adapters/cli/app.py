@@ -55,7 +55,14 @@ def emit(result: BaseModel | dict[str, Any], view: Callable[[Any], str] | None =
     import json  # here, with the output: `memstore --help` does not pay for it
 
     data = result if isinstance(result, dict) else result.model_dump(mode="json")
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+    echo_json(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def echo_json(document: str, *, err: bool = False) -> None:
+    """Print a JSON document on stdout (stderr with ``err``) as UTF-8, as CONTRACT.md says,
+    whatever the stream's own encoding: a Windows pipe's cp1252 wrote "é" as one byte no
+    JSON reader takes, and "🍵" as a Python escape that is no JSON escape."""
+    click.echo(document.encode("utf-8"), err=err)
 
 
 def conclude(
@@ -137,7 +144,7 @@ def emit_error(kind: str, message: str) -> None:
     import json
 
     error = {"error": {"type": kind, "message": message}}
-    click.echo(json.dumps(error, ensure_ascii=False), err=True)
+    echo_json(json.dumps(error, ensure_ascii=False), err=True)
 
 
 def dash_hint(error: click.UsageError) -> str:
