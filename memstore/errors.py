@@ -89,14 +89,18 @@ class SecretRejected(MemstoreError):
 
 
 class MemoryDisabled(MemstoreError):
-    """A memory write refused because the configuration says ``enabled: false``."""
+    """A memory write refused because the configuration says ``enabled: false``, or a memory
+    tool refused because the tools are off (``message`` says which)."""
 
-    def __init__(self) -> None:
-        super().__init__(
+    def __init__(
+        self,
+        message: str = (
             "Memory is disabled (enabled: false in the configuration), so nothing was "
             "written; set enabled to true to save memories. Reading, import, deletion, check "
             "and backup still work."
-        )
+        ),
+    ) -> None:
+        super().__init__(message)
 
 
 class FileError(MemstoreError):

@@ -82,7 +82,14 @@ def test_disabled_memory_offers_nothing_and_writes_nothing(db_path: Path) -> Non
     service = MemoryService(db_path, config=MemoryConfig(enabled=False))
     tools = MemoryTools(service)
     assert tools.available is False
-    assert tools.remember("Diego likes jazz.")["error"]["type"] == "MemoryDisabled"
+    refused = [tools.remember("Diego likes jazz.")["error"], tools.recall("jazz")["error"]]
+    assert {error["type"] for error in refused} == {"MemoryDisabled"}
+    for error in refused:  # a read is refused too, and the reason says so
+        assert (
+            "enabled: false" in error["message"]
+            and "nothing was read or written" in error["message"]
+        )
+        assert "still work" not in error["message"]
     assert MemoryService(db_path).list_memories(include_inactive=True).total == 0
 
 
@@ -92,7 +99,10 @@ def test_a_private_turn_refuses_tools_and_logs_no_arguments(
     caplog.set_level(logging.INFO, logger="memstore")
     with tools.private_turn():
         assert tools.available is False
-        assert tools.remember("Diego's secret plan")["ok"] is False
+        for refused in (tools.remember("Diego's secret plan"), tools.recall("plan")):
+            # the model is told the turn is private, not that memory is disabled
+            message = refused["error"]["message"]
+            assert "private" in message and "enabled" not in message
     assert "secret plan" not in caplog.text and "<private>" in caplog.text
     tools.remember("Diego likes jazz.")
     assert "Diego likes jazz." in caplog.text  # an ordinary call is logged with its arguments

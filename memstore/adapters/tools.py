@@ -248,7 +248,7 @@ class MemoryTools:
         given = {key: value for key, value in arguments.items() if key != "self"}
         shown: object = "<private>" if self.private else given
         if not self.available:
-            return self._failed(name, withheld(shown), MemoryDisabled())
+            return self._failed(name, withheld(shown), self._refusal())
         try:
             # the result's own warning is left out: the envelope's "untrusted" says it once
             result = method(**with_times(given)).model_dump(mode="json", exclude={"warning"})
@@ -260,6 +260,19 @@ class MemoryTools:
             return self._failed(name, withheld(shown), error)
         log.info("memory tool %s(%s) succeeded", name, shown)
         return {"ok": True, "untrusted": UNTRUSTED_WARNING, "result": result}
+
+    def _refusal(self) -> MemoryDisabled:
+        """Why a tool called while none is offered was refused: the turn is private, or
+        memory is disabled; either way nothing was read or written."""
+        if self.private:
+            return MemoryDisabled(
+                "This turn is private: memory tools are off for it, and nothing was read or "
+                "written. Answer without memory."
+            )
+        return MemoryDisabled(
+            "Memory is disabled (enabled: false in the configuration): memory tools are off, "
+            "and nothing was read or written. Answer without memory."
+        )
 
     @staticmethod
     def _failed(name: str, shown: object, error: Exception) -> dict[str, Any]:
