@@ -306,3 +306,20 @@ async def test_a_stream_cut_short_by_the_host_is_recorded_as_interrupted(
         ("assistant", "Saved: ", "interrupted"),
     ]
     assert model.questions == 0 and not agent.tools.private
+
+
+def test_run_sync_inside_an_event_loop_fails_before_recording_the_prompt(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    # It once recorded the prompt, then failed in pydantic-ai: a host retrying with
+    # `await agent.run(...)` recorded the prompt twice.
+    agent, _ = memory_agent(service, tmp_path)
+
+    async def inside() -> None:
+        with pytest.raises(RuntimeError, match="await MemoryAgent.run"):
+            agent.run_sync(REMEMBER)
+        await agent.run(REMEMBER)
+
+    asyncio.run(inside())
+    prompts = [content for role, content, _ in recorded(service, agent) if role == "user"]
+    assert prompts == [REMEMBER]

@@ -11,6 +11,7 @@ tools adds the toolset to its own agent instead and records turns itself.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -119,7 +120,16 @@ class MemoryAgent:
 
         It goes through pydantic-ai's own ``run_sync``, which keeps one event loop per
         thread, as a model's cached HTTP client needs from one turn to the next.
+
+        Raises:
+            RuntimeError: When called inside a running event loop, before the prompt is
+                recorded (a host that then awaits :meth:`run` records it once).
         """
+        if running_loop():
+            raise RuntimeError(
+                "MemoryAgent.run_sync cannot run inside an event loop; await "
+                "MemoryAgent.run(...) there instead. Nothing was recorded."
+            )
         self._record("user", prompt, private)
         with self.tools.private_turn(private):
             result = self.agent.run_sync(
@@ -266,3 +276,12 @@ def claim_check(
             "give claim_model, or pass check_claims=False.",
         )
     return ClaimCheck(model)
+
+
+def running_loop() -> bool:
+    """Whether this thread is running an event loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
