@@ -85,6 +85,18 @@ def test_a_long_message_is_clipped_around_the_cjk_word_itself(service: MemorySer
     assert message.truncated and "电影" in message.content
 
 
+def test_a_long_run_searched_by_its_pairs_is_clipped_around_a_pair(
+    service: MemoryService,
+) -> None:
+    # A question typed without spaces is searched by its pairs: the clip once looked for
+    # the whole run, found it nowhere and kept the message's start (found by review).
+    session = service.start_session()
+    service.record_message(session.id, "user", "今天天气很好。" * 3000 + "周末我喜欢看电影。")
+    conversation = service.recall("周末看电影吗").conversations[0]
+    (message,) = [m for m in conversation.messages if m.id == conversation.matched_id]
+    assert message.truncated and "周末" in message.content
+
+
 def test_offsets_agree_whether_or_not_the_record_holds_cjk(service: MemoryService) -> None:
     # Found by review: a word after a lone diacritic started one character early in a CJK
     # record (Python's spans) and not in another (SQLite's highlight()).

@@ -46,7 +46,7 @@ from memstore.store.database import Database
 from memstore.text import cjk
 from memstore.text.clipping import json_size
 from memstore.text.dates import YEARS, named_time
-from memstore.text.fts_query import build_match, query_tokens
+from memstore.text.fts_query import build_match, pairs_of_long_runs, query_tokens
 from memstore.text.tokens import fold
 from memstore.times import machine_zone, month_start, utc_now
 
@@ -80,7 +80,9 @@ def recall(
     if not valid_unicode(query):  # a lone surrogate: SQLite only takes valid Unicode
         raise InvalidQuery("query", f"{query!r} is not valid Unicode; retype it.")
     match, size = build_match(query, mode), page_limit(pages, limit)
-    terms = frozenset(word if cjk.is_cjk(word) else fold(word) for word in query_tokens(query))
+    tokens = query_tokens(query)
+    searched = tokens if mode == "phrase" else pairs_of_long_runs(tokens)  # as build_match
+    terms = frozenset(word if cjk.is_cjk(word) else fold(word) for word in searched)
     now = utc_now()
     empty = RecallResult(memories=[], conversations=[], truncated=False)
     room = sys.maxsize if pages.chars is None else pages.chars - json_size(empty)
