@@ -130,6 +130,29 @@ def test_stairway_keeps_rows_written_between_revisions(db_path: Path) -> None:
     assert [c.matched_id for c in result.conversations] == ["m"]
 
 
+def test_a_downgrade_past_0003_keeps_superseded_memories_and_their_sources(db_path: Path) -> None:
+    # 0003's downgrade once copied memories and messages to drop their columns: dropping the
+    # old tables failed on a memory's superseded_by, and would have deleted memory_sources
+    # (ON DELETE CASCADE) and nulled their message ids (found by review).
+    service = MemoryService(db_path)
+    session = service.start_session()
+    said = service.record_message(session.id, "user", "Prefiero español")
+    service.remember("Prefiero español", key="lang", source_message_id=said.id)
+    service.remember("Prefer English", key="lang")
+    service.close()
+    memories = "SELECT id, content, status, superseded_by FROM memories ORDER BY id"
+    sources = "SELECT memory_id, message_id FROM memory_sources"
+    before = rows(db_path, memories), rows(db_path, sources)
+    assert [status for _, _, status, _ in before[0]].count("superseded") == 1
+    assert before[1] and all(message_id == said.id for _, message_id in before[1])
+    downgrade(db_path, "0002")
+    assert (rows(db_path, memories), rows(db_path, sources)) == before
+    upgrade(db_path, "head")
+    assert (rows(db_path, memories), rows(db_path, sources)) == before
+    assert rows(db_path, "PRAGMA foreign_key_check") == []
+    assert MemoryService(db_path).health().ok
+
+
 SESSIONS_0004 = (
     "INSERT INTO sessions (pk, id, started_at, ended_at, metadata) VALUES "
     "(7, 'ses_b', '2026-10-05T09:00:00.000000+00:00', NULL, '{\"client\": \"desktop\"}'), "

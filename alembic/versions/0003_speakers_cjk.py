@@ -122,12 +122,13 @@ def upgrade() -> None:
 def downgrade() -> None:
     for table in ("messages", "memories"):
         drop_index_objects(table)
-    with op.batch_alter_table("memories") as batch:
-        batch.drop_column("index_text")
+    # ALTER TABLE DROP COLUMN in place (SQLite 3.35): a batch copy of the table dropped the
+    # old one, which cascaded to memory_sources, nulled their message ids, and failed on a
+    # memory's superseded_by (found by review)
     op.drop_index("ix_messages_speaker", "messages")
-    with op.batch_alter_table("messages") as batch:
-        batch.drop_column("index_text")
-        batch.drop_column("speaker")
+    dropped = (("memories", "index_text"), ("messages", "index_text"), ("messages", "speaker"))
+    for table, column in dropped:
+        op.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
     for table, searchable, columns in (
         ("messages", MESSAGE_SEARCHABLE, "content, role, status"),
         ("memories", MEMORY_SEARCHABLE, "content, status"),
