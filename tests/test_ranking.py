@@ -27,7 +27,7 @@ from memstore.queries import RecallFilters
 from memstore.repository import recall as recall_sql
 from memstore.repository import tier_hits as tier_sql
 from memstore.schemas import RecallResult
-from memstore.text import ranking
+from memstore.text import ranking, stopwords
 from memstore.text.clipping import fair_share
 from memstore.text.fts_query import (
     MODES,
@@ -37,6 +37,7 @@ from memstore.text.fts_query import (
     ranking_tiers,
     time_words_match,
 )
+from memstore.text.tokens import fold
 from tests.test_fts_query import HOSTILE_TEXT, TOKENIZE
 from tests.test_recall import chat, found, padding
 
@@ -414,6 +415,11 @@ def test_stopwords_of_every_supported_language(word: str) -> None:
 @pytest.mark.parametrize("word", ["zebra", "garden", "jardín", "Melanie", "日本語"])
 def test_content_words_are_no_stopwords(word: str) -> None:
     assert not is_stopword(word)
+
+
+def test_the_stopword_lists_are_written_as_the_index_folds_them() -> None:
+    # is_stopword compares a query word's fold with the lists as written.
+    assert [word for word in stopwords.WORDS if fold(word) != word] == []
 
 
 # Weights

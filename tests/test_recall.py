@@ -596,6 +596,22 @@ def test_the_clipped_window_keeps_the_matched_word(
     assert message.content.startswith("…") == (position > 0)
 
 
+@pytest.mark.parametrize(
+    ("decoy", "word"),
+    [("\uff21\uff22\uff23", "abc"), ("ﬁle", "file"), ("Straße", "strasse"), ("x²", "x2")],
+)
+def test_the_clip_centres_on_the_word_the_index_matched_not_a_lookalike(
+    db_path: Path, seeded: Seeded, decoy: str, word: str
+) -> None:
+    # Found by review: the clip folded with NFKD, took the look-alike at the start for the
+    # word and kept the start, without the word the index had matched at the end.
+    with seeded():
+        chat(("user", f"{decoy} {padding(6000)} {word} end"))
+    (conversation,) = budget_service(db_path).recall(word, mode="all").conversations
+    (message,) = conversation.messages
+    assert message.truncated and f" {word} end" in message.content
+
+
 @pytest.mark.parametrize("fill", ["\n", '"', "\\", "\x01", "é", "line\r\n"])
 def test_clipping_counts_json_escapes(db_path: Path, seeded: Seeded, fill: str) -> None:
     # A newline is 2 characters of JSON and a control character 6: clipping by raw

@@ -38,8 +38,8 @@ try:
 except SystemExit:
     pass
 heavy = [name for name in {heavy!r} if name in sys.modules]
-from memstore.text import cjk, tokens
-patterns = (cjk.run_pattern, tokens.token_classes, tokens.combining_pattern)
+from memstore.text import cjk, tokens, unicode61
+patterns = (cjk.run_pattern, tokens.token_classes, unicode61.fold_table)
 built = [made.__name__ for made in patterns if made.cache_info().currsize]
 print(json.dumps({{"heavy": heavy, "built": built}}), file=sys.stderr)
 """
@@ -129,7 +129,8 @@ def test_recall_on_an_up_to_date_database_imports_no_sqlalchemy_alembic_or_guard
 
 
 @pytest.mark.parametrize(
-    ("word", "built"), [("zebra", []), ("斑马", ["run_pattern", "token_classes"])]
+    ("word", "built"),
+    [("zebra", []), ("斑马", ["run_pattern", "token_classes", "fold_table"])],
 )
 def test_recall_builds_the_unicode_patterns_only_for_text_that_is_not_ascii(
     tmp_path: Path, word: str, built: list[str]

@@ -14,7 +14,6 @@ import functools
 import itertools
 import re
 import string
-import unicodedata
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
@@ -23,7 +22,7 @@ from pydantic import BaseModel
 
 from memstore.schemas import Memory, Message, RecallConversation
 from memstore.text import cjk
-from memstore.text.tokens import ascii_fold, each_token_span, fold
+from memstore.text.tokens import each_token_span, fold
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
@@ -128,13 +127,10 @@ def json_length(text: str) -> int:
 def first_found(text: str, folded_terms: frozenset[str], folded_text: str) -> int | None:
     """Character offset of the first token of ``text`` among ``folded_terms``, or of the
     first place of one of its CJK runs (as written: the index folds no CJK character), or
-    None; ``folded_text`` is :func:`fold` of ``text``, or its
-    :func:`~memstore.text.tokens.ascii_fold` when every term is ASCII.
+    None; ``folded_text`` is :func:`fold` of ``text``.
 
     A text whose fold holds none of the terms has no such token, and is not split:
-    :func:`fold` of a text is the join of the folds of its pieces, since case folding and
-    NFKD go character by character (NFKD reorders only combining characters, which the fold
-    drops). An ASCII term in the fold is in its ASCII characters too, as early or earlier.
+    :func:`fold` of a text is the join of the folds of its characters.
     """
     runs = (term for term in folded_terms if cjk.is_cjk(term))
     found = [at for at in map(text.find, runs) if at >= 0]
@@ -147,10 +143,8 @@ def focus(text: str, folded_terms: frozenset[str]) -> int:
     starts with a term's first letters (:func:`form_prefixes`), as another form of the word
     that recall's stem index matched would ("painted" for "painting"), else 0.
 
-    The text is folded once for both, to its ASCII characters only when every term is
-    ASCII: a fold takes about 25 ns a character, most of the time a clip of a recall page
-    of messages that are not ASCII took, and the ASCII characters a third of that."""
-    folded_text = ascii_fold(text) if all(map(str.isascii, folded_terms)) else fold(text)
+    The text is folded once for both."""
+    folded_text = fold(text)
     found = first_found(text, folded_terms, folded_text)
     if found is None:
         found = first_form(text, form_prefixes(folded_terms), folded_text)
@@ -174,7 +168,7 @@ def form_prefixes(folded_terms: frozenset[str]) -> tuple[str, ...]:
 def first_form(text: str, prefixes: tuple[str, ...], folded_text: str) -> int | None:
     """Character offset of the first token of ``text`` whose fold starts with one of the
     ``prefixes``, or None (a text whose fold, ``folded_text``, holds none of them is not
-    split; the prefixes being ASCII, the fold's ASCII characters do as well)."""
+    split)."""
     first = first_place(folded_text, prefixes)
     if first is None:
         return None
@@ -189,18 +183,11 @@ def first_place(folded_text: str, pieces: Iterable[str]) -> int | None:
 
 def walk_start(text: str, folded_at: int) -> int:
     """Where a walk over the tokens of ``text`` can start to find every token whose fold
-    starts at ``folded_at`` of :func:`fold` of ``text`` or after (a place found in the
-    fold's ASCII characters is no later): the last space at or before the offset the fold
-    can have moved that place to, else 0.
-
-    The fold of a text is the join of its characters' folds, each of them no longer than
-    the character's case fold decomposed, so a token whose fold starts at ``folded_at`` or
-    after starts at ``folded_at`` less what decomposing the case-folded text adds, or after.
-    A space is never inside a token, so the tokens after it are the text's own.
-    """
-    growth = len(unicodedata.normalize("NFKD", text.casefold())) - len(text)
-    bound = folded_at - growth
-    return max(text.rfind(" ", 0, bound + 1), 0) if bound > 0 else 0
+    starts at ``folded_at`` of :func:`fold` of ``text`` or after: the last space at or
+    before that offset, else 0. Each character folds to one character or none, so such a
+    token starts there or after in ``text`` too; a space is never inside a token, so the
+    tokens after it are the text's own."""
+    return max(text.rfind(" ", 0, folded_at + 1), 0)
 
 
 def first_token(text: str, wanted: Callable[[str], bool], start: int = 0) -> int | None:

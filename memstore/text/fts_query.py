@@ -140,8 +140,9 @@ class QueryPart:
 
 @functools.cache
 def folded_stopwords() -> frozenset[str]:
-    """The built-in stopwords, folded (on first use, not at import)."""
-    return frozenset(map(fold, stopwords.WORDS))
+    """The built-in stopwords, written as the index folds them (on first use, not at
+    import)."""
+    return frozenset(stopwords.WORDS)
 
 
 def is_stopword(token: str) -> bool:

@@ -9,8 +9,8 @@ frequency is too low to tell them from content words.
 The lists are short on purpose: English, Spanish, German, Italian, French and Portuguese
 function words, and the standalone function words of Chinese, Japanese and Korean (the index
 does not segment CJK text, so only a word that stands alone between separators is one
-token). Query words are compared after :func:`~memstore.text.tokens.fold`, which
-folds these lists too.
+token). Query words are compared after :func:`~memstore.text.tokens.fold`; the lists are
+written as it folds them (lowercase, no diacritics: a test checks).
 """
 
 from __future__ import annotations

@@ -11,17 +11,12 @@ import bisect
 import functools
 import itertools
 import re
-import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 
 from memstore.text import cjk, unicode61
 
 BMP_SIZE = 0x10000
 NON_BMP = re.compile("[\U00010000-\U0010ffff]")
-SHORT_FOLD_CHARS = 200
-"""Up to this many characters once decomposed, :func:`fold` drops combining characters one
-by one: for a query's words and the stopword list, building :func:`combining_pattern`
-(9 ms) would cost more than it saves."""
 STAND_INS = {"m": "\u0300", "w": "a", ".": " ", "c": "\u4e00"}  # a BMP character per role
 ASCII_TOKEN = re.compile("[0-9A-Za-z]+")
 """The tokens of an ASCII text, as each pattern below finds them there: below U+0080
@@ -170,29 +165,12 @@ def spans_at(text: str, positions: Sequence[int], width: int) -> list[tuple[int,
     return [(spans[at][0], spans[at + width - 1][1]) for at in positions]
 
 
-@functools.cache
-def combining_pattern() -> re.Pattern[str]:
-    """Finds runs of the BMP characters :func:`fold` drops: those with a non-zero canonical
-    combining class. Built once, in a few milliseconds; BMP only, as a class's ranges above
-    it are tested one by one for every character (see :func:`token_pattern`)."""
-    roles = "".join("c" if unicodedata.combining(chr(code)) else "." for code in range(BMP_SIZE))
-    return re.compile(f"[{char_class(roles, 'c')}]+")
-
-
-def ascii_fold(text: str) -> str:
-    """The ASCII characters of :func:`fold` of ``text``, in order (the fold drops only
-    characters that are not ASCII): all that finding an ASCII word in it needs, at a third
-    of a fold's time for a text that is not ASCII."""
-    return unicodedata.normalize("NFKD", text.casefold()).encode("ascii", "ignore").decode("ascii")
-
-
-def fold(token: str) -> str:
-    """Case- and accent-fold a token the way ``remove_diacritics 2`` compares it: case
-    folded, decomposed (NFKD), combining characters dropped."""
-    folded = token.casefold()
-    if folded.isascii():  # already decomposed, and without combining characters
-        return folded
-    decomposed = unicodedata.normalize("NFKD", folded)
-    if len(decomposed) > SHORT_FOLD_CHARS and NON_BMP.search(decomposed) is None:
-        return combining_pattern().sub("", decomposed)
-    return "".join(itertools.filterfalse(unicodedata.combining, decomposed))
+def fold(text: str) -> str:
+    """Case- and accent-fold ``text`` as SQLite's ``unicode61`` (``remove_diacritics 2``)
+    folds the characters of its tokens: each on its own, to one character or none
+    (:func:`memstore.text.unicode61.fold_table`; "É" to "e", "\u0301" to nothing); "ﬁ", "ß",
+    "²" and full-width letters stay as they are, as the index keeps them, and so does a
+    separator. The fold of a text is the join of its characters' folds, never longer."""
+    if text.isascii():
+        return text.lower()
+    return text.translate(unicode61.fold_table())

@@ -10,7 +10,7 @@ from __future__ import annotations
 import bisect
 import functools
 
-from memstore.text.unicode61_table import RUNS
+from memstore.text.unicode61_table import FOLDS, RUNS
 
 
 @functools.cache
@@ -32,3 +32,30 @@ def roles() -> str:
     ends = [*starts[1:], 0x110000]
     runs = zip(starts, ends, kinds, strict=True)
     return "".join(kind * (end - start) for start, end, kind in runs)
+
+
+@functools.cache
+def fold_table() -> dict[int, int | None]:
+    """SQLite's fold of token characters, as :meth:`str.translate` takes it: the code point
+    each one that folds to another folds to (read from the table's ``FOLDS``), and None for
+    each the fold removes (role ``m``). Every other character folds to itself."""
+    folds: dict[int, int | None] = {}
+    for run in "".join(FOLDS).split():
+        first, shift, count, step = parse_fold_run(run)
+        for code in range(first, first + count * step, step):
+            folds[code] = code + shift
+    starts, kinds = table()
+    ends = [*starts[1:], 0x110000]
+    for start, end, kind in zip(starts, ends, kinds, strict=True):
+        if kind == "m":
+            folds.update(dict.fromkeys(range(start, end)))
+    return folds
+
+
+def parse_fold_run(run: str) -> tuple[int, int, int, int]:
+    """``(first, shift, count, step)`` of one run of ``FOLDS``: ``41+20*1A`` is the 26 code
+    points from U+0041, each folding to itself plus 0x20."""
+    run, _, step = run.partition("/")
+    run, _, count = run.partition("*")
+    sign = max(run.rfind("+"), run.rfind("-"))
+    return int(run[:sign], 16), int(run[sign:], 16), int(count or "1", 16), int(step or "1", 16)
