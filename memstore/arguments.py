@@ -16,6 +16,7 @@ import inspect
 import json
 import types
 import typing
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from datetime import date, datetime
 from pathlib import Path
@@ -31,6 +32,7 @@ OWN_TEXT = frozenset({"query", "word", "prefix", "content"})
 QUERY_PARTS = frozenset({"mode"})  # a bad recall mode is a bad query: InvalidQuery
 MAX_POSITION = 2**63 - 1  # SQLite's largest integer: offsets beyond it are no position
 MAX_READER_ITEMS = 1000  # the largest page a person asks for at the command line (--limit)
+MAX_ID_CHARS = 64  # the width of the tables' id columns
 P = ParamSpec("P")
 R = TypeVar("R")
 Check = Callable[[object], bool]
@@ -191,15 +193,36 @@ def aware(value: datetime | None, argument: str) -> datetime | None:
     return None if value is None else aware_utc(value, argument)
 
 
-def json_object(value: Mapping[str, Any] | None, argument: str) -> dict[str, Any]:
-    """``value`` as a dict that JSON can hold (string keys; no NaN or infinity).
+def chosen_id(value: str, argument: str) -> str:
+    """A caller-chosen id, as given: 1 to :data:`MAX_ID_CHARS` characters, none of them a
+    control character.
 
     Raises:
-        InvalidInput: If JSON cannot hold it.
+        InvalidInput: For a longer id, or one holding a control character (NUL among them).
+    """
+    if not 1 <= len(value) <= MAX_ID_CHARS:
+        raise InvalidInput(
+            argument, f"is {len(value)} characters; an id takes 1 to {MAX_ID_CHARS}."
+        )
+    if any(unicodedata.category(char) == "Cc" for char in value):
+        raise InvalidInput(argument, "holds a control character (NUL, a newline...); remove it.")
+    return value
+
+
+def json_object(value: Mapping[str, Any] | None, argument: str) -> dict[str, Any]:
+    """``value`` as a dict that JSON can hold (string keys; no NaN or infinity; valid
+    Unicode).
+
+    Raises:
+        InvalidInput: If JSON cannot hold it, or it holds a lone surrogate.
     """
     copied = dict(value or {})
     try:
-        json.dumps(copied, allow_nan=False)
+        json.dumps(copied, allow_nan=False, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as error:  # an export writes it as UTF-8 (found by review)
+        raise InvalidInput(
+            argument, "holds text that is not valid Unicode (a lone surrogate)."
+        ) from error
     except (TypeError, ValueError, RecursionError) as error:
         raise InvalidInput(argument, f"must be JSON: {error}.") from error
     if not all(isinstance(key, str) for key in copied):

@@ -45,11 +45,18 @@ def regular(path: Path, what: str) -> os.stat_result | None:
         what: What the file is for, for the message ("the database", "the configuration").
 
     Raises:
-        FileError: If something other than a regular file is there, or it cannot be examined.
+        FileError: If something other than a regular file is there (a symbolic link to
+            nothing among them), or it cannot be examined.
     """
     try:
         status = path.stat()
     except (FileNotFoundError, NotADirectoryError):  # a file where a folder should be
+        if path.is_symlink():  # found by review: a write then failed as a bare OSError
+            raise FileError(
+                str(path),
+                f"{what} is a symbolic link to {os.readlink(path)}, where there is nothing; "
+                "point it at a file, or remove the link.",
+            ) from None
         return None
     except OSError as error:
         raise FileError(str(path), f"{what} cannot be examined ({error.strerror}).") from error

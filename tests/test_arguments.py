@@ -68,6 +68,11 @@ BAD_TYPES: list[tuple[str, Callable[[MemoryService, str], Any]]] = [
     ("session_id", lambda s, sid: s.recall("tea", session_id="ses_\ud800")),
     ("key", lambda s, sid: s.remember("Diego likes tea.", key="k\ud800")),
     ("metadata", lambda s, sid: s.start_session(metadata=deeply_nested(100_000))),
+    # Found by review: a lone surrogate inside metadata passed (json.dumps escapes it), and
+    # every later JSONL export failed; a NUL and 100,000 characters passed as a session id.
+    ("metadata", lambda s, sid: s.start_session(metadata={"a": ["\ud800"]})),
+    ("session_id", lambda s, sid: s.start_session(session_id="ses\x00x")),
+    ("session_id", lambda s, sid: s.start_session(session_id="s" * 65)),
     ("paths", lambda s, sid: s.import_markdown([1], speakers={"Diego": "user"})),
 ]
 

@@ -132,6 +132,23 @@ def test_a_folder_or_device_as_database_is_refused(tmp_path: Path) -> None:
             MemoryService("/dev/null").remember("Diego likes tea.")
 
 
+@pytest.mark.parametrize("command", [["remember", "Diego likes tea."], ["recall", "tea"]])
+def test_a_symbolic_link_to_nothing_as_database_is_a_file_error(
+    tmp_path: Path, command: list[str]
+) -> None:
+    # Found by review: a write through it failed as a bare FileNotFoundError (an "OSError"
+    # in the CLI), outside the MemstoreError tree, and the tools logged a traceback.
+    link = tmp_path / "memory.sqlite3"
+    link.symlink_to(tmp_path / "gone.sqlite3")
+    completed = memstore("--database", str(link), *command)
+    assert completed.returncode == 1
+    error = error_of(completed)
+    assert error["type"] == "FileError" and "symbolic link" in error["message"]
+    with pytest.raises(FileError, match="symbolic link"):
+        MemoryService(link).remember("Diego likes tea.")
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["memory.sqlite3"]
+
+
 def set_alembic(path: Path, revision: str | None) -> None:
     with closing(sqlite3.connect(path)) as connection:
         connection.execute("DELETE FROM alembic_version")

@@ -129,6 +129,23 @@ def test_blank_messages_and_unknown_roles(service: MemoryService, tmp_path: Path
         recorder.record("robot", "hola", when=WHEN)
 
 
+@pytest.mark.parametrize("content", ["\ud800", None, 5])
+def test_content_that_is_not_valid_text_is_refused_before_anything_is_written(
+    service: MemoryService, tmp_path: Path, content: object
+) -> None:
+    # Found by review: a lone surrogate failed inside the log writer, and None or a number
+    # as an AttributeError; a log folder given as text failed at the first record.
+    recorder = Recorder(service, speakers=SPEAKERS, log_dir=str(tmp_path / "logs"))
+    with pytest.raises(InvalidInput) as refused:
+        recorder.record("user", content, when=WHEN)  # type: ignore[arg-type]
+    assert refused.value.argument == "content"
+    assert not (tmp_path / "logs").exists() and recorder.session_id is None
+    stored = recorder.record("user", "hola", when=WHEN)
+    assert stored is not None and [p.name for p in (tmp_path / "logs").iterdir()] == [
+        "2026-10-05.md"
+    ]
+
+
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
     """A real 128 KiB tmpfs, where the tests may mount one (root on Linux); else a skip."""
@@ -191,7 +208,7 @@ def test_a_full_disk_leaves_the_log_exactly_as_before_and_importable(
         (datetime(2026, 10, 5, 9, tzinfo=timezone(timedelta(hours=-23, minutes=-59))), "14 hours"),
         (datetime(2026, 10, 5, 9, tzinfo=timezone(timedelta(minutes=19, seconds=32))), "minutes"),
         (datetime(2026, 10, 5, 9), "no time zone"),
-        ("2026-10-05T09:00:00+02:00", "aware datetime"),
+        ("2026-10-05T09:00:00+02:00", "must be a datetime"),
     ],
 )
 def test_a_time_no_log_stamp_can_hold_is_refused_before_anything_is_written(

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 
+from memstore.arguments import checked, valid_unicode
 from memstore.errors import InvalidInput, MemstoreError
 from memstore.kinds import MessageStatus, Role
 from memstore.logs.write import LogWriter, Written, loggable, stamp_time
@@ -42,12 +43,13 @@ class Recorder:
         service: MemoryService,
         *,
         speakers: Mapping[str, str] = DEFAULT_SPEAKERS,
-        log_dir: Path | None = None,
+        log_dir: str | Path | None = None,
         session_id: str | None = None,
     ) -> None:
         self.service = service
         self.speakers = {**DEFAULT_SPEAKERS, **speakers}
-        self.writer = LogWriter(log_dir or service.log_dir, self.speakers["assistant"])
+        folder = service.log_dir if log_dir is None else Path(log_dir)
+        self.writer = LogWriter(folder, self.speakers["assistant"])
         self.session_id = session_id
         self.memory_error: str | None = None
         """The last database failure, or None once a write succeeds again."""
@@ -58,6 +60,7 @@ class Recorder:
         config = self.service.config
         return config.enabled and config.store_history
 
+    @checked
     def record(
         self,
         role: Role,
@@ -85,12 +88,17 @@ class Recorder:
             OSError: When the Markdown log cannot be written (the host's log is its own); the
                 file is then as it was before the append.
             FileError: When the log folder or the day's log is not a folder or regular file.
-            InvalidInput: For an unknown role, a speaker name a log cannot hold, or a
-                ``when`` that is naive, leaves the calendar in UTC or has an offset a log
-                stamp cannot hold (nothing is written).
+            InvalidInput: For an argument of the wrong type, an unknown role, content that is
+                not valid Unicode, a speaker name a log cannot hold, or a ``when`` that is
+                naive, leaves the calendar in UTC or has an offset a log stamp cannot hold
+                (nothing is written).
         """
         if role not in self.speakers:
             raise InvalidInput("role", f"is {role!r}; use user, assistant or system.")
+        if not valid_unicode(content):  # found by review: it failed inside the log writer
+            raise InvalidInput(
+                "content", "holds text that is not valid Unicode (a lone surrogate)."
+            )
         text = loggable(content)
         if private or not text.strip():
             return None

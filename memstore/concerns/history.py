@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from memstore.arguments import aware, json_object, position, valid_unicode
+from memstore.arguments import aware, chosen_id, json_object, position, valid_unicode
 from memstore.concerns.import_records import DAILY_LOG
 from memstore.concerns.pages import following
 from memstore.errors import InvalidInput, NotFound
@@ -37,11 +37,11 @@ def start_session(
         metadata: JSON-serialisable data kept with the session.
 
     Raises:
-        InvalidInput: For a naive time, metadata that JSON cannot hold, or an id already
-            in use.
+        InvalidInput: For a naive time, metadata that JSON cannot hold, an id already in
+            use, or one of over 64 characters or holding a control character.
     """
     session = StoredSession(
-        id=session_id or new_id("ses"),
+        id=chosen_id(session_id, "session_id") if session_id else new_id("ses"),
         started_at=aware(started_at, "started_at") or utc_now(),
         ended_at=None,
         metadata=json_object(metadata, "metadata"),
