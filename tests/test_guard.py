@@ -44,6 +44,8 @@ FORMATS = {
     "Twilio API Key": "SK" + "0123456789abcdef0123456789abcdef",
     "Mailchimp Access Key": "0123456789abcdef0123456789abcdef" + "-us12",
     "Basic Auth Credentials": "https://diego:" + "s3cretpass@example.com/repo",
+    # found by review: a password holding an unescaped "@" passed
+    "URL password holding @": "https://diego:" + "P@ssw0rd9@git.example.org/repo.git",
     "Discord Bot Token": "MTk4NjIyNDgzNDcxOTI1MjQ4" + ".Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs",
     "Telegram Bot Token": "110201543:" + "AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawq",
     "Square OAuth Secret": "sq0csp-" + "0123456789abcdefghijklmnopqrstuvwxyzABCDEFG",
