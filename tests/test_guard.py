@@ -71,6 +71,11 @@ LABELLED = [
     "A senha do Diego é gato2020",
     "palavra-passe: Lisboa#99",
     "access token = abcd1234efgh",
+    # found by review: a colon after the verb, a quoted word, an arrow, a word between
+    "password is: Sunflower!99",
+    "my password is 'letmein'",
+    "password → Sunflower!99",
+    "Sunflower!99 is the wifi password",
 ]
 CLEAN = [
     "Diego forgot his password yesterday and had to reset it.",
@@ -79,6 +84,8 @@ CLEAN = [
     "He said the password was easy, but it wasn't.",
     "Diego prefers answers in Spanish.",
     "Diego's dog is called Rudiger.",
+    "This is the wifi password reset page.",
+    "The password is 'required' on that form.",
     "Il mot de passe? Je ne m'en souviens plus.",
 ]
 

@@ -62,7 +62,7 @@ VERBS = (
 CJK_PARTICLES = r"是|为|為|は|が|는|은|이|가"
 # Spaces and tabs only: a label never reaches across a line break to the next line's text.
 CONNECTOR = (
-    rf"[\"']?[ \t]*[:=>][ \t]*|[ \t]+(?P<verb>{VERBS})[ \t]+"
+    rf"[\"']?[ \t]*[:=>→][ \t]*|[ \t]+(?P<verb>{VERBS})(?:[ \t]*:)?[ \t]+"
     r"|[ \t]*,?[ \t]+(?:c'est|it's|it is|that's|das ist|es|è)[ \t]+"
     rf"|[ \t]*(?:{CJK_PARTICLES})[ \t]*"
 )
@@ -92,14 +92,14 @@ LABELLED = re.compile(
     r"(?:[ \t]*[/|][ \t]*(?P<second>\S+))?",
     re.IGNORECASE,
 )
-CLAUSE_ENDS = set(".,;!?)")
+CLAUSE_ENDS = set(".,;!?)\"'`\u201d»")  # a closing quote ends a quoted value
 # Polish "to" is also English "to", Finnish "on" English "on"; dashes also join words: after
 # these, a word of letters only is no password.
 WEAK_VERBS = {"to", "-", "—", "on", "er", "je", "este", "és", "là"}
 # The other order: "use Kx9!mPq2vL as the password", "Kx9!mPq2vL is my password".
 REVERSED = re.compile(
     r"(?<!\S)[\"'`]?(?P<value>\S+?)[\"'`]?\s+(?:as|is)\s+(?:the|my|our|his|her)\s+"
-    r"(?:password|passcode|passphrase|pin)\b",
+    r"(?:[\w-]+\s+)?(?:password|passcode|passphrase|pin)\b",
     re.IGNORECASE,
 )
 
