@@ -497,6 +497,17 @@ def test_a_part_within_a_selection_that_keeps_many_of_its_documents_is_scored_al
     assert [match for match, *_ in weights] == ['"cat"', SELECTION]
 
 
+def test_a_part_within_the_and_of_its_words_is_bounded_from_twice_its_documents() -> None:
+    # The selection is then the sum of its parts: the one finding the most documents needs
+    # no query of its own, and bounding pays from twice the selection's documents.
+    cat, dog = (
+        QueryPart(f'"{word}"', "word", "rank", stemmed=True, within=SELECTION)
+        for word in ("cat", "dog")
+    )
+    assert ranking.bounded_parts([cat, dog, BOTH], {cat: 4, dog: 3, BOTH: 2}, 100) == {cat}
+    assert ranking.bounded_parts([cat, BOTH], {cat: 4, BOTH: 2}, 100) == set()  # "dog" no part
+
+
 def test_no_part_is_bounded_when_too_many_would_be() -> None:
     # Each bounded part's query counts every phrase of the selection again.
     words = [f"w{n}" for n in range(ranking.MAX_BOUNDED + 1)]
@@ -544,7 +555,8 @@ def test_all_mode_ranks_the_same_with_its_parts_bounded_to_the_selection(
             return [(hit.content, hit.rank) for hit in found]
 
     bounded = hits()
-    monkeypatch.setattr(ranking, "BOUND_RATIO", 10**9)  # no part bounded: scored alone
+    for ratio in ("BOUND_RATIO", "SUM_BOUND_RATIO"):  # no part bounded: scored alone
+        monkeypatch.setattr(ranking, ratio, 10**9)
     alone = hits()
     assert [content for content, _ in bounded] == [content for content, _ in alone]
     assert [rank for _, rank in bounded] == pytest.approx([rank for _, rank in alone])
