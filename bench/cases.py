@@ -1,6 +1,7 @@
 """Step 4's and 5's cases, chosen deterministically from the data: a rare word, a common word,
-three words (mode any), a rare pair of words (mode all, and as a phrase), the common word in
-a one-week window and with a role, and the busiest two-letter prefix."""
+three words (mode any), a rare pair of words (mode all, and as a phrase), the commonest pair
+of content words (mode all), the common word in a one-week window and with a role, and the
+busiest two-letter prefix."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from datetime import datetime, timedelta
 
 from bench.common import fts_string, plain_word
 from memstore.kinds import Mode, SearchRole
-from memstore.text.fts_query import QueryPart, ranking_tiers
+from memstore.text.fts_query import QueryPart, is_stopword, ranking_tiers
 from memstore.text.tokens import fold, tokenize
 from memstore.times import parse_utc
 
@@ -55,13 +56,18 @@ def common_word(vocab: Sequence[tuple[str, int]]) -> str:
     return next(term for term, _ in vocab[:20] if plain_word(term, 3))
 
 
-def rare_phrase(raw: sqlite3.Connection) -> str:
-    """The most frequent two-word phrase of plain words found in 3 to 10 messages; in a larger
-    set, the one in the fewest messages (at least 3)."""
+def pair_documents(raw: sqlite3.Connection) -> Counter[tuple[str, str]]:
+    """How many messages hold each two-word phrase, folded."""
     documents: Counter[tuple[str, str]] = Counter()
     for (content,) in raw.execute("SELECT content FROM messages_searchable"):
         words = [fold(token) for token in tokenize(content)]
         documents.update(set(itertools.pairwise(words)))
+    return documents
+
+
+def rare_phrase(documents: Counter[tuple[str, str]]) -> str:
+    """The most frequent two-word phrase of plain words found in 3 to 10 messages; in a larger
+    set, the one in the fewest messages (at least 3)."""
     plain = [
         (docs, pair)
         for pair, docs in documents.items()
@@ -71,16 +77,30 @@ def rare_phrase(raw: sqlite3.Connection) -> str:
     return " ".join(min(few)[1] if few else min(plain)[1])
 
 
+def common_pair(documents: Counter[tuple[str, str]]) -> str:
+    """The two-word phrase of plain words, neither of them a stopword, found in the most
+    messages (then the first in order): issue 18's "sounds like", where ``all`` mode scores
+    the selection's words over their long lists."""
+    content = [
+        (-docs, pair)
+        for pair, docs in documents.items()
+        if all(plain_word(word, 4) and not is_stopword(word) for word in pair)
+    ]
+    return " ".join(min(content)[1])
+
+
 def choose_queries(raw: sqlite3.Connection, vocab: Sequence[tuple[str, int]]) -> list[Query]:
     """The rare word, common word and phrase cases, chosen deterministically from the data
     (``vocab`` is the vocabulary of the messages index)."""
-    phrase, rare, common = rare_phrase(raw), rare_word(vocab), common_word(vocab)
-    three = f"{rare} {phrase}"
+    pairs = pair_documents(raw)
+    phrase, rare, common = rare_phrase(pairs), rare_word(vocab), common_word(vocab)
+    three, both = f"{rare} {phrase}", common_pair(pairs)
     cases = [
         Query("rare", rare, "any", ""),
         Query("common", common, "any", ""),
         Query("any", three, "any", " OR ".join(map(fts_string, three.split()))),
         Query("all", phrase, "all", " AND ".join(map(fts_string, phrase.split()))),
+        Query("all, common pair", both, "all", " AND ".join(map(fts_string, both.split()))),
         Query("phrase", phrase, "phrase", " + ".join(map(fts_string, phrase.split()))),
         Query("common, one week", common, "any", "", window=middle_week(raw)),
         Query("common, role user", common, "any", "", role="user"),
