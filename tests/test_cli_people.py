@@ -313,11 +313,16 @@ def test_a_terminal_gets_text_with_the_match_in_bold_and_a_pipe_gets_json(import
     assert json.loads(piped.stdout) == expected
 
 
-def test_ids_in_the_text_view_are_escaped_too(runner: CliRunner, db_path: Path) -> None:
-    service = MemoryService(db_path)
+def test_ids_in_the_text_view_are_escaped_too(
+    runner: CliRunner, db_path: Path, seeded: Seeded
+) -> None:
+    # The API refuses a control character in a session id now; a store written before may
+    # still hold one.
     hostile = "ses_\x1b[31mevil\u202e"
-    service.start_session(session_id=hostile)
-    service.record_message(hostile, "user", "a quagga question")
+    with seeded():
+        factories.conversation(
+            factories.SessionFactory(id=hostile).id, [("user", "a quagga question")]
+        )
     for args in (["recall", "quagga"], ["conversation", hostile], ["delete-memory", hostile]):
         text = invoke(runner, db_path, *args, "--format", "text")[1]
         assert "\x1b[31m" not in text and "\u202e" not in text, args
