@@ -260,10 +260,11 @@ def test_stored_control_characters_are_escaped_in_the_text_view(
     with seeded():
         factories.SessionFactory(id="ses_esc")
         factories.conversation(
-            "ses_esc", [("user", "the heron \x1b[31mred\u202e"), ("assistant", "ok")]
+            "ses_esc", [("user", "the heron \x1b[31mred\u202e\u115f"), ("assistant", "ok")]
         )
     text = invoke(runner, db_path, "recall", "heron", "--format", "text")[1]
-    assert "\x1b[31m" not in text and "\\x1b[31mred\\u202e" in text
+    # a Hangul filler is a letter that prints as nothing (found by review)
+    assert "\x1b[31m" not in text and "\\x1b[31mred\\u202e\\u115f" in text
 
 
 def test_bare_memstore_prints_its_help_as_text(runner: CliRunner) -> None:

@@ -13,10 +13,11 @@ import re
 
 # Controls (not tab or line feed), the soft hyphen, invisible format characters (zero-width
 # space, word joiner, BOM; not the joiners U+200C/U+200D that emoji and scripts need), bidi
-# controls and the line and paragraph separators.
+# controls, the line and paragraph separators, and the Hangul fillers: letters that print
+# as nothing (found by review).
 UNSAFE = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u061c\u180e\u200b\u200e\u200f\u2028-\u202e"
-    "\u2060-\u2064\u2066-\u2069\ufeff]"
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u061c\u115f\u1160\u180e\u200b\u200e\u200f"
+    "\u2028-\u202e\u2060-\u2064\u2066-\u2069\u3164\ufeff\uffa0]"
 )
 
 
