@@ -13,6 +13,8 @@ import stat
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import closing
 from pathlib import Path
@@ -130,6 +132,38 @@ def test_a_folder_or_device_as_database_is_refused(tmp_path: Path) -> None:
     if Path("/dev/null").exists():
         with pytest.raises(FileError, match="character device"):
             MemoryService("/dev/null").remember("Diego likes tea.")
+
+
+def test_another_applications_database_locked_by_its_writer_is_left_as_it_is(
+    foreign: Path,
+) -> None:
+    # Found by review: the probe took a file locked past its wait for no database at all,
+    # and the write that followed switched another application's database to WAL between
+    # two of its writer's transactions.
+    writing = threading.Event()
+    writing.set()
+
+    def write() -> None:
+        with closing(sqlite3.connect(foreign, isolation_level=None)) as writer:
+            while writing.is_set():
+                writer.execute("BEGIN EXCLUSIVE")
+                writer.execute("INSERT INTO notes VALUES ('theirs')")
+                time.sleep(0.7)  # past the probe's 0.5 s wait
+                writer.execute("COMMIT")
+                time.sleep(0.3)  # a gap a write waiting for the lock gets in by
+
+    thread = threading.Thread(target=write)
+    thread.start()
+    try:
+        runs = [memstore("--database", str(foreign), "remember", "tea") for _ in range(4)]
+    finally:
+        writing.clear()
+        thread.join()
+    assert {error_of(run)["type"] for run in runs} <= {"StoreBusy", "FileError"}
+    with closing(sqlite3.connect(foreign)) as connection:
+        assert connection.execute("PRAGMA journal_mode").fetchone() == ("delete",)
+        tables = connection.execute("SELECT name FROM sqlite_master").fetchall()
+    assert tables == [("notes",)]
 
 
 @pytest.mark.parametrize("command", [["remember", "Diego likes tea."], ["recall", "tea"]])

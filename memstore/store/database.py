@@ -163,6 +163,8 @@ class Database:
             SchemaError: If the schema is newer than this code, has gaps, or its
                 alembic_version and schema_migrations disagree.
             StoreReadOnly: If a read-only file needs an upgrade.
+            StoreBusy: If another process kept the file locked past the probe's wait
+                (nothing was changed).
             StoreError: If the file or its folder cannot be created.
         """
         self._leave_parent()
@@ -196,7 +198,8 @@ class Database:
         known, code = migrations.revisions(self.migrations), self.code_version()
         if files.regular(self.path, "the database") is None:
             self._create()
-        schema = probe.read_schema(self.path)
+        with translate_errors(self.path):
+            schema = probe.read_schema(self.path)
         upgrade = schema is None or probe.pending(schema, self.path, known, code)
         self.read_only = probe.read_only_reason(self.path)
         if self.read_only is not None:
@@ -252,11 +255,13 @@ class Database:
 
         Raises:
             FileError: If the path is not a regular file (a FIFO, a folder, a device).
+            StoreBusy: If another process kept the file locked past the probe's wait.
         """
         status = files.regular(self.path, "the database")
         if status is None or status.st_size == 0:
             return False
-        schema = probe.read_schema(self.path)
+        with translate_errors(self.path):
+            schema = probe.read_schema(self.path)
         return None if schema is None else schema.is_memstore
 
     def code_version(self) -> int:

@@ -107,12 +107,23 @@ def settled(path: Path) -> bool:
 
 def read_schema(path: Path) -> Schema | None:
     """The schema records of the SQLite file at ``path``, read-only; None when SQLite cannot
-    read it as a database (not one, or damaged: opening it then says why)."""
+    read it as a database (not one, or damaged: opening it then says why).
+
+    Raises:
+        sqlite3.OperationalError: When another process kept the file locked past the probe's
+            wait: the file may well be a database, and another application's must be left
+            as it is (found by review: taken for no database, one being written was
+            switched to WAL).
+    """
+    from memstore.store.sqlite_errors import is_busy  # here: that module imports this one
+
     try:
         uri = reader_uri(path)
         with closing(sqlite3.connect(uri, uri=True, timeout=PROBE_TIMEOUT_S)) as probe:
             return schema_of(probe)
-    except sqlite3.DatabaseError:
+    except sqlite3.DatabaseError as error:
+        if is_busy(error):
+            raise
         return None
 
 
