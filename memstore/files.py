@@ -10,6 +10,7 @@ another process opens its other end.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
@@ -105,6 +106,30 @@ def nameable(path: str | Path) -> None:
     text = str(path)
     if not valid_unicode(text):
         raise FileError(repr(text), "the path is not valid UTF-8; rename the file or its folder.")
+
+
+STORE_COMPANIONS = ("", "-wal", "-shm", "-journal")  # the database and SQLite's files beside it
+
+
+def not_the_store(path: str | Path, store: Path) -> None:
+    """Refuse to read the database ``store`` (or a file SQLite keeps beside it) as a source.
+
+    Opening and closing any descriptor of the database drops every POSIX lock this process's
+    SQLite connections hold on it, so that another process can delete the WAL they still
+    write to (found by review: an import given the database lost a later acknowledged
+    write).
+
+    Raises:
+        FileError: If ``path`` is that file.
+    """
+    for suffix in STORE_COMPANIONS:
+        with contextlib.suppress(OSError):
+            if os.path.samefile(path, f"{store}{suffix}"):
+                raise FileError(
+                    str(path),
+                    "is the memory store's own database, not a file to import; give the "
+                    "logs or the export to import.",
+                )
 
 
 def unused(destination: str | Path, exists: Callable[[str], Exception]) -> Path:

@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from memstore import MemoryService, StoreBusy
+from memstore import FileError, MemoryService, StoreBusy
 from tests.test_probe import memstore
 
 T = TypeVar("T")
@@ -303,4 +303,24 @@ def test_a_second_service_on_the_file_keeps_the_first_ones_locks(db_path: Path) 
     first.remember("zeta memory")
     listed = json.loads(memstore("--database", str(db_path), "memories").stdout)
     greek = ["alpha", "beta", "delta", "epsilon", "gamma", "zeta"]
+    assert sorted(m["content"] for m in listed["memories"]) == [f"{g} memory" for g in greek]
+
+
+def test_the_database_given_as_an_import_source_is_refused_unopened(db_path: Path) -> None:
+    # Found by review: reading the database as a log or an export opened and closed it,
+    # which dropped this process's SQLite locks, and a later CLI write was lost the same way.
+    first = MemoryService(db_path)
+    first.remember("alpha memory")
+    for source in (db_path, Path(f"{db_path}-wal")):
+        with pytest.raises(FileError, match="own database"):
+            first.import_memories(source)
+        with pytest.raises(FileError, match="own database"):
+            first.import_markdown([source], speakers={"Diego": "user"})
+    assert memstore("--database", str(db_path), "remember", "beta memory").returncode == 0
+    assert Path(f"{db_path}-wal").exists()
+    first.remember("gamma memory")
+    assert memstore("--database", str(db_path), "remember", "delta memory").returncode == 0
+    first.remember("epsilon memory")
+    listed = json.loads(memstore("--database", str(db_path), "memories").stdout)
+    greek = ["alpha", "beta", "delta", "epsilon", "gamma"]
     assert sorted(m["content"] for m in listed["memories"]) == [f"{g} memory" for g in greek]

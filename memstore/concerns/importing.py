@@ -63,7 +63,7 @@ def import_markdown(
 
     Raises:
         InvalidInput: For an empty speaker map or an unknown role.
-        FileError: For a path holding a NUL character.
+        FileError: For a path holding a NUL character, or the database itself.
     """
     roles = speaker_roles(speakers.items())
     given = list(paths)
@@ -71,6 +71,7 @@ def import_markdown(
         raise InvalidInput("paths", "must be a list of file or folder paths (str or Path).")
     for path in given:
         files.openable(path)  # a name not UTF-8 is that file's own error, below
+        files.not_the_store(path, db.path)
     reports = [import_files.empty_folder(path) for path in import_files.empty_folders(given)]
     logs = import_files.loaded(import_files.expand_paths(given))
     for path, loaded in logs:

@@ -53,10 +53,12 @@ def import_memories(db: Database, path: str | Path) -> MemoryImportReport:
         SecretRejected: For a memory that looks like it holds a credential; nothing is
             written.
         FileError: For a path no file system takes (a NUL character) or not valid UTF-8,
-            a symbolic link, a file that is not a regular file or cannot be read.
+            a symbolic link, a file that is not a regular file or cannot be read, or the
+            database itself.
     """
     files.nameable(path)
     source = Path(path).expanduser().absolute()
+    files.not_the_store(source, db.path)
     now = utc_now()
     survey = Survey(fresh=db.holds_store() is False, now=now)
     form, records = read(source)
