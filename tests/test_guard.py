@@ -71,11 +71,11 @@ LABELLED = [
     "A senha do Diego é gato2020",
     "palavra-passe: Lisboa#99",
     "access token = abcd1234efgh",
-    # found by review: a colon after the verb, a quoted word, an arrow, a word between
+    # found by review: a colon after the verb, a quoted word, a word between at a clause end
     "password is: Sunflower!99",
     "my password is 'letmein'",
-    "password → Sunflower!99",
     "Sunflower!99 is the wifi password",
+    "Use Sunflower!99 as the wifi password.",
 ]
 CLEAN = [
     "Diego forgot his password yesterday and had to reset it.",
@@ -86,6 +86,11 @@ CLEAN = [
     "Diego's dog is called Rudiger.",
     "This is the wifi password reset page.",
     "The password is 'required' on that form.",
+    # found by review when a word could stand before "password" anywhere, and "→" connected
+    "WPA3 is the wifi password standard now.",
+    "Argon2 is the recommended password hashing algorithm.",
+    "password → Bitwarden",
+    "Diego's bank: login → BankID",
     "Il mot de passe? Je ne m'en souviens plus.",
 ]
 

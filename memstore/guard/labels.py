@@ -62,7 +62,7 @@ VERBS = (
 CJK_PARTICLES = r"是|为|為|は|が|는|은|이|가"
 # Spaces and tabs only: a label never reaches across a line break to the next line's text.
 CONNECTOR = (
-    rf"[\"']?[ \t]*[:=>→][ \t]*|[ \t]+(?P<verb>{VERBS})(?:[ \t]*:)?[ \t]+"
+    rf"[\"']?[ \t]*[:=>][ \t]*|[ \t]+(?P<verb>{VERBS})(?:[ \t]*:)?[ \t]+"
     r"|[ \t]*,?[ \t]+(?:c'est|it's|it is|that's|das ist|es|è)[ \t]+"
     rf"|[ \t]*(?:{CJK_PARTICLES})[ \t]*"
 )
@@ -99,7 +99,10 @@ WEAK_VERBS = {"to", "-", "—", "on", "er", "je", "este", "és", "là"}
 # The other order: "use Kx9!mPq2vL as the password", "Kx9!mPq2vL is my password".
 REVERSED = re.compile(
     r"(?<!\S)[\"'`]?(?P<value>\S+?)[\"'`]?\s+(?:as|is)\s+(?:the|my|our|his|her)\s+"
-    r"(?:[\w-]+\s+)?(?:password|passcode|passphrase|pin)\b",
+    r"(?:(?:password|passcode|passphrase|pin)\b"
+    # one word before it ("the wifi password") only where the clause ends: "Argon2 is the
+    # recommended password hashing algorithm" names no password (found by review)
+    r"|[\w-]+\s+(?:password|passcode|passphrase|pin)(?=[ \t]*(?:$|[.,;!?)])))",
     re.IGNORECASE,
 )
 
