@@ -193,19 +193,29 @@ def aware(value: datetime | None, argument: str) -> datetime | None:
     return None if value is None else aware_utc(value, argument)
 
 
+UNPRINTABLE = frozenset({"Cc", "Cf", "Zl", "Zp"})  # controls, format characters, line breaks
+
+
 def chosen_id(value: str, argument: str) -> str:
-    """A caller-chosen id, as given: 1 to :data:`MAX_ID_CHARS` characters, none of them a
-    control character.
+    """A caller-chosen id, as given: 1 to :data:`MAX_ID_CHARS` characters, not all of them
+    spaces, none of them a control or format character or a line break.
 
     Raises:
-        InvalidInput: For a longer id, or one holding a control character (NUL among them).
+        InvalidInput: For a longer or blank id, or one holding such a character (NUL, a
+            newline, a bidi override).
     """
     if not 1 <= len(value) <= MAX_ID_CHARS:
         raise InvalidInput(
             argument, f"is {len(value)} characters; an id takes 1 to {MAX_ID_CHARS}."
         )
-    if any(unicodedata.category(char) == "Cc" for char in value):
-        raise InvalidInput(argument, "holds a control character (NUL, a newline...); remove it.")
+    if not value.strip():
+        raise InvalidInput(argument, "is blank; give an id with a letter or digit in it.")
+    if any(unicodedata.category(char) in UNPRINTABLE for char in value):
+        raise InvalidInput(
+            argument,
+            "holds a control or format character or a line break (NUL, a newline, a bidi "
+            "override...); remove it.",
+        )
     return value
 
 
@@ -227,7 +237,7 @@ def json_object(value: Mapping[str, Any] | None, argument: str) -> dict[str, Any
         raise InvalidInput(argument, f"must be JSON: {error}.") from error
     if not all(isinstance(key, str) for key in copied):
         raise InvalidInput(argument, "must be JSON: its keys must be text.")
-    return copied
+    return dict(json.loads(json.dumps(copied)))  # as stored: tuples as lists, keys as text
 
 
 def speaker_roles(speakers: Iterable[tuple[object, object]]) -> dict[str, str]:

@@ -73,6 +73,8 @@ BAD_TYPES: list[tuple[str, Callable[[MemoryService, str], Any]]] = [
     ("metadata", lambda s, sid: s.start_session(metadata={"a": ["\ud800"]})),
     ("session_id", lambda s, sid: s.start_session(session_id="ses\x00x")),
     ("session_id", lambda s, sid: s.start_session(session_id="s" * 65)),
+    ("session_id", lambda s, sid: s.start_session(session_id="   ")),
+    ("session_id", lambda s, sid: s.start_session(session_id="ses_\u202eevil")),
     ("paths", lambda s, sid: s.import_markdown([1], speakers={"Diego": "user"})),
 ]
 

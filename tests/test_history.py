@@ -27,6 +27,14 @@ def test_start_get_and_end_a_session(service: MemoryService) -> None:
     assert service.get_session("missing") is None
 
 
+def test_a_started_session_returns_its_metadata_as_stored(service: MemoryService) -> None:
+    # Found by review: the caller's own dict came back, tuples and number keys included,
+    # where get_session gave what JSON had stored.
+    session = service.start_session(metadata={"a": {1: "x"}, "b": (1, 2)})
+    assert session.metadata == {"a": {"1": "x"}, "b": [1, 2]}
+    assert service.get_session(session.id) == session
+
+
 def test_session_ids_are_generated_and_unique(service: MemoryService) -> None:
     first, second = service.start_session(), service.start_session()
     assert first.id != second.id and first.id.startswith("ses_")
