@@ -339,6 +339,34 @@ def test_a_read_only_store_refuses_writes_through_the_api(read_only_store: Path)
     assert str(read_only_store) in message and "read-only" in message
 
 
+def test_a_read_only_service_sees_what_the_owner_writes_later(read_only_store: Path) -> None:
+    # Found by review: its pooled connections, opened as immutable while no -wal was there,
+    # went on reading the file as it was, and never saw the owner's later writes.
+    ready, told = os.pipe(), os.pipe()
+
+    def owner_writes() -> None:
+        os.read(ready[0], 1)
+        with MemoryService(read_only_store) as service:
+            service.remember("Diego likes kiwi.")
+        os.write(told[1], b"w")
+
+    def work() -> list[int]:
+        service = MemoryService(read_only_store)
+        before = len(service.recall("kiwi").memories)
+        os.write(ready[1], b"r")
+        os.read(told[0], 1)
+        return [before, len(service.recall("kiwi").memories)]
+
+    owner = threading.Thread(target=owner_writes, daemon=True)  # a failed child never asks
+    owner.start()
+    try:
+        assert read_only_runner(work) == [0, 1]
+    finally:
+        owner.join(timeout=60)
+        for descriptor in (*ready, *told):
+            os.close(descriptor)
+
+
 # Private by default
 
 

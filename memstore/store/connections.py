@@ -13,6 +13,7 @@ on :func:`connect` only for Alembic and the ORM (:mod:`memstore.store.engine`).
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import sqlite3
 import threading
@@ -70,9 +71,14 @@ class ConnectionPool:
     units of work (last in, first out). SQLAlchemy's pool had the same limits (4 kept, 16
     more)."""
 
-    def __init__(self, open_connection: Callable[[], sqlite3.Connection]) -> None:
+    def __init__(
+        self, open_connection: Callable[[], sqlite3.Connection], *, keep: int = IDLE_CONNECTIONS
+    ) -> None:
+        """``keep``: how many idle connections are kept between units of work; with 0, each
+        unit of work opens a connection of its own and closes it."""
         self._open = open_connection
-        self._idle: queue.LifoQueue[sqlite3.Connection] = queue.LifoQueue(IDLE_CONNECTIONS)
+        self._keep = keep
+        self._idle: queue.LifoQueue[sqlite3.Connection] = queue.LifoQueue(max(keep, 1))
         self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
 
     @contextmanager
@@ -104,10 +110,15 @@ class ConnectionPool:
         try:
             yield connection
         finally:
-            try:
+            self._give_back(connection)
+
+    def _give_back(self, connection: sqlite3.Connection) -> None:
+        """Keep ``connection`` idle, or close it when the pool keeps none or is full."""
+        if self._keep:
+            with contextlib.suppress(queue.Full):
                 self._idle.put_nowait(connection)
-            except queue.Full:
-                connection.close()
+                return
+        connection.close()
 
     def close(self) -> None:
         """Close the idle connections (one in use is kept when it comes back)."""

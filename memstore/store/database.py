@@ -207,7 +207,10 @@ class Database:
                 raise StoreReadOnly(
                     str(self.path), f"{self.read_only}; it needs an upgrade to version {code}"
                 )
-            return ConnectionPool(functools.partial(connect, self.path, read_only=True))
+            # No connection is kept: each decides afresh whether to read the file as
+            # immutable (see probe.reader_uri), which one kept would go on doing while the
+            # file's owner writes (found by review: it never saw a later write).
+            return ConnectionPool(functools.partial(connect, self.path, read_only=True), keep=0)
         return self._writable_pool(upgrade, known, code)
 
     def _writable_pool(self, upgrade: bool, known: dict[str, int], code: int) -> ConnectionPool:
