@@ -193,16 +193,21 @@ def aware(value: datetime | None, argument: str) -> datetime | None:
     return None if value is None else aware_utc(value, argument)
 
 
-UNPRINTABLE = frozenset({"Cc", "Cf", "Zl", "Zp"})  # controls, format characters, line breaks
+UNPRINTABLE = frozenset({"Cc", "Zl", "Zp"})  # controls and line breaks
+BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+"""Characters that change the direction text is shown in (other format characters, such as
+the joiners of emoji and of Persian or Hindi words, are ordinary text)."""
 
 
 def chosen_id(value: str, argument: str) -> str:
     """A caller-chosen id, as given: 1 to :data:`MAX_ID_CHARS` characters, not all of them
-    spaces, none of them a control or format character or a line break.
+    spaces, none of them a control character, a line break or a bidi control.
 
     Raises:
         InvalidInput: For a longer or blank id, or one holding such a character (NUL, a
-            newline, a bidi override).
+            newline, U+202E).
     """
     if not 1 <= len(value) <= MAX_ID_CHARS:
         raise InvalidInput(
@@ -210,11 +215,11 @@ def chosen_id(value: str, argument: str) -> str:
         )
     if not value.strip():
         raise InvalidInput(argument, "is blank; give an id with a letter or digit in it.")
-    if any(unicodedata.category(char) in UNPRINTABLE for char in value):
+    if any(unicodedata.category(char) in UNPRINTABLE or char in BIDI_CONTROLS for char in value):
         raise InvalidInput(
             argument,
-            "holds a control or format character or a line break (NUL, a newline, a bidi "
-            "override...); remove it.",
+            "holds a control character, a line break or a bidi control (NUL, a newline, "
+            "U+202E...); remove it.",
         )
     return value
 

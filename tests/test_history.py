@@ -35,6 +35,23 @@ def test_a_started_session_returns_its_metadata_as_stored(service: MemoryService
     assert service.get_session(session.id) == session
 
 
+@pytest.mark.parametrize(
+    "session_id",
+    [
+        "family \U0001f468\u200d\U0001f469\u200d\U0001f467 chat",
+        "گفت\u200cوگو",
+        "ses 1: día",
+        "s" * 64,
+    ],
+)
+def test_a_chosen_session_id_of_ordinary_text_is_kept(
+    service: MemoryService, session_id: str
+) -> None:
+    # Found by review: refusing every format character refused the joiners of emoji and of
+    # Persian words.
+    assert service.start_session(session_id=session_id).id == session_id
+
+
 def test_session_ids_are_generated_and_unique(service: MemoryService) -> None:
     first, second = service.start_session(), service.start_session()
     assert first.id != second.id and first.id.startswith("ses_")
