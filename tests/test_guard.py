@@ -71,11 +71,15 @@ LABELLED = [
     "A senha do Diego é gato2020",
     "palavra-passe: Lisboa#99",
     "access token = abcd1234efgh",
-    # found by review: a colon after the verb, a quoted word, a word between at a clause end
+    # found by review: a colon after the verb, a quoted word, an arrow, a word between
     "password is: Sunflower!99",
     "my password is 'letmein'",
     "Sunflower!99 is the wifi password",
     "Use Sunflower!99 as the wifi password.",
+    "password → tulip1987",
+    "PIN → 4819",
+    "tulip1987 is the wifi password for guests",
+    "Use Sunflower!99 as the wifi password when asked",
 ]
 CLEAN = [
     "Diego forgot his password yesterday and had to reset it.",
@@ -91,6 +95,9 @@ CLEAN = [
     "Argon2 is the recommended password hashing algorithm.",
     "password → Bitwarden",
     "Diego's bank: login → BankID",
+    "auth → OAuth2",
+    "1Password is my password manager.",
+    "SHA-256 is the password hash in the old system.",
     "Il mot de passe? Je ne m'en souviens plus.",
 ]
 

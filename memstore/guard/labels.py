@@ -62,7 +62,7 @@ VERBS = (
 CJK_PARTICLES = r"是|为|為|は|が|는|은|이|가"
 # Spaces and tabs only: a label never reaches across a line break to the next line's text.
 CONNECTOR = (
-    rf"[\"']?[ \t]*[:=>][ \t]*|[ \t]+(?P<verb>{VERBS})(?:[ \t]*:)?[ \t]+"
+    rf"[\"']?[ \t]*(?:[:=>]|(?P<arrow>→))[ \t]*|[ \t]+(?P<verb>{VERBS})(?:[ \t]*:)?[ \t]+"
     r"|[ \t]*,?[ \t]+(?:c'est|it's|it is|that's|das ist|es|è)[ \t]+"
     rf"|[ \t]*(?:{CJK_PARTICLES})[ \t]*"
 )
@@ -97,12 +97,16 @@ CLAUSE_ENDS = set(".,;!?)\"'`\u201d»")  # a closing quote ends a quoted value
 # these, a word of letters only is no password.
 WEAK_VERBS = {"to", "-", "—", "on", "er", "je", "este", "és", "là"}
 # The other order: "use Kx9!mPq2vL as the password", "Kx9!mPq2vL is my password".
+# What may follow the label of the other order: the clause's end, or a word that starts
+# another part of it ("... is the wifi password at home"); "Argon2 is the recommended
+# password hashing algorithm" and "1Password is my password manager" name no password.
+LABEL_ENDS = (
+    r"(?=[ \t]*(?:$|[.,;!?)]|(?:for|at|on|in|to|of|from|with|when|if|so|and|but|now|too"
+    r"|here|there)\b))"
+)
 REVERSED = re.compile(
     r"(?<!\S)[\"'`]?(?P<value>\S+?)[\"'`]?\s+(?:as|is)\s+(?:the|my|our|his|her)\s+"
-    r"(?:(?:password|passcode|passphrase|pin)\b"
-    # one word before it ("the wifi password") only where the clause ends: "Argon2 is the
-    # recommended password hashing algorithm" names no password (found by review)
-    r"|[\w-]+\s+(?:password|passcode|passphrase|pin)(?=[ \t]*(?:$|[.,;!?)])))",
+    rf"(?:[\w-]+\s+)?(?:password|passcode|passphrase|pin){LABEL_ENDS}",
     re.IGNORECASE,
 )
 
@@ -136,9 +140,13 @@ def accepted(found: re.Match[str], value: str) -> bool:
         return values.pin(value) or values.made_up(value)
     if found["password"]:
         # A word of letters only counts after a real connector: "password: swordfish",
-        # "password is swordfish", not "password to connect".
-        stated = found["bare"] is None and (found["verb"] or "is").casefold() not in WEAK_VERBS
+        # "password is swordfish", not "password to connect" or "password → Bitwarden".
+        weak = found["arrow"] is not None or (found["verb"] or "is").casefold() in WEAK_VERBS
+        stated = found["bare"] is None and not weak
         spelled = stated and values.passphrase(value, ends)
         return values.made_up(value) or values.pin(value) or spelled
-    # Without a connector, only a long one: "api-key 4b7e2a9c...", not "token 2023".
+    # Without a connector, only a long one: "api-key 4b7e2a9c...", not "token 2023"; an
+    # arrow maps a word to a service ("auth → OAuth2"), not to a key.
+    if found["arrow"] is not None:
+        return False
     return values.made_up(value) and (found["bare"] is None or len(values.clean(value)) >= 16)
