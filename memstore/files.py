@@ -109,27 +109,54 @@ def nameable(path: str | Path) -> None:
 
 
 STORE_COMPANIONS = ("", "-wal", "-shm", "-journal")  # the database and SQLite's files beside it
+OPEN_STORES: set[str] = set()
+"""The databases this process has opened (absolute paths): a file to be read is checked
+against them and their companions (:func:`not_a_store`). Never emptied: a store another
+object of the process still uses stays protected."""
 
 
-def not_the_store(path: str | Path, store: Path) -> None:
-    """Refuse to read the database ``store`` (or a file SQLite keeps beside it) as a source.
+def claim_store(path: Path) -> None:
+    """Record that this process holds SQLite connections to the database at ``path``."""
+    OPEN_STORES.add(str(path.absolute()))
+
+
+def not_a_store(path: str | Path) -> None:
+    """Refuse to open, as a file to read, a database this process has open (or a file SQLite
+    keeps beside it), under any name (a link, another folder's path).
 
     Opening and closing any descriptor of the database drops every POSIX lock this process's
     SQLite connections hold on it, so that another process can delete the WAL they still
-    write to (found by review: an import given the database lost a later acknowledged
-    write).
+    write to (found by review: an import or a diary given the database, or a hard link to
+    it, lost a later acknowledged write).
 
     Raises:
         FileError: If ``path`` is that file.
     """
-    for suffix in STORE_COMPANIONS:
-        with contextlib.suppress(OSError):
-            if os.path.samefile(path, f"{store}{suffix}"):
-                raise FileError(
-                    str(path),
-                    "is the memory store's own database, not a file to import; give the "
-                    "logs or the export to import.",
-                )
+    for store in list(OPEN_STORES):
+        for suffix in STORE_COMPANIONS:
+            with contextlib.suppress(OSError):
+                if os.path.samefile(path, f"{store}{suffix}"):
+                    raise FileError(
+                        str(path),
+                        "is a memory store's own database, not a file to read; give the "
+                        "logs, the export or the configuration meant.",
+                    )
+
+
+def not_a_companion(destination: Path, store: Path) -> None:
+    """Refuse to write a new file where SQLite keeps one beside the database ``store``: it
+    would take a ``-journal`` there for its own and delete it (found by review: a backup
+    written to it was gone at the next open).
+
+    Raises:
+        FileError: If ``destination`` is such a name.
+    """
+    base = str(store.absolute())
+    if str(destination.absolute()) in {f"{base}{suffix}" for suffix in STORE_COMPANIONS}:
+        raise FileError(
+            str(destination),
+            "is where SQLite keeps the database's own files; choose another name.",
+        )
 
 
 def unused(destination: str | Path, exists: Callable[[str], Exception]) -> Path:
@@ -201,9 +228,10 @@ def read_regular(path: Path, limit: int, what: str) -> bytearray:
     buffer (no second copy of a large file).
 
     Raises:
-        FileError: If ``path`` is not a regular file.
+        FileError: If ``path`` is not a regular file, or is a store this process has open.
         OSError: When it cannot be opened or read (FileNotFoundError when missing).
     """
+    not_a_store(path)
     descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     status = os.fstat(descriptor)
     if not stat.S_ISREG(status.st_mode):
@@ -226,9 +254,10 @@ def opened_regular(path: Path) -> Iterator[int]:
     not blocking on a FIFO), closed on exit.
 
     Raises:
-        FileError: If ``path`` is not a regular file.
+        FileError: If ``path`` is not a regular file, or is a store this process has open.
         OSError: When it cannot be opened.
     """
+    not_a_store(path)
     flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
     descriptor = os.open(path, flags | getattr(os, "O_CLOEXEC", 0))
     try:

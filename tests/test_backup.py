@@ -23,7 +23,7 @@ except ImportError:  # Windows
     fcntl = None  # type: ignore[assignment]
 from click.testing import CliRunner
 
-from memstore import BackupExists, InvalidInput, MemoryService
+from memstore import BackupExists, FileError, InvalidInput, MemoryService
 from memstore.adapters.cli import cli
 from memstore.store import backups
 
@@ -94,6 +94,19 @@ def test_backup_passes_check_alone_after_the_original_is_gone(
         session = restored.start_session()  # writable again, and back in WAL mode
         assert restored.record_message(session.id, "user", "after the restore") is not None
     assert journal_mode(copy) == "wal"
+
+
+def test_backup_and_export_refuse_the_name_of_the_databases_journal(
+    written: MemoryService, tmp_path: Path
+) -> None:
+    # Found by review: a backup written to DB-journal reported ok, and the next open took it
+    # for a hot journal and deleted it; an export there went the same way.
+    journal = Path(f"{written.path}-journal")
+    with pytest.raises(FileError, match="SQLite keeps"):
+        written.backup(journal)
+    with pytest.raises(FileError, match="SQLite keeps"):
+        written.export(journal)
+    assert not journal.exists() and written.health().ok
 
 
 def test_backup_refuses_an_existing_destination_and_leaves_it_untouched(

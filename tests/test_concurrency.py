@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
 import queue
 import sqlite3
 import threading
@@ -24,7 +25,8 @@ from typing import Any, TypeVar
 
 import pytest
 
-from memstore import FileError, MemoryService, StoreBusy
+from memstore import FileError, MemoryConfig, MemoryService, StoreBusy
+from memstore.config import read_section
 from tests.test_probe import memstore
 
 T = TypeVar("T")
@@ -306,16 +308,47 @@ def test_a_second_service_on_the_file_keeps_the_first_ones_locks(db_path: Path) 
     assert sorted(m["content"] for m in listed["memories"]) == [f"{g} memory" for g in greek]
 
 
-def test_the_database_given_as_an_import_source_is_refused_unopened(db_path: Path) -> None:
-    # Found by review: reading the database as a log or an export opened and closed it,
-    # which dropped this process's SQLite locks, and a later CLI write was lost the same way.
+def import_itself(service: MemoryService, path: Path) -> None:
+    with pytest.raises(FileError, match="own database"):
+        service.import_memories(path)
+    (report,) = service.import_markdown([path], speakers={"Diego": "user"}).files
+    assert report.error is not None and "own database" in report.error
+
+
+def import_a_link_to_it(service: MemoryService, path: Path) -> None:
+    folder = path.parent / "logs"
+    folder.mkdir()
+    os.link(path, folder / "2026-01-01.md")
+    (report,) = service.import_markdown([folder], speakers={"Diego": "user"}).files
+    assert report.error is not None and "own database" in report.error
+
+
+def read_it_as_the_diarys_log(service: MemoryService, path: Path) -> None:
+    folder = path.parent / "diary-logs"
+    folder.mkdir()
+    os.link(path, folder / "2026-01-01.md")
+    reader = MemoryService(path, config=MemoryConfig(log_dir=str(folder)))
+    assert reader.diary("2026-01-01").conversations == []
+
+
+def read_it_as_a_configuration(service: MemoryService, path: Path) -> None:
+    with pytest.raises(FileError, match="own database"):
+        read_section(path)
+
+
+@pytest.mark.parametrize(
+    "suspect",
+    [import_itself, import_a_link_to_it, read_it_as_the_diarys_log, read_it_as_a_configuration],
+)
+def test_the_database_is_never_opened_as_a_file_to_read(
+    db_path: Path, suspect: Callable[[MemoryService, Path], None]
+) -> None:
+    # Found by review: an import of the database or of a hard link to it, a diary log or a
+    # configuration read from it opened and closed the file, which dropped this process's
+    # SQLite locks, and a later CLI write was lost the same way.
     first = MemoryService(db_path)
     first.remember("alpha memory")
-    for source in (db_path, Path(f"{db_path}-wal")):
-        with pytest.raises(FileError, match="own database"):
-            first.import_memories(source)
-        with pytest.raises(FileError, match="own database"):
-            first.import_markdown([source], speakers={"Diego": "user"})
+    suspect(first, db_path)
     assert memstore("--database", str(db_path), "remember", "beta memory").returncode == 0
     assert Path(f"{db_path}-wal").exists()
     first.remember("gamma memory")

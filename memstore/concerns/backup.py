@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from memstore import files
 from memstore.concerns.health import health
 from memstore.schemas import BackupReport
 from memstore.store import backups
@@ -29,10 +30,12 @@ def backup(db: Database, destination: str | Path) -> BackupReport:
 
     Raises:
         BackupExists: If ``destination`` exists; nothing is written.
+        FileError: If ``destination`` is where SQLite keeps a file beside the database.
         InvalidInput: If the destination folder cannot be created or written.
         StoreError: If SQLite fails while reading the database or writing the copy.
     """
     target = backups.target(destination)
+    files.not_a_companion(target, db.path)
     db.ensure_schema()
     with backups.staging(target) as staged:
         backups.copy(db.path, staged, read_only=db.read_only is not None)

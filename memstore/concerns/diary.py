@@ -14,9 +14,11 @@ from collections.abc import Iterable
 from datetime import date
 from pathlib import Path
 
+from memstore import files
 from memstore.concerns.import_files import MAX_LOG_BYTES
 from memstore.concerns.memories import memory_model
 from memstore.config import MemoryConfig
+from memstore.errors import FileError
 from memstore.repository import diary as diary_rows
 from memstore.schemas import Diary, DiaryConversation, Message
 from memstore.store.database import Database
@@ -62,8 +64,11 @@ def read_log(path: Path) -> tuple[str | None, str | None]:
             return None, None
         if not path.is_file():
             return None, "it is not a regular file"
+        files.not_a_store(path)
         with path.open("rb") as file:
             data = file.read(MAX_LOG_BYTES + 1)
+    except FileError as refused:  # a store this process has open, under a log's name
+        return None, refused.reason
     except OSError as error:
         return None, f"it cannot be read ({error.strerror or error})"
     if len(data) > MAX_LOG_BYTES:

@@ -21,6 +21,7 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
+from memstore import files
 from memstore.errors import FileError
 from memstore.kinds import TransferFormat, TransferScope
 from memstore.repository import transfer as rows
@@ -70,9 +71,11 @@ def export(
     Raises:
         ExportExists: If ``to`` exists; nothing is written.
         InvalidInput: For an unknown ``tz``, or a folder that cannot be written.
-        FileError: If writing fails midway (a full disk); nothing is left at ``to``.
+        FileError: If writing fails midway (a full disk); nothing is left at ``to``; or
+            ``to`` is where SQLite keeps a file beside the database.
     """
     target = destination.target(to)
+    files.not_a_companion(target, db.path)
     place = zone(tz) if form == "markdown" else None
     db.ensure_schema()
     now = utc_now()

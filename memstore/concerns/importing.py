@@ -71,7 +71,6 @@ def import_markdown(
         raise InvalidInput("paths", "must be a list of file or folder paths (str or Path).")
     for path in given:
         files.openable(path)  # a name not UTF-8 is that file's own error, below
-        files.not_the_store(path, db.path)
     reports = [import_files.empty_folder(path) for path in import_files.empty_folders(given)]
     logs = import_files.loaded(import_files.expand_paths(given))
     for path, loaded in logs:

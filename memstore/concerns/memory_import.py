@@ -58,7 +58,6 @@ def import_memories(db: Database, path: str | Path) -> MemoryImportReport:
     """
     files.nameable(path)
     source = Path(path).expanduser().absolute()
-    files.not_the_store(source, db.path)
     now = utc_now()
     survey = Survey(fresh=db.holds_store() is False, now=now)
     form, records = read(source)

@@ -33,7 +33,6 @@ try:
 except ImportError:  # Windows: no flock, so no sweeping of abandoned copies
     fcntl = None  # type: ignore[assignment]
 
-COMPANIONS = ("", "-journal", "-wal", "-shm")
 STAGED_MARK = ".memstore-"
 STAGED_SUFFIX = ".partial"
 
@@ -100,7 +99,7 @@ def remove_abandoned(folder: Path, own: Path) -> None:
 
 def remove_copy(staged: Path) -> None:
     """Remove a staged copy and any SQLite companion file of it."""
-    for suffix in COMPANIONS:
+    for suffix in files.STORE_COMPANIONS:
         with suppress(FileNotFoundError):
             os.unlink(f"{staged}{suffix}")
 

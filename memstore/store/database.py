@@ -198,6 +198,7 @@ class Database:
         known, code = migrations.revisions(self.migrations), self.code_version()
         if files.regular(self.path, "the database") is None:
             self._create()
+        files.claim_store(self.path)  # never read as a file from here on (files.not_a_store)
         with translate_errors(self.path):
             schema = probe.read_schema(self.path)
         upgrade = schema is None or probe.pending(schema, self.path, known, code)

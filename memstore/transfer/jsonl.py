@@ -82,6 +82,7 @@ def numbered_lines(path: Path) -> Iterator[tuple[int, bytes]]:
         FileError: If ``path`` is not a regular file or cannot be read.
     """
     files.regular(path, "the export")  # a FIFO or a device is refused before it is opened
+    files.not_a_store(path)
     try:
         with path.open("rb") as stream:
             for number, raw in enumerate(stream, start=1):
