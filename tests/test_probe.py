@@ -166,6 +166,36 @@ def test_another_applications_database_locked_by_its_writer_is_left_as_it_is(
     assert tables == [("notes",)]
 
 
+HOT_JOURNAL = """
+import os, sqlite3, sys
+connection = sqlite3.connect(sys.argv[1], isolation_level=None)
+connection.execute("PRAGMA cache_size = 1")
+connection.execute("BEGIN")
+connection.execute("INSERT INTO notes SELECT randomblob(5000) FROM generate_series")
+os._exit(0)  # killed mid-write: the -journal is left hot
+"""
+
+
+def test_another_applications_database_with_a_hot_journal_is_left_as_it_is(
+    foreign: Path,
+) -> None:
+    # Found by review: a read-only probe cannot roll a hot journal back, took the file for no
+    # database, and the write that followed rolled it back and switched the file to WAL.
+    with closing(sqlite3.connect(foreign)) as connection, connection:
+        connection.execute("CREATE TABLE generate_series AS SELECT 1 AS x")
+        connection.execute(
+            "INSERT INTO generate_series WITH RECURSIVE r(i) AS (SELECT 2 UNION ALL "
+            "SELECT i + 1 FROM r WHERE i < 200) SELECT i FROM r"
+        )
+    subprocess.run([sys.executable, "-c", HOT_JOURNAL, str(foreign)], check=True)
+    journal = Path(f"{foreign}-journal")
+    assert journal.exists()
+    before = foreign.read_bytes(), journal.read_bytes()
+    completed = memstore("--database", str(foreign), "remember", "Diego likes tea.")
+    assert completed.returncode == 1 and "-journal" in error_of(completed)["message"]
+    assert (foreign.read_bytes(), journal.read_bytes()) == before
+
+
 @pytest.mark.parametrize("command", [["remember", "Diego likes tea."], ["recall", "tea"]])
 def test_a_symbolic_link_to_nothing_as_database_is_a_file_error(
     tmp_path: Path, command: list[str]

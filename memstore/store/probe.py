@@ -114,6 +114,7 @@ def read_schema(path: Path) -> Schema | None:
             wait: the file may well be a database, and another application's must be left
             as it is (found by review: taken for no database, one being written was
             switched to WAL).
+        FileError: When a hot journal waits beside it: reading it would roll that back.
     """
     from memstore.store.sqlite_errors import is_busy  # here: that module imports this one
 
@@ -124,6 +125,13 @@ def read_schema(path: Path) -> Schema | None:
     except sqlite3.DatabaseError as error:
         if is_busy(error):
             raise
+        if error.sqlite_errorcode == sqlite3.SQLITE_READONLY_ROLLBACK:
+            raise FileError(  # found by review: taken for no database, it was switched to WAL
+                str(path),
+                "a write to this database was interrupted and its -journal waits to be rolled "
+                "back; open it first with the application that wrote it. memstore left it as "
+                "it is.",
+            ) from error
         return None
 
 
