@@ -196,6 +196,37 @@ def test_another_applications_database_with_a_hot_journal_is_left_as_it_is(
     assert (foreign.read_bytes(), journal.read_bytes()) == before
 
 
+KILLED_WRITE = """
+import os, sqlite3, sys
+connection = sqlite3.connect(sys.argv[1], isolation_level=None)
+connection.execute("PRAGMA cache_size = 1")
+connection.execute("BEGIN")
+connection.execute(
+    "CREATE TABLE junk AS WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r "
+    "WHERE i < 300) SELECT randomblob(4000) AS b FROM r"
+)
+os._exit(0)  # killed mid-write: the -journal is left hot
+"""
+
+
+def test_memstores_own_database_with_a_hot_journal_is_rolled_back_and_used(
+    tmp_path: Path,
+) -> None:
+    # Found by review: refusing every hot journal refused, for good, a store killed while it
+    # switched to WAL (a backup, in rollback journal mode, on its first open).
+    live, backup = tmp_path / "live.sqlite3", tmp_path / "backup.sqlite3"
+    MemoryService(live).remember("Diego likes tea.")
+    MemoryService(live).backup(backup)
+    subprocess.run([sys.executable, "-c", KILLED_WRITE, str(backup)], check=True)
+    assert Path(f"{backup}-journal").exists()
+    listed = json.loads(memstore("--database", str(backup), "memories").stdout)
+    assert [memory["content"] for memory in listed["memories"]] == ["Diego likes tea."]
+    with closing(sqlite3.connect(backup)) as connection:
+        assert (
+            connection.execute("SELECT 1 FROM sqlite_master WHERE name = 'junk'").fetchall() == []
+        )
+
+
 @pytest.mark.parametrize("command", [["remember", "Diego likes tea."], ["recall", "tea"]])
 def test_a_symbolic_link_to_nothing_as_database_is_a_file_error(
     tmp_path: Path, command: list[str]

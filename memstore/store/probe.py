@@ -17,7 +17,9 @@ both values.
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
+import tempfile
 from collections.abc import Mapping
 from contextlib import closing
 from dataclasses import dataclass
@@ -114,7 +116,8 @@ def read_schema(path: Path) -> Schema | None:
             wait: the file may well be a database, and another application's must be left
             as it is (found by review: taken for no database, one being written was
             switched to WAL).
-        FileError: When a hot journal waits beside it: reading it would roll that back.
+        FileError: When a hot journal waits beside another application's database (see
+            :func:`rolled_back_schema`).
     """
     from memstore.store.sqlite_errors import is_busy  # here: that module imports this one
 
@@ -126,13 +129,38 @@ def read_schema(path: Path) -> Schema | None:
         if is_busy(error):
             raise
         if error.sqlite_errorcode == sqlite3.SQLITE_READONLY_ROLLBACK:
-            raise FileError(  # found by review: taken for no database, it was switched to WAL
-                str(path),
-                "a write to this database was interrupted and its -journal waits to be rolled "
-                "back; open it first with the application that wrote it. memstore left it as "
-                "it is.",
-            ) from error
+            return rolled_back_schema(path)
         return None
+
+
+def rolled_back_schema(path: Path) -> Schema:
+    """The schema records of the database at ``path`` once its hot journal is rolled back,
+    read from a rolled-back copy in a temporary folder, the file left as it is: memstore's
+    own store (or an empty one) is then opened and rolled back as SQLite does; another
+    application's is refused.
+
+    A read-only connection cannot roll a hot journal back. Taken for no database, another
+    application's file was rolled back and switched to WAL by the write that followed (found
+    by review); refused outright, memstore's own store, killed while it switched to WAL,
+    was refused for good (found by a later review).
+
+    Raises:
+        FileError: If the rolled-back database holds another application's tables or marks.
+    """
+    with tempfile.TemporaryDirectory(prefix="memstore-probe-") as folder:
+        copy = Path(folder) / "rolled-back.sqlite3"
+        shutil.copyfile(path, copy)
+        shutil.copyfile(f"{path}-journal", f"{copy}-journal")
+        with closing(sqlite3.connect(copy)) as connection:
+            schema = schema_of(connection)
+    if schema.is_memstore or not (schema.objects or schema.marked):
+        return schema
+    raise FileError(
+        str(path),
+        "a write of another application to this database was interrupted and its -journal "
+        "waits to be rolled back; open it first with that application. memstore left it as "
+        "it is.",
+    )
 
 
 def read_only_reason(path: Path) -> str | None:
