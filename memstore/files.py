@@ -109,20 +109,37 @@ def nameable(path: str | Path) -> None:
 
 
 STORE_COMPANIONS = ("", "-wal", "-shm", "-journal")  # the database and SQLite's files beside it
-OPEN_STORES: set[str] = set()
-"""The databases this process has opened (absolute paths): a file to be read is checked
-against them and their companions (:func:`not_a_store`). Never emptied: a store another
-object of the process still uses stays protected."""
+OPEN_STORES: dict[tuple[int, int], Path] = {}
+"""The databases this process has opened, by device and inode, with the path each was opened
+by: a file to be read is checked against them (:func:`not_a_store`) at the cost of a stat or
+two, however many there are. Never emptied: a store another object of the process still uses
+stays protected; one deleted since no longer matches (:func:`store_of`)."""
 
 
 def claim_store(path: Path) -> None:
     """Record that this process holds SQLite connections to the database at ``path``."""
-    OPEN_STORES.add(str(path.absolute()))
+    status = os.stat(path)
+    OPEN_STORES[(status.st_dev, status.st_ino)] = path.absolute()
+
+
+def store_of(path: str | Path) -> Path | None:
+    """The database this process has opened that the file at ``path`` is (under any name: a
+    link, another folder's path) or that SQLite keeps it beside (its ``-wal``, ``-shm`` or
+    ``-journal``), or None."""
+    text = os.fspath(path)
+    bases = [text, *(text[: -len(end)] for end in STORE_COMPANIONS if end and text.endswith(end))]
+    for base in bases:
+        with contextlib.suppress(OSError):
+            status = os.stat(base)
+            store = OPEN_STORES.get((status.st_dev, status.st_ino))
+            if store is not None and os.path.samestat(os.stat(store), status):
+                return store
+    return None
 
 
 def not_a_store(path: str | Path) -> None:
     """Refuse to open, as a file to read, a database this process has open (or a file SQLite
-    keeps beside it), under any name (a link, another folder's path).
+    keeps beside it), under any name.
 
     Opening and closing any descriptor of the database drops every POSIX lock this process's
     SQLite connections hold on it, so that another process can delete the WAL they still
@@ -132,31 +149,33 @@ def not_a_store(path: str | Path) -> None:
     Raises:
         FileError: If ``path`` is that file.
     """
-    for store in list(OPEN_STORES):
-        for suffix in STORE_COMPANIONS:
-            with contextlib.suppress(OSError):
-                if os.path.samefile(path, f"{store}{suffix}"):
-                    raise FileError(
-                        str(path),
-                        "is a memory store's own database, not a file to read; give the "
-                        "logs, the export or the configuration meant.",
-                    )
+    if store_of(path) is not None:
+        raise FileError(
+            str(path),
+            "is a memory store's own database, not a file to read; give the logs, the export "
+            "or the configuration meant.",
+        )
 
 
 def not_a_companion(destination: Path, store: Path) -> None:
-    """Refuse to write a new file where SQLite keeps one beside the database ``store``: it
-    would take a ``-journal`` there for its own and delete it (found by review: a backup
-    written to it was gone at the next open).
+    """Refuse to write a new file where SQLite keeps one beside the database ``store`` or
+    another this process has open: it would take a ``-journal`` there for its own and roll
+    it back (found by review: a backup written to it was gone at the next open).
 
     Raises:
         FileError: If ``destination`` is such a name.
     """
-    base = str(store.absolute())
-    if str(destination.absolute()) in {f"{base}{suffix}" for suffix in STORE_COMPANIONS}:
-        raise FileError(
-            str(destination),
-            "is where SQLite keeps the database's own files; choose another name.",
-        )
+    name = os.fspath(destination)
+    for end in STORE_COMPANIONS[1:]:
+        base = name[: -len(end)]
+        if not name.endswith(end) or not os.path.exists(base):
+            continue
+        own = os.path.exists(store) and os.path.samefile(base, store)
+        if own or store_of(base) is not None:
+            raise FileError(
+                str(destination),
+                "is where SQLite keeps a file beside the database; choose another name.",
+            )
 
 
 def unused(destination: str | Path, exists: Callable[[str], Exception]) -> Path:

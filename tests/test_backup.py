@@ -102,11 +102,16 @@ def test_backup_and_export_refuse_the_name_of_the_databases_journal(
     # Found by review: a backup written to DB-journal reported ok, and the next open took it
     # for a hot journal and deleted it; an export there went the same way.
     journal = Path(f"{written.path}-journal")
-    with pytest.raises(FileError, match="SQLite keeps"):
-        written.backup(journal)
-    with pytest.raises(FileError, match="SQLite keeps"):
-        written.export(journal)
-    assert not journal.exists() and written.health().ok
+    (tmp_path / "sub").mkdir()
+    roundabout = tmp_path / "sub" / ".." / journal.name  # found by a later review
+    other = MemoryService(tmp_path / "other.sqlite3")
+    other.remember("Diego likes coffee.")  # another store this process has open
+    for destination in (journal, roundabout, Path(f"{other.path}-journal")):
+        with pytest.raises(FileError, match="SQLite keeps"):
+            written.backup(destination)
+        with pytest.raises(FileError, match="SQLite keeps"):
+            written.export(destination)
+    assert not journal.exists() and written.health().ok and other.health().ok
 
 
 def test_backup_refuses_an_existing_destination_and_leaves_it_untouched(

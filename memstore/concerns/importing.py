@@ -63,7 +63,7 @@ def import_markdown(
 
     Raises:
         InvalidInput: For an empty speaker map or an unknown role.
-        FileError: For a path holding a NUL character, or the database itself.
+        FileError: For a path holding a NUL character.
     """
     roles = speaker_roles(speakers.items())
     given = list(paths)

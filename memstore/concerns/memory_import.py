@@ -53,8 +53,8 @@ def import_memories(db: Database, path: str | Path) -> MemoryImportReport:
         SecretRejected: For a memory that looks like it holds a credential; nothing is
             written.
         FileError: For a path no file system takes (a NUL character) or not valid UTF-8,
-            a symbolic link, a file that is not a regular file or cannot be read, or the
-            database itself.
+            a symbolic link, a file that is not a regular file or cannot be read, or a
+            database this process has open.
     """
     files.nameable(path)
     source = Path(path).expanduser().absolute()
