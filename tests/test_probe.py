@@ -176,11 +176,14 @@ os._exit(0)  # killed mid-write: the -journal is left hot
 """
 
 
+@pytest.mark.parametrize("through_a_link", [False, True])
 def test_another_applications_database_with_a_hot_journal_is_left_as_it_is(
-    foreign: Path,
+    foreign: Path, through_a_link: bool
 ) -> None:
     # Found by review: a read-only probe cannot roll a hot journal back, took the file for no
-    # database, and the write that followed rolled it back and switched the file to WAL.
+    # database, and the write that followed rolled it back and switched the file to WAL;
+    # through a symbolic link, the journal beside the link's target went unseen (its page 1
+    # torn, the file then read as no database).
     with closing(sqlite3.connect(foreign)) as connection, connection:
         connection.execute("CREATE TABLE generate_series AS SELECT 1 AS x")
         connection.execute(
@@ -190,8 +193,14 @@ def test_another_applications_database_with_a_hot_journal_is_left_as_it_is(
     subprocess.run([sys.executable, "-c", HOT_JOURNAL, str(foreign)], check=True)
     journal = Path(f"{foreign}-journal")
     assert journal.exists()
+    given = foreign
+    if through_a_link:
+        with foreign.open("r+b") as torn:
+            torn.write(bytes(100))
+        given = foreign.with_name("link.db")
+        given.symlink_to(foreign)
     before = foreign.read_bytes(), journal.read_bytes()
-    completed = memstore("--database", str(foreign), "remember", "Diego likes tea.")
+    completed = memstore("--database", str(given), "remember", "Diego likes tea.")
     assert completed.returncode == 1 and "-journal" in error_of(completed)["message"]
     assert (foreign.read_bytes(), journal.read_bytes()) == before
 
