@@ -80,8 +80,8 @@ class MemoryService(StoreHandle):
         metadata: Mapping[str, Any] | None = None,
     ) -> schemas.Session:
         """Open a live session (a random id and now by default). Raises InvalidInput for a
-        naive time, metadata JSON cannot hold, or an id in use, of over 64 characters or
-        holding a control character."""
+        naive time, metadata JSON cannot hold, or an id in use, blank, of over 64
+        characters, or holding a control character, a line break or a bidi control."""
         return history.start_session(self._db, session_id, started_at, metadata)
 
     @checked

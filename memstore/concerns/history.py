@@ -38,7 +38,8 @@ def start_session(
 
     Raises:
         InvalidInput: For a naive time, metadata that JSON cannot hold, an id already in
-            use, or one of over 64 characters or holding a control character.
+            use, or one :func:`~memstore.arguments.chosen_id` refuses (blank, over 64
+            characters, a control character, a line break or a bidi control).
     """
     session = StoredSession(
         id=chosen_id(session_id, "session_id") if session_id else new_id("ses"),
