@@ -169,9 +169,10 @@ class Fts5Unavailable(MemstoreError):
 
 class StoreBusy(MemstoreError):
     """Another process held the database lock for longer than the 500 ms wait, the other
-    writers of this process kept their turn for 30 s, or every one of the process's 20
-    connections to the file stayed in use for 30 s; retrying later is safe (nothing was
-    written)."""
+    writers of this process kept their turn for 30 s, every one of the process's 20
+    connections to the file stayed in use for 30 s, or the owner of a store this user may
+    only read changed it while it was read (:mod:`memstore.store.readers`); retrying later
+    is safe (nothing was written)."""
 
     retryable = True
 

@@ -23,8 +23,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from memstore import FileError, MemoryService, SchemaError, StoreReadOnly
+from memstore import FileError, MemoryService, SchemaError, StoreBusy, StoreReadOnly
 from memstore.adapters.cli import cli
+from memstore.store import probe
+from memstore.store.database import Database
 from tests.conftest import REPO
 
 EXAMPLES = REPO / "examples" / "logs"
@@ -435,6 +437,58 @@ def test_a_read_only_service_sees_what_the_owner_writes_later(read_only_store: P
         owner.join(timeout=60)
         for descriptor in (*ready, *told):
             os.close(descriptor)
+
+
+def test_a_read_the_owner_checkpointed_under_is_busy_not_a_silent_mix(
+    read_only_store: Path,
+) -> None:
+    # Found by review: a read of the file as immutable, while its owner closed the store
+    # and wrote its WAL into it, went on reading pages of both (or failed as damaged).
+    ready, told = os.pipe(), os.pipe()
+
+    def owner_writes_and_closes() -> None:
+        os.read(ready[0], 1)
+        with MemoryService(read_only_store) as service:
+            service.remember("Diego likes kiwi.")
+        os.write(told[1], b"w")
+
+    def work() -> str:
+        database = Database(read_only_store)
+        try:
+            with database.read() as connection:
+                connection.execute("SELECT count(*) FROM memories").fetchone()
+                os.write(ready[1], b"r")
+                os.read(told[0], 1)
+                connection.execute("SELECT count(*) FROM memories").fetchone()
+        except StoreBusy as error:
+            return str(error)
+        return "read"
+
+    owner = threading.Thread(target=owner_writes_and_closes, daemon=True)
+    owner.start()
+    try:
+        assert "owner was opening, closing or writing it" in read_only_runner(work)
+    finally:
+        owner.join(timeout=60)
+        for descriptor in (*ready, *told):
+            os.close(descriptor)
+
+
+def test_a_reader_decided_on_a_wal_gone_by_its_first_read_opens_again(
+    read_only_store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Found by review: a -wal seen as the connection was decided on, and deleted by its
+    # owner's close before the first read, failed the read as StoreReadOnly ("nothing was
+    # written"), for SQLite then wanted a WAL index this user may not make.
+    def work() -> list[str]:
+        service = MemoryService(read_only_store)
+        service.health()
+        stale = [False]
+        real = probe.settled
+        monkeypatch.setattr(probe, "settled", lambda path: stale.pop() if stale else real(path))
+        return [memory.content for memory in service.recall("tea").memories]
+
+    assert read_only_runner(work) == ["Diego likes green tea."]
 
 
 # Private by default

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from memstore.errors import Fts5Unavailable, StoreBusy
-from memstore.store import probe
+from memstore.store import readers
 
 BUSY_TIMEOUT_MS = 500
 FTS5_PROBE = "CREATE VIRTUAL TABLE probe USING fts5(x)"
@@ -48,11 +48,9 @@ TO_WAL = "PRAGMA journal_mode = WAL"
 def connect(path: str | Path, *, read_only: bool = False) -> sqlite3.Connection:
     """A new connection to the database file at ``path`` with memstore's settings, in
     autocommit mode (memstore issues ``BEGIN`` itself); with ``read_only``, one that cannot
-    write (see :func:`probe.reader_uri`). Any thread may use it, one at a time."""
+    write (see :mod:`memstore.store.readers`). Any thread may use it, one at a time."""
     if read_only:
-        connection = sqlite3.connect(
-            probe.reader_uri(Path(path)), uri=True, check_same_thread=False
-        )
+        connection: sqlite3.Connection = readers.open_reader(Path(path), BUSY_TIMEOUT_MS / 1000)
     else:
         connection = sqlite3.connect(path, check_same_thread=False)
     try:

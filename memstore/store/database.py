@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from memstore import files
 from memstore.errors import FileError, StoreError, StoreReadOnly
-from memstore.store import migrations, probe
+from memstore.store import migrations, probe, readers
 from memstore.store.connections import ConnectionPool, connect, require_fts5, switch_to_wal
 from memstore.store.sqlite_errors import translate_errors
 from memstore.store.write_lock import WriterTurns, begin_immediate
@@ -123,7 +123,11 @@ class Database:
     @contextmanager
     def _unit(self, begin: Callable[[Connection], None], *, commit: bool) -> Iterator[Connection]:
         pool = self.pool
-        with translate_errors(self.path), pool.connection() as connection:
+        with (
+            translate_errors(self.path),
+            pool.connection() as connection,
+            readers.watched(connection, self.path),
+        ):
             try:
                 begin(connection)
                 try:
