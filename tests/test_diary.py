@@ -513,6 +513,41 @@ def test_the_diary_of_a_missing_database_shows_the_log_and_creates_nothing(
     assert not database.exists()
 
 
+def test_the_diary_of_an_empty_file_shows_the_log_and_leaves_it_empty(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    # Found by review: an empty file (no store yet) was made a whole store by the diary.
+    database = tmp_path / "memory.sqlite3"
+    database.touch()
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "2026-10-05.md").write_text(LOG, encoding="utf-8")
+    code, out, err = invoke(runner, database, "2026-10-05", "--tz", MADRID)
+    assert code == 0, err
+    assert json.loads(out)["log"] == LOG
+    assert database.stat().st_size == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["logs", "memory.sqlite3"]
+
+
+def test_the_diary_of_an_older_schema_refuses_to_upgrade_it(
+    runner: CliRunner, db_path: Path
+) -> None:
+    # Found by review: the diary, which never writes, upgraded a database at 0006 to 0007.
+    from tests.test_migrations import downgrade
+
+    with MemoryService(db_path) as service:
+        service.remember("Diego toma café.")
+    downgrade(db_path, "0006")
+    before = hashlib.sha256(db_path.read_bytes()).hexdigest()
+    code, _, err = invoke(runner, db_path, "2026-10-05", "--tz", MADRID)
+    error = json.loads(err)["error"]
+    assert (code, error["type"]) == (1, "SchemaError")
+    assert "schema version 6, older than this code's 7" in error["message"]
+    assert "only reads" in error["message"]
+    assert hashlib.sha256(db_path.read_bytes()).hexdigest() == before
+    with MemoryService(db_path) as service:  # any other use upgrades it, as before
+        assert [m.content for m in service.list_memories().memories] == ["Diego toma café."]
+
+
 def test_the_text_view_escapes_bidi_overrides_and_controls_in_a_real_process(
     db_path: Path, seeded: Seeded
 ) -> None:

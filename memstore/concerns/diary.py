@@ -45,6 +45,18 @@ def conversations(messages: Iterable[Message]) -> list[DiaryConversation]:
     ]
 
 
+def stored(path: Path) -> bool:
+    """Whether the database file at ``path`` holds anything: a missing or empty file is no
+    store yet, and the diary never makes one (README: only the commands that store create
+    a database).
+
+    Raises:
+        FileError: If something other than a regular file is there.
+    """
+    status = files.regular(path, "the database")
+    return status is not None and status.st_size > 0
+
+
 # The day's Markdown log
 
 
@@ -96,12 +108,17 @@ def diary(
         The day: times in UTC; ``day``, ``previous_day`` and ``next_day`` dates in ``tz``.
     Raises:
         InvalidInput: For a malformed day or an unknown time zone.
+        SchemaError: For a database whose schema is older than this code's: the diary
+            writes nothing, an upgrade included.
+        FileError: For a database path that is not a regular file, or another
+            application's database.
     """
     place = zone(tz)
     when = today(place) if day is None else parse_day(day)
     start, end = bounds(when, place)
     found, memories, now = diary_rows.Interval([], [], None, None), [], utc_now()
-    if db.path.exists():  # only reads: a missing database is not created
+    if stored(db.path):  # only reads: a missing or empty file is not made a store
+        db.ensure_schema(upgrade=False)  # nor is an older one upgraded
         with db.read() as connection:
             found = diary_rows.interval(connection, start, end)
         memories = [memory_model(memory, now) for memory in found.memories]

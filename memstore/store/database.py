@@ -24,7 +24,7 @@ from sqlite3 import Connection
 from typing import TYPE_CHECKING
 
 from memstore import files
-from memstore.errors import FileError, StoreError, StoreReadOnly
+from memstore.errors import FileError, SchemaError, StoreError, StoreReadOnly
 from memstore.store import migrations, probe, readers
 from memstore.store.connections import ConnectionPool, connect, require_fts5, switch_to_wal
 from memstore.store.sqlite_errors import translate_errors
@@ -156,16 +156,19 @@ class Database:
         finally:
             engine.dispose()
 
-    def ensure_schema(self) -> None:
+    def ensure_schema(self, *, upgrade: bool = True) -> None:
         """Check the file, then create or upgrade the schema once, every pending revision in
-        one transaction (a read-only file is only checked).
+        one transaction (a read-only file is only checked). Without ``upgrade``, for a
+        command that only reads (the diary), a file that needs its schema made or upgraded
+        is refused instead, unchanged.
 
         Raises:
             Fts5Unavailable: If SQLite lacks FTS5.
             FileError: If the path is not a regular file, or holds another application's
                 SQLite database (it is left untouched).
             SchemaError: If the schema is newer than this code, has gaps, or its
-                alembic_version and schema_migrations disagree.
+                alembic_version and schema_migrations disagree; without ``upgrade``, if it
+                is older than this code's (or not made yet).
             StoreReadOnly: If a read-only file needs an upgrade.
             StoreBusy: If another process kept the file locked past the probe's wait
                 (nothing was changed).
@@ -177,7 +180,7 @@ class Database:
         with self._lock:
             if self._pool is None:
                 require_fts5()
-                self._pool = self._open()
+                self._pool = self._open(upgrade)
 
     def _leave_parent(self) -> None:
         """In a child forked after this Database was used, start afresh: the parent's pool is
@@ -192,7 +195,7 @@ class Database:
         self._pool, self._lock, self._writers = None, threading.Lock(), WriterTurns()
         self._pid = os.getpid()
 
-    def _open(self) -> ConnectionPool:
+    def _open(self, may_upgrade: bool) -> ConnectionPool:
         if str(self.path) == ":memory:":
             raise FileError(
                 ":memory:",
@@ -206,6 +209,8 @@ class Database:
         with translate_errors(self.path):
             schema = probe.read_schema(self.path)
         upgrade = schema is None or probe.pending(schema, self.path, known, code)
+        if upgrade and not may_upgrade:
+            raise self._not_upgraded(0 if schema is None else schema.newest, code)
         self.read_only = probe.read_only_reason(self.path)
         if self.read_only is not None:
             if upgrade and schema is not None:
@@ -217,6 +222,18 @@ class Database:
             # file's owner writes (found by review: it never saw a later write).
             return ConnectionPool(functools.partial(connect, self.path, read_only=True), keep=0)
         return self._writable_pool(upgrade, known, code)
+
+    def _not_upgraded(self, version: int, code: int) -> SchemaError:
+        """The refusal of a file whose schema (at ``version``) is older than ``code``'s, by a
+        command that only reads."""
+        return SchemaError(
+            f"The database {self.path} is at schema version {version}, older than this "
+            f"code's {code}, and this command only reads, so it does not upgrade it. Any "
+            "other command (`memstore check`, say) upgrades it on first use; make a backup "
+            "first (`memstore backup PATH`).",
+            database_version=version,
+            code_version=code,
+        )
 
     def _writable_pool(self, upgrade: bool, known: dict[str, int], code: int) -> ConnectionPool:
         pool = ConnectionPool(functools.partial(connect, self.path))
