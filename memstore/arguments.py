@@ -24,7 +24,7 @@ from typing import Any, ParamSpec, TypeVar
 
 from memstore.errors import InvalidInput, InvalidQuery
 from memstore.kinds import Role, spoken, values
-from memstore.times import aware_utc
+from memstore.times import aware_utc, storable
 
 # Text the methods judge themselves (recall's query is an InvalidQuery, context's is only
 # ranked, a message's content has its own message): the surrogate check leaves them alone.
@@ -191,6 +191,17 @@ def aware(value: datetime | None, argument: str) -> datetime | None:
         InvalidInput: If ``value`` has no time zone or leaves the years 1-9999 in UTC.
     """
     return None if value is None else aware_utc(value, argument)
+
+
+def stored_time(value: datetime | None, argument: str) -> datetime | None:
+    """``value`` in UTC, or None, for a time memstore stores (see
+    :func:`memstore.times.storable`).
+
+    Raises:
+        InvalidInput: If ``value`` has no time zone or lies within a day of the calendar's
+            ends in UTC.
+    """
+    return None if value is None else storable(aware_utc(value, argument), argument)
 
 
 UNPRINTABLE = frozenset({"Cc", "Zl", "Zp"})  # controls and line breaks

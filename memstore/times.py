@@ -1,10 +1,11 @@
 """Times given to memstore: parsed from ISO 8601, required to be aware, converted to UTC;
 and local calendar days: a time zone by name, a day's bounds as UTC instants.
 
-Stored times are UTC, in the years 1 to 9999 that Python's datetime holds. A time near the
+Times are UTC, in the years 1 to 9999 that Python's datetime holds. A time near the
 calendar's edges can leave them once converted (``0001-01-01T00:00:00+05:00`` is in year 0
 in UTC), which Python reports as an OverflowError: here it is an InvalidInput naming the
-argument, like any other bad time.
+argument, like any other bad time. A time memstore stores keeps a day from both ends
+(:func:`storable`), so that every zone's local time holds it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,11 @@ if TYPE_CHECKING:
 
 EXAMPLE = "2026-10-05T09:00:00+02:00"
 DAY_FORMAT = re.compile(r"\d{4}-\d{2}-\d{2}")
+STORED_FROM = datetime(1, 1, 2, tzinfo=UTC)
+STORED_BEFORE = datetime(9999, 12, 31, tzinfo=UTC)
+"""Stored times lie in ``[STORED_FROM, STORED_BEFORE)``: a day from the calendar's ends, so
+that any zone (whose offsets stay under a day) shows them as local time. A message at
+9999-12-31T23:00Z failed every later diary and text view in Tokyo (found by review)."""
 LOCAL_KEY = "local"  # tzlocal's key for a zone read from /etc/localtime without a name
 
 
@@ -48,6 +54,23 @@ def aware_utc(value: datetime, argument: str) -> datetime:
     if value.tzinfo is None or value.utcoffset() is None:
         raise InvalidInput(argument, f"{value.isoformat()} has no time zone; add one, e.g. +00:00.")
     return in_utc(value, argument)
+
+
+def storable(value: datetime, argument: str) -> datetime:
+    """The UTC ``value``, when memstore may store it (see :data:`STORED_FROM`).
+
+    Raises:
+        InvalidInput: If it lies within a day of the calendar's ends.
+    """
+    if not STORED_FROM <= value < STORED_BEFORE:
+        raise InvalidInput(argument, f"{value.isoformat()} {OUT_OF_STORED_RANGE}.")
+    return value
+
+
+OUT_OF_STORED_RANGE = (
+    "is within a day of the calendar's ends; memstore stores times from 0001-01-02 to "
+    "9999-12-30 UTC, which every time zone can show"
+)
 
 
 def parse_aware(text: str, argument: str) -> datetime:

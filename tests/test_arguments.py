@@ -9,7 +9,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from contextlib import closing
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -138,6 +138,47 @@ def test_times_leaving_the_calendar_in_utc_are_invalid_input(
     with pytest.raises(InvalidInput, match="years 1 to 9999") as caught:
         call(service)
     assert caught.value.argument == argument
+
+
+LAST_STORED_DAY = datetime(9999, 12, 31, 1, tzinfo=UTC)  # in UTC, year 10000 in Tokyo
+FIRST_STORED_DAY = datetime(1, 1, 1, 23, tzinfo=UTC)  # in UTC, year 0 in New York
+STORED_EDGES: list[tuple[str, Call]] = [
+    ("started_at", lambda s: s.start_session(started_at=FIRST_STORED_DAY)),
+    ("ended_at", lambda s: s.end_session(s.start_session().id, ended_at=LAST_STORED_DAY)),
+    ("expires_at", lambda s: s.remember("Diego likes tea.", expires_at=LAST_STORED_DAY)),
+    (
+        "created_at",
+        lambda s: s.record_message(s.start_session().id, "user", "hi", created_at=LAST_STORED_DAY),
+    ),
+    (
+        "created_at",
+        lambda s: s.record_message(s.start_session().id, "user", "hi", created_at=FIRST_STORED_DAY),
+    ),
+]
+
+
+@pytest.mark.parametrize(("argument", "call"), STORED_EDGES)
+def test_a_time_stored_within_a_day_of_the_calendars_ends_is_invalid_input(
+    service: MemoryService, argument: str, call: Call
+) -> None:
+    # Found by review: a message at 9999-12-31T23:00Z broke every later diary and text
+    # view in Tokyo (an OverflowError traceback): no zone could show it as local time.
+    with pytest.raises(InvalidInput, match="from 0001-01-02 to 9999-12-30 UTC") as caught:
+        call(service)
+    assert caught.value.argument == argument
+    assert service.recall("hi").conversations == []
+
+
+def test_times_a_day_inside_the_calendar_are_stored_and_shown_in_every_zone(
+    service: MemoryService,
+) -> None:
+    session = service.start_session(started_at=datetime(1, 1, 2, tzinfo=UTC))
+    for when in (datetime(1, 1, 2, tzinfo=UTC), datetime(9999, 12, 30, 23, 59, tzinfo=UTC)):
+        service.record_message(session.id, "user", "heron", created_at=when)
+    for zone in ("Pacific/Kiritimati", "Etc/GMT+12", "Asia/Tokyo"):
+        assert service.diary("9999-12-30", tz=zone).next_day in (None, date(9999, 12, 31))
+        assert service.diary("0001-01-02", tz=zone).day == date(1, 1, 2)
+    assert service.word_instances("heron").total == 2
 
 
 @pytest.mark.parametrize(

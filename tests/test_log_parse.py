@@ -515,6 +515,16 @@ def test_time_outside_the_calendar_after_conversion_is_reported() -> None:
     assert kinds(log) == [("time_out_of_range", data.index(b"["))]
 
 
+def test_a_stamp_within_a_day_of_the_calendars_ends_is_reported() -> None:
+    # Found by review: 23:00 +0000 on 9999-12-31 was imported, and no zone east of UTC
+    # could show it as local time (the diary and text views failed with a traceback).
+    for name, stamp in (("9999-12-31", b"[23:00:00 +0000]"), ("0001-01-01", b"[23:00:00 +0000]")):
+        data = f"Morgan Log \u2014 {name}\n\n".encode() + stamp + b"\nDiego: hi"
+        log = parse(data, f"{name}.md")
+        assert records_of(log) == ()
+        assert kinds(log) == [("time_out_of_range", data.index(b"["))]
+
+
 # --- properties --------------------------------------------------------------------------------
 
 FUZZ_TOKENS = [

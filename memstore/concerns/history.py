@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from memstore.arguments import aware, chosen_id, json_object, position, valid_unicode
+from memstore.arguments import chosen_id, json_object, position, stored_time, valid_unicode
 from memstore.concerns.import_records import DAILY_LOG
 from memstore.concerns.pages import following
 from memstore.errors import InvalidInput, NotFound
@@ -43,7 +43,7 @@ def start_session(
     """
     session = StoredSession(
         id=chosen_id(session_id, "session_id") if session_id else new_id("ses"),
-        started_at=aware(started_at, "started_at") or utc_now(),
+        started_at=stored_time(started_at, "started_at") or utc_now(),
         ended_at=None,
         metadata=json_object(metadata, "metadata"),
     )
@@ -62,7 +62,7 @@ def end_session(db: Database, session_id: str, ended_at: datetime | None) -> Ses
         InvalidInput: For a naive ``ended_at``, or one before the session started (an
             export of the store could not be imported again).
     """
-    ended = aware(ended_at, "ended_at") or utc_now()
+    ended = stored_time(ended_at, "ended_at") or utc_now()
     with db.write() as connection:
         session = sessions.get(connection, session_id)
         if session is None:
@@ -141,7 +141,7 @@ def record_message(
     check_content(content)
     if speaker is not None:
         check_speaker(speaker)
-    when = (aware(created_at, "created_at") or utc_now()).astimezone(UTC)
+    when = (stored_time(created_at, "created_at") or utc_now()).astimezone(UTC)
     with db.write() as connection:
         if source_ref is not None:
             if messages.is_tombstoned(connection, source_ref):

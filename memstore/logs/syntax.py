@@ -14,6 +14,7 @@ from datetime import UTC, date, datetime, time, timedelta, timezone
 
 from memstore.errors import ImportRejected
 from memstore.logs.records import LogWarning
+from memstore.times import STORED_BEFORE, STORED_FROM
 
 _DATE = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
 _FILE_NAME = re.compile(rf"(?P<day>{_DATE})\.md")
@@ -126,18 +127,23 @@ def _stamp_in_range(match: re.Match[str]) -> bool:
 
 def _to_utc(day: date, stamp: re.Match[str], byte: int) -> datetime | LogWarning:
     """The file's date with a stamp's time and offset, converted to UTC, or the
-    ``time_out_of_range`` warning when that leaves the years 1 to 9999."""
+    ``time_out_of_range`` warning when that is not a time memstore stores (see
+    :data:`memstore.times.STORED_FROM`)."""
     offset = timedelta(hours=int(stamp["offset_hours"]), minutes=int(stamp["offset_minutes"]))
     zone = timezone(-offset if stamp["sign"] == "-" else offset)
     clock = time(int(stamp["hour"]), int(stamp["minute"]), int(stamp["second"]))
     try:
-        return datetime.combine(day, clock, zone).astimezone(UTC)
+        moment = datetime.combine(day, clock, zone).astimezone(UTC)
     except OverflowError:
+        moment = None
+    if moment is None or not STORED_FROM <= moment < STORED_BEFORE:
         message = (
-            f"The stamp at byte {byte} falls outside the years 1 to 9999 once converted to UTC,"
-            " so the record is not imported."
+            f"The stamp at byte {byte} falls within a day of the calendar's ends once "
+            "converted to UTC (memstore stores times from 0001-01-02 to 9999-12-30 UTC, "
+            "which every time zone can show), so the record is not imported."
         )
         return LogWarning("time_out_of_range", byte, message)
+    return moment
 
 
 def read_speaker(text: str, byte: int) -> re.Match[str] | LogWarning:

@@ -20,7 +20,7 @@ from pathlib import Path
 from memstore import files, sources
 from memstore.errors import InvalidInput
 from memstore.logs.fences import FenceTracker, starts_record
-from memstore.times import aware_utc
+from memstore.times import aware_utc, storable
 
 try:
     import fcntl
@@ -81,7 +81,7 @@ def stamp_time(when: object) -> datetime:
     """
     if not isinstance(when, datetime):
         raise InvalidInput("when", f"must be an aware datetime, not {type(when).__name__}.")
-    aware_utc(when, "when")
+    storable(aware_utc(when, "when"), "when")
     offset = when.utcoffset()
     assert offset is not None  # aware_utc checked it
     if offset % timedelta(minutes=1) or abs(offset) > MAX_OFFSET:
