@@ -11,13 +11,9 @@ argument, like any other bad time. A time memstore stores keeps a day from both 
 from __future__ import annotations
 
 import re
-from datetime import UTC, date, datetime, time, timedelta, tzinfo
-from typing import TYPE_CHECKING
+from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
 
 from memstore.errors import InvalidInput
-
-if TYPE_CHECKING:
-    from zoneinfo import ZoneInfo
 
 EXAMPLE = "2026-10-05T09:00:00+02:00"
 DAY_FORMAT = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -123,11 +119,13 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-def zone(name: str | None) -> ZoneInfo:
+def zone(name: str | None) -> tzinfo:
     """The time zone called ``name``, or the machine's zone for None.
 
     Args:
-        name: An IANA name such as ``Europe/Madrid`` or ``UTC``.
+        name: An IANA name such as ``Europe/Madrid`` or ``UTC``, or the machine zone's own
+            name (:func:`zone_name`), which may be none of those (a zone file elsewhere,
+            ``TZ=UTC0``).
 
     Raises:
         InvalidInput: For an unknown name, or a machine whose zone cannot be determined.
@@ -139,16 +137,32 @@ def zone(name: str | None) -> ZoneInfo:
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError, OSError) as error:
-        raise InvalidInput(
+        unknown = InvalidInput(
             "tz", f"{name!r} is not a known time zone; use an IANA name such as Europe/Madrid."
-        ) from error
+        )
+        try:
+            machine = machine_zone()
+        except InvalidInput:
+            raise unknown from error
+        if zone_name(machine) != name:
+            raise unknown from error
+        return machine  # found by review: the diary's text view refused the machine's zone
 
 
-def machine_zone() -> ZoneInfo:
-    """The machine's time zone (``TZ``, else the system setting).
+def zone_name(place: tzinfo) -> str:
+    """The name :func:`zone` takes back for ``place``: its IANA key, else its own name."""
+    key = getattr(place, "key", None)
+    return key if isinstance(key, str) else str(place.tzname(None))
+
+
+def machine_zone() -> tzinfo:
+    """The machine's time zone (``TZ``, else the system setting); where tzlocal cannot name
+    it (``TZ`` holding POSIX rules such as ``UTC0`` or ``<+03>-3``), the C library's zone
+    when it has one offset all year.
 
     Raises:
-        InvalidInput: When the system setting is missing or contradicts itself.
+        InvalidInput: When the system setting is missing or contradicts itself, or holds
+            daylight saving rules that only the C library reads.
     """
     from zoneinfo import ZoneInfoNotFoundError  # on first use, as tzlocal: start-up (README)
 
@@ -157,9 +171,22 @@ def machine_zone() -> ZoneInfo:
     try:
         return tzlocal.get_localzone()
     except (ZoneInfoNotFoundError, ValueError, OSError) as error:
-        raise InvalidInput(
-            "tz", f"the machine's time zone cannot be determined ({error}); give one."
-        ) from error
+        fixed = fixed_machine_zone()
+        if fixed is None:
+            raise InvalidInput(
+                "tz", f"the machine's time zone cannot be determined ({error}); give one."
+            ) from error
+        return fixed
+
+
+def fixed_machine_zone() -> timezone | None:
+    """The C library's zone for this process, when it keeps one offset all year (no
+    daylight saving time), named as the C library names it; else None."""
+    import time as clock
+
+    if clock.daylight:
+        return None
+    return timezone(timedelta(seconds=-clock.timezone), clock.tzname[0])
 
 
 def parse_day(value: date | str) -> date:

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import shutil
 import subprocess
 import sys
+import zoneinfo
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import UTC, date, datetime, timedelta
@@ -149,6 +152,42 @@ def test_without_a_zone_the_machine_zone_cuts_the_day(
     monkeypatch.setattr(tzlocal, "get_localzone", lambda: ZoneInfo(TOKYO))
     day = service.diary("2026-10-06")
     assert day.time_zone == TOKYO and [c.session_id for c in day.conversations] == ["ses_late"]
+
+
+@pytest.mark.parametrize(
+    ("machine", "named"),
+    [("zone file", "tokyo"), ("<+09>-9", "+09"), ("UTC0", "UTC")],
+)
+def test_the_machine_zone_from_a_file_or_posix_rules_cuts_the_day_in_json_and_text(
+    db_path: Path, seeded: Seeded, tmp_path: Path, machine: str, named: str
+) -> None:
+    # Found by review: TZ naming a zone file outside the zone database worked for JSON, then
+    # the text view looked its name up again and refused it; TZ=UTC0 (POSIX rules that
+    # tzlocal does not read) failed both.
+    with seeded():
+        talk("ses_late", ("2026-10-05T16:00", "user", "Late in Tokyo, afternoon in UTC."))
+    if machine == "zone file":
+        found = [Path(root, TOKYO) for root in zoneinfo.TZPATH if Path(root, TOKYO).is_file()]
+        if not found:
+            pytest.skip("no zone file of Asia/Tokyo on this machine")
+        machine = str(tmp_path / "tokyo")
+        shutil.copyfile(found[0], machine)
+    day = "2026-10-06" if named != "UTC" else "2026-10-05"
+
+    def diary(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "memstore", "--database", str(db_path), "diary", day]
+        environment = {**os.environ, "TZ": machine}
+        return subprocess.run(
+            [*command, *args], capture_output=True, text=True, env=environment, timeout=60
+        )
+
+    as_json, as_text = diary("--json"), diary("--format", "text")
+    assert as_json.returncode == 0, as_json.stderr
+    document = json.loads(as_json.stdout)
+    assert document["time_zone"] == named
+    assert [c["session_id"] for c in document["conversations"]] == ["ses_late"]
+    assert as_text.returncode == 0, as_text.stderr
+    assert as_text.stdout.splitlines()[0].endswith(f"{day} ({named})")
 
 
 # Local days

@@ -22,7 +22,7 @@ from memstore.errors import FileError
 from memstore.repository import diary as diary_rows
 from memstore.schemas import Diary, DiaryConversation, Message
 from memstore.store.database import Database
-from memstore.times import bounds, local_date, parse_day, today, utc_now, zone
+from memstore.times import bounds, local_date, parse_day, today, utc_now, zone, zone_name
 
 # Conversations
 
@@ -127,7 +127,7 @@ def diary(
     log, log_error = (None, None) if log_path is None else read_log(log_path)
     return Diary(
         day=when,
-        time_zone=place.key,
+        time_zone=zone_name(place),
         previous_day=local_date(found.before, place),
         next_day=local_date(found.after, place),
         conversations=days,

@@ -85,7 +85,7 @@ class TimeZone(Parsed):
 
     def parse(self, text: str, argument: str) -> Any:
         """The zone's IANA key."""
-        return times.zone(text).key
+        return times.zone_name(times.zone(text))
 
 
 class NewPath(click.Path):
