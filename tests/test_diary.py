@@ -316,6 +316,31 @@ def test_a_day_without_stored_conversations_shows_its_markdown_log_as_it_is(
     assert [m.id for m in day.memories] == ["mem_day"] and day.next_day == date(2026, 10, 7)
 
 
+def test_previous_and_next_days_take_in_days_kept_only_in_a_log(
+    logged: MemoryService, log_dir: Path, seeded: Seeded, tmp_path: Path
+) -> None:
+    # Found by review: a day whose conversation is only in its Markdown log (history off, or
+    # before the store) is shown from the log, yet navigation went past it.
+    with seeded():
+        talk("ses_first", ("2026-10-01T10:00", "user", "Primero."))
+        talk("ses_last", ("2026-10-05T10:00", "user", "Último."))
+    for name in ("2026-10-03.md", "2026-10-09.md"):
+        (log_dir / name).write_text(LOG, encoding="utf-8")
+    for name in ("notes.md", "2026-10-02.txt", "2026-02-30.md", "2026-10-04.md.bak"):
+        (log_dir / name).write_text("not a daily log", encoding="utf-8")
+    days = {day: logged.diary(day, tz=MADRID) for day in ("2026-10-01", "2026-10-03", "2026-10-05")}
+    assert [(d.previous_day, d.next_day) for d in days.values()] == [
+        (None, date(2026, 10, 3)),
+        (date(2026, 10, 1), date(2026, 10, 5)),
+        (date(2026, 10, 3), date(2026, 10, 9)),
+    ]
+    assert days["2026-10-03"].log == LOG
+    # Logs alone (no database at all): the days are the logs'.
+    alone = MemoryService(tmp_path / "none.sqlite3", config=MemoryConfig(log_dir=str(log_dir)))
+    day = alone.diary("2026-10-05", tz=MADRID)
+    assert (day.previous_day, day.next_day) == (date(2026, 10, 3), date(2026, 10, 9))
+
+
 def test_a_missing_log_is_null_and_a_day_with_conversations_ignores_its_log(
     logged: MemoryService, log_dir: Path, seeded: Seeded
 ) -> None:

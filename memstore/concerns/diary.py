@@ -10,6 +10,8 @@ day helpers are in :mod:`memstore.times`.
 
 from __future__ import annotations
 
+import contextlib
+import os
 from collections.abc import Iterable
 from datetime import date
 from pathlib import Path
@@ -18,7 +20,8 @@ from memstore import files
 from memstore.concerns.import_files import MAX_LOG_BYTES
 from memstore.concerns.memories import memory_model
 from memstore.config import MemoryConfig
-from memstore.errors import FileError
+from memstore.errors import FileError, ImportRejected
+from memstore.logs.syntax import day_from_file_name
 from memstore.repository import diary as diary_rows
 from memstore.schemas import Diary, DiaryConversation, Message
 from memstore.store.database import Database
@@ -91,14 +94,40 @@ def read_log(path: Path) -> tuple[str | None, str | None]:
         return None, f"it is not valid UTF-8 (byte {error.start}); open it in an editor"
 
 
+def log_days_around(log_dir: Path, day: date) -> tuple[date | None, date | None]:
+    """The closest days before and after ``day`` with a daily log in ``log_dir`` (a file
+    named for a real date, ``YYYY-MM-DD.md``); none when the folder cannot be listed."""
+    try:
+        names = os.listdir(log_dir)
+    except OSError:
+        return None, None
+    days = []
+    for name in names:
+        with contextlib.suppress(ImportRejected):
+            days.append(day_from_file_name(name))
+    before = max((logged for logged in days if logged < day), default=None)
+    after = min((logged for logged in days if logged > day), default=None)
+    return before, after
+
+
+def closest(*days: date | None, later: bool) -> date | None:
+    """The earliest of ``days`` (the latest with ``later`` false), None left out."""
+    known = [day for day in days if day is not None]
+    if not known:
+        return None
+    return min(known) if later else max(known)
+
+
 def diary(
     db: Database, config: MemoryConfig, log_dir: Path, day: date | str | None, tz: str | None
 ) -> Diary:
     """One local calendar day, for reading only: each conversation with messages that day
     (every message, system, interrupted and error ones included, in time order), the
     memories written or updated that day (any status), and the closest earlier and later
-    days with a conversation. With no conversation that day, the day's Markdown log
-    ``<log_dir>/YYYY-MM-DD.md`` as raw text (``log``), or why it cannot be (``log_error``).
+    days with a conversation, stored or in a daily log of ``log_dir`` (a day kept only
+    there is shown from it, found by review: navigation skipped it). With no conversation
+    that day, the day's Markdown log ``<log_dir>/YYYY-MM-DD.md`` as raw text (``log``), or
+    why it cannot be (``log_error``).
 
     Args:
         day: A date or ``YYYY-MM-DD`` text; today in the zone by default.
@@ -125,11 +154,12 @@ def diary(
     days = conversations(Message.model_validate(message) for message in found.messages)
     log_path = None if days else log_dir / f"{when.isoformat()}.md"
     log, log_error = (None, None) if log_path is None else read_log(log_path)
+    logged_before, logged_after = log_days_around(log_dir, when)
     return Diary(
         day=when,
         time_zone=zone_name(place),
-        previous_day=local_date(found.before, place),
-        next_day=local_date(found.after, place),
+        previous_day=closest(local_date(found.before, place), logged_before, later=False),
+        next_day=closest(local_date(found.after, place), logged_after, later=True),
         conversations=days,
         memories=memories,
         log=log,
