@@ -332,7 +332,7 @@ def test_a_prefix_must_be_exactly_one_word(service: MemoryService, prefix: str) 
         service.search_words(prefix)
 
 
-@pytest.mark.parametrize("word", ["", "two words", "don’t", "!!!", "x" * 10_001])
+@pytest.mark.parametrize("word", ["", "two words", "don’t", "!!!", "x" * 12_000 + " y"])
 def test_word_instances_needs_exactly_one_word(service: MemoryService, word: str) -> None:
     with pytest.raises(InvalidQuery, match="word"):
         service.word_instances(word)
@@ -346,6 +346,11 @@ def test_a_listed_word_longer_than_a_recall_query_can_still_be_looked_up(
     service.record_message(session.id, "user", "c" * 600 + " end")
     assert service.search_words("ccc").words[0].word == "c" * 600
     assert service.word_instances("c" * 600).total == 1
+    # Found by review: a word of 12,000 characters was listed, then refused as over 10,000.
+    service.record_message(session.id, "user", "q" * 12_000 + " hello")
+    assert service.search_words("qqq").words[0].word == "q" * 12_000
+    found = service.word_instances("Q" * 12_000)
+    assert (found.total, found.instances[0].end - found.instances[0].start) == (1, 12_000)
 
 
 def test_an_empty_prefix_lists_every_word_alphabetically(service: MemoryService) -> None:

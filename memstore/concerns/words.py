@@ -20,7 +20,6 @@ from memstore.text.highlight import excerpt
 from memstore.text.tokens import tokenize
 from memstore.times import utc_now
 
-MAX_WORD_CHARS = 10_000  # longer than recall's 512: a listed word must be searchable
 MAX_CJK_WORD_CHARS = 32  # each more character is one more token to line up per instance
 
 
@@ -92,11 +91,13 @@ def word_instances(db: Database, pages: PageSize, word: str, query: WordQuery) -
 def one_word(connection: sqlite3.Connection, text: str, argument: str) -> str:
     """``text`` folded as the index folds it, when the index splits it into exactly one word.
 
+    A word may be as long as a message's: every word :func:`search_words` lists can be
+    looked up (found by review: one of 12,000 characters was listed, then refused as too
+    long).
+
     Raises:
-        InvalidQuery: For text that is too long, not valid Unicode, or not one word.
+        InvalidQuery: For text that is not valid Unicode or not one word.
     """
-    if len(text) > MAX_WORD_CHARS:
-        raise InvalidQuery(argument, f"is over {MAX_WORD_CHARS} characters; give one word.")
     if not valid_unicode(text):  # a lone surrogate: SQLite only takes valid Unicode
         raise InvalidQuery(
             argument, f"{text!r} is not valid Unicode (bytes that are not UTF-8?); retype it."
