@@ -103,6 +103,11 @@ def test_the_requests_before_and_after_a_hit_are_found_by_the_index(
         (["assistant", "assistant"], [None, None]),
         # a system message is no request: the replies around it both open on the answer
         (["assistant", "system", "assistant", "user"], [4, 3, 4, None]),
+        # found by review: a reply whose request failed took an earlier, unrelated one
+        (["user", "assistant", "user:interrupted", "assistant"], [2, 1, 4, None]),
+        (["user", "assistant", "user:error", "assistant", "assistant"], [2, 1, 4, None, None]),
+        # a system message between a request and its reply is no new request
+        (["user", "system", "assistant"], [3, 3, 1]),
     ],
 )
 def test_each_message_pairs_as_the_recall_rules_say(
@@ -157,3 +162,22 @@ def test_a_deleted_message_before_an_assistant_one_makes_it_no_opening(
         pks = dict(connection.execute("SELECT pk, sequence FROM messages").fetchall())
     _, found = pairing_steps(db_path, session_id)
     assert [None if pk is None else pks[pk] for _, pk in sorted(found)] == partners
+
+
+def test_a_reply_whose_request_was_deleted_is_an_orphan_not_the_earlier_ones(
+    service: MemoryService,
+) -> None:
+    # Found by review: with the zebra request deleted, its reply was shown as the answer to
+    # "Good morning".
+    session = service.start_session()
+    service.record_message(session.id, "user", "Good morning")
+    service.record_message(session.id, "assistant", "Morning! How can I help?")
+    request = service.record_message(session.id, "user", "What is the zebra plan?")
+    service.record_message(session.id, "assistant", "The zebra plan is a blue gate.")
+    assert [len(c.messages) for c in service.recall("zebra").conversations] == [2]
+    assert request is not None
+    service.delete_message(request.id)
+    assert service.recall("zebra").conversations == []
+    assert [c.messages[0].content for c in service.recall("morning").conversations] == [
+        "Good morning"
+    ]

@@ -123,7 +123,10 @@ EVERY_HIT = {
 
 def partner_sql(m: str) -> str:
     """The SQL expression of the pk of the pair partner of the message ``m`` (an alias of
-    ``messages``): for an assistant reply the closest completed user request before it, or,
+    ``messages``): for an assistant reply the closest user request before it, when that is
+    completed and no message between them was deleted (no sequence missing: found by
+    review, a reply whose request was deleted or interrupted was paired with an earlier,
+    unrelated one), or,
     for an assistant message that opens the talk (no user message before it, and no sequence
     missing before it, where a deleted request would have been), the first completed user
     message after it (its answer); for a user message the next completed user or assistant
@@ -137,9 +140,15 @@ def partner_sql(m: str) -> str:
     replies after an interrupted request, when the count ran for every answer after)."""
     return f"""CASE {m}.role
              WHEN 'assistant' THEN coalesce(
-               (SELECT p.pk FROM messages AS p
+               (SELECT CASE WHEN p.status = 'completed'
+                             AND {m}.sequence - p.sequence - 1
+                                 = (SELECT count(*) FROM messages AS s
+                                    WHERE s.session_id = {m}.session_id
+                                      AND s.sequence > p.sequence AND s.sequence < {m}.sequence)
+                            THEN p.pk END
+                FROM messages AS p
                 WHERE p.session_id = {m}.session_id AND p.role = 'user'
-                  AND p.sequence < {m}.sequence AND p.status = 'completed'
+                  AND p.sequence < {m}.sequence
                 ORDER BY p.sequence DESC LIMIT 1),
                (SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM messages AS s
                                              WHERE s.session_id = {m}.session_id
