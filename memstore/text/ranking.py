@@ -278,11 +278,20 @@ def sum_selections(parts: Sequence[QueryPart]) -> set[str]:
     return found
 
 
-RANK_DECIMALS = 9
-"""Ranks are compared rounded to this many decimals, so that ties break by pk however a rank
-was summed: a part derived by subtraction (:func:`derived_parts`) differs from its own
-bm25() in the last bits, and hits tied exactly came out of pk order (found by review: 4 of
-349 random all-mode pages differed from the pages ranked without it)."""
+RANK_BITS = 36
+"""Ranks are compared kept to this many significant bits (about 11 digits), so that ties
+break by pk however a rank was summed: a part derived by subtraction
+(:func:`derived_parts`), or parts summed in another order, differ in the last bits, and
+hits tied exactly came out of pk order (found by review: 4 of 349 random all-mode pages
+differed from the pages ranked without it). Significant bits, not decimals: a word in over
+half of the documents weighs a millionth (:data:`MIN_IDF`)."""
+
+
+def comparable(rank: float) -> float:
+    """``rank`` rounded to :data:`RANK_BITS` significant bits."""
+    mantissa, exponent = math.frexp(rank)
+    return math.ldexp(round(mantissa * 2**RANK_BITS), exponent - RANK_BITS)
+
 
 OwnRanks = dict[str, dict[int, float]]
 """Own ranks by session id, then by sequence number."""
@@ -292,10 +301,10 @@ def neighbour_ranks(
     hits: Iterable[tuple[int, str, int, float]], ranked: Container[int] | None = None
 ) -> tuple[list[tuple[float, int]], OwnRanks]:
     """The rank of each hit among ``ranked`` (pks; every hit when None), as ``(rank, pk)``
-    in the order of ``hits`` (rounded to :data:`RANK_DECIMALS`): its own rank plus
+    in the order of ``hits`` (see :func:`comparable`): its own rank plus
     :data:`NEIGHBOUR_WEIGHTS` times the own ranks of the hits one and two messages away in
-    its session (a message that is no hit adds nothing); and every hit's own rank by session and sequence. A hit left out of
-    ``ranked`` only lends its own rank to its neighbours.
+    its session (a message that is no hit adds nothing); and every hit's own rank by session
+    and sequence. A hit left out of ``ranked`` only lends its own rank to its neighbours.
 
     Args:
         hits: ``(pk, session_id, sequence, own rank)`` of the hits: every hit within
@@ -316,7 +325,7 @@ def neighbour_ranks(
             own = owns[session].get
             around = near * (own(sequence - 1, 0.0) + own(sequence + 1, 0.0))
             around += far * (own(sequence - 2, 0.0) + own(sequence + 2, 0.0))
-            ranks.append((round(score + around, RANK_DECIMALS), pk))
+            ranks.append((comparable(score + around), pk))
     return ranks, owns
 
 
