@@ -286,19 +286,44 @@ def test_one_long_reply_does_not_crowd_out_the_other_hits(db_path: Path, seeded:
     assert result.truncated is True
 
 
+def test_long_memories_leave_the_conversations_half_the_page(db_path: Path, seeded: Seeded) -> None:
+    # Found by review: two long memories, taken first, used 7,999 of the 8,000 characters,
+    # and the conversation matching the words best was left out.
+    with seeded():
+        chat(("user", "What did we decide about the zebra enclosure?"), ("assistant", "A gate."))
+        chat(("user", "zebra enclosure " + padding(6000)), ("assistant", "Noted."))
+    service = MemoryService(db_path)
+    for n in range(2):
+        service.remember(f"Zebra notes {n}: " + "the enclosure plan is long. " * 140)
+    result = service.recall("zebra enclosure")
+    assert len(result.model_dump_json()) <= 8000 and result.truncated is True
+    assert len(result.conversations) == 2 and result.memories[0].truncated is True
+    assert sum(len(memory.model_dump_json()) for memory in result.memories) <= 4000
+    assert result.conversations[0].messages[0].content.startswith("What did we decide")
+    # Memories that fit beside the conversations stay whole.
+    service.remember("Zebra gate: blue.")
+    assert [m.truncated for m in service.recall("zebra gate", mode="all").memories] == [False]
+
+
 @settings(max_examples=40, deadline=None)
-@given(lengths=st.lists(st.integers(0, 3000), min_size=1, max_size=8))
+@given(
+    lengths=st.lists(st.integers(0, 3000), min_size=1, max_size=8),
+    memories=st.lists(st.integers(0, 3900), max_size=3),
+)
 def test_shared_pages_stay_within_the_budget(
-    tmp_path_factory: pytest.TempPathFactory, lengths: list[int]
+    tmp_path_factory: pytest.TempPathFactory, lengths: list[int], memories: list[int]
 ) -> None:
     path = tmp_path_factory.mktemp("shares") / "memory.sqlite3"
     service = MemoryService(path, config=MemoryConfig(recall_chars=1024))
     session = service.start_session()
     for n, length in enumerate(lengths):
         service.record_message(session.id, "user", f"zebra {n} " + padding(length))
+    for n, length in enumerate(memories):
+        service.remember(f"zebra memory {n} " + padding(length))
     result = service.recall("zebra")
     assert len(result.model_dump_json()) <= 1024
-    assert result.conversations, "at least the best hit fits, clipped"
+    # at least the best hit fits, clipped (beside memories, the page may hold only them)
+    assert result.conversations or (memories and result.memories)
     for conversation in result.conversations:
         (message,) = conversation.messages
         assert message.content.startswith("zebra") or message.content.startswith("…")

@@ -27,6 +27,7 @@ hits and the page's character budget in :mod:`memstore.concerns.recall_page`.
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 import sys
 from collections.abc import Sequence
@@ -88,9 +89,7 @@ def recall(
     room = sys.maxsize if pages.chars is None else pages.chars - json_size(empty)
     with db.read() as connection:
         rows = memory_hits(connection, match, filters, now, size, stemmed=mode == "any")
-        memories, room, clipped = recall_page.fill_memories(
-            [memory_model(row, now) for row in rows], room=room, folded_terms=terms
-        )
+        found = [memory_model(row, now) for row in rows]
         periods = named_periods(connection, query) if history else []
         first = HITS_READ_FIRST * size
         hits = (
@@ -98,9 +97,12 @@ def recall(
             if history
             else iter(())
         )
-        page = recall_page.fill_page(
-            recall_page.conversations(hits), limit=size, room=room, folded_terms=terms
-        )
+        chosen = list(itertools.islice(recall_page.conversations(hits), size))
+    memory_room = recall_page.memory_share(found, chosen, room)
+    memories, left, clipped = recall_page.fill_memories(found, room=memory_room, folded_terms=terms)
+    page = recall_page.fill_page(
+        chosen, limit=size, room=room - memory_room + left, folded_terms=terms
+    )
     return RecallResult(
         memories=memories, conversations=page.conversations, truncated=clipped or page.truncated
     )

@@ -15,7 +15,9 @@ reply, or the answer of each part of an opening (which, a hit itself, still come
 own reply). The best ``limit``
 conversations share the character budget: whole when they fit, else each clipped to a fair
 share, so that one long message does not crowd out the rest of the page; the worst ones are
-left out only when the budget cannot keep a few characters of each.
+left out only when the budget cannot keep a few characters of each. The page's memories
+come first, and take at most half the budget when the conversations do not fit beside them
+(:func:`memory_share`).
 """
 
 from __future__ import annotations
@@ -81,6 +83,18 @@ def better_matched(hit: MessageHit, shown: set[str]) -> StoredMessage:
     if partner is None or rank is None or partner.role == hit.role or partner.id in shown:
         return hit
     return partner if rank < hit.own_rank else hit
+
+
+def memory_share(memories: list[Memory], conversations: list[RecallConversation], room: int) -> int:
+    """The characters of JSON the memories of a page may take of its ``room``: all they need
+    when the conversations fit beside them, else at most half, or what the conversations
+    leave, whichever is more (found by review: two long memories took the whole page, and
+    the conversation that matched the words best was left out)."""
+    needed = sum(map(json_size, memories)) + max(len(memories) - 1, 0)
+    if not conversations:
+        return room
+    talk = sum(map(json_size, conversations)) + len(conversations) - 1
+    return min(needed, max(room // 2, room - talk))
 
 
 def fill_memories(
