@@ -212,6 +212,12 @@ BIDI_CONTROLS = frozenset(
 the joiners of emoji and of Persian or Hindi words, are ordinary text)."""
 
 
+def unprintable(value: str) -> bool:
+    """Whether ``value`` holds a control character (NUL, ESC), a line break (U+2028) or a
+    bidi control (U+202E): what no id or name shown on a line may hold."""
+    return any(unicodedata.category(char) in UNPRINTABLE or char in BIDI_CONTROLS for char in value)
+
+
 def chosen_id(value: str, argument: str) -> str:
     """A caller-chosen id, as given: 1 to :data:`MAX_ID_CHARS` characters, not all of them
     spaces, none of them a control character, a line break or a bidi control.
@@ -226,7 +232,7 @@ def chosen_id(value: str, argument: str) -> str:
         )
     if not value.strip():
         raise InvalidInput(argument, "is blank; give an id with a letter or digit in it.")
-    if any(unicodedata.category(char) in UNPRINTABLE or char in BIDI_CONTROLS for char in value):
+    if unprintable(value):
         raise InvalidInput(
             argument,
             "holds a control character, a line break or a bidi control (NUL, a newline, "

@@ -105,7 +105,8 @@ def test_record_message_takes_a_speaker_and_refuses_one_a_log_cannot_hold(
     message = service.record_message(session.id, "user", "Hola", speaker="Diego")
     assert message is not None and message.speaker == "Diego"
     assert service.messages(session.id)[0].speaker == "Diego"
-    for bad in ("", "   ", "Di:ego", "Die\ngo", "x" * 101):
+    # found by review: a NUL went into the log, a name no --speaker could ever match
+    for bad in ("", "   ", "Di:ego", "Die\ngo", "x" * 101, "Di\x00ego", "Di\u202eego", "D\u2028i"):
         with pytest.raises(InvalidInput, match="speaker"):
             service.record_message(session.id, "user", "Hola", speaker=bad)
     assert len(service.messages(session.id)) == 1
@@ -164,3 +165,23 @@ def test_a_name_with_a_space_at_either_end_is_refused_everywhere(
     with pytest.raises(InvalidInput, match="no space at either end"):
         Recorder(service, speakers={"user": "Diego "}, log_dir=tmp_path).record("user", "hi")
     assert service.messages(session.id) == []
+
+
+def test_a_log_speaker_with_a_space_at_either_end_is_matched_and_stored_stripped(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    # Found by review: " Diego: ..." was reported with the hint --speaker " Diego=user",
+    # which (stripped as every --speaker name is) never matched it.
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    text = "Morgan Log \u2014 2026-10-05\n\n[09:00:00 +0000]\n Diego : spaced heron\n"
+    (logs / "2026-10-05.md").write_text(text + "\n[09:00:05 +0000]\nMorgan: ok", encoding="utf-8")
+    unmapped = service.import_markdown([logs], speakers={"Morgan": "assistant"})
+    assert unmapped.unknown_speakers == {"Diego": 1}
+    assert '--speaker "Diego=user|assistant|system"' in unmapped.files[0].warnings[0].message
+    report = service.import_markdown(
+        [logs], speakers={"Diego": "user", "Morgan": "assistant"}, include_tail=True
+    )
+    assert report.imported == 2  # Diego's now mapped, and Morgan's no longer the tail
+    (conversation,) = service.recall("heron", speaker="diego").conversations
+    assert [m.speaker for m in conversation.messages] == ["Diego", "Morgan"]

@@ -50,8 +50,9 @@ class Tally:
 
     def unknown_speaker(self, record: RecordSpan) -> None:
         """Note a record whose speaker no --speaker option maps."""
-        if record.speaker in self.unknown or len(self.unknown) < MAX_LISTED:
-            self.unknown[record.speaker] += 1
+        name = speaker_name(record)
+        if name in self.unknown or len(self.unknown) < MAX_LISTED:
+            self.unknown[name] += 1
         self.found.add(unknown_speaker(record))
 
 
@@ -117,7 +118,7 @@ def classify(
     tally.last_stored = max((byte_of(ref) for ref in stored), default=-1)
     for record in log.parsed.spans:
         ref = source_ref(log.path, record.byte)
-        role = speakers.get(record.speaker.casefold())
+        role = speakers.get(speaker_name(record).casefold())
         if record.byte >= sealed:
             tally.deferred += 1
         elif role is None:
@@ -137,13 +138,20 @@ def classify(
             yield record, role, ref
 
 
+def speaker_name(record: RecordSpan) -> str:
+    """The record's speaker name without spaces at either end, as ``--speaker`` names are
+    matched and stored (found by review: " Diego: ..." asked for a --speaker " Diego=user"
+    that, stripped, never matched it)."""
+    return record.speaker.strip()
+
+
 def unknown_speaker(record: RecordSpan) -> LogWarning:
     """The warning for a record whose speaker no --speaker option maps."""
+    name = speaker_name(record)
     return LogWarning(
         "unknown_speaker",
         record.byte,
-        f"speaker {record.speaker!r} has no role; add --speaker "
-        f'"{record.speaker}=user|assistant|system" to import it',
+        f'speaker {name!r} has no role; add --speaker "{name}=user|assistant|system" to import it',
     )
 
 
@@ -161,7 +169,7 @@ def new_rows(
     data = log.data
     for sequence, (record, role, ref) in enumerate(new, start=first):
         end = record.content_end(data)
-        created_at, speaker = record.created_at, record.speaker
+        created_at, speaker = record.created_at, speaker_name(record)
         row = (
             new_id("msg"),
             session_id,

@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from memstore import files, sources
+from memstore.arguments import unprintable
 from memstore.errors import InvalidInput
 from memstore.logs.fences import FenceTracker, starts_record
 from memstore.times import aware_utc, storable
@@ -95,17 +96,20 @@ def stamp_time(when: object) -> datetime:
 
 def check_speaker(speaker: str) -> None:
     """Raise InvalidInput (argument ``speaker``) unless ``speaker`` can head a log record and
-    be imported back by its name: 1 to 100 characters, no colon or line ending, and no space
-    at either end (an import's ``--speaker`` names are stripped)."""
+    be imported back by its name: 1 to 100 characters, no colon, line ending, control
+    character or bidi control (found by review: a NUL was written into the log, and the
+    import's hint asked for a --speaker no command line can carry), and no space at either
+    end (an import's ``--speaker`` names are stripped)."""
     if (
         not 1 <= len(speaker) <= MAX_SPEAKER_CHARS
-        or any(c in speaker for c in ":\r\n")
+        or ":" in speaker
+        or unprintable(speaker)
         or speaker != speaker.strip()
     ):
         raise InvalidInput(
             "speaker",
-            f"{speaker!r} cannot head a log record; use 1-100 characters, no colon or line "
-            "ending, no space at either end.",
+            f"{speaker!r} cannot head a log record; use 1-100 characters, no colon, line "
+            "ending, control character or bidi control, no space at either end.",
         )
 
 
