@@ -53,9 +53,13 @@ def loggable(content: str) -> str:
 
     Returns:
         The content with line endings made ``\\n``, trailing line endings removed, each line
-        that would start a record indented by one space, and a fence left open closed.
+        that would start a record indented by one space, and a fence left open closed. A
+        line's carriage returns at its end go too: written before ``\\n``, the importer would
+        take the last of them for part of a CRLF ending, and a line ``\\r`` for a blank one
+        (found by review: ``\\r\\r\\n`` before a stamp line forged a record).
     """
-    lines = content.replace("\r\n", "\n").rstrip("\r\n").split("\n")
+    lines = [line.rstrip("\r") for line in content.split("\n")]
+    lines = "\n".join(lines).rstrip("\n").split("\n")
     fence = FenceTracker()
     after_blank = False
     for index, line in enumerate(lines):
