@@ -12,12 +12,15 @@ import pytest
 pytest.importorskip("pydantic_ai")
 
 from pydantic_ai import Agent
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from memstore import MemoryConfig, MemoryService
 from memstore.adapters.agent import MemoryAgent, Turn
 from memstore.adapters.claims import NOTICES
 from memstore.adapters.recorder import Recorder
 from memstore.adapters.tools import MemoryTools
+from memstore.adapters.toolset import memory_toolset
 from memstore.errors import InvalidInput
 from tests import agent_script
 from tests.agent_script import SAVED, SPEAKERS, ScriptedModel
@@ -222,7 +225,10 @@ async def test_with_the_check_off_a_claimed_save_costs_no_second_request(
     assert recorded(service, agent)[-1] == ("assistant", "Guardado.", "completed")
 
 
-@pytest.mark.parametrize(("answer", "noticed"), [("yes", True), ("No.", False)])
+@pytest.mark.parametrize(
+    ("answer", "noticed"),
+    [("yes", True), ("No.", False), ("Yes, it does.", True), ("**Sí**", True), ("no - yes", False)],
+)
 def test_the_check_can_have_its_own_model(
     service: MemoryService, tmp_path: Path, answer: str, noticed: bool
 ) -> None:
@@ -323,3 +329,75 @@ def test_run_sync_inside_an_event_loop_fails_before_recording_the_prompt(
     asyncio.run(inside())
     prompts = [content for role, content, _ in recorded(service, agent) if role == "user"]
     assert prompts == [REMEMBER]
+
+
+def test_a_claim_check_whose_model_fails_keeps_the_turn_and_its_reply(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    # Found by review: the turn raised, and its reply was neither returned nor recorded.
+    def unreachable(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        raise ConnectionError("claim model unreachable")
+
+    agent, _ = memory_agent(service, tmp_path, claim_model=FunctionModel(unreachable))
+    turn = agent.run_sync("¿Qué tal?")
+    assert turn.notice_added is False
+    assert [role for role, _, _ in recorded(service, agent)] == ["user", "assistant"]
+
+
+@pytest.mark.parametrize(("language", "notice"), [("es-ES", "es"), ("pt_BR", "pt"), ("ja", "en")])
+def test_the_notice_is_in_the_language_of_a_regional_code(
+    service: MemoryService, tmp_path: Path, language: str, notice: str
+) -> None:
+    agent, _ = memory_agent(service, tmp_path, language=language)
+    assert agent.notice == NOTICES[notice]
+
+
+def test_a_store_that_fails_while_the_context_is_built_does_not_fail_the_turn(
+    tmp_path: Path,
+) -> None:
+    # Found by review: a damaged file failed the whole turn (StoreDamaged from the context).
+    damaged = tmp_path / "damaged.sqlite3"
+    damaged.write_bytes(b"x" * 5000)
+
+    def reply(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return ModelResponse(parts=[TextPart("Hello.")])
+
+    toolset = memory_toolset(MemoryTools(MemoryService(damaged)))
+    result = Agent(FunctionModel(reply), toolsets=[toolset]).run_sync("hi")
+    assert result.output == "Hello."
+    assert damaged.read_bytes() == b"x" * 5000
+
+
+@pytest.mark.anyio
+async def test_a_private_turn_beside_another_on_the_same_tools_stays_private(
+    service: MemoryService,
+) -> None:
+    # Found by review: the public turn's end reset the shared flag, and the private turn's
+    # next request was offered the memory tools and sent the memory context.
+    service.remember("Diego has a dog called Rudiger.")
+    seen: list[tuple[str, int, bool]] = []
+
+    async def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        prompt = str(messages[0].parts[-1].content)  # type: ignore[union-attr]
+        memory = bool(info.function_tools and len(info.function_tools) > 1)
+        seen.append((prompt, len(messages), memory or "Rudiger" in (info.instructions or "")))
+        if prompt == "private" and len(messages) == 1:
+            return ModelResponse(parts=[ToolCallPart("clock", {})])
+        await asyncio.sleep(0.05)
+        return ModelResponse(parts=[TextPart("ok")])
+
+    host = Agent(FunctionModel(model))
+
+    @host.tool_plain
+    async def clock() -> str:
+        await asyncio.sleep(0.1)
+        return "12:00"
+
+    agent = MemoryAgent(host, MemoryTools(service), recorder=None, check_claims=False)
+
+    async def private() -> Turn:
+        await asyncio.sleep(0.01)
+        return await agent.run("private", private=True)
+
+    await asyncio.gather(agent.run("public"), private())
+    assert sorted(seen) == [("private", 1, False), ("private", 3, False), ("public", 1, True)]

@@ -23,7 +23,7 @@ from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models import Model
 from pydantic_ai.result import StreamedRunResult
 
-from memstore.adapters.claims import NOTICES, ClaimCheck, any_action_succeeded
+from memstore.adapters.claims import ClaimCheck, any_action_succeeded, notice_for
 from memstore.adapters.recorder import Recorder
 from memstore.adapters.tools import MemoryTools
 from memstore.adapters.toolset import memory_toolset
@@ -51,7 +51,8 @@ class MemoryAgent:
             toolset is added to each run, so the agent must not hold it already.
         tools: The memory tools of the store.
         recorder: Records each turn's user message and reply; None records nothing.
-        language: The interface language of the unsaved notice (en, es, fr, de, it, pt).
+        language: The interface language of the unsaved notice (en, es, fr, de, it, pt; a
+            region such as ``es-ES`` is read as its language; English for any other).
         check_claims: Whether a reply that claims a memory change no tool made is checked
             (one more model request in such a turn); False turns the check off.
         claim_model: The model that answers the check, e.g. a cheaper one
@@ -75,7 +76,7 @@ class MemoryAgent:
         self.agent = agent
         self.tools = tools
         self.recorder = recorder
-        self.notice = NOTICES.get(language, NOTICES["en"])
+        self.notice = notice_for(language)
         self.toolset = memory_toolset(tools)
         self.claims = claim_check(agent, check_claims, claim_model)
 

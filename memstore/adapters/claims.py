@@ -8,11 +8,16 @@ notice in the interface language says that nothing was saved.
 
 from __future__ import annotations
 
+import logging
+import re
+
 from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessage, RetryPromptPart, ToolReturnPart
 from pydantic_ai.models import Model
 
 from memstore.adapters.tools import TOOL_NAMES
+
+log = logging.getLogger(__name__)
 
 NOTICES = {
     "en": "Note: nothing was saved to memory in this turn.",
@@ -27,6 +32,7 @@ CLAIM_QUESTION = (
     "was saved, remembered, updated, deleted, forgotten or pinned?\n\nReply:\n{reply}"
 )
 YES = ("yes", "sí", "si", "oui", "ja", "sim")
+FIRST_WORD = re.compile(r"\w+")
 
 
 class ClaimCheck:
@@ -42,20 +48,44 @@ class ClaimCheck:
 
     async def claims_change(self, reply: str) -> bool:
         """Whether ``reply`` says that something was saved, changed or forgotten (one model
-        request)."""
-        answer = await self.judge.run(CLAIM_QUESTION.format(reply=reply))
+        request); False when the model cannot be asked (the failure is logged): an optional
+        check never loses the turn (found by review: its reply was neither returned nor
+        recorded)."""
+        try:
+            answer = await self.judge.run(CLAIM_QUESTION.format(reply=reply))
+        except Exception as error:  # any model failure: the check is optional
+            return unanswered(error)
         return is_yes(answer.output)
 
     def claims_change_sync(self, reply: str) -> bool:
         """:meth:`claims_change` for code that runs no event loop, through pydantic-ai's own
         ``run_sync`` (which keeps one event loop per thread, as the model's HTTP client needs)."""
-        answer = self.judge.run_sync(CLAIM_QUESTION.format(reply=reply))
+        try:
+            answer = self.judge.run_sync(CLAIM_QUESTION.format(reply=reply))
+        except Exception as error:  # any model failure: the check is optional
+            return unanswered(error)
         return is_yes(answer.output)
 
 
+def unanswered(error: Exception) -> bool:
+    """Log that the claim check's model failed; the reply is then taken as claiming nothing."""
+    log.warning(
+        "the claim check's model failed (%s: %s); no notice added", type(error).__name__, error
+    )
+    return False
+
+
 def is_yes(answer: str) -> bool:
-    """Whether a one-word answer is yes, in any of the interface languages."""
-    return answer.strip().strip(".!").casefold() in YES
+    """Whether an answer starts with yes, in any of the interface languages ("Yes, it
+    does.", "**Sí**"; found by review: any word after it made it a no)."""
+    first = FIRST_WORD.search(answer)
+    return first is not None and first[0].casefold() in YES
+
+
+def notice_for(language: str) -> str:
+    """The unsaved notice in ``language``, a code such as ``es`` or ``es-ES`` (its first
+    part decides); English for a language it is not written in."""
+    return NOTICES.get(re.split(r"[-_]", language.strip(), maxsplit=1)[0].casefold(), NOTICES["en"])
 
 
 def any_action_succeeded(messages: list[ModelMessage]) -> bool:

@@ -13,6 +13,7 @@ belongs to that turn.)
 
 from __future__ import annotations
 
+import contextvars
 import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -123,8 +124,15 @@ class MemoryTools:
 
     def __init__(self, service: MemoryService) -> None:
         self.service = service
-        self.private = False
-        """True during a private turn: no tool is offered and calls are refused."""
+        self._private = contextvars.ContextVar(f"memstore_private_{id(self)}", default=False)
+
+    @property
+    def private(self) -> bool:
+        """True during a private turn: no tool is offered and calls are refused. Kept per
+        task and thread (a context variable), so that a private turn running beside another
+        on the same tools stays private (found by review: one attribute was reset by the
+        other turn, and the private one was offered the tools and the context)."""
+        return self._private.get()
 
     @property
     def available(self) -> bool:
@@ -134,11 +142,11 @@ class MemoryTools:
     @contextmanager
     def private_turn(self, private: bool = True) -> Iterator[None]:
         """Treat the calls made inside as one turn, private or not."""
-        before, self.private = self.private, private
+        token = self._private.set(private)
         try:
             yield
         finally:
-            self.private = before
+            self._private.reset(token)
 
     def functions(self) -> list[Callable[..., dict[str, Any]]]:
         """The tool functions to register, all of them; see :attr:`available`."""

@@ -9,17 +9,23 @@ pydantic-ai-slim 1.75 and later), so the host's own instructions are left as the
 Everything is decided when the model is asked, step by step: while memory is disabled or the
 turn is private (:meth:`MemoryTools.private_turn
 <memstore.adapters.tools.MemoryTools.private_turn>` around the run), no tool is offered and
-no instruction or memory is sent.
+no instruction or memory is sent. A store that fails while the context is built (damaged,
+locked, a newer schema) is logged, and the turn goes on without it (found by review: the
+whole turn failed).
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from pydantic_ai import FunctionToolset, RunContext
 from pydantic_ai.tools import ToolDefinition
 
 from memstore.adapters.tools import INSTRUCTIONS, MemoryTools
+from memstore.errors import MemstoreError
+
+log = logging.getLogger(__name__)
 
 TOOLSET_ID = "memstore"
 
@@ -50,7 +56,11 @@ def memory_toolset(tools: MemoryTools, *, id: str = TOOLSET_ID) -> FunctionTools
         if not tools.available:
             return None
         prompt = ctx.prompt if isinstance(ctx.prompt, str) else ""
-        block = tools.service.context(prompt).text
+        try:
+            block = tools.service.context(prompt).text
+        except MemstoreError as error:  # the turn goes on without memory (issue 5)
+            log.warning("memory context unavailable (%s: %s)", type(error).__name__, error)
+            return INSTRUCTIONS
         return f"{INSTRUCTIONS}\n\n{block}" if block else INSTRUCTIONS
 
     toolset = FunctionToolset[Any](id=id, instructions=instructions)
