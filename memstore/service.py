@@ -228,8 +228,10 @@ class MemoryService(StoreHandle):
 
     @checked
     def pin_memory(self, memory_id: str, pinned: bool = True) -> schemas.Memory:
-        """Pin (or unpin) a memory: pinned ones come first in the context. Raises NotFound,
-        or InvalidInput when pinning a superseded memory."""
+        """Pin (or unpin) a memory: pinned ones come first in the context. Raises
+        MemoryDisabled (a memory write, as remember; found by review), NotFound, or
+        InvalidInput when pinning a superseded memory."""
+        memories.require_enabled(self.config)
         return memories.pin_memory(self._db, memory_id, pinned)
 
     @checked

@@ -293,6 +293,11 @@ def test_with_memory_disabled_remember_is_refused_and_the_rest_works(tmp_path: P
     refused = memstore("remember", "Diego likes tea.")
     assert refused.returncode == 1
     assert json.loads(refused.stderr)["error"]["type"] == "MemoryDisabled"
+    (memory,) = MemoryService(database).list_memories().memories
+    pinned = memstore("pin", memory.id)  # found by review: pinning wrote while disabled
+    assert pinned.returncode == 1
+    assert json.loads(pinned.stderr)["error"]["type"] == "MemoryDisabled"
+    assert MemoryService(database).list_memories().memories == [memory]
     imported = memstore("import", str(EXAMPLES), "--speaker", "Diego=user", "--include-tail")
     assert imported.returncode == 0, imported.stderr
     assert memstore("recall", "jazz").returncode == 0
