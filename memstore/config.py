@@ -43,9 +43,25 @@ class PageSize:
 
 
 def data_dir() -> Path:
-    """The directory memstore keeps its data in: ``$MEMSTORE_HOME`` or the user data dir."""
+    """The directory memstore keeps its data in: ``$MEMSTORE_HOME`` (``~`` expanded, as no
+    shell does in an MCP client's ``env``) or the user data dir (``%LOCALAPPDATA%\\memstore``
+    on Windows: no author folder above it).
+
+    Raises:
+        FileError: For a relative ``$MEMSTORE_HOME``: the store would depend on the working
+            directory (found by review: another folder found no database).
+    """
     override = os.environ.get(HOME_VARIABLE)
-    return Path(override) if override else Path(platformdirs.user_data_dir("memstore"))
+    if not override:
+        return Path(platformdirs.user_data_dir("memstore", appauthor=False))
+    home = Path(override).expanduser()
+    if not home.is_absolute():
+        raise FileError(
+            override,
+            f"${HOME_VARIABLE} must be an absolute path (or start with ~): a relative one "
+            "would name another folder from each working directory.",
+        )
+    return home
 
 
 def local_path(value: str, what: str) -> str:

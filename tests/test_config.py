@@ -72,6 +72,32 @@ def test_relative_paths_resolve_under_the_data_directory_whatever_the_cwd(
     assert config.log_path() == data_dir() / "memory" / "logs"
 
 
+def test_the_data_directory_variable_takes_a_home_folder_and_refuses_a_relative_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Found by review: "~/x" was a folder literally named "~", and "rel" named another folder
+    # from each working directory.
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("MEMSTORE_HOME", "~/x")
+    assert data_dir() == tmp_path / "x"
+    monkeypatch.setenv("MEMSTORE_HOME", "rel")
+    with pytest.raises(FileError, match=r"\$MEMSTORE_HOME must be an absolute path"):
+        data_dir()
+
+
+def test_the_user_data_directory_has_no_author_folder(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Found by review: on Windows, platformdirs put the author (by default the application's
+    # name) above it: %LOCALAPPDATA%\memstore\memstore, not the README's %LOCALAPPDATA%\memstore.
+    import platformdirs
+
+    asked: list[dict[str, object]] = []
+    monkeypatch.delenv("MEMSTORE_HOME")
+    monkeypatch.setattr(
+        platformdirs, "user_data_dir", lambda *args, **kwargs: asked.append(kwargs) or "/d"
+    )
+    assert data_dir() == Path("/d") and asked == [{"appauthor": False}]
+
+
 def test_absolute_local_paths_are_allowed(tmp_path: Path) -> None:
     config = MemoryConfig(database=str(tmp_path / "db.sqlite3"), log_dir=str(tmp_path / "logs"))
     assert config.database_path() == tmp_path / "db.sqlite3"
