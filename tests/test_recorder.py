@@ -273,3 +273,23 @@ def test_a_record_written_is_read_back_as_one_record_with_its_loggable_content(
     )
     log = parse_log(data.encode(), "2026-10-05.md")
     assert [record.content for record in records_of(log)] == [text, "ok"]
+
+
+@pytest.mark.parametrize(
+    ("speakers", "words"),
+    [
+        ({"user": "Morgan", "assistant": "morgan"}, "two roles one name"),
+        ({"user": "Diego", "assistant": ""}, "cannot head a log record"),
+        ({"assistant": "Mor\ngan"}, "cannot head a log record"),
+        ({"bot": "Robo"}, "no roles"),
+    ],
+)
+def test_names_a_log_could_not_give_back_are_refused_before_anything_is_written(
+    service: MemoryService, tmp_path: Path, speakers: dict[str, str], words: str
+) -> None:
+    # Found by review: one name for both roles imported back under one role, and an empty
+    # assistant name wrote a header no import reads, while SQLite kept the message.
+    with pytest.raises(InvalidInput, match=words):
+        Recorder(service, speakers=speakers, log_dir=tmp_path / "logs").record("user", "hola")
+    assert not (tmp_path / "logs").exists()
+    assert service.recall("hola").conversations == []

@@ -18,13 +18,36 @@ from pathlib import Path
 from memstore.arguments import checked, valid_unicode
 from memstore.errors import InvalidInput, MemstoreError
 from memstore.kinds import MessageStatus, Role
-from memstore.logs.write import LogWriter, Written, loggable, stamp_time
+from memstore.logs.write import LogWriter, Written, check_speaker, loggable, stamp_time
 from memstore.schemas import Message
 from memstore.service import MemoryService
 
 log = logging.getLogger(__name__)
 
 DEFAULT_SPEAKERS = {"user": "User", "assistant": "Assistant", "system": "System"}
+
+
+def log_speakers(speakers: Mapping[str, str]) -> dict[str, str]:
+    """Each role's name in the log: ``speakers`` over :data:`DEFAULT_SPEAKERS`.
+
+    Raises:
+        InvalidInput: For a role that is none of ``user``, ``assistant``, ``system``, a
+            name a log record cannot hold (see :func:`~memstore.logs.write.check_speaker`),
+            or one name for two roles, which an import (matching names without case) could
+            not tell apart (found by review: the log then imported back under one role,
+            and an empty assistant name made a header no import reads).
+    """
+    unknown = sorted(set(speakers) - set(DEFAULT_SPEAKERS))
+    if unknown:
+        raise InvalidInput("speakers", f"{unknown} are no roles; use user, assistant, system.")
+    named = {**DEFAULT_SPEAKERS, **speakers}
+    for name in named.values():
+        check_speaker(name)
+    if len({name.casefold() for name in named.values()}) < len(named):
+        raise InvalidInput(
+            "speakers", f"{named} gives two roles one name (case aside); give each its own."
+        )
+    return named
 
 
 class Recorder:
@@ -34,6 +57,7 @@ class Recorder:
         service: The memory store (its config says whether history is stored).
         speakers: Role -> the name written in the log (``{"user": "Diego", "assistant":
             "Morgan", "system": "System"}``); the assistant's name heads new log files.
+            Unnamed roles keep :data:`DEFAULT_SPEAKERS`.
         log_dir: The daily log folder; the configuration's ``log_dir`` by default.
         session_id: An existing session to append to; a new one is started when needed.
     """
@@ -47,7 +71,7 @@ class Recorder:
         session_id: str | None = None,
     ) -> None:
         self.service = service
-        self.speakers = {**DEFAULT_SPEAKERS, **speakers}
+        self.speakers = log_speakers(speakers)
         folder = service.log_dir if log_dir is None else Path(log_dir)
         self.writer = LogWriter(folder, self.speakers["assistant"])
         self.session_id = session_id
