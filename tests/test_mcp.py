@@ -190,6 +190,13 @@ def test_arguments_the_schema_refuses_are_an_invalid_input_tool_error(
             boolean = await session.call_tool("recall", {"query": "tea", "limit": True})
             assert boolean.is_error is True
             assert boolean.content[0].text.startswith("InvalidInput: limit: ")
+            # Found by review: a misspelled sessionId was dropped, and every session searched.
+            unknown = await session.call_tool("recall", {"query": "tea", "sessionId": "ses_a"})
+            assert unknown.is_error is True
+            assert unknown.content[0].text.startswith("InvalidInput: recall takes no sessionId;")
+            assert "session_id" in unknown.content[0].text
+            schemas = {tool.name: tool.input_schema for tool in (await session.list_tools()).tools}
+            assert {schema.get("additionalProperties") for schema in schemas.values()} == {False}
 
     run(scenario)
 

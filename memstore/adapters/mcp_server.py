@@ -28,6 +28,7 @@ from typing import Any
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
+from mcp.types import Tool as MCPTool
 from pydantic import ValidationError
 from pydantic_core import to_json
 
@@ -36,15 +37,40 @@ from memstore.service import MemoryService
 
 log = logging.getLogger(__name__)
 
+CLOSED = {"additionalProperties": False}
+"""What a memory tool's input schema adds: no argument beyond its properties."""
+
 
 class MemoryServer(MCPServer[Any]):
     """An MCP server that reports a memory tool's unsuccessful result as a tool error, and
     arguments the tool's schema refuses as an ``InvalidInput`` one; a successful result's
-    text is its structured content as compact JSON."""
+    text is its structured content as compact JSON.
+
+    An argument the tool does not take is refused too, and each tool's input schema says so
+    (``additionalProperties: false``, as pydantic-ai's): found by review, ``recall`` with a
+    misspelled ``sessionId`` searched every session without a word."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.accepted: dict[str, frozenset[str]] = {}
+        """The arguments each memory tool takes, by tool name."""
+
+    async def list_tools(self) -> list[MCPTool]:
+        listed = await super().list_tools()
+        return [
+            tool.model_copy(update={"input_schema": {**tool.input_schema, **CLOSED}})
+            for tool in listed
+        ]
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
+        unknown = sorted(set(arguments) - self.accepted.get(name, frozenset(arguments)))
+        if unknown:
+            takes = ", ".join(sorted(self.accepted[name])) or "no arguments"
+            raise ToolError(
+                f"InvalidInput: {name} takes no {', '.join(unknown)}; it takes {takes}."
+            )
         try:
             result = await super().call_tool(name, arguments, context)
         except ToolError as error:  # the SDK's own: arguments that fail the tool's schema
@@ -106,6 +132,7 @@ def build_server(tools: MemoryTools) -> MCPServer[Any]:
         log_level="WARNING",  # the SDK's default handler; `memstore -v` has configured INFO
     )
     for function in offered:
+        server.accepted[function.__name__] = frozenset(inspect.signature(function).parameters)
         facts = TOOL_FACTS[function.__name__]
         server.add_tool(
             function,
