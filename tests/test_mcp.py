@@ -195,6 +195,16 @@ def test_arguments_the_schema_refuses_are_an_invalid_input_tool_error(
             assert unknown.is_error is True
             assert unknown.content[0].text.startswith("InvalidInput: recall takes no sessionId;")
             assert "session_id" in unknown.content[0].text
+            # Found by review: "off" unpinned, "yes" and 1 pinned; a switch is strict too.
+            for tool, arguments in [
+                ("pin_memory", {"memory_id": "mem_x", "pinned": "off"}),
+                ("pin_memory", {"memory_id": "mem_x", "pinned": 1}),
+                ("list_memories", {"include_inactive": "yes"}),
+            ]:
+                switch = await session.call_tool(tool, arguments)
+                assert switch.is_error is True
+                field = "pinned" if tool == "pin_memory" else "include_inactive"
+                assert switch.content[0].text.startswith(f"InvalidInput: {field}: ")
             schemas = {tool.name: tool.input_schema for tool in (await session.list_tools()).tools}
             assert {schema.get("additionalProperties") for schema in schemas.values()} == {False}
 

@@ -5,7 +5,8 @@ these ``Annotated`` types. Their ``Field(description=...)`` is the argument's de
 the JSON schema of every adapter: the MCP SDK and pydantic-ai both read it, so no docstring
 repeats it. A Literal kind of :mod:`memstore.kinds` inside a type becomes the argument's
 ``enum``. Arguments that several tools share (the filters and the paging) are one type each.
-Counts are strict: ``true`` or ``"5"`` is refused, not read as 1 or 5.
+Counts and switches are strict: ``true`` or ``"5"`` is refused, not read as 1 or 5, and
+``"off"``, ``"yes"`` or ``1`` is no boolean (found by review: ``pinned: "off"`` unpinned).
 """
 
 from __future__ import annotations
@@ -49,12 +50,12 @@ MostResults = Annotated[int | None, Field(description=f"Most results ({CAPPED}).
 
 # one memory
 MemoryId = Annotated[str, Field(description="The id of the memory, from list_memories or recall.")]
-Pinned = Annotated[bool, Field(description="True to pin, False to unpin.")]
+Pinned = Annotated[bool, Field(description="True to pin, False to unpin.", strict=True)]
 
 # list_memories
 CategoryFilter = Annotated[Category | None, Field(description="Only memories of this category.")]
 IncludeInactive = Annotated[
-    bool, Field(description="Also superseded, unconfirmed and expired memories.")
+    bool, Field(description="Also superseded, unconfirmed and expired memories.", strict=True)
 ]
 
 # search_words, word_instances
