@@ -104,9 +104,15 @@ def test_a_private_turn_refuses_tools_and_logs_no_arguments(
             message = refused["error"]["message"]
             assert "private" in message and "enabled" not in message
     assert "secret plan" not in caplog.text and "<private>" in caplog.text
-    tools.remember("Diego likes jazz.")
+    made = tools.remember("Diego likes jazz.")
     assert "Diego likes jazz." in caplog.text  # an ordinary call is logged with its arguments
     assert "succeeded" in caplog.text
+    # ... and its result (found by review: the id of the memory made was nowhere)
+    assert made["result"]["id"] in caplog.text
+    caplog.clear()
+    tools.remember("Diego likes " + "very " * 400 + "long jazz.")
+    (line,) = [r.getMessage() for r in caplog.records if "succeeded" in r.getMessage()]
+    assert line.endswith("…") and len(line.split("succeeded: ", 1)[1]) == 500
 
 
 def test_a_locked_database_gives_an_unsuccessful_result_within_about_half_a_second(

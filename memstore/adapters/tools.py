@@ -14,6 +14,7 @@ belongs to that turn.)
 from __future__ import annotations
 
 import contextvars
+import json
 import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -109,6 +110,18 @@ def withheld(shown: object) -> object:
         return shown
     texts = [key for key in WRITTEN_TEXT if isinstance(shown.get(key), str)]
     return {**shown, **{key: f"<{len(shown[key])} characters>" for key in texts}}
+
+
+LOGGED_RESULT_CHARS = 500
+"""The characters of a tool's result (compact JSON) its log line shows: the memory made and
+its id, a page's first hits; a long page is cut, marked "…"."""
+
+
+def logged_result(result: dict[str, Any]) -> str:
+    """``result`` as compact JSON for the log, at most :data:`LOGGED_RESULT_CHARS` characters
+    (found by review: a call's log line did not say what it returned)."""
+    text = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+    return text if len(text) <= LOGGED_RESULT_CHARS else text[: LOGGED_RESULT_CHARS - 1] + "…"
 
 
 class MemoryTools:
@@ -266,7 +279,7 @@ class MemoryTools:
             if isinstance(error, SecretRejected):  # its arguments hold the secret
                 shown = f"<refused: {error.kind} in {error.argument}, {error.length} characters>"
             return self._failed(name, withheld(shown), error)
-        log.info("memory tool %s(%s) succeeded", name, shown)
+        log.info("memory tool %s(%s) succeeded: %s", name, shown, logged_result(result))
         return {"ok": True, "untrusted": UNTRUSTED_WARNING, "result": result}
 
     def _refusal(self) -> MemoryDisabled:
