@@ -97,10 +97,23 @@ def __getattr__(name: str) -> Any:
 
     Raises:
         AttributeError: For any other name.
+        ModuleNotFoundError: For ``MemoryAgent`` or ``memory_toolset`` without pydantic-ai,
+            saying how to install the extra.
     """
     if name not in LAZY:
         raise AttributeError(f"module 'memstore' has no attribute {name!r}")
-    value = getattr(importlib.import_module(LAZY[name]), name)
+    try:
+        module = importlib.import_module(LAZY[name])
+    except ModuleNotFoundError as error:
+        if not (error.name or "").startswith("pydantic_ai"):
+            raise
+        raise ModuleNotFoundError(  # found by review: a bare "No module named pydantic_ai"
+            f"memstore.{name} needs pydantic-ai, the agent extra ({error}); install it from the "
+            "memstore checkout with: pip install './[agent]' (the package called memstore on "
+            "the package index is another project)",
+            name=error.name,
+        ) from error
+    value = getattr(module, name)
     globals()[name] = value
     return value
 

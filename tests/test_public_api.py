@@ -49,3 +49,26 @@ def test_a_message_prints_its_keys_in_the_contract_order() -> None:
         "source_ref",
         "truncated",
     ]
+
+
+def test_the_agent_names_without_pydantic_ai_say_how_to_install_the_extra() -> None:
+    # Found by review: a bare "No module named 'pydantic_ai'", where `memstore mcp` says
+    # which extra to install and from where.
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['pydantic_ai'] = None\n"
+        "for name in ('MemoryAgent', 'memory_toolset'):\n"
+        "    try:\n"
+        "        getattr(__import__('memstore'), name)\n"
+        "    except ModuleNotFoundError as error:\n"
+        "        print(error)\n"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    lines = completed.stdout.splitlines()
+    assert len(lines) == 2, completed.stdout + completed.stderr
+    assert all("pip install './[agent]'" in line for line in lines)
+    assert lines[0].startswith("memstore.MemoryAgent needs pydantic-ai")
