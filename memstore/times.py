@@ -4,8 +4,9 @@ and local calendar days: a time zone by name, a day's bounds as UTC instants.
 Times are UTC, in the years 1 to 9999 that Python's datetime holds. A time near the
 calendar's edges can leave them once converted (``0001-01-01T00:00:00+05:00`` is in year 0
 in UTC), which Python reports as an OverflowError: here it is an InvalidInput naming the
-argument, like any other bad time. A time memstore stores keeps a day from both ends
-(:func:`storable`), so that every zone's local time holds it.
+argument, like any other bad time. A message's or session's time keeps a day from both
+ends (:func:`storable`), so that every zone's local time holds it; views show any other in
+UTC (:func:`local_time`).
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ EXAMPLE = "2026-10-05T09:00:00+02:00"
 DAY_FORMAT = re.compile(r"\d{4}-\d{2}-\d{2}")
 STORED_FROM = datetime(1, 1, 2, tzinfo=UTC)
 STORED_BEFORE = datetime(9999, 12, 31, tzinfo=UTC)
-"""Stored times lie in ``[STORED_FROM, STORED_BEFORE)``: a day from the calendar's ends, so
-that any zone (whose offsets stay under a day) shows them as local time. A message at
-9999-12-31T23:00Z failed every later diary and text view in Tokyo (found by review)."""
+"""A message's and a session's times lie in ``[STORED_FROM, STORED_BEFORE)``: a day from the
+calendar's ends, so that any zone (whose offsets stay under a day) shows them as local time.
+A message at 9999-12-31T23:00Z failed every later diary and text view in Tokyo (found by
+review)."""
 LOCAL_KEY = "local"  # tzlocal's key for a zone read from /etc/localtime without a name
 
 
@@ -240,5 +242,16 @@ def month_start(year: int, month: int, place: tzinfo) -> datetime:
 
 
 def local_date(moment: datetime | None, place: tzinfo) -> date | None:
-    """The date of ``moment`` in ``place``, or None."""
-    return None if moment is None else moment.astimezone(place).date()
+    """The date of ``moment`` in ``place`` (see :func:`local_time`), or None."""
+    return None if moment is None else local_time(moment, place).date()
+
+
+def local_time(moment: datetime, place: tzinfo | None = None) -> datetime:
+    """``moment`` in ``place`` (the machine's local time for None); where that would leave
+    the calendar (a time within hours of its ends, stored before memstore kept a day from
+    them, or restored from such an export), ``moment`` as it is, in UTC, so that a view
+    never fails on it (found by review: an OverflowError traceback)."""
+    try:
+        return moment.astimezone(place)
+    except OverflowError:
+        return moment

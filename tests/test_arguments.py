@@ -4,6 +4,7 @@ never an error from inside; tools that never raise; deletes of missing ids; disa
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -145,7 +146,6 @@ FIRST_STORED_DAY = datetime(1, 1, 1, 23, tzinfo=UTC)  # in UTC, year 0 in New Yo
 STORED_EDGES: list[tuple[str, Call]] = [
     ("started_at", lambda s: s.start_session(started_at=FIRST_STORED_DAY)),
     ("ended_at", lambda s: s.end_session(s.start_session().id, ended_at=LAST_STORED_DAY)),
-    ("expires_at", lambda s: s.remember("Diego likes tea.", expires_at=LAST_STORED_DAY)),
     (
         "created_at",
         lambda s: s.record_message(s.start_session().id, "user", "hi", created_at=LAST_STORED_DAY),
@@ -167,6 +167,65 @@ def test_a_time_stored_within_a_day_of_the_calendars_ends_is_invalid_input(
         call(service)
     assert caught.value.argument == argument
     assert service.recall("hi").conversations == []
+
+
+def test_a_log_of_the_calendars_last_or_first_day_starts_its_session_within_the_range(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    # Found by review: a log with no importable record started its session at its day's
+    # midnight, 9999-12-31T00:00Z, outside the range every zone can show.
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for day in ("9999-12-31", "0001-01-01"):
+        text = f"Morgan Log \u2014 {day}\n\n[10:00:00 +0000] \nDiego: hi\n"
+        (logs / f"{day}.md").write_text(text, encoding="utf-8")
+    report = service.import_markdown([logs], speakers={"Diego": "user"}, include_tail=True)
+    assert report.imported == 0
+    starts = sorted(session.started_at for session in service.list_sessions().sessions)
+    assert starts == [
+        datetime(1, 1, 2, tzinfo=UTC),
+        datetime(9999, 12, 30, 23, 59, 59, 999999, tzinfo=UTC),
+    ]
+
+
+def test_times_an_older_store_kept_at_the_calendars_ends_are_shown_in_utc(
+    db_path: Path, tmp_path: Path
+) -> None:
+    # Found by review: a store written before the day's margin held such times, and every
+    # text view in a zone that could not show them failed with a traceback, as did export.
+    service = MemoryService(db_path)
+    session = service.start_session()
+    service.record_message(session.id, "user", "last heron of the calendar")
+    service.remember("Diego renews his passport.", expires_at="9999-12-31T23:00:00Z")
+    with closing(sqlite3.connect(db_path)) as connection, connection:
+        connection.execute("UPDATE messages SET created_at = '9999-12-31T23:00:00.000000+00:00'")
+        connection.execute("UPDATE sessions SET started_at = '9999-12-31T22:00:00.000000+00:00'")
+
+    def memstore(*args: str, zone: str = "Asia/Tokyo") -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "memstore", "--database", str(db_path), *args]
+        environment = {**os.environ, "TZ": zone}
+        return subprocess.run(command, capture_output=True, text=True, env=environment, timeout=60)
+
+    for args in (
+        ["instances", "heron", "--format", "text"],
+        ["sessions", "--format", "text"],
+        ["memories", "--format", "text"],
+        ["recall", "heron", "--format", "text"],
+        ["diary", "9999-12-30", "--tz", "Asia/Tokyo", "--format", "text"],
+        ["export", str(tmp_path / "all.jsonl")],
+    ):
+        completed = memstore(*args)
+        assert completed.returncode == 0, (args, completed.stderr)
+        assert "Traceback" not in completed.stderr
+    assert "9999-12-31 23:00" in memstore("instances", "heron", "--format", "text").stdout
+    fresh = MemoryService(tmp_path / "fresh.sqlite3")
+    assert fresh.import_memories(tmp_path / "all.jsonl").imported >= 1
+
+
+def test_a_far_future_expiry_stands_for_never(service: MemoryService) -> None:
+    # Found by review: the day's margin refused "9999-12-31", a natural "never expires".
+    memory = service.remember("Diego renews his passport.", expires_at="9999-12-31T23:00:00Z")
+    assert memory.expires_at == datetime(9999, 12, 31, 23, tzinfo=UTC)
 
 
 def test_times_a_day_inside_the_calendar_are_stored_and_shown_in_every_zone(

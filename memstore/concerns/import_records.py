@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import suppress
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, time
+from datetime import UTC, datetime, time, timedelta
 from typing import Any
 
 from memstore.concerns.import_files import CHANGED, LARGE_TEXT_BYTES, FileText, LoadedLog
@@ -29,6 +29,7 @@ from memstore.repository.imports import Sealed
 from memstore.repository.sessions import StoredSession
 from memstore.schemas import FileImport, ImportWarning
 from memstore.sources import byte_of, log_prefix, source_ref
+from memstore.times import STORED_BEFORE, STORED_FROM
 
 DAILY_LOG = "daily_log"  # the metadata "source" of the session of an imported daily log
 
@@ -287,6 +288,8 @@ def ensure_session(connection: sqlite3.Connection, log: LoadedLog) -> str:
     if sessions.get(connection, session_id) is None:
         metadata = {"source": DAILY_LOG, "path": log.path, "boundaries": "unknown"}
         midnight = datetime.combine(log.parsed.day, time(), UTC)
+        # a log of the calendar's first or last day: its session starts within the range
+        midnight = min(max(midnight, STORED_FROM), STORED_BEFORE - timedelta(microseconds=1))
         started = spans[0].created_at if spans else midnight
         sessions.add(connection, StoredSession(session_id, started, None, metadata))
     elif spans:

@@ -16,7 +16,7 @@ from typing import TypedDict
 from memstore.arguments import valid_unicode
 from memstore.errors import InvalidInput
 from memstore.kinds import Category, Origin
-from memstore.times import in_utc, storable
+from memstore.times import in_utc
 
 MAX_CONTENT_CHARS = 4000
 MAX_KEY_CHARS = 200
@@ -188,7 +188,7 @@ def parse_expiry(value: str | datetime | None, now: datetime) -> datetime | None
             raise InvalidInput(
                 "expires_at", f"{value!r} is not ISO 8601, e.g. 2026-12-31T18:00 or 2026-12-31."
             ) from error
-    when = storable(in_utc(value, "expires_at"), "expires_at")  # a naive one is local time
+    when = in_utc(value, "expires_at")  # a naive datetime is taken as local time
     if when <= now:
         raise InvalidInput("expires_at", f"{when.isoformat()} is not in the future.")
     return when

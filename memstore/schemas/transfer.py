@@ -7,7 +7,7 @@ enumeration fails loudly when an export is read back.
 
 Read back, a record is validated strictly (``strict=True``): every field an export writes is
 required (``null`` where it is null), ``true`` is no ``"yes"`` or ``1``, a number no string,
-and a time is ISO 8601 text with a zone, from 0001-01-02 to 9999-12-30 once in UTC. A Markdown
+and a time is ISO 8601 text with a zone, in the years 1 to 9999 once in UTC. A Markdown
 memory file's front matter may leave some fields out
 (:data:`memstore.transfer.memory_files.DEFAULTS`).
 """
@@ -29,7 +29,6 @@ from memstore.kinds import (
     TransferScope,
 )
 from memstore.schemas.records import Result
-from memstore.times import OUT_OF_STORED_RANGE, STORED_BEFORE, STORED_FROM
 
 FORMAT_VERSION: Literal[1] = 1
 """The version of the export format; an import refuses any other."""
@@ -46,17 +45,15 @@ def in_utc(value: datetime) -> datetime:
     """``value`` in UTC.
 
     Raises:
-        ValueError: If it is not a time memstore stores once in UTC (within a day of the
-            calendar's ends, see :data:`memstore.times.STORED_FROM`; pydantic names the
+        ValueError: If it falls outside the years 1 to 9999 once in UTC (pydantic names the
             field).
     """
     try:
-        moment = value.astimezone(UTC)
+        return value.astimezone(UTC)
     except OverflowError as error:
-        raise ValueError(f"{value.isoformat()} {OUT_OF_STORED_RANGE}") from error
-    if not STORED_FROM <= moment < STORED_BEFORE:
-        raise ValueError(f"{value.isoformat()} {OUT_OF_STORED_RANGE}")
-    return moment
+        raise ValueError(
+            f"{value.isoformat()} is outside the years 1 to 9999 once converted to UTC"
+        ) from error
 
 
 Time = Annotated[AwareDatetime, AfterValidator(in_utc)]

@@ -9,7 +9,7 @@ from datetime import date, datetime, tzinfo
 from memstore.logs.fences import FenceTracker
 from memstore.schemas import Diary, DiaryConversation, Memory, Message
 from memstore.text.printable import printable
-from memstore.times import local_date, zone
+from memstore.times import local_date, local_time, zone
 
 INDENT = "    "
 EN_DASH = "\u2013"
@@ -109,4 +109,4 @@ def memory_lines(memories: list[Memory], day: date, place: tzinfo) -> list[str]:
 
 def clock(moment: datetime, place: tzinfo) -> str:
     """``HH:MM`` of ``moment`` in ``place``."""
-    return moment.astimezone(place).strftime("%H:%M")
+    return local_time(moment, place).strftime("%H:%M")

@@ -17,6 +17,7 @@ from memstore.errors import InvalidInput
 from memstore.kinds import Role
 from memstore.logs.write import check_speaker, loggable, render, stamp_time
 from memstore.schemas.transfer import MessageRecord
+from memstore.times import local_time
 from memstore.transfer.destination import create, make_folder
 
 
@@ -73,7 +74,7 @@ def log_record(message: MessageRecord, place: tzinfo) -> LogRecord:
         InvalidInput: If the local time has an offset a stamp cannot hold (whole minutes up
             to 14 hours; only historic local mean times have others).
     """
-    local = stamp_time(message.created_at.astimezone(place))
+    local = stamp_time(local_time(message.created_at, place))
     speaker = message.speaker or message.role.capitalize()
     try:
         check_speaker(speaker)

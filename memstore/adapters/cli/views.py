@@ -24,6 +24,7 @@ from memstore.text.diary import render as diary_text
 from memstore.text.diary import who
 from memstore.text.printable import printable
 from memstore.text.tokens import fold, token_spans
+from memstore.times import local_time
 
 INDENT = "    "
 MAX_COLUMN = 40  # terminal columns a table pads a column to, at most
@@ -41,7 +42,7 @@ def width(text: str) -> int:
 
 def local(moment: datetime) -> str:
     """``moment`` in the machine's local time, to the minute: ``2026-10-05 09:15``."""
-    return moment.astimezone().strftime("%Y-%m-%d %H:%M")
+    return local_time(moment).strftime("%Y-%m-%d %H:%M")
 
 
 def marked(text: str, folded_terms: frozenset[str]) -> str:
