@@ -401,3 +401,26 @@ async def test_a_private_turn_beside_another_on_the_same_tools_stays_private(
 
     await asyncio.gather(agent.run("public"), private())
     assert sorted(seen) == [("private", 1, False), ("private", 3, False), ("public", 1, True)]
+
+
+def test_a_private_turn_stays_private_in_a_thread_the_host_starts_inside_it(
+    service: MemoryService,
+) -> None:
+    # Found by review: threads inherit no context variable, and a host running the agent in a
+    # worker thread inside tools.private_turn() had the tools and the memories sent.
+    from concurrent.futures import ThreadPoolExecutor
+
+    service.remember("Diego's secret diagnosis is kept here.")
+    tools = MemoryTools(service)
+    seen: list[tuple[int, bool]] = []
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.append((len(info.function_tools), "diagnosis" in (info.instructions or "")))
+        return ModelResponse(parts=[TextPart("ok")])
+
+    agent = Agent(FunctionModel(model), toolsets=[memory_toolset(tools)])
+    with ThreadPoolExecutor(1) as pool:
+        with tools.private_turn(True):
+            pool.submit(agent.run_sync, "what about my diagnosis").result()
+        pool.submit(agent.run_sync, "what about my diagnosis").result()
+    assert seen == [(0, False), (9, True)]

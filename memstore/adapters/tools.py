@@ -7,8 +7,8 @@ in one table, what each tool does to the store (the MCP server's tool annotation
 never holds SQL (it calls the service), never raises into the agent (a failure is an
 unsuccessful result), and labels what it returns as untrusted evidence, once. Every call is
 logged with its outcome; in a private turn the arguments are left out of the log, and no
-tool is offered at all. (A host runs one turn at a time per MemoryTools; the private flag
-belongs to that turn.)
+tool is offered at all. A turn's private flag is kept per task and thread, so turns may run
+side by side on one MemoryTools (see :attr:`MemoryTools.private`).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextvars
 import json
 import logging
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -137,29 +138,43 @@ class MemoryTools:
 
     def __init__(self, service: MemoryService) -> None:
         self.service = service
-        self._private = contextvars.ContextVar(f"memstore_private_{id(self)}", default=False)
+        self._turn: contextvars.ContextVar[bool | None] = contextvars.ContextVar(
+            f"memstore_turn_{id(self)}", default=None
+        )
+        self._private_turns = 0
+        self._count_lock = threading.Lock()
 
     @property
     def private(self) -> bool:
-        """True during a private turn: no tool is offered and calls are refused. Kept per
-        task and thread (a context variable), so that a private turn running beside another
-        on the same tools stays private (found by review: one attribute was reset by the
-        other turn, and the private one was offered the tools and the context)."""
-        return self._private.get()
+        """True during a private turn: no tool is offered and calls are refused.
+
+        A turn is known per task and thread (a context variable): a private turn beside
+        another on the same tools stays private (found by review: one attribute was reset by
+        the other turn's end). Where a turn was not entered (a thread the host started inside
+        a private turn, which inherits no context variable), any private turn open counts
+        (found by the next review: such a thread was offered the tools and the memories)."""
+        here = self._turn.get()
+        return self._private_turns > 0 if here is None else here
+
+    @contextmanager
+    def private_turn(self, private: bool = True) -> Iterator[None]:
+        """Treat the calls made inside as one turn, private or not."""
+        token, opened = self._turn.set(private), 1 if private else 0
+        self._count(opened)
+        try:
+            yield
+        finally:
+            self._count(-opened)
+            self._turn.reset(token)
+
+    def _count(self, change: int) -> None:
+        with self._count_lock:
+            self._private_turns += change
 
     @property
     def available(self) -> bool:
         """Whether tools are offered now: memory enabled and the turn not private."""
         return self.service.config.enabled and not self.private
-
-    @contextmanager
-    def private_turn(self, private: bool = True) -> Iterator[None]:
-        """Treat the calls made inside as one turn, private or not."""
-        token = self._private.set(private)
-        try:
-            yield
-        finally:
-            self._private.reset(token)
 
     def functions(self) -> list[Callable[..., dict[str, Any]]]:
         """The tool functions to register, all of them; see :attr:`available`."""
