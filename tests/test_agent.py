@@ -4,6 +4,7 @@ running event loop, run_stream, and the claimed-save check on, off or with its o
 from __future__ import annotations
 
 import asyncio
+import warnings
 from pathlib import Path
 from typing import Literal
 
@@ -419,8 +420,17 @@ def test_a_private_turn_stays_private_in_a_thread_the_host_starts_inside_it(
         return ModelResponse(parts=[TextPart("ok")])
 
     agent = Agent(FunctionModel(model), toolsets=[memory_toolset(tools)])
+
+    def turn() -> None:
+        agent.run_sync("what about my diagnosis")
+        # run_sync leaves its event loop as this thread's own: closed here, as the autouse
+        # fixture closes the main thread's
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            asyncio.get_event_loop_policy().get_event_loop().close()
+
     with ThreadPoolExecutor(1) as pool:
         with tools.private_turn(True):
-            pool.submit(agent.run_sync, "what about my diagnosis").result()
-        pool.submit(agent.run_sync, "what about my diagnosis").result()
+            pool.submit(turn).result()
+        pool.submit(turn).result()
     assert seen == [(0, False), (9, True)]
