@@ -86,8 +86,9 @@ def test_the_requests_before_and_after_a_hit_are_found_by_the_index(
     with sqlite3.connect(db_path) as connection:
         plan = connection.execute(f"EXPLAIN QUERY PLAN {PARTNERS}", ("s",)).fetchall()
     seeks = [detail for *_, detail in plan if "ix_messages_requests" in detail]
-    assert len(seeks) == 3, plan  # the request before a reply; an opening's answer after it
-    # and the user message that may stand before it
+    assert len(seeks) == 4, plan  # the request before a reply; an opening's answer after it
+    # and the user message that may stand before it; a user message between a request and
+    # the reply after it
 
 
 @pytest.mark.parametrize(
@@ -105,6 +106,8 @@ def test_the_requests_before_and_after_a_hit_are_found_by_the_index(
         (["assistant", "system", "assistant", "user"], [4, 3, 4, None]),
         # found by review: a reply whose request failed took an earlier, unrelated one
         (["user", "assistant", "user:interrupted", "assistant"], [2, 1, 4, None]),
+        # ... nor does the question before the failed request take that reply
+        (["user", "user:interrupted", "assistant"], [None, 3, None]),
         (["user", "assistant", "user:error", "assistant", "assistant"], [2, 1, 4, None, None]),
         # a system message between a request and its reply is no new request
         (["user", "system", "assistant"], [3, 3, 1]),
@@ -181,3 +184,24 @@ def test_a_reply_whose_request_was_deleted_is_an_orphan_not_the_earlier_ones(
     assert [c.messages[0].content for c in service.recall("morning").conversations] == [
         "Good morning"
     ]
+
+
+@pytest.mark.parametrize("between", ["interrupted", "deleted"])
+def test_a_question_is_not_shown_with_the_reply_to_a_later_request(
+    service: MemoryService, between: str
+) -> None:
+    # Found by review: from the question's side, the reply to the failed (or deleted)
+    # request after it was still shown as its answer.
+    session = service.start_session()
+    service.record_message(session.id, "user", "Which heron species nest near the lake?")
+    status = "interrupted" if between == "interrupted" else "completed"
+    request = service.record_message(
+        session.id, "user", "Forget that; what is the wifi plan price?", status=status
+    )
+    service.record_message(session.id, "assistant", "The plan costs 30 euros a month.")
+    if between == "deleted":
+        assert request is not None
+        service.delete_message(request.id)
+    (conversation,) = service.recall("heron").conversations
+    assert [m.content for m in conversation.messages] == ["Which heron species nest near the lake?"]
+    assert service.recall("euros").conversations == []

@@ -130,7 +130,9 @@ def partner_sql(m: str) -> str:
     for an assistant message that opens the talk (no user message before it, and no sequence
     missing before it, where a deleted request would have been), the first completed user
     message after it (its answer); for a user message the next completed user or assistant
-    message (a reply only if it is the assistant's).
+    message (a reply only if it is the assistant's and the user message is its request, no
+    other user message nor a deleted one between them: found by review, a reply after an
+    interrupted request was shown as the answer to the question before).
 
     The user messages before and after are seeks of revision 0007's partial index. An
     opening's tests run only once its answer is found (in the select list, which SQLite
@@ -163,7 +165,19 @@ def partner_sql(m: str) -> str:
                         AND p.sequence > {m}.sequence AND p.status = 'completed'
                       ORDER BY p.sequence LIMIT 1) AS answer))
              ELSE
-               (SELECT p.pk FROM messages AS p
+               (SELECT CASE WHEN p.role = 'user'
+                              OR NOT EXISTS (SELECT 1 FROM messages AS u
+                                             WHERE u.session_id = {m}.session_id
+                                               AND u.role = 'user'
+                                               AND u.sequence > {m}.sequence
+                                               AND u.sequence < p.sequence)
+                                 AND p.sequence - {m}.sequence - 1
+                                     = (SELECT count(*) FROM messages AS s
+                                        WHERE s.session_id = {m}.session_id
+                                          AND s.sequence > {m}.sequence
+                                          AND s.sequence < p.sequence)
+                            THEN p.pk END
+                FROM messages AS p
                 WHERE p.session_id = {m}.session_id AND p.sequence > {m}.sequence
                   AND {searchable_sql("p")}
                 ORDER BY p.sequence LIMIT 1)
