@@ -592,6 +592,28 @@ def test_the_diary_of_an_empty_file_shows_the_log_and_leaves_it_empty(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["logs", "memory.sqlite3"]
 
 
+def test_the_diary_of_a_backup_leaves_it_byte_for_byte_and_of_junk_says_damaged(
+    runner: CliRunner, db_path: Path, tmp_path: Path
+) -> None:
+    # Found by review: the diary switched a backup (a rollback-journal file) to WAL, and
+    # called a file of random bytes an older schema to upgrade.
+    with MemoryService(db_path) as service:
+        session = service.start_session()
+        service.record_message(session.id, "user", "Hola.", created_at=utc("2026-10-05T07:15"))
+        service.backup(tmp_path / "backup.sqlite3")
+    backup = tmp_path / "backup.sqlite3"
+    before = backup.read_bytes()
+    code, out, err = invoke(runner, backup, "2026-10-05", "--tz", MADRID)
+    assert code == 0, err
+    assert [c["message_count"] for c in json.loads(out)["conversations"]] == [1]
+    assert backup.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["backup.sqlite3", "memory.sqlite3"]
+    junk = tmp_path / "junk.sqlite3"
+    junk.write_bytes(bytes(range(256)) * 20)
+    code, _, err = invoke(runner, junk, "2026-10-05", "--tz", MADRID)
+    assert (code, json.loads(err)["error"]["type"]) == (1, "StoreDamaged")
+
+
 def test_the_diary_of_an_older_schema_refuses_to_upgrade_it(
     runner: CliRunner, db_path: Path
 ) -> None:

@@ -139,6 +139,7 @@ def diary(
         InvalidInput: For a malformed day or an unknown time zone.
         SchemaError: For a database whose schema is older than this code's: the diary
             writes nothing, an upgrade included.
+        StoreDamaged: For a file SQLite cannot read as a database.
         FileError: For a database path that is not a regular file, or another
             application's database.
     """
@@ -147,8 +148,7 @@ def diary(
     start, end = bounds(when, place)
     found, memories, now = diary_rows.Interval([], [], None, None), [], utc_now()
     if stored(db.path):  # only reads: a missing or empty file is not made a store
-        db.ensure_schema(upgrade=False)  # nor is an older one upgraded
-        with db.read() as connection:
+        with db.untouched() as connection:  # nor switched to WAL, nor upgraded
             found = diary_rows.interval(connection, start, end)
         memories = [memory_model(memory, now) for memory in found.memories]
     days = conversations(Message.model_validate(message) for message in found.messages)

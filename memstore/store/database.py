@@ -121,8 +121,46 @@ class Database:
             raise StoreReadOnly(str(self.path), self.read_only)
 
     @contextmanager
-    def _unit(self, begin: Callable[[Connection], None], *, commit: bool) -> Iterator[Connection]:
-        pool = self.pool
+    def untouched(self) -> Iterator[Connection]:
+        """A read unit that changes nothing in the file, for a command that only reads (the
+        diary): :meth:`read` on the store this object has open; else a read-only connection
+        of its own, once the file is checked as :meth:`ensure_schema` checks it, with no
+        switch to WAL and no upgrade (found by review: the diary switched a backup to WAL,
+        and upgraded an older store).
+
+        Raises:
+            SchemaError: If the schema is older than this code's (the upgrade a write makes
+                is left to a command that writes), newer, or inconsistent.
+            StoreDamaged: If SQLite cannot read the file as a database.
+            FileError: If the file holds another application's database.
+        """
+        self._leave_parent()
+        if self._pool is not None:
+            with self.read() as connection:
+                yield connection
+            return
+        require_fts5()
+        known, code = migrations.revisions(self.migrations), self.code_version()
+        files.claim_store(self.path)  # never read as a file from here on (files.not_a_store)
+        with translate_errors(self.path):
+            schema = probe.read_schema(self.path)
+            if schema is None:  # opening it says why SQLite cannot read it
+                connect(self.path, read_only=True).close()
+        if schema is None or probe.pending(schema, self.path, known, code):
+            raise self._not_upgraded(0 if schema is None else schema.newest, code)
+        pool = ConnectionPool(functools.partial(connect, self.path, read_only=True), keep=0)
+        with self._unit(begin_read, commit=True, pool=pool) as connection:
+            yield connection
+
+    @contextmanager
+    def _unit(
+        self,
+        begin: Callable[[Connection], None],
+        *,
+        commit: bool,
+        pool: ConnectionPool | None = None,
+    ) -> Iterator[Connection]:
+        pool = self.pool if pool is None else pool
         with (
             translate_errors(self.path),
             pool.connection() as connection,
@@ -156,19 +194,16 @@ class Database:
         finally:
             engine.dispose()
 
-    def ensure_schema(self, *, upgrade: bool = True) -> None:
+    def ensure_schema(self) -> None:
         """Check the file, then create or upgrade the schema once, every pending revision in
-        one transaction (a read-only file is only checked). Without ``upgrade``, for a
-        command that only reads (the diary), a file that needs its schema made or upgraded
-        is refused instead, unchanged.
+        one transaction (a read-only file is only checked).
 
         Raises:
             Fts5Unavailable: If SQLite lacks FTS5.
             FileError: If the path is not a regular file, or holds another application's
                 SQLite database (it is left untouched).
             SchemaError: If the schema is newer than this code, has gaps, or its
-                alembic_version and schema_migrations disagree; without ``upgrade``, if it
-                is older than this code's (or not made yet).
+                alembic_version and schema_migrations disagree.
             StoreReadOnly: If a read-only file needs an upgrade.
             StoreBusy: If another process kept the file locked past the probe's wait
                 (nothing was changed).
@@ -180,7 +215,7 @@ class Database:
         with self._lock:
             if self._pool is None:
                 require_fts5()
-                self._pool = self._open(upgrade)
+                self._pool = self._open()
 
     def _leave_parent(self) -> None:
         """In a child forked after this Database was used, start afresh: the parent's pool is
@@ -195,7 +230,7 @@ class Database:
         self._pool, self._lock, self._writers = None, threading.Lock(), WriterTurns()
         self._pid = os.getpid()
 
-    def _open(self, may_upgrade: bool) -> ConnectionPool:
+    def _open(self) -> ConnectionPool:
         if str(self.path) == ":memory:":
             raise FileError(
                 ":memory:",
@@ -209,8 +244,6 @@ class Database:
         with translate_errors(self.path):
             schema = probe.read_schema(self.path)
         upgrade = schema is None or probe.pending(schema, self.path, known, code)
-        if upgrade and not may_upgrade:
-            raise self._not_upgraded(0 if schema is None else schema.newest, code)
         self.read_only = probe.read_only_reason(self.path)
         if self.read_only is not None:
             if upgrade and schema is not None:
