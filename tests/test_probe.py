@@ -474,21 +474,36 @@ def test_a_read_the_owner_checkpointed_under_is_busy_not_a_silent_mix(
             os.close(descriptor)
 
 
+@pytest.mark.parametrize("reading", ["recall", "probe then diary", "backup"])
 def test_a_reader_decided_on_a_wal_gone_by_its_first_read_opens_again(
-    read_only_store: Path, monkeypatch: pytest.MonkeyPatch
+    read_only_store: Path, monkeypatch: pytest.MonkeyPatch, reading: str
 ) -> None:
     # Found by review: a -wal seen as the connection was decided on, and deleted by its
     # owner's close before the first read, failed the read as StoreReadOnly ("nothing was
-    # written"), for SQLite then wanted a WAL index this user may not make.
+    # written"), for SQLite then wanted a WAL index this user may not make; the diary's probe
+    # took the file for no database, and a backup failed as StoreError (a later review).
+    out = Path(tempfile.mkdtemp(prefix="memstore-ro-out-"))
+    out.chmod(0o777)
+
     def work() -> list[str]:
         service = MemoryService(read_only_store)
-        service.health()
+        if reading != "probe then diary":
+            service.health()
         stale = [False]
         real = probe.settled
         monkeypatch.setattr(probe, "settled", lambda path: stale.pop() if stale else real(path))
+        if reading == "backup":
+            return [str(service.backup(out / "copy.sqlite3").ok)]
+        if reading == "probe then diary":
+            return [memory.content for memory in service.diary(tz="UTC").memories]
         return [memory.content for memory in service.recall("tea").memories]
 
-    assert read_only_runner(work) == ["Diego likes green tea."]
+    expected = {"recall": ["Diego likes green tea."], "backup": ["True"]}
+    try:
+        found = read_only_runner(work)
+    finally:
+        shutil.rmtree(out)
+    assert found == expected.get(reading, ["Diego likes green tea."])
 
 
 # Private by default

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from memstore import files
 from memstore.errors import BackupExists, StoreError
-from memstore.store import probe
+from memstore.store import readers
 from memstore.store.connections import BUSY_TIMEOUT_MS
 
 try:
@@ -125,17 +125,19 @@ def copy(source: Path, staged: Path, *, read_only: bool = False) -> None:
 
     Raises:
         StoreError: If SQLite fails to read the source or write the copy.
+        StoreBusy: If, ``read_only``, the source's owner changed it while it was copied.
     """
     wait = BUSY_TIMEOUT_MS / 1000
     try:
         opened = (
-            sqlite3.connect(probe.reader_uri(source), uri=True, timeout=wait)
+            readers.open_reader(source, wait)  # retried as the owner's files come and go
             if read_only
             else sqlite3.connect(source, timeout=wait)
         )
         with (
             closing(opened) as live,
             closing(sqlite3.connect(staged)) as copied,
+            readers.watched(live, source),  # a read-only source its owner wrote meanwhile
         ):
             live.backup(copied)  # pages=-1: the whole database in one step, one snapshot
     except sqlite3.Error as error:

@@ -122,12 +122,16 @@ def read_schema(path: Path) -> Schema | None:
             switched to WAL).
         FileError: When a hot journal waits beside another application's database (see
             :func:`rolled_back_schema`).
+        StoreBusy: When the file's ``-wal`` came or went at every attempt to open it.
     """
-    from memstore.store.sqlite_errors import is_busy  # here: that module imports this one
+    # here: those modules import this one
+    from memstore.store.readers import open_reader
+    from memstore.store.sqlite_errors import is_busy
 
     try:
-        uri = reader_uri(path)
-        with closing(sqlite3.connect(uri, uri=True, timeout=PROBE_TIMEOUT_S)) as probe:
+        # opened again, decided afresh, while an owner's files come and go (found by review:
+        # a read-only store's probe took a -wal just deleted for no database)
+        with closing(open_reader(path, PROBE_TIMEOUT_S)) as probe:
             return schema_of(probe)
     except sqlite3.DatabaseError as error:
         if is_busy(error):
