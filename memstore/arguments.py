@@ -268,18 +268,24 @@ def speaker_roles(speakers: Iterable[tuple[object, object]]) -> dict[str, str]:
 
     Raises:
         InvalidInput: If there are no speakers, a name is not text or could head no log
-            record (:func:`~memstore.logs.write.check_speaker`, the spaces around it left
-            out), a role is not user, assistant or system, or one name (compared without
-            case) is given two roles.
+            record (:func:`~memstore.logs.write.heads_a_record`, the spaces around it left
+            out: a tab or a bidi mark, which a log may hold, is no reason; found by review),
+            a role is not user, assistant or system, or one name (compared without case) is
+            given two roles.
     """
     # Imported here: the log writer imports memstore.files, which imports this module.
-    from memstore.logs.write import check_speaker
+    from memstore.logs.write import heads_a_record
 
     roles: dict[str, str] = {}
     for name, role in speakers:
         if not isinstance(name, str):
             raise InvalidInput("speakers", f"has the name {name!r}; names are text.")
-        check_speaker(name.strip())  # a name with a colon would match no record
+        if not heads_a_record(name.strip()):  # a name with a colon would match no record
+            raise InvalidInput(
+                "speaker",
+                f"{name!r} cannot head a log record; use 1-100 characters, no colon or line "
+                "ending.",
+            )
         if role not in values(Role):
             raise InvalidInput(f"speaker {name!r}", f"is {role!r}; use {spoken(Role)}.")
         folded = name.strip().casefold()

@@ -185,3 +185,20 @@ def test_a_log_speaker_with_a_space_at_either_end_is_matched_and_stored_stripped
     assert report.imported == 2  # Diego's now mapped, and Morgan's no longer the tail
     (conversation,) = service.recall("heron", speaker="diego").conversations
     assert [m.speaker for m in conversation.messages] == ["Diego", "Morgan"]
+
+
+def test_a_log_speaker_holding_a_tab_or_a_bidi_mark_can_be_imported(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    # Found by review: the live writer's stricter names were asked of --speaker too, and the
+    # hint of an unknown speaker asked for a --speaker that was then refused.
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    text = (
+        "Morgan Log \u2014 2026-10-05\n\n[09:00:00 +0200] \n\u200fדוד: שלום\n\n"
+        "[09:00:09 +0200] \nAna\tB: hi\n\n[09:00:10 +0200] \nMorgan: ok"
+    )
+    (logs / "2026-10-05.md").write_text(text, encoding="utf-8")
+    speakers = {"\u200fדוד": "user", "Ana\tB": "user", "Morgan": "assistant"}
+    report = service.import_markdown([logs], speakers=speakers, include_tail=True)
+    assert (report.imported, report.unknown_speakers) == (3, {})

@@ -98,18 +98,20 @@ def stamp_time(when: object) -> datetime:
     return when.replace(microsecond=0)
 
 
+def heads_a_record(name: str) -> bool:
+    """Whether a log record can carry ``name`` as its speaker (LOGFORMAT): 1 to 100
+    characters, no colon or line ending."""
+    return 1 <= len(name) <= MAX_SPEAKER_CHARS and not any(c in name for c in ":\r\n")
+
+
 def check_speaker(speaker: str) -> None:
-    """Raise InvalidInput (argument ``speaker``) unless ``speaker`` can head a log record and
-    be imported back by its name: 1 to 100 characters, no colon, line ending, control
-    character or bidi control (found by review: a NUL was written into the log, and the
-    import's hint asked for a --speaker no command line can carry), and no space at either
-    end (an import's ``--speaker`` names are stripped)."""
-    if (
-        not 1 <= len(speaker) <= MAX_SPEAKER_CHARS
-        or ":" in speaker
-        or unprintable(speaker)
-        or speaker != speaker.strip()
-    ):
+    """Raise InvalidInput (argument ``speaker``) unless memstore may write ``speaker`` at the
+    head of a log record and import it back by its name: one a record can carry
+    (:func:`heads_a_record`), without a control character or bidi control (found by review:
+    a NUL was written into the log, and the import's hint asked for a --speaker no command
+    line can carry), and no space at either end (an import's ``--speaker`` names are
+    stripped)."""
+    if not heads_a_record(speaker) or unprintable(speaker) or speaker != speaker.strip():
         raise InvalidInput(
             "speaker",
             f"{speaker!r} cannot head a log record; use 1-100 characters, no colon, line "
