@@ -183,12 +183,30 @@ def machine_zone() -> tzinfo:
 
 def fixed_machine_zone() -> timezone | None:
     """The C library's zone for this process, when it keeps one offset all year (no
-    daylight saving time), named as the C library names it; else None."""
+    daylight saving time), named as the C library names it, unless that name is a zone of
+    the zone database with another offset (``TZ=UTC-3`` is called UTC and is 3 hours east:
+    found by review, its diary's text view read the name as UTC); such a one is named by its
+    offset (``UTC+03:00``). Else None."""
     import time as clock
 
     if clock.daylight:
         return None
-    return timezone(timedelta(seconds=-clock.timezone), clock.tzname[0])
+    offset = timedelta(seconds=-clock.timezone)
+    name = clock.tzname[0]
+    return (
+        timezone(offset) if database_offset(name) not in (None, offset) else timezone(offset, name)
+    )
+
+
+def database_offset(name: str) -> timedelta | None:
+    """The UTC offset now of the zone database's zone called ``name``, or None when it has
+    none of that name."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        return datetime.now(ZoneInfo(name)).utcoffset()
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        return None
 
 
 def parse_day(value: date | str) -> date:

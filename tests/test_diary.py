@@ -155,11 +155,23 @@ def test_without_a_zone_the_machine_zone_cuts_the_day(
 
 
 @pytest.mark.parametrize(
-    ("machine", "named"),
-    [("zone file", "tokyo"), ("<+09>-9", "+09"), ("UTC0", "UTC")],
+    ("machine", "named", "day", "clock"),
+    [
+        ("zone file", "tokyo", "2026-10-06", "01:00"),
+        ("<+09>-9", "+09", "2026-10-06", "01:00"),
+        ("UTC0", "UTC", "2026-10-05", "16:00"),
+        # found by review: called UTC by the C library, 3 hours east, read back as UTC
+        ("UTC-3", "UTC+03:00", "2026-10-05", "19:00"),
+    ],
 )
 def test_the_machine_zone_from_a_file_or_posix_rules_cuts_the_day_in_json_and_text(
-    db_path: Path, seeded: Seeded, tmp_path: Path, machine: str, named: str
+    db_path: Path,
+    seeded: Seeded,
+    tmp_path: Path,
+    machine: str,
+    named: str,
+    day: str,
+    clock: str,
 ) -> None:
     # Found by review: TZ naming a zone file outside the zone database worked for JSON, then
     # the text view looked its name up again and refused it; TZ=UTC0 (POSIX rules that
@@ -172,7 +184,6 @@ def test_the_machine_zone_from_a_file_or_posix_rules_cuts_the_day_in_json_and_te
             pytest.skip("no zone file of Asia/Tokyo on this machine")
         machine = str(tmp_path / "tokyo")
         shutil.copyfile(found[0], machine)
-    day = "2026-10-06" if named != "UTC" else "2026-10-05"
 
     def diary(*args: str) -> subprocess.CompletedProcess[str]:
         command = [sys.executable, "-m", "memstore", "--database", str(db_path), "diary", day]
@@ -188,6 +199,7 @@ def test_the_machine_zone_from_a_file_or_posix_rules_cuts_the_day_in_json_and_te
     assert [c["session_id"] for c in document["conversations"]] == ["ses_late"]
     assert as_text.returncode == 0, as_text.stderr
     assert as_text.stdout.splitlines()[0].endswith(f"{day} ({named})")
+    assert f"{clock} " in as_text.stdout
 
 
 # Local days
