@@ -113,6 +113,12 @@ def test_a_private_turn_refuses_tools_and_logs_no_arguments(
     tools.remember("Diego likes " + "very " * 400 + "long jazz.")
     (line,) = [r.getMessage() for r in caplog.records if "succeeded" in r.getMessage()]
     assert line.endswith("…") and len(line.split("succeeded: ", 1)[1]) == 500
+    # a stored line separator or bidi override is escaped, the arguments cut too
+    caplog.clear()
+    tools.remember("Diego likes jazz\u2028and\u202eblues.")
+    tools.word_instances("x" * 5000)
+    assert "\u2028" not in caplog.text and "\u202e" not in caplog.text
+    assert max(len(r.getMessage()) for r in caplog.records) < 1200
 
 
 def test_a_locked_database_gives_an_unsuccessful_result_within_about_half_a_second(

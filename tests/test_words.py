@@ -1033,3 +1033,12 @@ def test_crowded_and_spread_words_page_the_same_way(
     spread, crowded = pages(False), pages(True)
     assert spread == crowded
     assert len(spread) == 46 + (2 if scope == "all" else 0)
+
+
+def test_a_refused_long_word_is_not_repeated_whole(service: MemoryService) -> None:
+    # Found by review: with no length limit, the error (a model's context, through the tools)
+    # repeated all 4,000,000 characters of the argument.
+    with pytest.raises(InvalidQuery) as refused:
+        service.word_instances("ab cd " * 100_000)
+    message = str(refused.value)
+    assert len(message) < 300 and "(600000 characters)" in message

@@ -28,6 +28,7 @@ from memstore.adapters import tool_arguments as arg
 from memstore.errors import InvalidInput, MemoryDisabled, MemstoreError, NotFound, SecretRejected
 from memstore.schemas import UNTRUSTED_WARNING
 from memstore.service import MemoryService
+from memstore.text.printable import printable
 from memstore.times import parse_aware
 
 log = logging.getLogger(__name__)
@@ -113,16 +114,23 @@ def withheld(shown: object) -> object:
     return {**shown, **{key: f"<{len(shown[key])} characters>" for key in texts}}
 
 
-LOGGED_RESULT_CHARS = 500
-"""The characters of a tool's result (compact JSON) its log line shows: the memory made and
-its id, a page's first hits; a long page is cut, marked "…"."""
+LOGGED_CHARS = 500
+"""The characters of a tool call's arguments, and of its result (compact JSON), that its log
+line shows: the memory made and its id, a page's first hits; longer text is cut, marked
+"…" (found by review: a 4,000,000-character word went whole into the log)."""
+
+
+def for_log(text: str) -> str:
+    """``text`` for a log line: control, bidi and line separator characters escaped (a stored
+    U+2028 split the line, found by review), at most :data:`LOGGED_CHARS` characters."""
+    safe = printable(text)
+    return safe if len(safe) <= LOGGED_CHARS else safe[: LOGGED_CHARS - 1] + "…"
 
 
 def logged_result(result: dict[str, Any]) -> str:
-    """``result`` as compact JSON for the log, at most :data:`LOGGED_RESULT_CHARS` characters
-    (found by review: a call's log line did not say what it returned)."""
-    text = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
-    return text if len(text) <= LOGGED_RESULT_CHARS else text[: LOGGED_RESULT_CHARS - 1] + "…"
+    """``result`` as compact JSON for the log (see :func:`for_log`; found by review: a
+    call's log line did not say what it returned)."""
+    return for_log(json.dumps(result, ensure_ascii=False, separators=(",", ":")))
 
 
 class MemoryTools:
@@ -294,7 +302,9 @@ class MemoryTools:
             if isinstance(error, SecretRejected):  # its arguments hold the secret
                 shown = f"<refused: {error.kind} in {error.argument}, {error.length} characters>"
             return self._failed(name, withheld(shown), error)
-        log.info("memory tool %s(%s) succeeded: %s", name, shown, logged_result(result))
+        log.info(
+            "memory tool %s(%s) succeeded: %s", name, for_log(str(shown)), logged_result(result)
+        )
         return {"ok": True, "untrusted": UNTRUSTED_WARNING, "result": result}
 
     def _refusal(self) -> MemoryDisabled:
@@ -314,6 +324,6 @@ class MemoryTools:
     def _failed(name: str, shown: object, error: Exception) -> dict[str, Any]:
         """Log and return a failed result; ``shown`` never holds a write's text."""
         kind = type(error).__name__
-        log.info("memory tool %s(%s) failed: %s: %s", name, shown, kind, error)
+        log.info("memory tool %s(%s) failed: %s: %s", name, for_log(str(shown)), kind, error)
         retryable = isinstance(error, MemstoreError) and error.retryable
         return {"ok": False, "error": {"type": kind, "message": str(error), "retryable": retryable}}

@@ -100,7 +100,7 @@ def one_word(connection: sqlite3.Connection, text: str, argument: str) -> str:
     """
     if not valid_unicode(text):  # a lone surrogate: SQLite only takes valid Unicode
         raise InvalidQuery(
-            argument, f"{text!r} is not valid Unicode (bytes that are not UTF-8?); retype it."
+            argument, f"{quoted(text)} is not valid Unicode (bytes that are not UTF-8?); retype it."
         )
     # An ASCII letters-and-digits word is one token that unicode61 only lowercases; any
     # other text is split and folded by SQLite's own tokenizer. A run of CJK characters is
@@ -117,10 +117,22 @@ def one_word(connection: sqlite3.Connection, text: str, argument: str) -> str:
     if len(found) != 1:
         raise InvalidQuery(
             argument,
-            f"{text!r} is {len(found)} words as the index splits it; give exactly one word "
+            f"{quoted(text)} is {len(found)} words as the index splits it; give exactly one word "
             "(punctuation and spaces separate words).",
         )
     return found[0]
+
+
+ECHOED_CHARS = 60
+"""The characters of a refused word its error repeats: a word may be as long as a message,
+and the error goes to a model's context (found by review: 4,000,000 characters did)."""
+
+
+def quoted(text: str) -> str:
+    """``text`` quoted for an error message, cut to :data:`ECHOED_CHARS` characters."""
+    if len(text) <= ECHOED_CHARS:
+        return repr(text)
+    return f"{text[:ECHOED_CHARS]!r}… ({len(text)} characters)"
 
 
 def is_cjk_run(text: str) -> bool:
