@@ -49,12 +49,18 @@ def data_dir() -> Path:
 
     Raises:
         FileError: For a relative ``$MEMSTORE_HOME``: the store would depend on the working
-            directory (found by review: another folder found no database).
+            directory (found by review: another folder found no database); or one starting
+            with the home folder (``~user``) of a user that does not exist.
     """
     override = os.environ.get(HOME_VARIABLE)
     if not override:
         return Path(platformdirs.user_data_dir("memstore", appauthor=False))
-    home = Path(override).expanduser()
+    try:
+        home = Path(override).expanduser()
+    except RuntimeError as error:  # ~user of no such user
+        raise FileError(
+            override, f"${HOME_VARIABLE} names a home folder that cannot be found ({error})."
+        ) from error
     if not home.is_absolute():
         raise FileError(
             override,

@@ -83,6 +83,9 @@ def test_the_data_directory_variable_takes_a_home_folder_and_refuses_a_relative_
     monkeypatch.setenv("MEMSTORE_HOME", "rel")
     with pytest.raises(FileError, match=r"\$MEMSTORE_HOME must be an absolute path"):
         data_dir()
+    monkeypatch.setenv("MEMSTORE_HOME", "~no_such_user_of_memstore/x")
+    with pytest.raises(FileError, match="cannot be found"):
+        data_dir()
 
 
 def test_the_user_data_directory_has_no_author_folder(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -25,6 +25,7 @@ from click.testing import CliRunner
 
 from memstore import FileError, MemoryService, SchemaError, StoreBusy, StoreReadOnly
 from memstore.adapters.cli import cli
+from memstore.errors import InvalidQuery
 from memstore.store import probe
 from memstore.store.database import Database
 from tests.conftest import REPO
@@ -447,27 +448,34 @@ def test_a_read_the_owner_checkpointed_under_is_busy_not_a_silent_mix(
     ready, told = os.pipe(), os.pipe()
 
     def owner_writes_and_closes() -> None:
-        os.read(ready[0], 1)
-        with MemoryService(read_only_store) as service:
-            service.remember("Diego likes kiwi.")
-        os.write(told[1], b"w")
+        for fruit in ("kiwi", "mango"):
+            os.read(ready[0], 1)
+            with MemoryService(read_only_store) as service:
+                service.remember(f"Diego likes {fruit}.")
+            os.write(told[1], b"w")
 
-    def work() -> str:
-        database = Database(read_only_store)
-        try:
-            with database.read() as connection:
-                connection.execute("SELECT count(*) FROM memories").fetchone()
-                os.write(ready[1], b"r")
-                os.read(told[0], 1)
-                connection.execute("SELECT count(*) FROM memories").fetchone()
-        except StoreBusy as error:
-            return str(error)
-        return "read"
+    def work() -> list[str]:
+        outcomes = []
+        for own_error in (False, True):
+            database = Database(read_only_store)
+            try:
+                with database.read() as connection:
+                    connection.execute("SELECT count(*) FROM memories").fetchone()
+                    os.write(ready[1], b"r")
+                    os.read(told[0], 1)
+                    if own_error:  # the caller's own error is its own, not StoreBusy
+                        raise InvalidQuery("word", "is two words")
+                    connection.execute("SELECT count(*) FROM memories").fetchone()
+            except (StoreBusy, InvalidQuery) as error:
+                outcomes.append(f"{type(error).__name__}: {error}")
+        return outcomes
 
     owner = threading.Thread(target=owner_writes_and_closes, daemon=True)
     owner.start()
     try:
-        assert "owner was opening, closing or writing it" in read_only_runner(work)
+        busy, own = read_only_runner(work)
+        assert busy.startswith("StoreBusy") and "owner was opening, closing or writing" in busy
+        assert own == "InvalidQuery: word: is two words"
     finally:
         owner.join(timeout=60)
         for descriptor in (*ready, *told):

@@ -282,6 +282,7 @@ def test_a_record_written_is_read_back_as_one_record_with_its_loggable_content(
         ({"user": "Diego", "assistant": ""}, "cannot head a log record"),
         ({"assistant": "Mor\ngan"}, "cannot head a log record"),
         ({"bot": "Robo"}, "no roles"),
+        ({"user": None}, "names are text"),
     ],
 )
 def test_names_a_log_could_not_give_back_are_refused_before_anything_is_written(

@@ -195,10 +195,11 @@ def test_a_log_speaker_holding_a_tab_or_a_bidi_mark_can_be_imported(
     logs = tmp_path / "logs"
     logs.mkdir()
     text = (
-        "Morgan Log \u2014 2026-10-05\n\n[09:00:00 +0200] \n\u200fדוד: שלום\n\n"
+        "Morgan Log \u2014 2026-10-05\n\n[09:00:00 +0200] \n"
+        "\u200f\u05d3\u05d5\u05d3: \u05e9\u05dc\u05d5\u05dd\n\n"
         "[09:00:09 +0200] \nAna\tB: hi\n\n[09:00:10 +0200] \nMorgan: ok"
     )
     (logs / "2026-10-05.md").write_text(text, encoding="utf-8")
-    speakers = {"\u200fדוד": "user", "Ana\tB": "user", "Morgan": "assistant"}
+    speakers = {"\u200f\u05d3\u05d5\u05d3": "user", "Ana\tB": "user", "Morgan": "assistant"}
     report = service.import_markdown([logs], speakers=speakers, include_tail=True)
     assert (report.imported, report.unknown_speakers) == (3, {})

@@ -42,6 +42,8 @@ def log_speakers(speakers: Mapping[str, str]) -> dict[str, str]:
         raise InvalidInput("speakers", f"{unknown} are no roles; use user, assistant, system.")
     named = {**DEFAULT_SPEAKERS, **speakers}
     for name in named.values():
+        if not isinstance(name, str):
+            raise InvalidInput("speakers", f"has the name {name!r}; names are text.")
         check_speaker(name)
     if len({name.casefold() for name in named.values()}) < len(named):
         raise InvalidInput(

@@ -127,12 +127,13 @@ def watched(connection: sqlite3.Connection, path: Path) -> AbstractContextManage
 
 @contextmanager
 def _unchanged(connection: Reader, path: Path) -> Iterator[None]:
-    """Any error of the block becomes StoreBusy when the file or its companions changed
-    meanwhile; so does a block read as immutable whose file changed, however it ended."""
+    """An error of SQLite in the block becomes StoreBusy when the file or its companions
+    changed meanwhile (the caller's own errors pass: found by review, a bad word came back as
+    StoreBusy); so does a block read as immutable whose file changed, however it ended."""
     before = file_state(path)
     try:
         yield
-    except Exception as error:
+    except sqlite3.Error as error:  # SQLite's, not the caller's own (a word that is two)
         if file_state(path) != before:
             raise StoreBusy(OWNER_WRITING) from error
         raise
