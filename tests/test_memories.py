@@ -136,6 +136,33 @@ def test_a_candidate_is_invisible_until_confirmed_and_never_supersedes(
         service.remember("Diego prefers Italian.", origin="extracted", supersedes=candidate.id)
 
 
+def test_a_candidate_matching_a_confirmed_memory_changes_nothing_of_it(
+    service: MemoryService,
+) -> None:
+    # Found by review: a candidate holding the content of a confirmed memory gave that one
+    # its key, which superseded the key's confirmed holder.
+    car = service.remember("Diego drives a Seat.", key="car")
+    fiat = service.remember("Diego drives a Fiat.")
+    found = service.remember("Diego drives a Fiat", origin="extracted", confidence=0.4, key="car")
+    assert found.id == fiat.id and found.key is None
+    assert service.get_memory(car.id).status == "active"  # type: ignore[union-attr]
+
+
+def test_supersedes_holds_when_the_new_content_is_an_existing_memorys(
+    service: MemoryService,
+) -> None:
+    # Found by review: the duplicate was returned, and the memory to supersede left active.
+    tea = service.remember("Diego likes tea.")
+    coffee = service.remember("Diego likes coffee.")
+    again = service.remember("Diego likes coffee", supersedes=tea.id)
+    assert again.id == coffee.id
+    replaced = service.get_memory(tea.id)
+    assert replaced is not None and (replaced.status, replaced.superseded_by) == (
+        "superseded",
+        coffee.id,
+    )
+
+
 def test_sources_survive_the_deletion_of_their_message(service: MemoryService) -> None:
     session = service.start_session()
     message = service.record_message(

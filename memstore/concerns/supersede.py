@@ -66,23 +66,49 @@ def create(
         InvalidInput: If ``supersedes`` is not active, or a candidate would supersede.
     """
     assert draft.content is not None and draft.normalized is not None
-    duplicate = holder(connection, now, normalized=draft.normalized)
-    if duplicate is not None:
-        reused = duplicate
-        if draft.key:
-            reused = update(connection, duplicate, Draft(key=draft.key), now)
-        link(connection, reused, source)
-        return reused
     candidate = draft.origin == "extracted"
-    replaced = [] if candidate else targets(connection, draft.key, supersedes, now)
     if candidate and supersedes is not None:
         raise InvalidInput("supersedes", "an extracted candidate cannot supersede a memory.")
+    duplicate = holder(connection, now, normalized=draft.normalized)
+    if duplicate is not None:
+        return reuse(connection, duplicate, draft, supersedes=supersedes, source=source, now=now)
+    replaced = [] if candidate else targets(connection, draft.key, supersedes, now)
     memory = new_memory(draft, "candidate" if candidate else "active", now)
     memory_rows.retire(connection, replaced, "superseded", now)
     memory_rows.insert(connection, memory)
     memory_rows.point(connection, replaced, memory.id, now)
     link(connection, memory, source)
     return memory
+
+
+def reuse(
+    connection: sqlite3.Connection,
+    duplicate: StoredMemory,
+    draft: Draft,
+    *,
+    supersedes: str | None,
+    source: Source | None,
+    now: datetime,
+) -> StoredMemory:
+    """The active memory holding the draft's content, in place of a new one: given the
+    draft's key, and replacing ``supersedes``, as the new one would have been (found by
+    review: ``supersedes`` was ignored); for an extracted candidate, only linked to its
+    source, for a candidate never changes a confirmed memory (found by review: its key
+    superseded the key's holder).
+
+    Raises:
+        NotFound: If ``supersedes`` or the source message does not exist.
+        InvalidInput: If ``supersedes`` is not active.
+    """
+    reused = duplicate
+    if draft.origin != "extracted":
+        if draft.key:
+            reused = update(connection, duplicate, Draft(key=draft.key), now)
+        replaced = [id_ for id_ in targets(connection, None, supersedes, now) if id_ != reused.id]
+        memory_rows.retire(connection, replaced, "superseded", now)
+        memory_rows.point(connection, replaced, reused.id, now)
+    link(connection, reused, source)
+    return reused
 
 
 def targets(
