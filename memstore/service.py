@@ -252,7 +252,11 @@ class MemoryService(StoreHandle):
     @checked
     def context(self, query: str = "") -> schemas.MemoryContext:
         """The memory block to inject this turn, within ``context_chars`` characters (see
-        :mod:`memstore.concerns.context`); ``query`` only ranks, never as syntax."""
+        :mod:`memstore.concerns.context`); ``query`` only ranks, never as syntax. Empty while
+        memory is disabled (``enabled: false`` turns the context off; found by review: only
+        the tools' own context was)."""
+        if not self.config.enabled:
+            return schemas.MemoryContext(text="", memory_ids=[], omitted_ids=[], truncated=False)
         return context.memory_context(self._db, query, self.config.context_chars)
 
     # Search and reading: memstore.concerns.recall, .words, .reading

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -108,3 +109,12 @@ def test_the_overhead_of_a_line_is_its_prefix_suffix_and_newline(
 ) -> None:
     item = Item(memory_id, category, pinned, "content")
     assert overhead(item) == len(prefix(item)) + len(suffix(item)) + 1
+
+
+def test_with_memory_disabled_the_context_is_empty(tmp_path: Path) -> None:
+    # Found by review: enabled: false turned off the tools' context, not the service's.
+    path = tmp_path / "memory.sqlite3"
+    MemoryService(path).remember("Diego drinks green tea.")
+    disabled = MemoryService(path, config=MemoryConfig(enabled=False)).context("tea")
+    assert (disabled.text, disabled.memory_ids, disabled.omitted_ids) == ("", [], [])
+    assert MemoryService(path).context("tea").memory_ids != []
