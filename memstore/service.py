@@ -184,17 +184,17 @@ class MemoryService(StoreHandle):
         source_ref: str | None = None,
         **fields: Unpack[MemoryFields],
     ) -> schemas.Memory:
-        """Create, reuse (normalised duplicate), update (``memory_id``) or supersede (same
-        ``key``, or ``supersedes``) a memory in one write transaction. Keywords ``category``
-        (``fact`` by default), ``key`` and ``expires_at``, as
+        """Create, reuse (normalised duplicate), update (``memory_id``: as
+        :meth:`update_memory`, what is not given kept) or supersede (same ``key``, or
+        ``supersedes``) a memory in one write transaction. Keywords ``category`` (``fact``
+        by default for a new memory), ``key`` and ``expires_at``, as
         :class:`~memstore.concerns.memory_rules.MemoryFields` says. Raises MemoryDisabled,
         InvalidInput, SecretRejected (nothing stored) or NotFound."""
         memories.require_enabled(self.config)
-        given = Fields.of(fields, category="fact")
-        if memory_id is not None:  # an update: the category is "fact" unless given
-            return memories.update_memory(self._db, memory_id, content, given)
         origins = Origins(supersedes, origin, confidence, source_message_id, source_ref)
-        return memories.remember(self._db, content, given, origins)
+        if memory_id is not None:  # an update: what is not given is kept, the category too
+            return memories.update_memory(self._db, memory_id, content, Fields.of(fields), origins)
+        return memories.remember(self._db, content, Fields.of(fields, category="fact"), origins)
 
     @checked
     def get_memory(self, memory_id: str) -> schemas.Memory | None:

@@ -37,6 +37,30 @@ def test_an_update_by_id_keeps_the_id(service: MemoryService) -> None:
     assert service.list_memories().total == 1
 
 
+def test_remember_with_a_memory_id_is_the_update_with_its_supersedes_and_source(
+    service: MemoryService,
+) -> None:
+    # Found by review: it made a preference a fact, ignored supersedes and the source, and
+    # took a source message that does not exist.
+    session = service.start_session()
+    said = service.record_message(session.id, "user", "Update that preference to English.")
+    assert said is not None
+    language = service.remember("Diego prefers Spanish.", category="preference", key="lang")
+    old = service.remember("Diego answers in Catalan.")
+    updated = service.remember(
+        "Diego prefers English.",
+        memory_id=language.id,
+        supersedes=old.id,
+        source_message_id=said.id,
+    )
+    assert (updated.id, updated.category, updated.key) == (language.id, "preference", "lang")
+    assert service.get_memory(old.id).superseded_by == language.id  # type: ignore[union-attr]
+    assert [s.message_id for s in service.memory_sources(language.id)] == [said.id]
+    with pytest.raises(NotFound):
+        service.remember("Diego prefers Italian.", memory_id=language.id, source_message_id="msg_x")
+    assert service.get_memory(language.id).content == "Diego prefers English."  # type: ignore[union-attr]
+
+
 def test_an_update_supersedes_another_memory_holding_its_new_content_or_key(
     service: MemoryService,
 ) -> None:

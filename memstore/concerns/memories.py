@@ -72,16 +72,26 @@ def remember(db: Database, content: str, fields: Fields, origins: Origins) -> Me
     return memory_model(memory, now)
 
 
-def update_memory(db: Database, memory_id: str, content: str | None, fields: Fields) -> Memory:
+def update_memory(
+    db: Database,
+    memory_id: str,
+    content: str | None,
+    fields: Fields,
+    origins: Origins | None = None,
+) -> Memory:
     """Change a memory in place, keeping its id; a candidate becomes confirmed.
 
-    Any other active memory holding the new content or key is superseded by this one.
-    Arguments left as None (or empty) keep their value.
+    Any other active memory holding the new content or key is superseded by this one, and
+    so is the one ``origins.supersedes`` names; the memory is linked to ``origins``' source
+    message (``remember`` with a ``memory_id`` is this update: found by review, it made a
+    preference a fact and ignored both). Arguments left as None (or empty) keep their value.
 
     Raises:
         MemoryDisabled: When the configuration says ``enabled: false``.
-        NotFound: If there is no such memory.
-        InvalidInput: For invalid fields, or a memory that was superseded.
+        NotFound: If there is no such memory, or ``origins`` names a memory or a source
+            message that does not exist.
+        InvalidInput: For invalid fields, a memory that was superseded, or ``supersedes``
+            naming one that is not active.
         SecretRejected: When the new content looks like a credential.
     """
     now = utc_now()
@@ -91,6 +101,11 @@ def update_memory(db: Database, memory_id: str, content: str | None, fields: Fie
         if memory is None:
             raise NotFound("memory", memory_id)
         revised = supersede.update(connection, memory, draft, now)
+        if origins is not None:
+            source = supersede.Source(origins.source_message_id, origins.source_ref)
+            supersede.adopt(
+                connection, revised, supersedes=origins.supersedes, source=source, now=now
+            )
     return memory_model(revised, now)
 
 

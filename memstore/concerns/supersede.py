@@ -100,15 +100,33 @@ def reuse(
         NotFound: If ``supersedes`` or the source message does not exist.
         InvalidInput: If ``supersedes`` is not active.
     """
-    reused = duplicate
-    if draft.origin != "extracted":
-        if draft.key:
-            reused = update(connection, duplicate, Draft(key=draft.key), now)
-        replaced = [id_ for id_ in targets(connection, None, supersedes, now) if id_ != reused.id]
-        memory_rows.retire(connection, replaced, "superseded", now)
-        memory_rows.point(connection, replaced, reused.id, now)
-    link(connection, reused, source)
+    if draft.origin == "extracted":
+        link(connection, duplicate, source)
+        return duplicate
+    reused = update(connection, duplicate, Draft(key=draft.key), now) if draft.key else duplicate
+    adopt(connection, reused, supersedes=supersedes, source=source, now=now)
     return reused
+
+
+def adopt(
+    connection: sqlite3.Connection,
+    memory: StoredMemory,
+    *,
+    supersedes: str | None,
+    source: Source | None,
+    now: datetime,
+) -> None:
+    """Make ``memory`` replace the active memory ``supersedes`` names (itself aside), and
+    link it to the message it came from.
+
+    Raises:
+        NotFound: If ``supersedes`` or the source message does not exist.
+        InvalidInput: If ``supersedes`` is not active.
+    """
+    replaced = [id_ for id_ in targets(connection, None, supersedes, now) if id_ != memory.id]
+    memory_rows.retire(connection, replaced, "superseded", now)
+    memory_rows.point(connection, replaced, memory.id, now)
+    link(connection, memory, source)
 
 
 def targets(
