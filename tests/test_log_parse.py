@@ -423,6 +423,16 @@ def test_fence_opened_on_the_speaker_line() -> None:
     assert contents(log) == [code.decode(), "ok"]
 
 
+def test_a_backtick_in_a_backtick_fences_info_string_opens_no_fence() -> None:
+    # Found by review: CommonMark says such a line is no fence; the rest of the log became
+    # code, and its records stayed deferred.
+    data = HEAD + b"\n\n[09:00:00 +0000]\nDiego: code\n``` a`b" + PASTED.rstrip()
+    log = parse(data)
+    assert contents(log) == ["code\n``` a`b", "pasted"] and not log.open_fence
+    tildes = HEAD + b"\n\n[09:00:00 +0000]\nDiego: code\n~~~ a`b" + PASTED + b"~~~"
+    assert contents(parse(tildes)) == ["code\n~~~ a`b" + PASTED.decode() + "~~~"]
+
+
 def test_name_ending_in_backticks_does_not_open_a_fence() -> None:
     data = HEAD + b"\n\n[09:00:00 +0000]\n```: text" + PASTED.rstrip()
     assert contents(parse(data)) == ["text", "pasted"]

@@ -50,9 +50,18 @@ class FenceTracker:
         if match is None:
             return
         if self._opening is None:
+            if not _info_string_ok(match["marker"], match["rest"]):
+                return
             self._opening = match["marker"]
         elif _closes(self._opening, match["marker"], match["rest"]):
             self._opening = None
+
+
+def _info_string_ok(marker: str, rest: str) -> bool:
+    """Tell whether a line opening a fence with ``marker`` may have ``rest`` after it: the
+    info string of a backtick fence holds no backtick (CommonMark; found by review: such a
+    line opened a fence, and the rest of the log became code)."""
+    return marker[0] != "`" or "`" not in rest
 
 
 def _closes(opening: str, marker: str, rest: str) -> bool:
