@@ -172,6 +172,20 @@ def test_a_candidate_matching_a_confirmed_memory_changes_nothing_of_it(
     assert service.get_memory(car.id).status == "active"  # type: ignore[union-attr]
 
 
+def test_a_candidate_is_kept_once_and_the_users_own_remember_confirms_it(
+    service: MemoryService,
+) -> None:
+    # Found by review: each extraction added a candidate, and the user's remember of the same
+    # fact a third row beside them.
+    first = service.remember("Diego fears spiders.", origin="extracted", confidence=0.4)
+    again = service.remember("diego fears spiders", origin="extracted", confidence=0.6)
+    assert again.id == first.id and again.status == "candidate"
+    confirmed = service.remember("Diego fears spiders.", category="fact")
+    assert (confirmed.id, confirmed.status) == (first.id, "active")
+    everything = service.list_memories(include_inactive=True).memories
+    assert [m.id for m in everything] == [first.id]
+
+
 def test_supersedes_holds_when_the_new_content_is_an_existing_memorys(
     service: MemoryService,
 ) -> None:

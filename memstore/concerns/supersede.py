@@ -72,6 +72,9 @@ def create(
     duplicate = holder(connection, now, normalized=draft.normalized)
     if duplicate is not None:
         return reuse(connection, duplicate, draft, supersedes=supersedes, source=source, now=now)
+    pending = memory_rows.candidate_with(connection, draft.normalized)
+    if pending is not None and not pending.expired(now):
+        return join(connection, pending, draft, supersedes=supersedes, source=source, now=now)
     replaced = [] if candidate else targets(connection, draft.key, supersedes, now)
     memory = new_memory(draft, "candidate" if candidate else "active", now)
     memory_rows.retire(connection, replaced, "superseded", now)
@@ -106,6 +109,32 @@ def reuse(
     reused = update(connection, duplicate, Draft(key=draft.key), now) if draft.key else duplicate
     adopt(connection, reused, supersedes=supersedes, source=source, now=now)
     return reused
+
+
+def join(
+    connection: sqlite3.Connection,
+    pending: StoredMemory,
+    draft: Draft,
+    *,
+    supersedes: str | None,
+    source: Source | None,
+    now: datetime,
+) -> StoredMemory:
+    """The candidate holding the draft's content, in place of a new memory (found by review:
+    each extraction, and then the user's own remember, added a row): another candidate is
+    only linked to its source; an explicit memory confirms it, with the draft's fields, as
+    :func:`update` does, and replaces ``supersedes``.
+
+    Raises:
+        NotFound: If ``supersedes`` or the source message does not exist.
+        InvalidInput: If ``supersedes`` is not active.
+    """
+    if draft.origin == "extracted":
+        link(connection, pending, source)
+        return pending
+    confirmed = update(connection, pending, draft, now)
+    adopt(connection, confirmed, supersedes=supersedes, source=source, now=now)
+    return confirmed
 
 
 def adopt(

@@ -77,6 +77,10 @@ class StoredMemory:
 
 MEMORY_FIELDS = tuple(field.name for field in fields(StoredMemory))
 SELECT_MEMORY = f"SELECT {', '.join(MEMORY_FIELDS)} FROM memories"
+CANDIDATE_WITH = (
+    f"{SELECT_MEMORY} WHERE status = 'candidate' AND normalized_content = :value "
+    "ORDER BY created_at LIMIT 1"
+)
 INSERT_MEMORY = (
     f"INSERT INTO memories ({', '.join(MEMORY_FIELDS)}, index_text) "
     f"VALUES ({', '.join(':' + name for name in MEMORY_FIELDS)}, :index_text)"
@@ -145,6 +149,12 @@ def active_with(
     column, value = ("normalized_content", normalized) if key is None else ("key", key)
     query = f"{SELECT_MEMORY} WHERE status = 'active' AND {column} = :value"
     row = connection.execute(query, {"value": value}).fetchone()
+    return None if row is None else StoredMemory.from_row(row)
+
+
+def candidate_with(connection: sqlite3.Connection, normalized: str) -> StoredMemory | None:
+    """The oldest unconfirmed candidate holding this normalised content, expired or not."""
+    row = connection.execute(CANDIDATE_WITH, {"value": normalized}).fetchone()
     return None if row is None else StoredMemory.from_row(row)
 
 
