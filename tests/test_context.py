@@ -118,3 +118,16 @@ def test_with_memory_disabled_the_context_is_empty(tmp_path: Path) -> None:
     disabled = MemoryService(path, config=MemoryConfig(enabled=False)).context("tea")
     assert (disabled.text, disabled.memory_ids, disabled.omitted_ids) == ("", [], [])
     assert MemoryService(path).context("tea").memory_ids != []
+
+
+def test_the_rest_comes_newest_first_by_last_change_as_memories_lists_them(
+    tmp_path: Path,
+) -> None:
+    # Found by review: the context went by creation time, so a memory updated in place kept
+    # its old place, while `memories` put it first.
+    service = MemoryService(tmp_path / "memory.sqlite3")
+    old = service.remember("Diego plays the violin.")
+    service.remember("Diego lives in Valencia.")
+    service.update_memory(old.id, "Diego plays the cello.")
+    assert service.context("").memory_ids[0] == old.id
+    assert service.list_memories().memories[0].id == old.id

@@ -112,7 +112,7 @@ INSERT_SOURCE = (
 )
 IN_FORCE = f"""
     SELECT id, category, pinned, content FROM memories WHERE {in_force_sql()}
-    ORDER BY pinned DESC, created_at DESC, pk DESC
+    ORDER BY pinned DESC, modified_at DESC, pk DESC
 """
 SOURCES = (
     "SELECT memory_id, message_id, source_ref FROM memory_sources "
@@ -233,7 +233,9 @@ def page(
 
 def in_force(connection: sqlite3.Connection, now: datetime) -> list[tuple[str, str, int, str]]:
     """(id, category, pinned as 0 or 1, content) of every confirmed, unexpired memory: pinned
-    first, then newest first. Plain rows: building ORM objects cost five times the query."""
+    first, then newest first, by their last change, as ``memories`` lists them (found by
+    review: the context went by creation, and an updated memory kept its old place). Plain
+    rows: building ORM objects cost five times the query."""
     rows: list[tuple[str, str, int, str]] = connection.execute(
         IN_FORCE, {"now": format_utc(now)}
     ).fetchall()
