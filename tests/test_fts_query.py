@@ -24,6 +24,7 @@ from memstore.text.fts_query import (
     build_match,
     query_tokens,
     quote,
+    ranking_match,
 )
 from memstore.text.tokens import fold, token_spans, tokenize
 
@@ -285,3 +286,17 @@ def test_a_text_finds_itself_in_every_mode(text: str) -> None:
             assert rows == [(7,)], (mode, match)
     finally:
         connection.close()
+
+
+def test_the_context_ranks_by_a_long_requests_content_words_before_its_stopwords() -> None:
+    # Found by review: the first 32 distinct words of a long request, stopwords among them,
+    # left out the words at its end that named the memory.
+    stopwords = (
+        "de la que el en y a los se del las un por con no una su para es al lo como más pero "
+        "sus le ya o este porque esta entre cuando muy sin sobre también me hasta hay donde"
+    )
+    assert len(set(stopwords.split())) > MAX_DISTINCT_TOKENS
+    match = ranking_match(f"{stopwords} galletas peanuts")
+    assert match is not None
+    words = match.split(" OR ")
+    assert words[:2] == ['"galletas"', '"peanuts"'] and len(words) == MAX_DISTINCT_TOKENS

@@ -109,14 +109,15 @@ def ranking_match(text: str) -> str | None:
     """An any-word MATCH expression that ranks by ``text`` of any length, or None.
 
     For the per-turn context, where the user's whole message ranks memories and must never
-    fail: the first 32 distinct words are used and the rest ignored.
+    fail: at most 32 distinct words, the content words first, in the message's order, then
+    stopwords while there is room (found by review: the first 32 words of a long request,
+    its stopwords among them, left out the word at its end that named the memory).
     """
     distinct: dict[str, str] = {}
     for token in pairs_of_long_runs(tokenize(text)):
         distinct.setdefault(fold(token), token)
-        if len(distinct) == MAX_DISTINCT_TOKENS:
-            break
-    return " OR ".join(quote(token) for token in distinct.values()) or None
+    words = sorted(distinct.values(), key=is_stopword)  # stable: content words first
+    return " OR ".join(quote(token) for token in words[:MAX_DISTINCT_TOKENS]) or None
 
 
 @dataclass(frozen=True)
