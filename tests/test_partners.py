@@ -16,7 +16,7 @@ import pytest
 from memstore import MemoryService
 from memstore.queries import RecallFilters
 from memstore.repository import recall as search
-from memstore.repository.tier_hits import partner_sql
+from memstore.repository.partners import partner_sql
 from tests.factories import SessionFactory, conversation
 
 PARTNERS = f"SELECT m.sequence, {partner_sql('m')} FROM messages AS m WHERE m.session_id = ?"

@@ -26,8 +26,8 @@ import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from memstore.repository.hit_pages import MessageHit
 from memstore.repository.messages import StoredMessage
-from memstore.repository.tier_hits import MessageHit
 from memstore.schemas import Memory, Message, RecallConversation
 from memstore.text.clipping import fair_share, fit_conversation, fit_memory, json_size, least_size
 

@@ -18,8 +18,9 @@ from typing import Any
 
 from memstore.kinds import Mode
 from memstore.queries import RecallFilters
+from memstore.repository.hit_pages import MessageHit
 from memstore.repository.memories import MEMORY_FIELDS, StoredMemory, in_force_sql
-from memstore.repository.tier_hits import MessageHit, tier_hits, tier_parts
+from memstore.repository.tier_hits import tier_hits, tier_parts
 from memstore.store.fts_names import (
     MEMORIES_FTS,
     MEMORIES_STEM_FTS,

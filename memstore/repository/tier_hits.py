@@ -19,12 +19,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from memstore.queries import RecallFilters
+from memstore.repository.hit_pages import MessageHit, read_best_first
 from memstore.repository.messages import (
-    MESSAGE_COLUMNS,
-    StoredMessage,
     filters_sql,
-    searchable_sql,
 )
+from memstore.repository.partners import partner_sql
 from memstore.store.fts_names import MESSAGES_FTS, MESSAGES_STEM_FTS, PLACES_INDEX
 from memstore.text import ranking
 from memstore.text.fts_query import time_words_match
@@ -121,69 +120,6 @@ EVERY_HIT = {
 }
 
 
-def partner_sql(m: str) -> str:
-    """The SQL expression of the pk of the pair partner of the message ``m`` (an alias of
-    ``messages``): for an assistant reply the closest user request before it, when that is
-    completed and no message between them was deleted (no sequence missing: found by
-    review, a reply whose request was deleted or interrupted was paired with an earlier,
-    unrelated one), or,
-    for an assistant message that opens the talk (no user message before it, and no sequence
-    missing before it, where a deleted request would have been), the first completed user
-    message after it (its answer); for a user message the next completed user or assistant
-    message (a reply only if it is the assistant's and the user message is its request, no
-    other user message nor a deleted one between them: found by review, a reply after an
-    interrupted request was shown as the answer to the question before).
-
-    The user messages before and after are seeks of revision 0007's partial index. An
-    opening's tests run only once its answer is found (in the select list, which SQLite
-    does not hoist, as it does a condition), no user message before it first: so a reply
-    without a request costs no read of its session, only an assistant message leading its
-    session counts the messages before it (a review timed 50 s for a recall over 2,000
-    replies after an interrupted request, when the count ran for every answer after)."""
-    return f"""CASE {m}.role
-             WHEN 'assistant' THEN coalesce(
-               (SELECT CASE WHEN p.status = 'completed'
-                             AND {m}.sequence - p.sequence - 1
-                                 = (SELECT count(*) FROM messages AS s
-                                    WHERE s.session_id = {m}.session_id
-                                      AND s.sequence > p.sequence AND s.sequence < {m}.sequence)
-                            THEN p.pk END
-                FROM messages AS p
-                WHERE p.session_id = {m}.session_id AND p.role = 'user'
-                  AND p.sequence < {m}.sequence
-                ORDER BY p.sequence DESC LIMIT 1),
-               (SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM messages AS s
-                                             WHERE s.session_id = {m}.session_id
-                                               AND s.role = 'user'
-                                               AND s.sequence < {m}.sequence)
-                             AND {m}.sequence - 1 = (SELECT count(*) FROM messages AS s
-                                                     WHERE s.session_id = {m}.session_id
-                                                       AND s.sequence < {m}.sequence)
-                            THEN answer.pk END
-                FROM (SELECT p.pk FROM messages AS p
-                      WHERE p.session_id = {m}.session_id AND p.role = 'user'
-                        AND p.sequence > {m}.sequence AND p.status = 'completed'
-                      ORDER BY p.sequence LIMIT 1) AS answer))
-             ELSE
-               (SELECT CASE WHEN p.role = 'user'
-                              OR NOT EXISTS (SELECT 1 FROM messages AS u
-                                             WHERE u.session_id = {m}.session_id
-                                               AND u.role = 'user'
-                                               AND u.sequence > {m}.sequence
-                                               AND u.sequence < p.sequence)
-                                 AND p.sequence - {m}.sequence - 1
-                                     = (SELECT count(*) FROM messages AS s
-                                        WHERE s.session_id = {m}.session_id
-                                          AND s.sequence > {m}.sequence
-                                          AND s.sequence < p.sequence)
-                            THEN p.pk END
-                FROM messages AS p
-                WHERE p.session_id = {m}.session_id AND p.sequence > {m}.sequence
-                  AND {searchable_sql("p")}
-                ORDER BY p.sequence LIMIT 1)
-           END"""
-
-
 # The :candidates hits of best own rank, every message up to :around messages from one of
 # them in its session with how many messages it is from the nearest candidate (0: a
 # candidate), and the pair partners of those up to :reach away: (pk, session_id, sequence,
@@ -266,37 +202,6 @@ last (see :data:`LATE_BEST_HITS`)."""
 WIDE_CANDIDATES = 4 * ranking.CANDIDATES
 """How many hits of best own rank :data:`LATE_TIER_HITS` checks the filters on first: a role
 keeps about half of the hits, so that a quarter of them passing is enough."""
-# The messages of :pks (a JSON list) that can be shown, in its order, each with its pk and
-# the pk of its pair partner: an assistant message without a partner, an orphan reply, is
-# left out before its row is read (a recall over sessions of assistant messages only read
-# and dropped every hit: 1.0 of its 1.5 s over 120,000 of them).
-HIT_PAGE = f"""
-    WITH page AS MATERIALIZED (
-        SELECT page.key AS at, m.pk, m.role, {partner_sql("m")} AS partner_pk
-        FROM json_each(:pks) AS page JOIN messages AS m ON m.pk = page.value)
-    SELECT m.pk, m.id, m.session_id, m.sequence, m.role, m.content, m.created_at, m.status,
-           m.source_ref, m.speaker, page.partner_pk
-    FROM page JOIN messages AS m ON m.pk = page.pk
-    WHERE page.role <> 'assistant' OR page.partner_pk IS NOT NULL
-    ORDER BY page.at
-"""
-PARTNERS = (
-    f"SELECT pk, {MESSAGE_COLUMNS} FROM messages WHERE pk IN (SELECT value FROM json_each(:pks))"
-)
-
-
-@dataclass(frozen=True)
-class MessageHit(StoredMessage):
-    """A message that matched a query, with its rank (its own weighted bm25 with its
-    neighbours'; lower is better), its own rank, and its pair partner (see
-    :data:`HIT_PAGE`), with the partner's own rank when the partner is a hit too. Only a
-    user message may have no partner: an assistant message without one is an orphan reply,
-    never a hit."""
-
-    rank: float
-    own_rank: float
-    partner: StoredMessage | None
-    partner_rank: float | None
 
 
 def tier_parts(
@@ -390,43 +295,3 @@ def near_hits(rows: Iterable[tuple[Any, ...]]) -> Near:
         ranked={pk for pk, far in away if far <= ranking.REACH and pk in found},
         candidates=sum(far == 0 for _, far in away),
     )
-
-
-def read_best_first(
-    connection: sqlite3.Connection,
-    ranks: list[tuple[float, int]],
-    owns: ranking.OwnRanks,
-    first: int,
-) -> Iterator[MessageHit]:
-    """The messages of ``ranks`` (``(rank, pk)``), best first, orphan replies left out (see
-    :data:`HIT_PAGE`), each with its own rank and its pair partner, with the partner's own
-    rank (from ``owns``, which holds every hit's that is a partner of one of them: None for
-    a partner that is no hit): read in batches, ``first`` hits, then twice as many each
-    time, so that a caller that stops after a page reads that page's text only."""
-    for batch in ranking.best_first(ranks, first):
-        rank_of = {pk: rank for rank, pk in batch}
-        rows = connection.execute(HIT_PAGE, {"pks": json.dumps(list(rank_of))}).fetchall()
-        partners = partners_by_pk(connection, [row[-1] for row in rows if row[-1]])
-        for pk, *message, partner_pk in rows:
-            hit = StoredMessage.from_row(message)
-            partner = partners.get(partner_pk)
-            yield MessageHit(
-                **vars(hit),
-                rank=rank_of[pk],
-                own_rank=owns[hit.session_id][hit.sequence],
-                partner=partner,
-                partner_rank=None if partner is None else own_rank(owns, partner),
-            )
-
-
-def own_rank(owns: ranking.OwnRanks, message: StoredMessage) -> float | None:
-    """The message's own rank among ``owns``, or None."""
-    return owns.get(message.session_id, {}).get(message.sequence)
-
-
-def partners_by_pk(connection: sqlite3.Connection, pks: list[int]) -> dict[int, StoredMessage]:
-    """The messages with these pks, by pk."""
-    if not pks:
-        return {}
-    rows = connection.execute(PARTNERS, {"pks": json.dumps(pks)})
-    return {pk: StoredMessage.from_row(message) for pk, *message in rows}
