@@ -21,14 +21,12 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from memstore.adapters.cli.catalog import MODULES, SUMMARIES
-from memstore.errors import FileError, MemstoreError
+from memstore.adapters.cli.opening import Opener
+from memstore.errors import MemstoreError
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-    from memstore.config import MemoryConfig
-    from memstore.schemas import DeleteResult
-    from memstore.service import MemoryService
 
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
@@ -246,57 +244,6 @@ def silence_stdout() -> None:
         os.dup2(devnull, sys.stdout.fileno())
 
 
-def load_config(path: Path | None) -> MemoryConfig:
-    """The ``memory`` section of a JSON configuration file, or the defaults.
-
-    The CLI is strict: an unusable file is a usage error, never a silent fallback to defaults.
-
-    Raises:
-        click.BadParameter: When the file cannot be read or holds invalid settings.
-    """
-    from memstore.config import MemoryConfig, read_section
-
-    if path is None:
-        return MemoryConfig()
-    try:
-        return read_section(path)
-    except (OSError, ValueError) as error:  # read_section's documented failures
-        raise click.BadParameter(f"cannot use {path}: {error}", param_hint="--config") from error
-
-
-def service_from(ctx: click.Context, *, new_ok: bool = False) -> MemoryService:
-    """The service of this invocation (opened lazily by the group).
-
-    Only the commands that store something may create the database file, and the diary
-    (which then shows the day's Markdown log) may run without one (``new_ok``); the others
-    refuse a file that does not exist or is not a memstore database, so that a
-    mistyped ``--database`` is an error instead of a new, empty database (or memstore's
-    tables added to another application's file) that reports nothing wrong.
-
-    Raises:
-        FileError: When the database is missing or is not a memstore database.
-    """
-    service = ctx.find_root().ensure_object(Opener).service()
-    if new_ok:
-        return service
-    held = service.holds_store()  # refuses a FIFO, folder or device at once
-    if not service.path.exists():
-        raise FileError(
-            str(service.path),
-            "there is no database there; check --database or the configuration, or create "
-            "one with `memstore import` or `memstore remember`.",
-        )
-    if held is False:
-        raise FileError(
-            str(service.path),
-            "it is not a memstore database (an empty file, one whose first import was "
-            "stopped before its tables were made, or another application's SQLite "
-            "database); it was left untouched. Check --database or the configuration; "
-            "`memstore import` or `memstore remember` sets up an empty one.",
-        )
-    return service
-
-
 @click.group(cls=JsonErrors, params=format_options())
 @click.option("--database", type=click.Path(dir_okay=False, path_type=Path), help="Database file.")
 @click.option("--config", "config_file", type=click.Path(path_type=Path), help="JSON config file.")
@@ -325,67 +272,3 @@ def cli(
         logging.basicConfig(stream=sys.stderr, level=logging.INFO)
     ctx.obj = Opener(database, config_file)
     ctx.call_on_close(ctx.obj.close)
-
-
-class Opener:
-    """The service of one invocation, opened on its first use (by :func:`service_from`): a
-    subcommand's ``--help`` or usage error, handled after the group's callback, opens
-    nothing. Its pages are a person's (:meth:`~memstore.config.MemoryConfig.reader_page_size`):
-    as many items as ``--limit`` asks, texts whole; recall alone keeps the configured budget.
-
-    Args:
-        database: The ``--database`` given, if any (else the configuration's).
-        config_file: The ``--config`` given, if any (else the defaults).
-    """
-
-    def __init__(self, database: Path | None = None, config_file: Path | None = None) -> None:
-        self.database = database
-        self.config_file = config_file
-        self.opened: MemoryService | None = None
-
-    def service(self) -> MemoryService:
-        """The service, opened with the configuration on the first call.
-
-        Raises:
-            click.BadParameter: When the configuration file cannot be used.
-        """
-        if self.opened is None:
-            from memstore.service import MemoryService
-
-            config = load_config(self.config_file)
-            path = self.database or config.database_path()
-            self.opened = MemoryService(path, config=config, pages=config.reader_page_size())
-        return self.opened
-
-    def close(self) -> None:
-        """Close the service if it was opened."""
-        if self.opened is not None:
-            self.opened.close()
-
-
-Deletion = Callable[["MemoryService", str], "DeleteResult"]
-
-
-def delete_command(name: str, argument: str) -> Callable[[Deletion], click.Command]:
-    """Make ``delete(service, record_id)`` the command ``memstore NAME ARGUMENT``, which
-    prints ``{"deleted", "id"}`` and exits 1 when nothing was deleted.
-
-    Args:
-        name: The command's name, e.g. ``delete-memory``.
-        argument: The name of its one argument, the record's id, e.g. ``memory_id``.
-
-    Returns:
-        A decorator; the decorated function's docstring is the command's help.
-    """
-
-    def register(delete: Deletion) -> click.Command:
-        @cli.command(name, help=delete.__doc__)
-        @click.argument("record_id", metavar=argument.upper())
-        @click.pass_context
-        def command(ctx: click.Context, record_id: str) -> None:
-            result = delete(service_from(ctx), record_id)
-            conclude(ctx, result, ok=result.deleted)
-
-        return command
-
-    return register

@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from memstore.adapters.cli import options
-from memstore.adapters.cli.app import cli, conclude, delete_command, emit, service_from
+from memstore.adapters.cli.app import cli, conclude, emit
+from memstore.adapters.cli.deleting import delete_command
+from memstore.adapters.cli.opening import service_from
 from memstore.arguments import speaker_roles
 from memstore.errors import FileError, InvalidInput
 from memstore.kinds import Role, spoken

@@ -8,7 +8,8 @@ from pathlib import Path
 import click
 
 from memstore.adapters.cli import options
-from memstore.adapters.cli.app import cli, conclude, emit, service_from
+from memstore.adapters.cli.app import cli, conclude, emit
+from memstore.adapters.cli.opening import service_from
 
 
 class MissingExtra(click.ClickException):

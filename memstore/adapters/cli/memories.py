@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from memstore.adapters.cli import options
-from memstore.adapters.cli.app import cli, delete_command, emit, service_from
+from memstore.adapters.cli.app import cli, emit
+from memstore.adapters.cli.deleting import delete_command
+from memstore.adapters.cli.opening import service_from
 from memstore.kinds import Category
 
 if TYPE_CHECKING:

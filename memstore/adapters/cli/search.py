@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from memstore.adapters.cli import options
-from memstore.adapters.cli.app import cli, emit, service_from
+from memstore.adapters.cli.app import cli, emit
+from memstore.adapters.cli.opening import service_from
 
 if TYPE_CHECKING:
     from memstore.schemas import RecallResult

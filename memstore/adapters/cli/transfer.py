@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 import click
 
 from memstore.adapters.cli import options
-from memstore.adapters.cli.app import cli, conclude, service_from
+from memstore.adapters.cli.app import cli, conclude
+from memstore.adapters.cli.opening import service_from
 from memstore.kinds import TransferFormat, TransferScope
 
 if TYPE_CHECKING:

@@ -1,0 +1,43 @@
+"""The delete commands' shape: one id argument, the service's delete, its JSON result."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import click
+
+from memstore.adapters.cli.app import cli, conclude
+from memstore.adapters.cli.opening import service_from
+
+if TYPE_CHECKING:
+    from memstore.schemas import DeleteResult
+    from memstore.service import MemoryService
+
+
+Deletion = Callable[["MemoryService", str], "DeleteResult"]
+
+
+def delete_command(name: str, argument: str) -> Callable[[Deletion], click.Command]:
+    """Make ``delete(service, record_id)`` the command ``memstore NAME ARGUMENT``, which
+    prints ``{"deleted", "id"}`` and exits 1 when nothing was deleted.
+
+    Args:
+        name: The command's name, e.g. ``delete-memory``.
+        argument: The name of its one argument, the record's id, e.g. ``memory_id``.
+
+    Returns:
+        A decorator; the decorated function's docstring is the command's help.
+    """
+
+    def register(delete: Deletion) -> click.Command:
+        @cli.command(name, help=delete.__doc__)
+        @click.argument("record_id", metavar=argument.upper())
+        @click.pass_context
+        def command(ctx: click.Context, record_id: str) -> None:
+            result = delete(service_from(ctx), record_id)
+            conclude(ctx, result, ok=result.deleted)
+
+        return command
+
+    return register
