@@ -21,19 +21,15 @@ from memstore.text.clipping import (
     clip,
     clip_json,
     content_free_size,
-    first_form,
-    first_found,
     fit_conversation,
-    focus,
-    form_prefixes,
     json_length,
     json_prefix,
     json_size,
     json_spent,
     least_size,
-    walk_start,
     window,
 )
+from memstore.text.focus import first_form, first_found, focus, form_prefixes, walk_start
 from memstore.text.tokens import fold
 from tests.test_tokens import TEXT, reference_fold, reference_token_spans
 

@@ -19,9 +19,9 @@ import click
 from pydantic import BaseModel
 
 from memstore import schemas
-from memstore.text.clipping import form_prefixes
 from memstore.text.diary import render as diary_text
 from memstore.text.diary import who
+from memstore.text.focus import form_prefixes
 from memstore.text.printable import printable
 from memstore.text.tokens import fold, token_spans
 from memstore.times import local_time
