@@ -11,7 +11,7 @@ from memstore.concerns.pages import following, room
 from memstore.config import PageSize
 from memstore.errors import InvalidQuery
 from memstore.queries import WordQuery
-from memstore.repository import instances, words
+from memstore.repository import instance_offsets, instances, words
 from memstore.schemas import Instance, InstancePage, WordEntry, WordPage
 from memstore.store.database import Database
 from memstore.text import cjk
@@ -146,7 +146,7 @@ def locate(connection: sqlite3.Connection, word: str, found: instances.Page) -> 
     record's n-th highlighted region is its n-th instance of the word."""
     located: list[Instance] = []
     for record, spans in zip(
-        found.records, instances.located(connection, word, found), strict=True
+        found.records, instance_offsets.located(connection, word, found), strict=True
     ):
         for token_index, (start, end) in zip(record.positions, spans, strict=True):
             shown, shown_start = excerpt(record.content, start, end)

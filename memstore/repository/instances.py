@@ -12,7 +12,8 @@ chosen by how crowded the word is (the row table's occurrences against documents
   a running sum, so that only the records the page covers are read, each from its first
   shown instance.
 
-Places come from SQLite's own tokenizer through highlight() (see :mod:`memstore.text.highlight`):
+Places come from SQLite's own tokenizer through highlight() (see :mod:`memstore.text.highlight`
+and :mod:`memstore.repository.instance_offsets`):
 on the FTS table itself for a short record without marker characters, else on the record's
 pieces in the probe table, up to the page's last instance. The short records of a page are
 highlighted together, one statement over the span of their pks (each MATCH statement pays for
@@ -39,17 +40,11 @@ from memstore.queries import WordQuery
 from memstore.repository.messages import filters_sql
 from memstore.repository.recall import MEMORY_FILTERS
 from memstore.repository.words import (
-    PROBE_CLEAR,
-    PROBE_HIGHLIGHT,
-    PROBE_INSERT,
     instance_sources,
     is_sequence,
     scope_params,
     sequence_params,
 )
-from memstore.store.fts_names import MEMORIES_FTS, MESSAGES_FTS
-from memstore.text import highlight
-from memstore.text.tokens import spans_at
 from memstore.times import parse_utc
 
 FILTERS = f" AND {filters_sql('m')}"
@@ -135,14 +130,6 @@ POSITIONS_FROM = {
     kind: f"SELECT offset FROM temp.{table} WHERE term = :word AND doc = :pk "
     "ORDER BY offset LIMIT :take OFFSET :skip"
     for kind, table in TABLES.items()
-}
-# The short records' highlight(): the word's list read over [low, high] only; ``rowid + 0``
-# keeps the pks a filter, or SQLite would run the MATCH once per pk.
-HIGHLIGHT = {
-    kind: f"SELECT rowid, highlight({index}, 0, :open, :close) FROM {index} "
-    f"WHERE {index} MATCH :phrase AND rowid BETWEEN :low AND :high "
-    "AND rowid + 0 IN (SELECT value FROM json_each(:pks))"
-    for kind, index in (("message", MESSAGES_FTS), ("memory", MEMORIES_FTS))
 }
 SCAN_BOUND = 4096
 """The most records of the word one highlight statement passes over per record it shows:
@@ -266,103 +253,3 @@ def all_positions(
     for positions in found.values():
         positions.sort()
     return found
-
-
-def located(connection: sqlite3.Connection, word: str, found: Page) -> list[list[tuple[int, int]]]:
-    """For each record of the page, in order, the ``[start, end)`` character spans of its
-    shown instances of ``word``: the highlighted regions from its ``skip``-th, as many as it
-    shows positions; in a record indexed as its index form, the spans of the tokens at those
-    positions."""
-    phrase = '"' + word.replace('"', '""') + '"'
-    bound = {"open": highlight.OPEN, "close": highlight.CLOSE, "phrase": phrase}
-    short = [record for record in found.records if highlighted_whole(record)]
-    marked = highlighted(connection, bound, short, found.documents)
-    return [
-        record_spans(connection, record, word, marked.get((record.source_type, record.pk)), bound)
-        for record in found.records
-    ]
-
-
-def highlighted_whole(record: PageRecord) -> bool:
-    """Whether the record is highlighted whole on its FTS table: its own text indexed, short,
-    and without the marker characters."""
-    content = record.content
-    return (
-        record.index_text is None
-        and len(content) <= highlight.PIECE_CHARS
-        and not highlight.UNSAFE.search(content)
-    )
-
-
-def highlighted(
-    connection: sqlite3.Connection,
-    bound: dict[str, Any],
-    records: list[PageRecord],
-    documents: int | None,
-) -> dict[tuple[str, int], str]:
-    """The highlight() text of each of ``records`` (short, their own text indexed) by
-    ``(source_type, pk)``, with the markers and phrase ``bound``: a statement per run of pks
-    close enough (:data:`SCAN_BOUND`), or per source type when the word is in at most that
-    many messages."""
-    marked: dict[tuple[str, int], str] = {}
-    for kind in TABLES:
-        pks = sorted(record.pk for record in records if record.source_type == kind)
-        sparse = kind == "message" and documents is not None and documents <= SCAN_BOUND
-        for run in [pks] if sparse else pk_runs(pks):
-            if run:
-                params = bound | {"low": run[0], "high": run[-1], "pks": json.dumps(run)}
-                for pk, text in connection.execute(HIGHLIGHT[kind], params):
-                    marked[kind, pk] = str(text)
-    return marked
-
-
-def pk_runs(pks: list[int]) -> list[list[int]]:
-    """Sorted ``pks`` in runs, each pk within :data:`SCAN_BOUND` of the one before."""
-    runs: list[list[int]] = []
-    for pk in pks:
-        if runs and pk - runs[-1][-1] <= SCAN_BOUND:
-            runs[-1].append(pk)
-        else:
-            runs.append([pk])
-    return runs
-
-
-def record_spans(
-    connection: sqlite3.Connection,
-    record: PageRecord,
-    word: str,
-    marked: str | None,
-    bound: dict[str, Any],
-) -> list[tuple[int, int]]:
-    """The spans of the record's shown instances (see :func:`located`): from its
-    highlight() text ``marked`` when it was highlighted whole, from its tokens when it is
-    indexed as its index form, else from its pieces in the probe table (markers and phrase
-    ``bound``)."""
-    take = len(record.positions)
-    if marked is not None:
-        return highlight.marked_spans(marked)[record.skip : record.skip + take]
-    if record.index_text is not None:
-        return spans_at(record.content, record.positions, len(word) if is_sequence(word) else 1)
-    spans: list[tuple[int, int]] = []
-    seen = 0
-    for start, piece in highlight.pieces(record.content):
-        for low, high in piece_regions(connection, piece, bound):
-            if seen >= record.skip:
-                spans.append((start + low, start + high))
-                if len(spans) == take:
-                    return spans
-            seen += 1
-    return spans
-
-
-def piece_regions(
-    connection: sqlite3.Connection, piece: str, bound: dict[str, Any]
-) -> list[tuple[int, int]]:
-    """The highlighted regions of one piece of a text (from :func:`highlight.pieces`), by
-    SQLite's own tokenizer in the probe table."""
-    connection.execute(PROBE_INSERT, {"value": piece})
-    try:
-        found = connection.execute(PROBE_HIGHLIGHT, bound).fetchone()
-    finally:
-        connection.execute(PROBE_CLEAR)
-    return [] if found is None else highlight.marked_spans(str(found[0]))
