@@ -27,8 +27,8 @@ from hypothesis import strategies as st
 
 from memstore import InvalidInput, InvalidQuery, MemoryConfig, MemoryService, NotFound
 from memstore.adapters.cli import cli
+from memstore.repository import instance_offsets, words
 from memstore.repository import instances as instance_rows
-from memstore.repository import words
 from memstore.schemas import UNTRUSTED_WARNING, InstancePage, WordEntry, WordPage
 from memstore.text.highlight import SEPARATOR, excerpt, marked_spans, pieces
 from tests import factories
@@ -217,10 +217,10 @@ def test_each_repetition_in_one_message_is_its_own_instance(service: MemoryServi
 
 
 def test_pks_fall_in_runs_each_within_the_scan_bound_of_the_one_before() -> None:
-    bound = instance_rows.SCAN_BOUND
+    bound = instance_offsets.SCAN_BOUND
     pks = [3, 4, 4 + bound, 6 + 2 * bound, 6 + 3 * bound]
-    assert instance_rows.pk_runs(pks) == [[3, 4, 4 + bound], [6 + 2 * bound, 6 + 3 * bound]]
-    assert instance_rows.pk_runs([]) == []
+    assert instance_offsets.pk_runs(pks) == [[3, 4, 4 + bound], [6 + 2 * bound, 6 + 3 * bound]]
+    assert instance_offsets.pk_runs([]) == []
 
 
 def test_a_page_highlighted_in_runs_or_at_once_locates_the_same_instances(
@@ -233,7 +233,7 @@ def test_a_page_highlighted_in_runs_or_at_once_locates_the_same_instances(
         one_message(service, text)
     service.remember("the mot of memories")
     at_once = service.word_instances("mot", scope="all")
-    monkeypatch.setattr(instance_rows, "SCAN_BOUND", 0)
+    monkeypatch.setattr(instance_offsets, "SCAN_BOUND", 0)
     apart = service.word_instances("mot", scope="all")
     assert at_once.total == apart.total == 7
     assert at_once.instances == apart.instances

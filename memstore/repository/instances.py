@@ -131,9 +131,6 @@ POSITIONS_FROM = {
     "ORDER BY offset LIMIT :take OFFSET :skip"
     for kind, table in TABLES.items()
 }
-SCAN_BOUND = 4096
-"""The most records of the word one highlight statement passes over per record it shows:
-those in its pk span (each about 0.1 microseconds here), at most the word's documents."""
 
 
 @dataclass(frozen=True)
