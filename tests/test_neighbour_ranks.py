@@ -1,5 +1,5 @@
 """A hit's neighbours' share of its rank, added in Python over a tier's hits
-(memstore.text.ranking.neighbour_ranks), the hits handed out best first in batches
+(memstore.text.neighbours.neighbour_ranks), the hits handed out best first in batches
 (best_first), and a large tier ranked by its best candidates and the hits near them
 (memstore.repository.tier_hits): the same ranks as a join of the hits on their session and
 sequence, whatever order the messages were stored in.
@@ -24,7 +24,7 @@ from memstore.concerns import recall as recall_concern
 from memstore.queries import RecallFilters
 from memstore.repository import recall as search
 from memstore.repository import tier_hits as tiers
-from memstore.text import ranking
+from memstore.text import neighbours, ranking
 from memstore.text.fts_query import ranking_tiers
 
 WORDS = ("riego", "lavanda", "semillas", "balcón")
@@ -38,7 +38,7 @@ def test_a_hit_adds_half_of_each_hit_next_to_it_and_a_fifth_two_away() -> None:
         (13, "a", 5, -8.0),  # sequence 4 is no hit: 5 is two away from 3, nothing from 2
         (14, "b", 2, -16.0),  # another session: never a neighbour of "a" 1 to 3
     ]
-    ranks, owns = ranking.neighbour_ranks(hits)
+    ranks, owns = neighbours.neighbour_ranks(hits)
     assert dict((pk, rank) for rank, pk in ranks) == {
         10: pytest.approx(-4.0 + 0.5 * -2.0 + 0.2 * -1.0),
         11: pytest.approx(-2.0 + 0.5 * (-4.0 + -1.0)),
@@ -51,7 +51,7 @@ def test_a_hit_adds_half_of_each_hit_next_to_it_and_a_fifth_two_away() -> None:
 
 def test_a_hit_left_out_of_the_ranked_lends_its_rank_and_gets_none() -> None:
     hits = [(20, "a", 1, -1.0), (21, "a", 3, -3.0), (22, "a", 4, -5.0)]
-    ranks, _ = ranking.neighbour_ranks(hits, ranked={20, 21})
+    ranks, _ = neighbours.neighbour_ranks(hits, ranked={20, 21})
     assert dict((pk, rank) for rank, pk in ranks) == {
         20: pytest.approx(-1.0 + 0.2 * -3.0),
         21: pytest.approx(-3.0 + 0.5 * -5.0 + 0.2 * -1.0),
@@ -62,7 +62,7 @@ def test_a_hit_left_out_of_the_ranked_lends_its_rank_and_gets_none() -> None:
 def test_best_first_hands_out_every_rank_in_order_in_growing_batches(
     ranks: list[tuple[float, int]],
 ) -> None:
-    batches = list(ranking.best_first(ranks, 4))
+    batches = list(neighbours.best_first(ranks, 4))
     assert [rank for batch in batches for rank in batch] == sorted(ranks)
     assert [len(batch) for batch in batches[:-1]] == [4 * 2**n for n in range(len(batches) - 1)]
     assert all(batches)

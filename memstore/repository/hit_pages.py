@@ -13,7 +13,7 @@ from memstore.repository.messages import (
     StoredMessage,
 )
 from memstore.repository.partners import partner_sql
-from memstore.text import ranking
+from memstore.text import neighbours
 
 # The messages of :pks (a JSON list) that can be shown, in its order, each with its pk and
 # the pk of its pair partner: an assistant message without a partner, an orphan reply, is
@@ -53,7 +53,7 @@ class MessageHit(StoredMessage):
 def read_best_first(
     connection: sqlite3.Connection,
     ranks: list[tuple[float, int]],
-    owns: ranking.OwnRanks,
+    owns: neighbours.OwnRanks,
     first: int,
 ) -> Iterator[MessageHit]:
     """The messages of ``ranks`` (``(rank, pk)``), best first, orphan replies left out (see
@@ -61,7 +61,7 @@ def read_best_first(
     rank (from ``owns``, which holds every hit's that is a partner of one of them: None for
     a partner that is no hit): read in batches, ``first`` hits, then twice as many each
     time, so that a caller that stops after a page reads that page's text only."""
-    for batch in ranking.best_first(ranks, first):
+    for batch in neighbours.best_first(ranks, first):
         rank_of = {pk: rank for rank, pk in batch}
         rows = connection.execute(HIT_PAGE, {"pks": json.dumps(list(rank_of))}).fetchall()
         partners = partners_by_pk(connection, [row[-1] for row in rows if row[-1]])
@@ -77,7 +77,7 @@ def read_best_first(
             )
 
 
-def own_rank(owns: ranking.OwnRanks, message: StoredMessage) -> float | None:
+def own_rank(owns: neighbours.OwnRanks, message: StoredMessage) -> float | None:
     """The message's own rank among ``owns``, or None."""
     return owns.get(message.session_id, {}).get(message.sequence)
 

@@ -3,7 +3,7 @@ neighbours, read best first with their pair partners.
 
 Each hit's own rank comes from SQLite in one statement (a MATCH per query part, bm25()
 weighted and summed, the signals and filters applied); its neighbours' share is added in
-Python (:func:`~memstore.text.ranking.neighbour_ranks`), in one pass over the hits instead
+Python (:func:`~memstore.text.neighbours.neighbour_ranks`), in one pass over the hits instead
 of a join of every hit with the five messages around it, grouped and sorted again. A large
 tier ranks its best hits by own rank and the hits next to them first (see
 :data:`~memstore.text.ranking.EXACT_HITS`). The messages themselves are read a page at a
@@ -25,7 +25,7 @@ from memstore.repository.messages import (
 )
 from memstore.repository.partners import partner_sql
 from memstore.store.fts_names import MESSAGES_FTS, MESSAGES_STEM_FTS, PLACES_INDEX
-from memstore.text import ranking
+from memstore.text import neighbours, ranking
 from memstore.text.fts_query import time_words_match
 
 
@@ -109,7 +109,7 @@ OWN_RANKS = {
         FROM matched JOIN messages AS h ON h.pk = matched.pk
         WHERE {filters_sql("h")}""",
 }
-# Every hit with its session and sequence, as ranking.neighbour_ranks takes them, by
+# Every hit with its session and sequence, as neighbours.neighbour_ranks takes them, by
 # filtered: read from the places index, or as read with the filters (a second read of each
 # hit took 0.13 of 0.82 ms in a one-week recall of "you" on the bench's 20k set).
 EVERY_HIT = {
@@ -235,7 +235,7 @@ def tier_hits(
 ) -> Iterator[MessageHit]:
     """The hits of one tier (see :func:`tier_parts`), best rank first (then by pk), ranked
     with the ``signals`` (the named speakers and periods, the weights, the pk bounds) and
-    their neighbours' own ranks (see :func:`~memstore.text.ranking.neighbour_ranks`).
+    their neighbours' own ranks (see :func:`~memstore.text.neighbours.neighbour_ranks`).
 
     ``bounded``: first the :data:`~memstore.text.ranking.CANDIDATES` hits of best own rank
     and the hits near them (a role alone checked on the best hits first when no named
@@ -260,12 +260,12 @@ def tier_hits(
             "around": 2 * ranking.REACH,  # the hits whose own ranks the ranked ones add
         }
         near = near_hits(connection.execute(best, params | bounds))
-        ranked = ranking.neighbour_ranks(near.hits, near.ranked)
+        ranked = neighbours.neighbour_ranks(near.hits, near.ranked)
         yield from read_best_first(connection, *ranked, first)
         if near.candidates < ranking.CANDIDATES:
             return
         shown = near.ranked
-    ranks, owns = ranking.neighbour_ranks(connection.execute(every, params))
+    ranks, owns = neighbours.neighbour_ranks(connection.execute(every, params))
     if shown:
         ranks = [(rank, pk) for rank, pk in ranks if pk not in shown]
     yield from read_best_first(connection, ranks, owns, first)
@@ -274,7 +274,7 @@ def tier_hits(
 @dataclass(frozen=True)
 class Near:
     """What :data:`BEST_HITS` read: every hit among the messages near the candidates and
-    their pair partners, as ranking.neighbour_ranks takes them; those of them within its
+    their pair partners, as neighbours.neighbour_ranks takes them; those of them within its
     reach of a candidate (whose ranks are whole); and how many candidates there were."""
 
     hits: list[tuple[int, str, int, float]]
