@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from memstore import MemoryConfig, MemoryService
 from memstore.queries import RecallFilters
 from memstore.repository import recall as search
+from memstore.repository import search_bounds as bounds_sql
 from memstore.repository import tier_hits as tiers
 from memstore.text import ranking
 from memstore.text.fts_query import ranking_tiers
@@ -119,7 +120,7 @@ def test_checking_the_filters_last_reads_the_same_rows_as_checking_them_first(
     filters = recall_filters(drawn, sessions)
     with sqlite3.connect(path) as connection:
         tier = first_tier(connection, query)
-        signals = search.ranking_signals(connection, "", []) | search.PkBounds().params()
+        signals = search.ranking_signals(connection, "", []) | bounds_sql.PkBounds().params()
         sizes = {"candidates": candidates, "wide": wide, "reach": 2, "around": 4}
         params = tier | filters.params() | signals | sizes
         first = connection.execute(tiers.TIER_HITS[tier["source"], True, True], params)
@@ -167,7 +168,7 @@ def test_a_large_tier_checks_a_role_alone_last_and_recall_returns_the_same_page(
     try:
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(ranking, "EXACT_HITS", 10)  # every tier of "riego" is large
-            patch.setattr(search, "BOUNDED_MESSAGES", 0)  # no filter bounds the search
+            patch.setattr(bounds_sql, "BOUNDED_MESSAGES", 0)  # no filter bounds the search
             patch.setattr(ranking, "CANDIDATES", 6)
             patch.setattr(tiers, "WIDE_CANDIDATES", wide)
             patch.setattr(tiers, "LATE_TIER_HITS", Used(tiers.LATE_TIER_HITS, used))

@@ -1,5 +1,5 @@
 """Recall's search bounded to the pk range of its time window, session and speaker
-(memstore.repository.recall.pk_bounds): the bounds change how much of the index is read,
+(memstore.repository.search_bounds.pk_bounds): the bounds change how much of the index is read,
 never what recall returns, even where pks do not follow time.
 """
 
@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from memstore import MemoryConfig, MemoryService, RecallResult
 from memstore.queries import RecallFilters
 from memstore.repository import recall as search
+from memstore.repository import search_bounds as bounds_sql
 from memstore.text import ranking
 from memstore.text.fts_query import ranking_tiers
 
@@ -48,14 +49,14 @@ def shuffled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[MemoryS
     service.close()
 
 
-def unbounded(connection: object, filters: RecallFilters, hits: int = 0) -> search.PkBounds:
-    return search.PkBounds()
+def unbounded(connection: object, filters: RecallFilters, hits: int = 0) -> bounds_sql.PkBounds:
+    return bounds_sql.PkBounds()
 
 
 def unbounded_recall(service: MemoryService, word: str, query: dict[str, Any]) -> RecallResult:
     """The recall with its search bounded by no filter (every hit checked by them)."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(search, "pk_bounds", unbounded)
+        patch.setattr(bounds_sql, "pk_bounds", unbounded)
         return service.recall(word, **query)
 
 
@@ -96,8 +97,8 @@ def test_the_bounds_never_change_what_recall_returns(
         "limit": 50,
     }
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(search, "BOUNDED_MESSAGES", most)
-        patch.setattr(search, "SCAN_PER_HIT", per_hit)
+        patch.setattr(bounds_sql, "BOUNDED_MESSAGES", most)
+        patch.setattr(bounds_sql, "SCAN_PER_HIT", per_hit)
         bounded = service.recall(word, **query)
     assert shown(bounded) == shown(unbounded_recall(service, word, query))
     with pytest.MonkeyPatch.context() as patch:  # every tier counted and weighted by it
@@ -133,13 +134,17 @@ def test_a_window_without_messages_and_one_over_the_bound(
     assert service.recall("riego", since=empty, until=START).conversations == []
     with service._db.read() as connection:  # the bounds themselves
         window = RecallFilters(since=START, until=START + timedelta(days=DAYS))
-        assert search.pk_bounds(connection, RecallFilters(since=empty, until=START)).params() == {
+        assert bounds_sql.pk_bounds(
+            connection, RecallFilters(since=empty, until=START)
+        ).params() == {
             "low_pk": 1,
             "high_pk": 0,
         }
-        assert search.pk_bounds(connection, window) == search.PkBounds(1, 150, implied=WINDOW)
-        monkeypatch.setattr(search, "BOUNDED_MESSAGES", 149)  # the window keeps 150
-        assert search.pk_bounds(connection, window) == search.PkBounds(cut_short=True)
+        assert bounds_sql.pk_bounds(connection, window) == bounds_sql.PkBounds(
+            1, 150, implied=WINDOW
+        )
+        monkeypatch.setattr(bounds_sql, "BOUNDED_MESSAGES", 149)  # the window keeps 150
+        assert bounds_sql.pk_bounds(connection, window) == bounds_sql.PkBounds(cut_short=True)
 
 
 def test_a_query_with_a_long_list_reads_a_larger_filter(
@@ -149,14 +154,16 @@ def test_a_query_with_a_long_list_reads_a_larger_filter(
     least 1/SCAN_PER_HIT as many documents as the window keeps messages (150 here): a fixed
     limit made a window one day over it slower than no window at all."""
     service, _ = shuffled
-    monkeypatch.setattr(search, "BOUNDED_MESSAGES", 149)
-    monkeypatch.setattr(search, "SCAN_PER_HIT", 8)
+    monkeypatch.setattr(bounds_sql, "BOUNDED_MESSAGES", 149)
+    monkeypatch.setattr(bounds_sql, "SCAN_PER_HIT", 8)
     window = RecallFilters(since=START, until=START + timedelta(days=DAYS))
     with service._db.read() as connection:
-        assert search.pk_bounds(connection, window, hits=19) == search.PkBounds(
+        assert bounds_sql.pk_bounds(connection, window, hits=19) == bounds_sql.PkBounds(
             1, 150, implied=WINDOW
         )
-        assert search.pk_bounds(connection, window, hits=18) == search.PkBounds(cut_short=True)
+        assert bounds_sql.pk_bounds(connection, window, hits=18) == bounds_sql.PkBounds(
+            cut_short=True
+        )
         parts = ranking_tiers("riego lavanda", "any")
         documents = search.part_documents(connection, parts)
         longest = search.longest_list(parts, documents)
@@ -169,21 +176,21 @@ def test_a_query_with_a_long_list_reads_a_larger_filter(
         assert longest == max(counts) >= 19  # the longer word list of the first tier
     assert search.longest_list([], {}) == 0
     asked: list[int] = []
-    bounds = search.pk_bounds
+    bounds = bounds_sql.pk_bounds
 
-    def seen(connection: Any, filters: RecallFilters, hits: int = 0) -> search.PkBounds:
+    def seen(connection: Any, filters: RecallFilters, hits: int = 0) -> bounds_sql.PkBounds:
         asked.append(hits)
         return bounds(connection, filters, hits)
 
-    monkeypatch.setattr(search, "pk_bounds", seen)
+    monkeypatch.setattr(bounds_sql, "pk_bounds", seen)
     service.recall("riego lavanda", since=window.since, until=window.until)
     assert asked == [0, longest]  # cut short at the fixed limit, then read as far as it pays
     asked.clear()
-    monkeypatch.setattr(search, "SCAN_PER_HIT", 149 // longest)
+    monkeypatch.setattr(bounds_sql, "SCAN_PER_HIT", 149 // longest)
     service.recall("riego lavanda", since=window.since, until=window.until)
     assert asked == [0]  # the list would not read further: no second read (a review's find)
     asked.clear()
-    monkeypatch.setattr(search, "BOUNDED_MESSAGES", 150)
+    monkeypatch.setattr(bounds_sql, "BOUNDED_MESSAGES", 150)
     service.recall("riego lavanda", since=window.since, until=window.until)
     assert asked == [0]  # read whole at the fixed limit
 
@@ -259,8 +266,8 @@ def test_a_session_stored_together_implies_itself_and_a_gap_implies_nothing(
 ) -> None:
     service, sessions = in_order
     with service._db.read() as connection:
-        bounds = [search.pk_bounds(connection, RecallFilters(session_id=s)) for s in sessions]
-        ana = search.pk_bounds(connection, RecallFilters(speaker="Ana"))
+        bounds = [bounds_sql.pk_bounds(connection, RecallFilters(session_id=s)) for s in sessions]
+        ana = bounds_sql.pk_bounds(connection, RecallFilters(speaker="Ana"))
         day = RecallFilters(since=START + timedelta(days=4), until=START + timedelta(days=5))
         (writers,) = connection.execute(
             "SELECT count(DISTINCT session_id) FROM messages WHERE created_at >= ? "
@@ -268,23 +275,23 @@ def test_a_session_stored_together_implies_itself_and_a_gap_implies_nothing(
             (day.params()["since"], day.params()["until"]),
         ).fetchone()
         assert writers == 2  # the second session's first day, and the fifth's
-        assert search.pk_bounds(connection, day).implied == ()
+        assert bounds_sql.pk_bounds(connection, day).implied == ()
     session = ("session_id",)
     assert [b.implied for b in bounds] == [(), session, session, (), session]  # gaps: none
     assert [b.high - b.low + 1 for b in bounds] == [40] * 5
     assert ana.implied == ()  # Ana speaks in other sessions too
-    assert search.PkBounds(implied=("session_id",)).unchecked(
+    assert bounds_sql.PkBounds(implied=("session_id",)).unchecked(
         RecallFilters(session_id="s", role="user")
     ) == RecallFilters(role="user")
 
 
 def test_a_range_is_narrow_up_to_exact_hits_pks_and_never_when_cut_short() -> None:
     most = ranking.EXACT_HITS
-    assert search.PkBounds(1, 0).narrow()  # empty
-    assert search.PkBounds(1, most).narrow()
-    assert not search.PkBounds(1, most + 1).narrow()
-    assert not search.PkBounds().narrow()
-    assert not search.PkBounds(1, 2, cut_short=True).narrow()
+    assert bounds_sql.PkBounds(1, 0).narrow()  # empty
+    assert bounds_sql.PkBounds(1, most).narrow()
+    assert not bounds_sql.PkBounds(1, most + 1).narrow()
+    assert not bounds_sql.PkBounds().narrow()
+    assert not bounds_sql.PkBounds(1, 2, cut_short=True).narrow()
 
 
 def test_a_narrow_window_counts_no_lone_word_and_ranks_every_hit(
@@ -353,10 +360,10 @@ def test_a_speaker_bounds_the_search_to_the_range_of_their_messages(
             RecallFilters(speaker="Zed"),
         )
         assert 100 < first <= last <= 150  # Bo speaks only in the last 50
-        assert search.pk_bounds(connection, RecallFilters(speaker="BO")) == search.PkBounds(
+        assert bounds_sql.pk_bounds(connection, RecallFilters(speaker="BO")) == bounds_sql.PkBounds(
             first, last
         )
-        assert search.pk_bounds(connection, none) == search.PkBounds(1, 0)
+        assert bounds_sql.pk_bounds(connection, none) == bounds_sql.PkBounds(1, 0)
     said = service.recall("riego", speaker="bo", limit=50, full=True)
     assert said.conversations
     assert all(

@@ -8,16 +8,15 @@ the base table's filters go outside, joined by rowid (the ``pk`` column).
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from memstore.kinds import Mode
 from memstore.queries import RecallFilters
+from memstore.repository import search_bounds
 from memstore.repository.hit_pages import MessageHit
 from memstore.repository.memories import MEMORY_FIELDS, StoredMemory, in_force_sql
 from memstore.repository.tier_hits import tier_hits, tier_parts
@@ -48,27 +47,6 @@ PART_DOCUMENTS = f"""
 # documents, then each column's total tokens, as SQLite varints (bm25 reads it the same way).
 AVERAGES = f"SELECT block FROM {MESSAGES_FTS}_data WHERE id = 1"
 HISTORY_SPAN = "SELECT min(created_at), max(created_at) FROM messages"  # by its index
-# How many messages a filter keeps, up to :most + 1, and their smallest and largest pk, read
-# through the filter's index.
-FILTER_PKS = """
-    SELECT count(*), min(pk), max(pk)
-    FROM (SELECT pk FROM messages WHERE {condition} LIMIT :most + 1)
-"""
-WINDOW_PKS = FILTER_PKS.format(
-    condition="created_at >= coalesce(:since, '') AND created_at < coalesce(:until, '~')"
-)
-SESSION_PKS = FILTER_PKS.format(condition="session_id = :session_id")
-SPEAKER_PKS = FILTER_PKS.format(condition="speaker = :speaker")  # by its partial index
-BOUNDED_MESSAGES = 20_000
-"""A filter is read through its index up to this many messages, or up to
-:data:`SCAN_PER_HIT` per document of the query's longest list when that is more; one
-keeping more bounds nothing (reading it would cost more than its bounds save)."""
-SCAN_PER_HIT = 8
-"""Index entries of a filter read per document of the query's longest list: an entry
-costs about 0.09 µs to read, a hit the bounds leave out 1-3 µs to score and filter. A fixed
-limit made a window of 20,800 messages of 120,000 slower than the whole history (a review:
-"otter" 51 ms for 25 days of 800 messages, 111 ms for 26, 116 ms without a window)."""
-SMALLEST_PK, LARGEST_PK = -(2**63), 2**63 - 1
 # The names among :names that some message's speaker goes by (through its partial index).
 NAMED_SPEAKERS = (
     "SELECT DISTINCT speaker FROM messages "
@@ -156,12 +134,12 @@ def history_hits(
         InvalidQuery: For a bad query or mode (see :func:`ranking_tiers`).
     """
     tiers = ranking_tiers(query, mode)
-    bounds = pk_bounds(connection, filters)
+    bounds = search_bounds.pk_bounds(connection, filters)
     counted = [tier for tier in tiers if len(tier) > 1 or not bounds.narrow()]
     documents = part_documents(connection, counted)
     longest = longest_list(tiers, documents) if bounds.cut_short else 0
-    if scan_limit(longest) > BOUNDED_MESSAGES:  # read the filters as far as it pays
-        bounds = pk_bounds(connection, filters, longest)
+    if search_bounds.scan_limit(longest) > search_bounds.BOUNDED_MESSAGES:  # as far as it pays
+        bounds = search_bounds.pk_bounds(connection, filters, longest)
     total = indexed_messages(connection)
     signals = ranking_signals(connection, query, periods) | bounds.params()
     for tier in tiers:
@@ -179,77 +157,6 @@ def longest_list(tiers: Sequence[Sequence[QueryPart]], documents: Mapping[QueryP
     search unbounded by the filters would read of it (a later tier is read only when the
     page needs it)."""
     return max((documents[part] for part in tiers[0]), default=0) if tiers else 0
-
-
-def scan_limit(hits: int) -> int:
-    """How many messages a filter is read up to, for a query whose longest list holds
-    ``hits`` documents: :data:`BOUNDED_MESSAGES`, or :data:`SCAN_PER_HIT` per document."""
-    return max(BOUNDED_MESSAGES, SCAN_PER_HIT * hits)
-
-
-@dataclass(frozen=True)
-class PkBounds:
-    """The pk range ``[low, high]`` a recall's search is bounded to, and whether a filter
-    kept more messages than were read to bound it (``cut_short``: it bounds nothing)."""
-
-    low: int = SMALLEST_PK
-    high: int = LARGEST_PK
-    cut_short: bool = False
-    implied: tuple[str, ...] = ()
-    """The fields of the filters the range implies: those of a filter that keeps every
-    message of its own range (a day or a session of logs imported in order), which holds
-    every message of this range too."""
-
-    def unchecked(self, filters: RecallFilters) -> RecallFilters:
-        """``filters`` without those the range implies: what each hit is still checked by."""
-        return dataclasses.replace(filters, **dict.fromkeys(self.implied))
-
-    def params(self) -> dict[str, int]:
-        """``low_pk`` and ``high_pk``, as the search statements bind them."""
-        return {"low_pk": self.low, "high_pk": self.high}
-
-    def narrow(self) -> bool:
-        """Whether the range holds at most :data:`~memstore.text.ranking.EXACT_HITS` pks, so
-        that no tier searched within it has more hits (a filter cut short bounds nothing)."""
-        return not self.cut_short and self.high - self.low < ranking.EXACT_HITS
-
-
-def pk_bounds(connection: sqlite3.Connection, filters: RecallFilters, hits: int = 0) -> PkBounds:
-    """The narrowest pk range holding every message that the time window, the session and
-    the speaker of ``filters`` keep, found through their indexes, that search bounds itself
-    to (the whole range without those filters, or when one keeps over
-    :data:`BOUNDED_MESSAGES` messages and :data:`SCAN_PER_HIT` per document of the query's
-    longest list, ``hits``). A role bounds nothing: it keeps about half the messages, taking
-    turns with the other role, so its range is the whole history.
-
-    Rowids are given in the order messages are stored, not written: an import stores a log's
-    records together and in file order, so a day or a session of an archive is one short
-    range; a log imported late, or a live session running beside an import, widens the
-    range of the windows it covers, and the results stay the same.
-    """
-    low, high, cut_short = SMALLEST_PK, LARGEST_PK, False
-    implied: tuple[str, ...] = ()
-    most = scan_limit(hits)
-    params = filters.params() | {"most": most}
-    window = filters.since is not None or filters.until is not None
-    bounding = (
-        (WINDOW_PKS, ("since", "until"), window),
-        (SESSION_PKS, ("session_id",), filters.session_id is not None),
-        (SPEAKER_PKS, ("speaker",), filters.speaker is not None),
-    )
-    for statement, fields, used in bounding:
-        if not used:
-            continue
-        kept, first, last = connection.execute(statement, params).fetchone()
-        if kept == 0:
-            return PkBounds(1, 0)  # no message: an empty range
-        if kept > most:
-            cut_short = True
-            continue
-        low, high = max(low, first), min(high, last)
-        if kept == last - first + 1:  # every pk of its range is one of its messages
-            implied += fields
-    return PkBounds(low, high, cut_short, implied)
 
 
 def indexed_messages(connection: sqlite3.Connection) -> int:

@@ -48,7 +48,7 @@ PARTS = "parts"
 # gate's (see ranking.PART_ROLES). A tier of one part (a gate) is one MATCH of :match on its
 # index, weighted by :weight. The search is bounded to the pks (rowids) between :low_pk and
 # :high_pk, where every message the time, session and speaker filters can keep lies (see
-# recall.pk_bounds); the filters still decide each hit, so the bounds change how much of each
+# search_bounds.pk_bounds); the filters still decide each hit, so the bounds change how much of each
 # term's list FTS5 reads, never the result.
 SCORES = {
     PARTS: f"""

@@ -85,7 +85,7 @@ REACH = len(NEIGHBOUR_WEIGHTS)  # how many messages away a hit's neighbours coun
 EXACT_HITS = 16384
 """A tier whose gate parts find at most this many documents in all, or whose search the
 filters bound to a range of at most this many pks (see
-:func:`~memstore.repository.recall.pk_bounds`), ranks every hit with its neighbours at
+:func:`~memstore.repository.search_bounds.pk_bounds`), ranks every hit with its neighbours at
 once; a larger one ranks its :data:`CANDIDATES` best hits by own rank and the hits next to
 them first, and the others after them, should the page need them (see
 :func:`neighbour_ranks`). Ranking every hit costs
