@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
 
-from memstore.errors import InvalidInput
+from memstore.errors import InvalidInput, StoreDamaged
 
 EXAMPLE = "2026-10-05T09:00:00+02:00"
 DAY_FORMAT = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -112,8 +112,20 @@ def format_utc(value: datetime) -> str:
 
 
 def parse_utc(value: str) -> datetime:
-    """Read stored UTC text back as an aware datetime in UTC."""
-    return datetime.fromisoformat(value).astimezone(UTC)
+    """Read stored UTC text back as an aware datetime in UTC.
+
+    Raises:
+        StoreDamaged: For text that is no such time: the file is damaged (found by review:
+            a flipped bit in a stored date failed as a ValueError traceback).
+    """
+    try:
+        return datetime.fromisoformat(value).astimezone(UTC)
+    except (ValueError, TypeError, OverflowError) as error:
+        raise StoreDamaged(
+            f"The database holds {value!r} where a time should be: it is damaged. Keep it "
+            "and its -wal/-shm files for investigation and restore a verified backup "
+            "(README, Backup and recovery)."
+        ) from error
 
 
 def utc_now() -> datetime:

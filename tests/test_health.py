@@ -261,6 +261,27 @@ def test_other_commands_on_a_file_that_is_not_a_database_give_a_json_error(
     assert error["type"] == "StoreDamaged" and "file is not a database" in error["message"]
 
 
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "UPDATE messages SET content = content || CAST(x'ff' AS TEXT) WHERE sequence = 3",
+        "UPDATE messages SET created_at = '2026-30-05T07:40:31.000000+00:00' WHERE sequence = 3",
+    ],
+)
+@pytest.mark.parametrize(
+    "command", [["recall", "lavanda"], ["instances", "lavanda"], ["conversation", "ses_check"]]
+)
+def test_text_or_a_time_no_longer_readable_is_store_damaged_not_a_traceback(
+    runner: CliRunner, filled: MemoryService, damage: str, command: list[str]
+) -> None:
+    # Found by review: Python's own "Could not decode to UTF-8" error carries no SQLite code,
+    # and reading it failed as an AttributeError; a flipped digit in a date as a ValueError.
+    execute(filled.path, damage)
+    result = runner.invoke(cli, ["--database", str(filled.path), *command, "--limit", "50"])
+    assert result.exit_code == 1, result.output
+    assert json.loads(result.stderr)["error"]["type"] == "StoreDamaged"
+
+
 def test_damaged_pages_are_reported_with_where_and_what_to_do(
     runner: CliRunner, filled: MemoryService
 ) -> None:

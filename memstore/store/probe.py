@@ -136,7 +136,7 @@ def read_schema(path: Path) -> Schema | None:
     except sqlite3.DatabaseError as error:
         if is_busy(error):
             raise
-        if error.sqlite_errorcode == sqlite3.SQLITE_READONLY_ROLLBACK:
+        if getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_READONLY_ROLLBACK:
             return rolled_back_schema(path)
         return None
 

@@ -94,7 +94,7 @@ def open_reader(path: Path, wait_s: float) -> Reader:
         try:
             return _opened(path, wait_s)
         except sqlite3.OperationalError as error:
-            if error.sqlite_errorname not in MOMENTARY:
+            if getattr(error, "sqlite_errorname", None) not in MOMENTARY:
                 raise
             if attempt == ATTEMPTS:
                 raise StoreBusy(OWNER_WRITING) from error

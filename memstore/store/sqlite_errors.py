@@ -45,8 +45,10 @@ def sqlite_cause(error: BaseException) -> sqlite3.DatabaseError | None:
 
 def translated(cause: sqlite3.DatabaseError, path: Path | None) -> MemstoreError:
     """The memstore error standing for SQLite's error ``cause`` on the file at ``path``."""
+    if is_undecodable(cause):
+        return damaged(cause)
     if isinstance(cause, sqlite3.OperationalError):
-        if cause.sqlite_errorcode == sqlite3.SQLITE_BUSY_SNAPSHOT:  # a write from a stale read
+        if code_of(cause) == sqlite3.SQLITE_BUSY_SNAPSHOT:  # a write from a stale read
             return StoreBusy(
                 "Another writer changed the database while this read it, so what it read can "
                 "no longer be written from (`check`'s FTS5 integrity-checks write); retry once "
@@ -65,10 +67,30 @@ def translated(cause: sqlite3.DatabaseError, path: Path | None) -> MemstoreError
             f"SQLite refused the statement ({type(cause).__name__}: {cause}); nothing "
             "was written. Please report it if it happens again."
         )
+    return damaged(cause)
+
+
+def damaged(cause: Exception) -> StoreDamaged:
+    """The StoreDamaged of a file SQLite (or Python's reading of its text) cannot read."""
     return StoreDamaged(
         f"SQLite cannot read the database file ({cause}): it is not a SQLite "
         "database or it is damaged. Keep it and its -wal/-shm files for investigation and "
         "restore a verified backup (README, Backup and recovery)."
+    )
+
+
+def code_of(error: sqlite3.Error) -> int | None:
+    """SQLite's extended error code of ``error``; None for an error Python's sqlite3 module
+    raised itself, which carries none (found by review: reading it failed as an
+    AttributeError traceback)."""
+    return getattr(error, "sqlite_errorcode", None)
+
+
+def is_undecodable(error: sqlite3.Error) -> bool:
+    """Whether ``error`` is Python's failure to read stored text as UTF-8: only a damaged
+    file (or one written around memstore) holds such text."""
+    return isinstance(error, sqlite3.OperationalError) and str(error).startswith(
+        "Could not decode to UTF-8"
     )
 
 
