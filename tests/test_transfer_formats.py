@@ -6,9 +6,11 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from memstore.errors import InvalidInput
 from memstore.schemas.transfer import MemoryRecord, SourceLink
 from memstore.transfer import jsonl, memory_files
 
@@ -69,3 +71,30 @@ def test_times_in_other_zones_read_back_as_the_same_instants() -> None:
     )
     back, _ = memory_files.parse(memory_files.render(memory, []), "m.md")
     assert back.created_at == datetime(2026, 10, 5, 9, 0, tzinfo=UTC)
+
+
+FRONT = (
+    "---\nid: mem_b\ncategory: fact\nstatus: active\ncreated_at: 2026-10-05T09:00:00Z\n"
+    "modified_at: {modified}\n{extra}---\nDiego likes tea.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("modified", "extra", "words"),
+    [
+        # found by review: nested aliases repeat a value exponentially (1.5 GB from 525 bytes)
+        (
+            "2026-10-05T09:00:00Z",
+            "a0: &a0 [x, x, x]\na1: &a1 [*a0, *a0, *a0]\n",
+            r"an alias \(\*name\) repeats a value",
+        ),
+        # found by review: PyYAML's own ValueError went out as a traceback
+        ("2026-02-30", "", "a value YAML cannot read"),
+        ("2026-10-05T09:00:00Z", "confidence: " + "9" * 5000 + "\n", "a value YAML cannot read"),
+    ],
+)
+def test_front_matter_with_an_alias_or_an_impossible_value_is_invalid_input(
+    modified: str, extra: str, words: str
+) -> None:
+    with pytest.raises(InvalidInput, match=words):
+        memory_files.parse(FRONT.format(modified=modified, extra=extra), "m.md")
