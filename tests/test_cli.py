@@ -476,3 +476,21 @@ def test_a_deeply_nested_config_and_a_nul_database_path_are_json_errors(
     assert result.exit_code == 2
     error = json.loads(result.stderr)["error"]
     assert error["type"] == "UsageError" and "NUL" in error["message"]
+
+
+def test_a_path_that_is_no_utf8_comes_back_as_a_json_escape(tmp_path: Path) -> None:
+    # Found by review: a --config (or working folder) whose name is no UTF-8 ended in a
+    # UnicodeEncodeError traceback where the JSON error document was due.
+    import os
+    import subprocess
+    import sys
+
+    config = os.fsencode(tmp_path) + b"/no\xff.json"
+    completed = subprocess.run(
+        [sys.executable, "-m", "memstore", b"--config", config, "check"],
+        capture_output=True,
+        timeout=60,
+    )
+    assert completed.returncode == 2, completed.stderr
+    error = json.loads(completed.stderr.decode("utf-8"))["error"]
+    assert error["type"] == "UsageError" and "no\udcff.json" in error["message"]

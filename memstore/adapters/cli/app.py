@@ -59,8 +59,10 @@ def emit(result: BaseModel | dict[str, Any], view: Callable[[Any], str] | None =
 def echo_json(document: str, *, err: bool = False) -> None:
     """Print a JSON document on stdout (stderr with ``err``) as UTF-8, as CONTRACT.md says,
     whatever the stream's own encoding: a Windows pipe's cp1252 wrote "é" as one byte no
-    JSON reader takes, and "🍵" as a Python escape that is no JSON escape."""
-    click.echo(document.encode("utf-8"), err=err)
+    JSON reader takes, and "🍵" as a Python escape that is no JSON escape. A path that is no
+    UTF-8 (a byte Python keeps as a lone surrogate) is written as its JSON escape, ``\\udcff``
+    (found by review: a traceback where the JSON error was due)."""
+    click.echo(document.encode("utf-8", "backslashreplace"), err=err)
 
 
 def conclude(
