@@ -370,3 +370,28 @@ def test_a_write_from_a_stale_read_is_store_busy_saying_so(db_path: Path) -> Non
         with pytest.raises(StoreBusy, match=stale), translate_errors(db_path):
             reader.execute("UPDATE sessions SET ended_at = NULL")
         reader.execute("ROLLBACK")
+
+
+def test_a_check_waits_for_another_processs_short_write_as_a_write_does(
+    filled: MemoryService,
+) -> None:
+    # Found by review: begun as a read, the check failed as StoreBusy after 7 ms when
+    # another process held the write lock for 200 ms; a write beside it waited and succeeded.
+    import subprocess
+    import sys
+
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sqlite3, sys, time\n"
+            f"c = sqlite3.connect({str(filled.path)!r}, isolation_level=None)\n"
+            "c.execute('BEGIN IMMEDIATE'); c.execute(\"DELETE FROM sessions WHERE id = 'x'\")\n"
+            "print('locked', flush=True); time.sleep(0.2); c.execute('COMMIT')\n",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    with holder:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        assert MemoryService(filled.path).health().ok is True
