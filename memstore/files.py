@@ -108,6 +108,7 @@ def nameable(path: str | Path) -> None:
         raise FileError(repr(text), "the path is not valid UTF-8; rename the file or its folder.")
 
 
+SQLITE_HEADER = b"SQLite format 3\x00"
 STORE_COMPANIONS = ("", "-wal", "-shm", "-journal")  # the database and SQLite's files beside it
 OPEN_STORES: dict[tuple[int, int], Path] = {}
 """The databases this process has opened, by device and inode, with the path each was opened
@@ -158,9 +159,10 @@ def not_a_store(path: str | Path) -> None:
 
 
 def not_a_companion(destination: Path, store: Path) -> None:
-    """Refuse to write a new file where SQLite keeps one beside the database ``store`` or
-    another this process has open: it would take a ``-journal`` there for its own and roll
-    it back (found by review: a backup written to it was gone at the next open).
+    """Refuse to write a new file where SQLite keeps one beside the database ``store``,
+    another this process has open, or any other SQLite database: it would take a
+    ``-journal`` or ``-wal`` there for its own, and roll it back or delete it (found by
+    review: a backup written to it was gone at the next open).
 
     Raises:
         FileError: If ``destination`` is such a name.
@@ -171,11 +173,23 @@ def not_a_companion(destination: Path, store: Path) -> None:
         if not name.endswith(end) or not os.path.exists(base):
             continue
         own = os.path.exists(store) and os.path.samefile(base, store)
-        if own or store_of(base) is not None:
+        if own or store_of(base) is not None or is_sqlite_file(base):
             raise FileError(
                 str(destination),
                 "is where SQLite keeps a file beside the database; choose another name.",
             )
+
+
+def is_sqlite_file(path: str) -> bool:
+    """Whether the regular file at ``path`` starts as a SQLite database does (another
+    process's store, whose companion a new file must not take: found by review, a backup
+    written as ``other.db-wal`` was deleted by that store's next opening). Never asked of a
+    store this process has open (:func:`store_of` first): its descriptor would drop locks."""
+    try:
+        with open(path, "rb") as file:
+            return file.read(len(SQLITE_HEADER)) == SQLITE_HEADER
+    except OSError:
+        return False
 
 
 def unused(destination: str | Path, exists: Callable[[str], Exception]) -> Path:

@@ -114,6 +114,24 @@ def test_backup_and_export_refuse_the_name_of_the_databases_journal(
     assert not journal.exists() and written.health().ok and other.health().ok
 
 
+def test_backup_and_export_refuse_a_companion_name_of_a_store_of_another_process(
+    written: MemoryService, tmp_path: Path
+) -> None:
+    # Found by review: only this process's stores were guarded; a backup written as another
+    # store's -wal, and an export as its -journal, were deleted when that store next opened.
+    stranger = tmp_path / "b.sqlite3"
+    with closing(sqlite3.connect(stranger)) as connection, connection:
+        connection.execute("CREATE TABLE t (x)")
+    for end in ("-wal", "-journal"):
+        with pytest.raises(FileError, match="SQLite keeps"):
+            written.backup(f"{stranger}{end}")
+        with pytest.raises(FileError, match="SQLite keeps"):
+            written.export(f"{stranger}{end}")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a database")
+    assert written.backup(f"{notes}-wal").ok  # beside a file that is no database: a name
+
+
 def test_backup_refuses_an_existing_destination_and_leaves_it_untouched(
     written: MemoryService, tmp_path: Path
 ) -> None:
