@@ -197,6 +197,11 @@ def test_a_full_disk_leaves_the_log_exactly_as_before_and_importable(
     with pytest.raises(OSError):
         recorder.record("assistant", "ñ" * 50_000, when=WHEN + timedelta(seconds=1))
     assert log.read_bytes() == before
+    # found by review: a new day's log the full disk cut at its header stayed, empty, and
+    # every later import of the folder failed on it
+    with pytest.raises(OSError):
+        recorder.record("assistant", "ñ" * 50_000, when=WHEN + timedelta(days=2))
+    assert sorted(p.name for p in logs.iterdir()) == ["2026-10-05.md"]
     filler.unlink()
     recorder.record("assistant", "Después, con sitio.", when=WHEN + timedelta(seconds=2))
     copy = tmp_path / "copy" / log.name

@@ -170,7 +170,8 @@ class LogWriter:
         Raises:
             InvalidInput: See :func:`render`.
             FileError: When the log folder is not a folder or the day's log not a regular file.
-            OSError: When the file cannot be written; it is then as it was before.
+            OSError: When the file cannot be written; it is then as it was before (a file
+                this append created is removed).
         """
         record = render(when, speaker, content).encode("utf-8")
         day = when.date().isoformat()
@@ -178,10 +179,24 @@ class LogWriter:
         with self._lock:
             if not files.folder(self.log_dir, "the log folder"):
                 files.make_folders(self.log_dir)
-            with appending(path) as (descriptor, size):
-                header = b"" if size else f"{self.assistant_name} Log — {day}".encode()
-                write_whole(descriptor, header + record, size)
+            created = not path.exists()
+            try:
+                with appending(path) as (descriptor, size):
+                    header = b"" if size else f"{self.assistant_name} Log — {day}".encode()
+                    write_whole(descriptor, header + record, size)
+            except OSError:
+                if created:  # found by review: an empty log no import reads stayed behind
+                    remove_if_empty(path)
+                raise
         return Written(path, size + len(header) + 2)  # after the blank line before the stamp
+
+
+def remove_if_empty(path: Path) -> None:
+    """Remove the file at ``path`` if it is empty (a log this append created and could not
+    write a byte of), leaving it as it was: not there."""
+    with suppress(OSError):
+        if path.stat().st_size == 0:
+            path.unlink()
 
 
 @contextmanager
