@@ -904,3 +904,10 @@ def test_a_sync_deletes_a_message_deleted_in_the_source_as_delete_message_does(
         "updated": 0,
         "deleted": 0,
     }
+
+
+def test_a_path_that_cannot_be_examined_is_a_file_error(tmp_path: Path) -> None:
+    # Found by review: a name too long for the file system was a bare OSError.
+    service = MemoryService(tmp_path / "memory.sqlite3")
+    with pytest.raises(FileError, match="cannot be examined"):
+        service.import_memories(tmp_path / ("a" * 300 + ".jsonl"))

@@ -33,9 +33,16 @@ def unlinked(path: Path, what: str) -> None:
     file the user can read.
 
     Raises:
-        FileError: If ``path`` is a symbolic link.
+        FileError: If ``path`` is a symbolic link, or cannot be examined (a name too long,
+            a folder this user may not enter: found by review, a bare OSError).
     """
-    if path.is_symlink():
+    try:
+        linked = path.is_symlink()
+    except OSError as error:
+        raise FileError(
+            str(path), f"{what} cannot be examined ({error.strerror or error})."
+        ) from error
+    if linked:
         raise FileError(
             str(path), f"{what} must not be a symbolic link; import the file it points to."
         )
