@@ -602,3 +602,30 @@ def test_a_read_only_check_closes_its_scratch_copy(read_only_store: Path) -> Non
 
     before, after = read_only_runner(work)
     assert after == before
+
+
+def test_a_wal_without_its_shm_in_a_folder_this_user_cannot_write_says_what_to_do(
+    read_only_store: Path, tmp_path: Path
+) -> None:
+    # Found by review: a copy of a store and its -wal on a read-only mount was StoreBusy
+    # ("retry in a moment") forever, though nobody was writing it.
+    live = tmp_path / "live.sqlite3"
+    writer = MemoryService(live)
+    writer.remember("Diego likes figs.")  # in the -wal while the writer is open
+    shutil.copyfile(live, read_only_store)
+    shutil.copyfile(f"{live}-wal", f"{read_only_store}-wal")
+    os.chmod(f"{read_only_store}-wal", 0o644)
+    writer.close()
+
+    def work() -> str:
+        try:
+            MemoryService(read_only_store).recall("figs")
+        except FileError as error:
+            return str(error)
+        return "read"
+
+    try:
+        assert "-shm file beside it" in read_only_runner(work)
+    finally:
+        os.chmod(read_only_store.parent, 0o755)
+        os.unlink(f"{read_only_store}-wal")

@@ -26,7 +26,7 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
-from memstore.errors import StoreBusy
+from memstore.errors import FileError, StoreBusy
 from memstore.store import probe
 
 ATTEMPTS = 5
@@ -47,6 +47,13 @@ MOMENTARY = frozenset(
 OWNER_WRITING = (
     "The database's owner was opening, closing or writing it while this user, who may only "
     "read it, read it; retry in a moment."
+)
+
+
+STUCK = (
+    "its -wal holds writes SQLite reads only through a -shm file beside it, which this user "
+    "may not create there; have its owner open it once, or copy the database with its -wal "
+    "to a folder you can write"
 )
 
 
@@ -87,9 +94,12 @@ def open_reader(path: Path, wait_s: float) -> Reader:
 
     Raises:
         StoreBusy: If the owner's files came or went at every one of :data:`ATTEMPTS` opens.
+        FileError: If they stayed as they were: a ``-wal`` SQLite can only read with a
+            ``-shm`` beside it, which this user may not make (found by review: "retry"
+            forever, on a read-only copy nobody writes).
         sqlite3.Error: For any other failure (translated by the unit of work).
     """
-    attempt = 1
+    first, attempt = file_state(path), 1
     while True:
         try:
             return _opened(path, wait_s)
@@ -97,6 +107,8 @@ def open_reader(path: Path, wait_s: float) -> Reader:
             if getattr(error, "sqlite_errorname", None) not in MOMENTARY:
                 raise
             if attempt == ATTEMPTS:
+                if file_state(path) == first:
+                    raise FileError(str(path), STUCK) from error
                 raise StoreBusy(OWNER_WRITING) from error
         time.sleep(PAUSE_S * attempt)
         attempt += 1
