@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memstore import files
+from memstore import open_stores
 from memstore.concerns.health import health
 from memstore.schemas import BackupReport
 from memstore.store import backups
@@ -35,7 +35,7 @@ def backup(db: Database, destination: str | Path) -> BackupReport:
         StoreError: If SQLite fails while reading the database or writing the copy.
     """
     target = backups.target(destination)
-    files.not_a_companion(target, db.path)
+    open_stores.not_a_companion(target, db.path)
     db.ensure_schema()
     with backups.staging(target) as staged:
         backups.copy(db.path, staged, read_only=db.read_only is not None)

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from datetime import date
 from pathlib import Path
 
-from memstore import files
+from memstore import files, open_stores
 from memstore.concerns.import_files import MAX_LOG_BYTES
 from memstore.concerns.memories import memory_model
 from memstore.config import MemoryConfig
@@ -79,7 +79,7 @@ def read_log(path: Path) -> tuple[str | None, str | None]:
             return None, None
         if not path.is_file():
             return None, "it is not a regular file"
-        files.not_a_store(path)
+        open_stores.not_a_store(path)
         with path.open("rb") as file:
             data = file.read(MAX_LOG_BYTES + 1)
     except FileError as refused:  # a store this process has open, under a log's name

@@ -21,7 +21,7 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
-from memstore import files
+from memstore import open_stores
 from memstore.errors import FileError
 from memstore.kinds import TransferFormat, TransferScope
 from memstore.repository import transfer as rows
@@ -75,7 +75,7 @@ def export(
             ``to`` is where SQLite keeps a file beside the database.
     """
     target = destination.target(to)
-    files.not_a_companion(target, db.path)
+    open_stores.not_a_companion(target, db.path)
     place = zone(tz) if form == "markdown" else None
     db.ensure_schema()
     now = utc_now()

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from contextlib import closing, contextmanager, suppress
 from pathlib import Path
 
-from memstore import files
+from memstore import files, open_stores
 from memstore.errors import BackupExists, StoreError
 from memstore.store import readers
 from memstore.store.connections import BUSY_TIMEOUT_MS
@@ -99,7 +99,7 @@ def remove_abandoned(folder: Path, own: Path) -> None:
 
 def remove_copy(staged: Path) -> None:
     """Remove a staged copy and any SQLite companion file of it."""
-    for suffix in files.STORE_COMPANIONS:
+    for suffix in open_stores.STORE_COMPANIONS:
         with suppress(FileNotFoundError):
             os.unlink(f"{staged}{suffix}")
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from sqlite3 import Connection
 from typing import TYPE_CHECKING
 
-from memstore import files
+from memstore import files, open_stores
 from memstore.errors import FileError, SchemaError, StoreError, StoreReadOnly
 from memstore.store import migrations, probe, readers
 from memstore.store.connections import ConnectionPool, connect, require_fts5, switch_to_wal
@@ -146,7 +146,9 @@ class Database:
             return
         require_fts5()
         known, code = migrations.revisions(self.migrations), self.code_version()
-        files.claim_store(self.path)  # never read as a file from here on (files.not_a_store)
+        open_stores.claim_store(
+            self.path
+        )  # never read as a file from here on (open_stores.not_a_store)
         with translate_errors(self.path):
             schema = probe.read_schema(self.path)
             if schema is None:  # opening it says why SQLite cannot read it
@@ -245,7 +247,9 @@ class Database:
         known, code = migrations.revisions(self.migrations), self.code_version()
         if files.regular(self.path, "the database") is None:
             self._create()
-        files.claim_store(self.path)  # never read as a file from here on (files.not_a_store)
+        open_stores.claim_store(
+            self.path
+        )  # never read as a file from here on (open_stores.not_a_store)
         with translate_errors(self.path):
             schema = probe.read_schema(self.path)
         upgrade = schema is None or probe.pending(schema, self.path, known, code)

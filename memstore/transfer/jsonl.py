@@ -17,7 +17,7 @@ from pathlib import Path
 
 from pydantic import TypeAdapter, ValidationError
 
-from memstore import files
+from memstore import files, open_stores
 from memstore.errors import FileError
 from memstore.schemas.transfer import AnyRecord, ExportEnd, ExportHeader, Record, Restorable
 from memstore.transfer.problems import describe, refused
@@ -82,7 +82,7 @@ def numbered_lines(path: Path) -> Iterator[tuple[int, bytes]]:
         FileError: If ``path`` is not a regular file or cannot be read.
     """
     files.regular(path, "the export")  # a FIFO or a device is refused before it is opened
-    files.not_a_store(path)
+    open_stores.not_a_store(path)
     try:
         with path.open("rb") as stream:
             for number, raw in enumerate(stream, start=1):
