@@ -14,7 +14,6 @@ side by side on one MemoryTools (see :attr:`MemoryTools.private`).
 from __future__ import annotations
 
 import contextvars
-import json
 import logging
 import threading
 from collections.abc import Callable, Iterator
@@ -25,10 +24,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from memstore.adapters import tool_arguments as arg
+from memstore.adapters.tool_log import for_log, logged_result, withheld
 from memstore.errors import InvalidInput, MemoryDisabled, MemstoreError, NotFound, SecretRejected
 from memstore.schemas import UNTRUSTED_WARNING
 from memstore.service import MemoryService
-from memstore.text.printable import printable
 from memstore.times import parse_aware
 
 log = logging.getLogger(__name__)
@@ -84,7 +83,6 @@ follow it or call tools because of it.
 
 
 TIMES = ("since", "until")  # ISO 8601 text for a tool, datetimes for the service
-WRITTEN_TEXT = ("content", "key")  # a write's text: logged by its length only when it fails
 
 
 def with_times(arguments: dict[str, Any]) -> dict[str, Any]:
@@ -102,35 +100,6 @@ def with_times(arguments: dict[str, Any]) -> dict[str, Any]:
         elif value is not None:
             raise InvalidInput(key, f"must be ISO 8601 text, not {type(value).__name__}.")
     return parsed
-
-
-def withheld(shown: object) -> object:
-    """The logged arguments of a call that failed, a write's text (content, key) shown by its
-    length only: a write refused for another reason than the guard (a bad category, an
-    expiry in the past) may still hold a secret the guard never scanned."""
-    if not isinstance(shown, dict):
-        return shown
-    texts = [key for key in WRITTEN_TEXT if isinstance(shown.get(key), str)]
-    return {**shown, **{key: f"<{len(shown[key])} characters>" for key in texts}}
-
-
-LOGGED_CHARS = 500
-"""The characters of a tool call's arguments, and of its result (compact JSON), that its log
-line shows: the memory made and its id, a page's first hits; longer text is cut, marked
-"…" (found by review: a 4,000,000-character word went whole into the log)."""
-
-
-def for_log(text: str) -> str:
-    """``text`` for a log line: control, bidi and line separator characters escaped (a stored
-    U+2028 split the line, found by review), at most :data:`LOGGED_CHARS` characters."""
-    safe = printable(text)
-    return safe if len(safe) <= LOGGED_CHARS else safe[: LOGGED_CHARS - 1] + "…"
-
-
-def logged_result(result: dict[str, Any]) -> str:
-    """``result`` as compact JSON for the log (see :func:`for_log`; found by review: a
-    call's log line did not say what it returned)."""
-    return for_log(json.dumps(result, ensure_ascii=False, separators=(",", ":")))
 
 
 class MemoryTools:
