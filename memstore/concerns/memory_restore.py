@@ -39,20 +39,20 @@ from __future__ import annotations
 
 import sqlite3
 from collections import Counter, defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
-from memstore.arguments import valid_unicode
-from memstore.concerns.history import check_content
-from memstore.concerns.memory_rules import clean_content, normalize_content, normalize_key
-from memstore.errors import ImportConflict, InvalidInput, SecretRejected
-from memstore.logs.write import check_speaker
+from memstore.concerns.restore_rows import (
+    cycle_reason,
+    memory_row,
+    message_row,
+    supersession_cycle,
+)
+from memstore.errors import ImportConflict
 from memstore.repository import memories, messages, sessions
 from memstore.repository import transfer as rows
 from memstore.repository.memories import StoredMemory, StoredSource
-from memstore.repository.messages import StoredMessage
 from memstore.repository.sessions import StoredSession
 from memstore.schemas.transfer import (
     DeletedSourceRecord,
@@ -240,122 +240,3 @@ class Restore:
         """The stored supersession link of a memory (None for none, or no such memory)."""
         stored = memories.get(self.connection, memory_id)
         return None if stored is None else stored.superseded_by
-
-
-def supersession_cycle(
-    start: str, superseded_by: Callable[[str], str | None], cleared: set[str]
-) -> list[str]:
-    """The memories of the cycle that following ``superseded_by`` from ``start`` runs into
-    (empty when the chain ends).
-
-    Args:
-        start: A memory id.
-        superseded_by: The link of a memory id (None where a chain ends).
-        cleared: Ids known to lead to no cycle, shared between calls so that each chain is
-            followed once; the ids of a chain that ends are added.
-    """
-    path: list[str] = []
-    node: str | None = start
-    while node is not None and node not in cleared:
-        if node in path:
-            return path[path.index(node) :]
-        path.append(node)
-        node = superseded_by(node)
-    cleared.update(path)
-    return []
-
-
-def cycle_reason(cycle: list[str]) -> str:
-    """Why a supersession cycle is refused, naming its memories."""
-    chain = " -> ".join([*cycle, cycle[0]])
-    return (
-        f"the superseded_by links of memories {', '.join(cycle)} go round in a cycle "
-        f"({chain}); a chain of supersessions must end at a memory that is not superseded"
-    )
-
-
-def check_message(where: str, record: MessageRecord) -> None:
-    """Raise InvalidInput (argument ``path``) for a message ``record_message`` would refuse:
-    blank content, text that is not valid Unicode, a speaker name a log cannot hold."""
-    try:
-        check_content(record.content)
-        if record.speaker is not None:
-            check_speaker(record.speaker)
-    except InvalidInput as error:
-        raise refused(where, str(error)) from error
-
-
-def check_session(where: str, record: SessionRecord) -> None:
-    """Raise InvalidInput (argument ``path``) for a session that ends before it starts."""
-    if record.ended_at is not None and record.ended_at < record.started_at:
-        raise refused(
-            f"{where} (session {record.id})",
-            f"ended_at {record.ended_at.isoformat()} is before started_at "
-            f"{record.started_at.isoformat()}; a session ends after it starts",
-        )
-
-
-def memory_row(record: MemoryRecord, where: str, now: datetime) -> StoredMemory:
-    """The row of a memory record, its content and key checked as any memory write's.
-
-    Args:
-        record: The memory as the export holds it.
-        where: The file (and line), for messages.
-        now: The time of the import (UTC), against which an ``expired`` status is checked.
-
-    Raises:
-        InvalidInput: For empty, too long or invalid content, a key too long, a
-            ``superseded_by`` on a memory that is not superseded (or on itself), a
-            ``modified_at`` before ``created_at``, or the status ``expired`` without an
-            ``expires_at`` that has passed.
-        SecretRejected: When the content or the key looks like a credential.
-    """
-    place = f"{where} (memory {record.id})"
-    try:
-        if not valid_unicode(record.content) or "\0" in record.content:
-            raise InvalidInput("content", "holds a NUL or text that is not valid Unicode.")
-        content, key = clean_content(record.content), normalize_key(record.key)
-    except InvalidInput as error:
-        raise refused(place, str(error)) from error
-    if record.superseded_by is not None and record.status != "superseded":
-        raise refused(place, f"superseded_by is set but the status is {record.status}")
-    if record.superseded_by == record.id:
-        raise refused(place, "superseded_by names the memory itself")
-    if record.modified_at < record.created_at:
-        raise refused(
-            place,
-            f"modified_at {record.modified_at.isoformat()} is before created_at "
-            f"{record.created_at.isoformat()}; a memory is modified after it is created",
-        )
-    if record.status == "expired" and (record.expires_at is None or record.expires_at > now):
-        expiry = "no expires_at" if record.expires_at is None else "an expires_at to come"
-        raise refused(place, f"the status is expired but it has {expiry}; make it active")
-    guard(content, record.key, place)
-    return StoredMemory(
-        **record.model_dump(exclude={"type", "content", "key", "superseded_by"}),
-        content=content,
-        normalized_content=normalize_content(content),
-        key=key,
-        superseded_by=None,
-    )
-
-
-def guard(content: str, key: str | None, place: str) -> None:
-    """Refuse a credential in the content or key, as every memory write does.
-
-    Raises:
-        SecretRejected: Naming ``place`` and the field, never the text.
-    """
-    from memstore.guard import reject_secrets  # detect-secrets: only for memory writes
-
-    for argument, text in (("content", content), ("key", key)):
-        try:
-            if text is not None:
-                reject_secrets(text, argument)
-        except SecretRejected as error:
-            raise SecretRejected(f"{place} {argument}", error.kind, error.length) from error
-
-
-def message_row(record: MessageRecord) -> StoredMessage:
-    """The row of a message record."""
-    return StoredMessage(**record.model_dump(exclude={"type"}))

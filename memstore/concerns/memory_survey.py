@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from memstore.concerns.memory_restore import (
-    NOWHERE,
+from memstore.concerns.memory_restore import NOWHERE
+from memstore.concerns.restore_rows import (
     check_message,
     check_session,
     cycle_reason,
