@@ -16,18 +16,14 @@ both values.
 
 from __future__ import annotations
 
-import errno
 import os
-import shutil
 import sqlite3
-import tempfile
 from collections.abc import Mapping
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
-from memstore import files
-from memstore.errors import FileError, SchemaError, StoreBusy, StoreError
+from memstore.errors import FileError, SchemaError
 
 JOURNALS = ("-wal", "-journal")  # what a writer leaves beside a database until it is read in
 OBJECTS = "SELECT count(*) FROM sqlite_master"
@@ -125,6 +121,7 @@ def read_schema(path: Path) -> Schema | None:
         StoreBusy: When the file's ``-wal`` came or went at every attempt to open it.
     """
     # here: those modules import this one
+    from memstore.store.hot_journal import rolled_back_schema
     from memstore.store.readers import open_reader
     from memstore.store.sqlite_errors import is_busy
 
@@ -139,64 +136,6 @@ def read_schema(path: Path) -> Schema | None:
         if getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_READONLY_ROLLBACK:
             return rolled_back_schema(path)
         return None
-
-
-def rolled_back_schema(path: Path) -> Schema:
-    """The schema records of the database at ``path`` once its hot journal is rolled back,
-    read from a rolled-back private copy in a temporary folder, the file left as it is:
-    memstore's own store (or an empty one) is then opened and rolled back as SQLite does;
-    another application's is refused.
-
-    A read-only connection cannot roll a hot journal back. Taken for no database, another
-    application's file was rolled back and switched to WAL by the write that followed (found
-    by review); refused outright, memstore's own store, killed while it switched to WAL,
-    was refused for good (found by a later review).
-
-    Raises:
-        FileError: If the rolled-back database holds another application's tables or marks,
-            or this process cannot write the file to roll it back.
-        StoreBusy: If the journal or the file changed while they were copied (another
-            process rolled it back, or is writing it).
-        StoreError: If the temporary folder has no room for the copy.
-    """
-    reason = read_only_reason(path)
-    if reason is not None:
-        raise FileError(str(path), f"its -journal waits to be rolled back, and {reason}.")
-    target = path.resolve()  # SQLite keeps the journal beside a symbolic link's target
-    with tempfile.TemporaryDirectory(prefix="memstore-probe-") as folder:
-        copy = Path(folder) / "rolled-back.sqlite3"
-        try:
-            for source, copied in ((target, copy), (f"{target}-journal", f"{copy}-journal")):
-                files.create_private(Path(copied))
-                shutil.copyfile(source, copied)
-            with closing(sqlite3.connect(copy)) as connection:
-                schema = schema_of(connection)
-        except OSError as error:
-            if error.errno == errno.ENOSPC:
-                raise StoreError(
-                    f"{path}: its -journal waits to be rolled back, and the temporary folder "
-                    f"{folder} has no room to judge whose it is on a copy; free space there "
-                    "or set TMPDIR."
-                ) from error
-            raise busy(path) from error
-        except sqlite3.DatabaseError as error:
-            raise busy(path) from error
-    if schema.is_memstore or not (schema.objects or schema.marked):
-        return schema
-    raise FileError(
-        str(path),
-        "another application's database whose -journal waits to be rolled back (a write "
-        "interrupted, or going on now); open it with that application. memstore left it as "
-        "it is.",
-    )
-
-
-def busy(path: Path) -> StoreBusy:
-    """The StoreBusy of a database that changed while its hot journal was judged."""
-    return StoreBusy(
-        f"{path} changed while memstore read it beside its -journal (another process rolled "
-        "it back, or is writing it); retry in a moment."
-    )
 
 
 def read_only_reason(path: Path) -> str | None:
