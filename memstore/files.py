@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from memstore.arguments import valid_unicode
-from memstore.errors import FileError, InvalidInput
+from memstore.errors import FileError, InvalidInput, StoreError
 from memstore.open_stores import not_a_store
 
 PRIVATE_FILE = 0o600
@@ -254,3 +254,19 @@ def make_private(descriptor: int) -> None:
     platform has POSIX modes)."""
     if hasattr(os, "fchmod"):
         os.fchmod(descriptor, PRIVATE_FILE)
+
+
+def create_store_file(path: Path) -> None:
+    """Create the database file (and its folders) private, empty.
+
+    Raises:
+        StoreError: If it cannot be created.
+    """
+    try:
+        create_private(path)
+    except OSError as error:
+        raise StoreError(
+            f"Cannot create the folder or the file of the database {path} ({error.strerror}); "
+            "choose a writable location with --database or the configuration's database "
+            "setting."
+        ) from error

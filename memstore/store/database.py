@@ -24,11 +24,11 @@ from sqlite3 import Connection
 from typing import TYPE_CHECKING
 
 from memstore import files, open_stores
-from memstore.errors import FileError, SchemaError, StoreError, StoreReadOnly
+from memstore.errors import FileError, StoreReadOnly
 from memstore.store import migrations, probe, readers
 from memstore.store.connections import ConnectionPool, connect, require_fts5, switch_to_wal
 from memstore.store.sqlite_errors import translate_errors
-from memstore.store.write_lock import WriterTurns, begin_immediate
+from memstore.store.write_lock import WriterTurns, begin_immediate, begin_read
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -39,11 +39,6 @@ INHERITED_POOLS: list[ConnectionPool] = []
 """The pools a forked child found its parent had open: kept referenced, never used or closed.
 SQLite's "How To Corrupt" page warns against using a connection carried across ``fork()``,
 and closing one would run SQLite's clean-up on locks the child's copy only thinks it holds."""
-
-
-def begin_read(connection: Connection) -> None:
-    """Begin a read transaction (a snapshot from its first read on)."""
-    connection.execute("BEGIN")
 
 
 class Database:
@@ -154,7 +149,7 @@ class Database:
             if schema is None:  # opening it says why SQLite cannot read it
                 connect(self.path, read_only=True).close()
         if schema is None or probe.pending(schema, self.path, known, code):
-            raise self._not_upgraded(0 if schema is None else schema.newest, code)
+            raise probe.not_upgraded(self.path, 0 if schema is None else schema.newest, code)
         pool = ConnectionPool(functools.partial(connect, self.path, read_only=True), keep=0)
         with self._unit(begin_read, commit=True, pool=pool) as connection:
             yield connection
@@ -246,7 +241,7 @@ class Database:
             )
         known, code = migrations.revisions(self.migrations), self.code_version()
         if files.regular(self.path, "the database") is None:
-            self._create()
+            files.create_store_file(self.path)
         open_stores.claim_store(
             self.path
         )  # never read as a file from here on (open_stores.not_a_store)
@@ -265,55 +260,17 @@ class Database:
             return ConnectionPool(functools.partial(connect, self.path, read_only=True), keep=0)
         return self._writable_pool(upgrade, known, code)
 
-    def _not_upgraded(self, version: int, code: int) -> SchemaError:
-        """The refusal of a file whose schema (at ``version``) is older than ``code``'s, by a
-        command that only reads."""
-        return SchemaError(
-            f"The database {self.path} is at schema version {version}, older than this "
-            f"code's {code}, and this command only reads, so it does not upgrade it. Any "
-            "other command (`memstore check`, say) upgrades it on first use; make a backup "
-            "first (`memstore backup PATH`).",
-            database_version=version,
-            code_version=code,
-        )
-
     def _writable_pool(self, upgrade: bool, known: dict[str, int], code: int) -> ConnectionPool:
         pool = ConnectionPool(functools.partial(connect, self.path))
         try:
             with translate_errors(self.path):
                 switch_to_wal(pool)
                 if upgrade:
-                    self._upgrade(known, code)
+                    migrations.upgrade_file(self.path, self.migrations, known, code)
         except BaseException:
             pool.close()
             raise
         return pool
-
-    def _create(self) -> None:
-        try:
-            files.create_private(self.path)
-        except OSError as error:
-            raise StoreError(
-                f"Cannot create the folder or the file of the database {self.path} "
-                f"({error.strerror}); choose a "
-                "writable location with --database or the configuration's database setting."
-            ) from error
-
-    def _upgrade(self, known: dict[str, int], code: int) -> None:
-        """Apply the pending revisions in one IMMEDIATE transaction, checking the schema again
-        once the write lock is held (another process may have upgraded it, or written
-        another application's tables, meanwhile). Alembic runs on SQLAlchemy, imported here."""
-        from memstore.store.engine import make_engine, raw_sqlite
-
-        engine = make_engine(self.path).execution_options(memstore_begin="IMMEDIATE")
-        try:
-            with engine.begin() as connection:
-                schema = probe.schema_of(raw_sqlite(connection))
-                if probe.pending(schema, self.path, known, code):
-                    log.info("upgrading %s to schema version %d", self.path, code)
-                    migrations.upgrade(connection, self.migrations)
-        finally:
-            engine.dispose()
 
     def holds_store(self) -> bool | None:
         """Whether the file holds a memstore database, examined without creating or changing

@@ -8,6 +8,7 @@ imports Alembic (a third of a second).
 
 from __future__ import annotations
 
+import logging
 import re
 from importlib.util import find_spec
 from pathlib import Path
@@ -18,6 +19,8 @@ from memstore.store.fts_names import FTS_TABLES, SEARCHABLE_VIEW_SUFFIX
 if TYPE_CHECKING:
     from alembic.config import Config
     from sqlalchemy import Connection
+
+log = logging.getLogger(__name__)
 
 REVISION = re.compile(r"^revision(?:: *str)? *= *[\"']([^\"']+)[\"']", re.MULTILINE)
 """A revision file's ``revision = "0004"`` line, as Alembic's templates write it."""
@@ -71,3 +74,28 @@ def autogenerate_filter(name: str | None, type_: str, parent_names: Any) -> bool
     if type_ == "table" and name is not None:
         return not name.startswith(FTS_TABLES) and not name.endswith(SEARCHABLE_VIEW_SUFFIX)
     return True
+
+
+def upgrade_file(path: Path, scripts: str | None, known: dict[str, int], code: int) -> None:
+    """Apply the pending revisions of the database at ``path`` in one IMMEDIATE transaction,
+    checking its schema again once the write lock is held (another process may have
+    upgraded it, or written another application's tables, meanwhile). Alembic runs on
+    SQLAlchemy, imported here.
+
+    Args:
+        scripts: Another Alembic script folder (tests use it); memstore's by default.
+        known: Every revision id this code ships -> its schema version.
+        code: The newest schema version this code ships.
+    """
+    from memstore.store import probe
+    from memstore.store.engine import make_engine, raw_sqlite
+
+    engine = make_engine(path).execution_options(memstore_begin="IMMEDIATE")
+    try:
+        with engine.begin() as connection:
+            schema = probe.schema_of(raw_sqlite(connection))
+            if probe.pending(schema, path, known, code):
+                log.info("upgrading %s to schema version %d", path, code)
+                upgrade(connection, scripts)
+    finally:
+        engine.dispose()

@@ -138,6 +138,19 @@ def read_schema(path: Path) -> Schema | None:
         return None
 
 
+def not_upgraded(path: Path, version: int, code: int) -> SchemaError:
+    """The refusal of a file whose schema (at ``version``) is older than ``code``'s, by a
+    command that only reads (the diary)."""
+    return SchemaError(
+        f"The database {path} is at schema version {version}, older than this code's {code}, "
+        "and this command only reads, so it does not upgrade it. Any other command "
+        "(`memstore check`, say) upgrades it on first use; make a backup first (`memstore "
+        "backup PATH`).",
+        database_version=version,
+        code_version=code,
+    )
+
+
 def read_only_reason(path: Path) -> str | None:
     """Why this process cannot write the existing database at ``path``, or None when it can
     (SQLite also needs to create its ``-wal``/``-shm`` or journal files in the folder)."""

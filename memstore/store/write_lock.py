@@ -102,3 +102,8 @@ def begin_immediate(connection: sqlite3.Connection) -> None:
             time.sleep(RETRY_SECONDS)
     finally:
         connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+
+
+def begin_read(connection: sqlite3.Connection) -> None:
+    """Begin a read transaction (a snapshot from its first read on)."""
+    connection.execute("BEGIN")
