@@ -41,6 +41,7 @@ from pydantic import TypeAdapter, ValidationError
 from memstore import files
 from memstore.errors import FileError
 from memstore.schemas.transfer import MemoryRecord, MemorySourceRecord, SourceLink
+from memstore.transfer.front_matter import DuplicateKey, load
 from memstore.transfer.problems import describe, refused, unlinked
 
 DELIMITER = "---"
@@ -58,88 +59,6 @@ DEFAULTS: dict[str, Any] = {
 }
 """The value of each front matter field a memory file may leave out."""
 LOG_HEADER = re.compile(r"(# )?.+ Log — \d{4}-\d{2}-\d{2}\s*")  # LOGFORMAT.md's first line
-BOOL_TAG = "tag:yaml.org,2002:bool"
-BOOLEAN = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
-"""The booleans of YAML 1.2's core schema, the only ones the front matter takes."""
-
-
-class DuplicateKey(yaml.constructor.ConstructorError):
-    """A mapping of the front matter that gives one key twice.
-
-    Attributes:
-        key: The key.
-        lines: The lines of the front matter (1-based) that give it.
-    """
-
-    def __init__(self, key: object, first: yaml.Mark, again: yaml.Mark) -> None:
-        super().__init__(None, None, f"the key {key!r} is given twice", again)
-        self.key = key
-        self.lines = (first.line + 1, again.line + 1)
-
-
-class FrontMatterLoader(yaml.SafeLoader):
-    """PyYAML's safe loader, stricter: a key given twice in a mapping is an error (not the
-    last one winning), and only ``true`` and ``false`` (any case YAML 1.2 allows) are
-    booleans, so ``yes``, ``no``, ``on`` and ``off`` stay text."""
-
-    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
-        """The next node, refusing an alias (``*name``): one repeats a whole value, and a few
-        nested ones repeat it exponentially (found by review: 525 bytes of front matter took
-        1.5 GB, 631 bytes more than the machine had).
-
-        Raises:
-            yaml.composer.ComposerError: For an alias.
-        """
-        if self.check_event(yaml.AliasEvent):
-            alias = self.peek_event()  # type: ignore[no-untyped-call]
-            raise yaml.composer.ComposerError(
-                None,
-                None,
-                "an alias (*name) repeats a value; write each value out",
-                alias.start_mark,
-            )
-        return super().compose_node(parent, index)
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        """The mapping of ``node``, refusing a key it gives twice (``<<`` merges left as
-        PyYAML does them).
-
-        Raises:
-            DuplicateKey: For a key given twice.
-        """
-        seen: dict[Any, yaml.Mark] = {}
-        for key_node, _ in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge":
-                continue
-            key = self.construct_object(key_node, deep=True)
-            try:
-                first = seen.get(key)
-            except TypeError:
-                continue  # an unhashable key: PyYAML's own error says so
-            if first is not None:
-                raise DuplicateKey(key, first, key_node.start_mark)
-            seen[key] = key_node.start_mark
-        return super().construct_mapping(node, deep)
-
-    def construct_yaml_bool(self, node: yaml.ScalarNode) -> bool:
-        """A value tagged ``!!bool``: ``true`` or ``false`` only.
-
-        Raises:
-            yaml.constructor.ConstructorError: For any other text.
-        """
-        value = self.construct_scalar(node)
-        if not BOOLEAN.match(value):
-            raise yaml.constructor.ConstructorError(
-                None, None, f"{value!r} is not true or false", node.start_mark
-            )
-        return value.lower() == "true"
-
-
-FrontMatterLoader.yaml_implicit_resolvers = {  # the safe loader's, with BOOLEAN for booleans
-    first: [(tag, BOOLEAN if tag == BOOL_TAG else regex) for tag, regex in resolvers]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-FrontMatterLoader.add_constructor(BOOL_TAG, FrontMatterLoader.construct_yaml_bool)
 
 
 def render(memory: MemoryRecord, links: Sequence[SourceLink]) -> str:
@@ -157,15 +76,6 @@ def dump(fields: dict[str, Any], *, readable: bool) -> str:
     """The YAML of ``fields`` in their order; ``readable`` keeps non-ASCII text as it is
     rather than as escapes."""
     return yaml.safe_dump(fields, allow_unicode=readable, sort_keys=False, default_flow_style=False)
-
-
-def load(text: str) -> Any:
-    """The YAML ``text`` read by :class:`FrontMatterLoader`.
-
-    Raises:
-        yaml.YAMLError: If it is not YAML (:class:`DuplicateKey` for a key given twice).
-    """
-    return yaml.load(text, Loader=FrontMatterLoader)  # a safe loader's subclass
 
 
 def parse(text: str, where: str) -> tuple[MemoryRecord, list[SourceLink]]:
