@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 from memstore.errors import InvalidInput, InvalidQuery
-from memstore.kinds import Role, spoken, values
 from memstore.times import aware_utc, storable
 
 # Text the methods judge themselves (recall's query is an InvalidQuery, context's is only
@@ -260,42 +259,3 @@ def json_object(value: Mapping[str, Any] | None, argument: str) -> dict[str, Any
     if not all(isinstance(key, str) for key in copied):
         raise InvalidInput(argument, "must be JSON: its keys must be text.")
     return dict(json.loads(json.dumps(copied)))  # as stored: tuples as lists, keys as text
-
-
-def speaker_roles(speakers: Iterable[tuple[object, object]]) -> dict[str, str]:
-    """Case-folded speaker name -> role, from (name, role) pairs: the one check of a speaker
-    map, for the API's ``speakers`` and the CLI's ``--speaker NAME=ROLE`` alike.
-
-    Raises:
-        InvalidInput: If there are no speakers, a name is not text or could head no log
-            record (:func:`~memstore.logs.write.heads_a_record`, the spaces around it left
-            out: a tab or a bidi mark, which a log may hold, is no reason; found by review),
-            a role is not user, assistant or system, or one name (compared without case) is
-            given two roles.
-    """
-    # Imported here: the log writer imports memstore.files, which imports this module.
-    from memstore.logs.write import heads_a_record
-
-    roles: dict[str, str] = {}
-    for name, role in speakers:
-        if not isinstance(name, str):
-            raise InvalidInput("speakers", f"has the name {name!r}; names are text.")
-        if not heads_a_record(name.strip()):  # a name with a colon would match no record
-            raise InvalidInput(
-                "speaker",
-                f"{name!r} cannot head a log record; use 1-100 characters, no colon or line "
-                "ending.",
-            )
-        if role not in values(Role):
-            raise InvalidInput(f"speaker {name!r}", f"is {role!r}; use {spoken(Role)}.")
-        folded = name.strip().casefold()
-        if roles.get(folded, role) != role:
-            raise InvalidInput(
-                f"speaker {name!r}", "is given two roles (names are compared without case)."
-            )
-        roles[folded] = str(role)
-    if not roles:
-        raise InvalidInput(
-            "speakers", 'none given; map each speaker, e.g. "Diego=user", "Morgan=assistant".'
-        )
-    return roles

@@ -21,12 +21,12 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from memstore import files
-from memstore.arguments import speaker_roles
 from memstore.concerns import import_files, import_records
 from memstore.concerns.import_files import LoadedLog
 from memstore.errors import ImportRejected, InvalidInput
 from memstore.repository import bulk_index
 from memstore.schemas import FileImport, ImportProgress, ImportReport
+from memstore.speakers import speaker_roles
 from memstore.store.database import Database
 from memstore.store.savepoints import savepoint
 from memstore.times import utc_now

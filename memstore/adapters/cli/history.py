@@ -14,9 +14,9 @@ from memstore.adapters.cli import options
 from memstore.adapters.cli.app import cli, conclude, emit
 from memstore.adapters.cli.deleting import delete_command
 from memstore.adapters.cli.opening import service_from
-from memstore.arguments import speaker_roles
 from memstore.errors import FileError, InvalidInput
 from memstore.kinds import Role, spoken
+from memstore.speakers import speaker_roles
 from memstore.text.printable import printable
 
 if TYPE_CHECKING:
