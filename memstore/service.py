@@ -9,7 +9,7 @@ returns pydantic models (:mod:`memstore.schemas`), never rows.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from datetime import date, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Unpack
 
@@ -18,56 +18,26 @@ from memstore.arguments import checked
 from memstore.concerns.memory_rules import Fields, MemoryChanges, MemoryFields, Origins
 from memstore.concerns.pages import page_limit
 from memstore.config import PageSize
-from memstore.handle import StoreHandle
-from memstore.kinds import (
-    Category,
-    MessageStatus,
-    Mode,
-    Origin,
-    Role,
-    TransferFormat,
-    TransferScope,
-)
+from memstore.kinds import Category, MessageStatus, Mode, Origin, Role
 from memstore.queries import FilterArguments, RecallFilters, WordArguments, WordQuery
+from memstore.service_upkeep import UpkeepMethods
 
+CONCERNS = ("context", "history", "importing", "memories", "reading", "recall", "words")
+"""The concern modules the methods call, each imported when a method first calls it: a command
+pays for its own."""
 if TYPE_CHECKING:
-    from memstore.concerns import (
-        backup,
-        context,
-        diary,
-        export,
-        health,
-        history,
-        import_files,
-        importing,
-        memories,
-        memory_import,
-        reading,
-        recall,
-        words,
-    )
-else:  # each concern is imported when a method first calls it: a command pays for its own
+    from memstore.concerns import context, history, importing, memories, reading, recall, words
+else:
     from memstore.lazy_modules import LazyModule
 
-    backup = LazyModule("memstore.concerns.backup")
-    context = LazyModule("memstore.concerns.context")
-    diary = LazyModule("memstore.concerns.diary")
-    export = LazyModule("memstore.concerns.export")
-    health = LazyModule("memstore.concerns.health")
-    history = LazyModule("memstore.concerns.history")
-    import_files = LazyModule("memstore.concerns.import_files")
-    importing = LazyModule("memstore.concerns.importing")
-    memories = LazyModule("memstore.concerns.memories")
-    memory_import = LazyModule("memstore.concerns.memory_import")
-    reading = LazyModule("memstore.concerns.reading")
-    recall = LazyModule("memstore.concerns.recall")
-    words = LazyModule("memstore.concerns.words")
+    globals().update({name: LazyModule(f"memstore.concerns.{name}") for name in CONCERNS})
 
 
-class MemoryService(StoreHandle):
+class MemoryService(UpkeepMethods):
     """Conversation history and long-term memories in one SQLite file, created and migrated
     lazily on first use. ``MemoryService(database, *, config=None, migrations=None)``: see
-    :class:`memstore.handle.StoreHandle`."""
+    :class:`memstore.handle.StoreHandle`; the diary, backup, check, export and
+    import-memories are :class:`memstore.service_upkeep.UpkeepMethods`'."""
 
     # Sessions and messages: memstore.concerns.history
 
@@ -167,7 +137,9 @@ class MemoryService(StoreHandle):
     @staticmethod
     def log_files(paths: Iterable[str | Path]) -> list[Path]:
         """The files an import of ``paths`` reads: files as given, folders' ``*.md`` sorted."""
-        return import_files.expand_paths(paths)
+        from memstore.concerns.import_files import expand_paths  # on first use, as the rest
+
+        return expand_paths(paths)
 
     # Memories: memstore.concerns.memories, the rules in concerns.supersede
 
@@ -319,49 +291,3 @@ class MemoryService(StoreHandle):
         (``recall_chars`` by default); follow ``next_offset`` until None. Raises NotFound or
         InvalidInput."""
         return reading.read_message(self._db, self.pages, message_id, offset)
-
-    # Diary, backup, health: memstore.concerns.diary, .backup, .health
-
-    @checked
-    def diary(self, day: date | str | None = None, *, tz: str | None = None) -> schemas.Diary:
-        """One local calendar day (today by default) in the IANA zone ``tz`` (the machine's
-        by default), for reading only. Raises InvalidInput for a bad day or zone."""
-        return diary.diary(self._db, self.config, self.log_dir, day, tz)
-
-    @checked
-    def backup(self, destination: str | Path) -> schemas.BackupReport:
-        """Copy the database with SQLite's online backup API to a new file, then check the
-        copy. Raises BackupExists, InvalidInput or StoreError."""
-        return backup.backup(self._db, destination)
-
-    def health(self) -> schemas.HealthReport:
-        """Integrity, foreign keys, each FTS5 index, schema version and row counts; ``ok``
-        only when every check passes. Raises StoreBusy, SchemaError or StoreError."""
-        return health.health(self._db)
-
-    # Export and import-memories: memstore.concerns.export, .memory_import
-
-    @checked
-    def export(
-        self,
-        destination: str | Path,
-        *,
-        format: TransferFormat = "jsonl",
-        scope: TransferScope = "all",
-        tz: str | None = None,
-    ) -> schemas.ExportReport:
-        """Write the store (``scope="all"``) or its memories (``"memories"``) from one
-        snapshot into a new file (``jsonl``: every record, ids and links kept) or folder
-        (``markdown``: ``memories/<id>.md`` with YAML front matter, and daily logs
-        ``history/YYYY-MM-DD.md`` in the IANA zone ``tz``, the machine's by default). Raises
-        ExportExists (nothing written), InvalidInput or FileError."""
-        return export.export(self._db, destination, format, scope, tz)
-
-    @checked
-    def import_memories(self, path: str | Path) -> schemas.MemoryImportReport:
-        """Read an export back (a JSONL file, a Markdown export folder or a folder of memory
-        files) in one transaction, keeping ids, statuses, times and supersession links; what
-        the database already holds is skipped. Raises MemoryDisabled, InvalidInput,
-        ImportConflict, SecretRejected or FileError, with nothing written."""
-        memories.require_enabled(self.config)
-        return memory_import.import_memories(self._db, path)
