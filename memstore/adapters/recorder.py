@@ -119,18 +119,23 @@ class Recorder:
                 naive, leaves the calendar in UTC or has an offset a log stamp cannot hold
                 (nothing is written).
         """
-        if role not in self.speakers:
-            raise InvalidInput("role", f"is {role!r}; use user, assistant or system.")
-        if not valid_unicode(content):  # found by review: it failed inside the log writer
-            raise InvalidInput(
-                "content", "holds text that is not valid Unicode (a lone surrogate)."
-            )
+        self._check(role, content)
         text = loggable(content)
         if private or not text.strip():
             return None
         moment = stamp_time(datetime.now().astimezone() if when is None else when)
         written = self.writer.append(moment, self.speakers[role], text)
         return self._store(role, text, status, moment, written) if self.stores_history else None
+
+    def _check(self, role: str, content: str) -> None:
+        """Raise InvalidInput for an unknown role, or content that is not valid Unicode (found
+        by review: it failed inside the log writer)."""
+        if role not in self.speakers:
+            raise InvalidInput("role", f"is {role!r}; use user, assistant or system.")
+        if not valid_unicode(content):
+            raise InvalidInput(
+                "content", "holds text that is not valid Unicode (a lone surrogate)."
+            )
 
     def close(self) -> None:
         """End the recorder's session, if it started one and the database is reachable (a

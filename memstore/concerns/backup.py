@@ -8,7 +8,7 @@ from pathlib import Path
 
 from memstore import open_stores
 from memstore.concerns.health import health
-from memstore.schemas import BackupReport
+from memstore.schemas import BackupReport, HealthReport
 from memstore.store import backups
 from memstore.store.database import Database
 
@@ -39,11 +39,7 @@ def backup(db: Database, destination: str | Path) -> BackupReport:
     db.ensure_schema()
     with backups.staging(target) as staged:
         backups.copy(db.path, staged, read_only=db.read_only is not None)
-        copied = Database(staged)
-        try:
-            checked = health(copied)
-        finally:
-            copied.dispose()
+        checked = checked_copy(staged)
         backups.seal(staged)
         backups.place(staged, target)
     return BackupReport(
@@ -55,3 +51,12 @@ def backup(db: Database, destination: str | Path) -> BackupReport:
         counts=checked.counts,
         problems=checked.problems,
     )
+
+
+def checked_copy(staged: Path) -> HealthReport:
+    """The check of the copy at ``staged`` on its own, its connections closed after."""
+    copied = Database(staged)
+    try:
+        return health(copied)
+    finally:
+        copied.dispose()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterable
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 
 from memstore import files, open_stores
@@ -94,6 +94,15 @@ def read_log(path: Path) -> tuple[str | None, str | None]:
         return None, f"it is not valid UTF-8 (byte {error.start}); open it in an editor"
 
 
+def stored_interval(db: Database, start: datetime, end: datetime) -> diary_rows.Interval:
+    """What the store holds of [``start``, ``end``), read without writing anything: a
+    missing or empty file is not made a store, nor is one switched to WAL or upgraded."""
+    if not stored(db.path):
+        return diary_rows.Interval([], [], None, None)
+    with db.untouched() as connection:
+        return diary_rows.interval(connection, start, end)
+
+
 def log_days_around(log_dir: Path, day: date) -> tuple[date | None, date | None]:
     """The closest days before and after ``day`` with a daily log in ``log_dir`` (a file
     named for a real date, ``YYYY-MM-DD.md``); none when the folder cannot be listed."""
@@ -122,12 +131,10 @@ def diary(
     db: Database, config: MemoryConfig, log_dir: Path, day: date | str | None, tz: str | None
 ) -> Diary:
     """One local calendar day, for reading only: each conversation with messages that day
-    (every message, system, interrupted and error ones included, in time order), the
-    memories written or updated that day (any status), and the closest earlier and later
-    days with a conversation, stored or in a daily log of ``log_dir`` (a day kept only
-    there is shown from it, found by review: navigation skipped it). With no conversation
-    that day, the day's Markdown log ``<log_dir>/YYYY-MM-DD.md`` as raw text (``log``), or
-    why it cannot be (``log_error``).
+    (every message, in time order), the memories written or updated that day (any status),
+    and the closest earlier and later days with a conversation, stored or in a daily log of
+    ``log_dir`` (found by review: navigation skipped a day kept only there). With no
+    conversation that day, its Markdown log as raw text (``log``), or why not (``log_error``).
 
     Args:
         day: A date or ``YYYY-MM-DD`` text; today in the zone by default.
@@ -146,11 +153,9 @@ def diary(
     place = zone(tz)
     when = today(place) if day is None else parse_day(day)
     start, end = bounds(when, place)
-    found, memories, now = diary_rows.Interval([], [], None, None), [], utc_now()
-    if stored(db.path):  # only reads: a missing or empty file is not made a store
-        with db.untouched() as connection:  # nor switched to WAL, nor upgraded
-            found = diary_rows.interval(connection, start, end)
-        memories = [memory_model(memory, now) for memory in found.memories]
+    found = stored_interval(db, start, end)
+    now = utc_now()
+    memories = [memory_model(memory, now) for memory in found.memories]
     days = conversations(Message.model_validate(message) for message in found.messages)
     log_path = None if days else log_dir / f"{when.isoformat()}.md"
     log, log_error = (None, None) if log_path is None else read_log(log_path)
