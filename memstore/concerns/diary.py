@@ -144,11 +144,8 @@ def diary(
         The day: times in UTC; ``day``, ``previous_day`` and ``next_day`` dates in ``tz``.
     Raises:
         InvalidInput: For a malformed day or an unknown time zone.
-        SchemaError: For a database whose schema is older than this code's: the diary
-            writes nothing, an upgrade included.
-        StoreDamaged: For a file SQLite cannot read as a database.
-        FileError: For a database path that is not a regular file, or another
-            application's database.
+        SchemaError: For a schema older than this code's (the diary upgrades nothing).
+        StoreDamaged, FileError: For a file that is no database, or another application's.
     """
     place = zone(tz)
     when = today(place) if day is None else parse_day(day)

@@ -71,13 +71,28 @@ def export(
     Raises:
         ExportExists: If ``to`` exists; nothing is written.
         InvalidInput: For an unknown ``tz``, or a folder that cannot be written.
-        FileError: If writing fails midway (a full disk); nothing is left at ``to``; or
-            ``to`` is where SQLite keeps a file beside the database.
+        FileError: If writing fails midway (a full disk; nothing is left at ``to``), or
+            ``to`` is where SQLite keeps a file beside a database.
     """
     target = destination.target(to)
     open_stores.not_a_companion(target, db.path)
     place = zone(tz) if form == "markdown" else None
     db.ensure_schema()
+    written = write(db, target, form, scope, place)
+    return ExportReport(
+        export=str(target), database=str(db.path), format=form, scope=scope, **written
+    )
+
+
+def write(
+    db: Database, target: Path, form: TransferFormat, scope: TransferScope, place: tzinfo | None
+) -> dict[str, Any]:
+    """Write the export into ``target`` from one snapshot, staged and put in place whole
+    (JSONL without ``place``, else Markdown in that zone); what it wrote, by kind.
+
+    Raises:
+        FileError: If writing fails midway; nothing is left at ``target``.
+    """
     now = utc_now()
     header = ExportHeader(
         format_version=FORMAT_VERSION,
@@ -88,17 +103,18 @@ def export(
     try:
         with destination.staged(target, folder=form == "markdown") as staging, db.read() as c:
             if place is None:
-                written = write_jsonl(c, staging, header)
-            else:
-                written = write_markdown(c, staging, scope, place, now)
+                return write_jsonl(c, staging, header)
+            return write_markdown(c, staging, scope, place, now)
     except OSError as error:
-        raise FileError(
-            str(target),
-            f"the export could not be written ({error.strerror or error}); nothing was left "
-            "there. Free some space, or choose another place.",
-        ) from error
-    return ExportReport(
-        export=str(target), database=str(db.path), format=form, scope=scope, **written
+        raise unwritten(target, error) from error
+
+
+def unwritten(target: Path, error: OSError) -> FileError:
+    """The error of an export that failed midway (a full disk): nothing is left at ``target``."""
+    return FileError(
+        str(target),
+        f"the export could not be written ({error.strerror or error}); nothing was left "
+        "there. Free some space, or choose another place.",
     )
 
 
