@@ -131,17 +131,16 @@ def diary(
     db: Database, config: MemoryConfig, log_dir: Path, day: date | str | None, tz: str | None
 ) -> Diary:
     """One local calendar day, for reading only: each conversation with messages that day
-    (every message, in time order), the memories written or updated that day (any status),
-    and the closest earlier and later days with a conversation, stored or in a daily log of
-    ``log_dir`` (found by review: navigation skipped a day kept only there). With no
-    conversation that day, its Markdown log as raw text (``log``), or why not (``log_error``).
-
+    (every message, in time order), the memories written or updated that day, and the
+    closest days before and after with a conversation, stored or in a log of ``log_dir``
+    (found by review: navigation skipped a day kept only there). With no conversation that
+    day, its Markdown log as raw text (``log``), or why not (``log_error``).
     Args:
         day: A date or ``YYYY-MM-DD`` text; today in the zone by default.
-        tz: An IANA time zone name such as ``Europe/Madrid``; the machine's by default.
+        tz: An IANA zone such as ``Europe/Madrid``; the machine's by default.
 
     Returns:
-        The day: times in UTC; ``day``, ``previous_day`` and ``next_day`` dates in ``tz``.
+        The day (times in UTC; its dates in ``tz``).
     Raises:
         InvalidInput: For a malformed day or an unknown time zone.
         SchemaError: For a schema older than this code's (the diary upgrades nothing).

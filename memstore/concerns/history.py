@@ -133,10 +133,9 @@ def record_message(
     Returns:
         The stored message (``created_at`` now by default), or None when ``source_ref``
         belongs to a deleted message.
-
     Raises:
         NotFound: If the session does not exist.
-        InvalidInput: For a bad role, status, time or empty content.
+        InvalidInput: For a bad role, status, time, speaker or empty content.
     """
     check_content(content)
     if speaker is not None:

@@ -60,7 +60,6 @@ def import_markdown(
 
     Returns:
         Per-file reports; a file-level problem is that file's ``error``, not an exception.
-
     Raises:
         InvalidInput: For an empty speaker map or an unknown role.
         FileError: For a path holding a NUL character.
