@@ -18,6 +18,7 @@ files itself. A Markdown export's ``history/`` is for ``memstore import``.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 
 from memstore import files
@@ -50,8 +51,7 @@ def import_memories(db: Database, path: str | Path) -> MemoryImportReport:
         InvalidInput: (argument ``path``) For nothing at ``path``, or a record that cannot
             be imported (where it is and why); nothing is written.
         ImportConflict: For a record the database holds otherwise; nothing is written.
-        SecretRejected: For a memory that looks like it holds a credential; nothing is
-            written.
+        SecretRejected: For a memory that looks like it holds a credential; nothing written.
         FileError: For a path no file system takes (a NUL character) or not valid UTF-8,
             a symbolic link, a file that is not a regular file or cannot be read, or a
             database this process has open.
@@ -59,11 +59,7 @@ def import_memories(db: Database, path: str | Path) -> MemoryImportReport:
     files.nameable(path)
     source = Path(path).expanduser().absolute()
     now = utc_now()
-    survey = Survey(fresh=db.holds_store() is False, now=now)
-    form, records = read(source)
-    for where, record in records:  # first what the file alone shows, before any database
-        survey.add(where, record)
-    survey.finish()
+    form = survey(source, fresh=db.holds_store() is False, now=now)
     _, records = read(source)
     with db.write() as connection:
         restore = Restore(connection, now)
@@ -81,6 +77,21 @@ def import_memories(db: Database, path: str | Path) -> MemoryImportReport:
         updated=tally["memory"]["updated"],
         records=tally,
     )
+
+
+def survey(source: Path, *, fresh: bool, now: datetime) -> TransferFormat:
+    """The format of the export at ``source``, once what the file alone shows is checked,
+    before any database is touched (see :class:`Survey`).
+
+    Raises:
+        InvalidInput, FileError, SecretRejected: As :func:`import_memories` says.
+    """
+    checks = Survey(fresh=fresh, now=now)
+    form, records = read(source)
+    for where, record in records:
+        checks.add(where, record)
+    checks.finish()
+    return form
 
 
 def read(source: Path) -> tuple[TransferFormat, Iterator[tuple[str, Restorable]]]:
