@@ -27,6 +27,7 @@ from memstore.errors import InvalidQuery
 from memstore.kinds import Mode
 from memstore.queries import RecallFilters
 from memstore.repository import recall as recall_sql
+from memstore.repository import search_bounds
 from memstore.repository import tier_hits as tier_sql
 from memstore.schemas import RecallResult
 from memstore.text import ranking, stopwords
@@ -687,7 +688,7 @@ def test_a_tier_of_one_part_ranks_as_when_its_scores_are_grouped(
         assert one is not None and one["source"] == "messages_stem_fts"
         listed = {"source": tier_sql.PARTS, "parts": json.dumps(weights), "said": None}
         signals = recall_sql.ranking_signals(connection, "zebra", [])
-        signals |= recall_sql.pk_bounds(connection, RecallFilters()).params()
+        signals |= search_bounds.pk_bounds(connection, RecallFilters()).params()
         params = {**RecallFilters().params(), **signals}
         found = [
             sorted(connection.execute(tier_sql.TIER_HITS[source, False, False], params | tier))

@@ -81,10 +81,7 @@ def recall(
     if not valid_unicode(query):  # a lone surrogate: SQLite only takes valid Unicode
         raise InvalidQuery("query", f"{query!r} is not valid Unicode; retype it.")
     match, size = build_match(query, mode), page_limit(pages, limit)
-    tokens = query_tokens(query)
-    searched = tokens if mode == "phrase" else pairs_of_long_runs(tokens)  # as build_match
-    terms = frozenset(word if cjk.is_cjk(word) else fold(word) for word in searched)
-    now = utc_now()
+    terms, now = clip_terms(query, mode), utc_now()
     empty = RecallResult(memories=[], conversations=[], truncated=False)
     room = sys.maxsize if pages.chars is None else pages.chars - json_size(empty)
     with db.read() as connection:
@@ -98,14 +95,16 @@ def recall(
             else iter(())
         )
         chosen = list(itertools.islice(recall_page.conversations(hits), size))
-    memory_room = recall_page.memory_share(found, chosen, room)
-    memories, left, clipped = recall_page.fill_memories(found, room=memory_room, folded_terms=terms)
-    page = recall_page.fill_page(
-        chosen, limit=size, room=room - memory_room + left, folded_terms=terms
-    )
-    return RecallResult(
-        memories=memories, conversations=page.conversations, truncated=clipped or page.truncated
-    )
+    return recall_page.fitted(found, chosen, limit=size, room=room, folded_terms=terms)
+
+
+def clip_terms(query: str, mode: Mode) -> frozenset[str]:
+    """The words a clip of a hit centres on: the query's tokens as the index folds them (CJK
+    characters as they are), a long CJK run's pairs outside ``phrase`` mode, as
+    :func:`~memstore.text.fts_query.build_match` searches them."""
+    tokens = query_tokens(query)
+    searched = tokens if mode == "phrase" else pairs_of_long_runs(tokens)
+    return frozenset(word if cjk.is_cjk(word) else fold(word) for word in searched)
 
 
 def named_periods(connection: sqlite3.Connection, query: str) -> list[tuple[datetime, datetime]]:

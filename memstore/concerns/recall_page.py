@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from memstore.repository.hit_pages import MessageHit
 from memstore.repository.messages import StoredMessage
-from memstore.schemas import Memory, Message, RecallConversation
+from memstore.schemas import Memory, Message, RecallConversation, RecallResult
 from memstore.text.clipping import fair_share, fit_conversation, fit_memory, json_size, least_size
 
 
@@ -83,6 +83,27 @@ def better_matched(hit: MessageHit, shown: set[str]) -> StoredMessage:
     if partner is None or rank is None or partner.role == hit.role or partner.id in shown:
         return hit
     return partner if rank < hit.own_rank else hit
+
+
+def fitted(
+    memories: list[Memory],
+    conversations: list[RecallConversation],
+    *,
+    limit: int,
+    room: int,
+    folded_terms: frozenset[str],
+) -> RecallResult:
+    """The recall page of these memories and conversations (best first) within ``room``
+    characters of JSON: the memories their share (:func:`memory_share`), the conversations
+    the rest (:func:`fill_page`); ``truncated`` when anything was clipped or left out."""
+    memory_room = memory_share(memories, conversations, room)
+    kept, left, clipped = fill_memories(memories, room=memory_room, folded_terms=folded_terms)
+    page = fill_page(
+        conversations, limit=limit, room=room - memory_room + left, folded_terms=folded_terms
+    )
+    return RecallResult(
+        memories=kept, conversations=page.conversations, truncated=clipped or page.truncated
+    )
 
 
 def memory_share(memories: list[Memory], conversations: list[RecallConversation], room: int) -> int:
