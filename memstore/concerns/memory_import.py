@@ -35,8 +35,7 @@ from memstore.transfer.problems import unlinked
 
 
 def import_memories(db: Database, path: str | Path) -> MemoryImportReport:
-    """Restore the records of the export at ``path`` with their ids, statuses, times and
-    supersession links.
+    """Restore the records of the export at ``path``: ids, statuses, times, supersession.
 
     Args:
         path: A JSONL export file; a Markdown export folder (its ``memories/`` is read); or
@@ -44,9 +43,7 @@ def import_memories(db: Database, path: str | Path) -> MemoryImportReport:
 
     Returns:
         Memories imported, skipped (already there, as new or newer) and updated (the
-        export's state newer), and the same per record type (with, for messages, those
-        deleted because the export holds their tombstone).
-
+        export's newer), the same per record type (and messages deleted by a tombstone).
     Raises:
         InvalidInput: (argument ``path``) For nothing at ``path``, or a record that cannot
             be imported (where it is and why); nothing is written.

@@ -95,6 +95,19 @@ def memory_row(record: MemoryRecord, where: str, now: datetime) -> StoredMemory:
         content, key = clean_content(record.content), normalize_key(record.key)
     except InvalidInput as error:
         raise refused(place, str(error)) from error
+    check_memory_fields(record, place, now)
+    guard(content, record.key, place)
+    return StoredMemory(
+        **record.model_dump(exclude={"type", "content", "key", "superseded_by"}),
+        content=content,
+        normalized_content=normalize_content(content),
+        key=key,
+        superseded_by=None,
+    )
+
+
+def check_memory_fields(record: MemoryRecord, place: str, now: datetime) -> None:
+    """Refuse a memory record whose fields disagree (see :func:`memory_row`)."""
     if record.superseded_by is not None and record.status != "superseded":
         raise refused(place, f"superseded_by is set but the status is {record.status}")
     if record.superseded_by == record.id:
@@ -108,14 +121,6 @@ def memory_row(record: MemoryRecord, where: str, now: datetime) -> StoredMemory:
     if record.status == "expired" and (record.expires_at is None or record.expires_at > now):
         expiry = "no expires_at" if record.expires_at is None else "an expires_at to come"
         raise refused(place, f"the status is expired but it has {expiry}; make it active")
-    guard(content, record.key, place)
-    return StoredMemory(
-        **record.model_dump(exclude={"type", "content", "key", "superseded_by"}),
-        content=content,
-        normalized_content=normalize_content(content),
-        key=key,
-        superseded_by=None,
-    )
 
 
 def guard(content: str, key: str | None, place: str) -> None:

@@ -104,6 +104,15 @@ def history_span(connection: sqlite3.Connection) -> tuple[datetime, datetime] | 
     return None if first is None else (parse_utc(first), parse_utc(last))
 
 
+# How history_hits searches. The query is split into tiers of literal parts by
+# ranking_tiers, each part weighted as memstore.text.ranking says; a tier is only searched
+# once the caller has taken every hit of the tiers before it. A tier whose gate parts find
+# over ranking.EXACT_HITS documents is ranked a set of candidates at a time (see
+# tier_hits.tier_hits), unless the filters bound the search to fewer pks (see
+# search_bounds.pk_bounds). The parts' documents are counted for their weights (see
+# ranking.weighted_parts), but a tier of one part is counted only when the filters leave its
+# search wide: its weight does not change how its hits rank, and counting its whole list
+# took a third of a one-week recall of "you" at 1M.
 def history_hits(
     connection: sqlite3.Connection,
     query: str,
@@ -115,20 +124,8 @@ def history_hits(
 ) -> Iterator[MessageHit]:
     """Searchable messages matching ``query`` in ``mode``, with their pair partners, best
     rank first, the messages read ``first`` at a time at first, then twice as many each
-    time (a caller that needs a page reads about that page's text).
-
-    The query is split into tiers of literal parts by :func:`ranking_tiers`, each part
-    weighted as :mod:`memstore.text.ranking` says; a tier is only searched once the
-    caller has taken every hit of the tiers before it. A hit written within one of the
-    ``periods`` ([start, end) instants) ranks as the query naming its time. A tier whose
-    gate parts find over :data:`~memstore.text.ranking.EXACT_HITS` documents is ranked a
-    set of candidates at a time (see :func:`~memstore.repository.tier_hits.tier_hits`),
-    unless the filters bound the search to fewer pks (see :func:`pk_bounds`).
-
-    The parts' documents are counted for their weights (see
-    :func:`~memstore.text.ranking.weighted_parts`), but a tier of one part is counted only
-    when the filters leave its search wide: its weight does not change how its hits rank,
-    and counting its whole list took a third of a one-week recall of "you" at 1M.
+    time (a caller that needs a page reads about that page's text). A hit written within
+    one of the ``periods`` ([start, end) instants) ranks as the query naming its time.
 
     Raises:
         InvalidQuery: For a bad query or mode (see :func:`ranking_tiers`).

@@ -224,6 +224,10 @@ def tier_parts(
     return {"source": PARTS, "parts": json.dumps(weights), "said": said}
 
 
+# A bounded tier_hits: first the ranking.CANDIDATES hits of best own rank and the hits near
+# them (a role alone checked on the best hits first when no named speaker or period weighs
+# the hits: see LATE_BEST_HITS); then, if the caller takes them all and there are more,
+# every other hit, ranked with every hit at once (as when not bounded).
 def tier_hits(
     connection: sqlite3.Connection,
     tier: dict[str, Any],
@@ -235,15 +239,9 @@ def tier_hits(
 ) -> Iterator[MessageHit]:
     """The hits of one tier (see :func:`tier_parts`), best rank first (then by pk), ranked
     with the ``signals`` (the named speakers and periods, the weights, the pk bounds) and
-    their neighbours' own ranks (see :func:`~memstore.text.neighbours.neighbour_ranks`).
-
-    ``bounded``: first the :data:`~memstore.text.ranking.CANDIDATES` hits of best own rank
-    and the hits near them (a role alone checked on the best hits first when no named
-    speaker or period weighs the hits: see :data:`LATE_BEST_HITS`); then, if the caller
-    takes them all and there are more, every other hit, ranked with every hit at once (as
-    when not ``bounded``). ``first``: how many hits to read with their text at first (see
-    :func:`read_best_first`).
-    """
+    their neighbours' own ranks (see :func:`~memstore.text.neighbours.neighbour_ranks`);
+    ``bounded``, the candidates first (see the note above); ``first``: how many hits to read
+    with their text at first (see :func:`read_best_first`)."""
     signalled = signals["speakers"] != "[]" or signals["periods"] != "[]"
     filtered = filters.any() or signalled
     every = TIER_HITS[tier["source"], filtered, False]

@@ -1,6 +1,12 @@
 """A database whose -journal waits to be rolled back, judged on a rolled-back private copy:
 memstore's own store (or an empty one) is opened and rolled back as SQLite does, another
-application's refused untouched."""
+application's refused untouched.
+
+A read-only connection cannot roll a hot journal back. Taken for no database, another
+application's file was rolled back and switched to WAL by the write that followed (found by
+review); refused outright, memstore's own store, killed while it switched to WAL, was
+refused for good (found by a later review).
+"""
 
 from __future__ import annotations
 
@@ -18,14 +24,8 @@ from memstore.store.probe import Schema, read_only_reason, schema_of
 
 def rolled_back_schema(path: Path) -> Schema:
     """The schema records of the database at ``path`` once its hot journal is rolled back,
-    read from a rolled-back private copy in a temporary folder, the file left as it is:
-    memstore's own store (or an empty one) is then opened and rolled back as SQLite does;
-    another application's is refused.
-
-    A read-only connection cannot roll a hot journal back. Taken for no database, another
-    application's file was rolled back and switched to WAL by the write that followed (found
-    by review); refused outright, memstore's own store, killed while it switched to WAL,
-    was refused for good (found by a later review).
+    read from a rolled-back private copy in a temporary folder, the file left as it is
+    (see the module's note).
 
     Raises:
         FileError: If the rolled-back database holds another application's tables or marks,
@@ -47,13 +47,7 @@ def rolled_back_schema(path: Path) -> Schema:
             with closing(sqlite3.connect(copy)) as connection:
                 schema = schema_of(connection)
         except OSError as error:
-            if error.errno == errno.ENOSPC:
-                raise StoreError(
-                    f"{path}: its -journal waits to be rolled back, and the temporary folder "
-                    f"{folder} has no room to judge whose it is on a copy; free space there "
-                    "or set TMPDIR."
-                ) from error
-            raise busy(path) from error
+            raise (no_room(path, folder) if error.errno == errno.ENOSPC else busy(path)) from error
         except sqlite3.DatabaseError as error:
             raise busy(path) from error
     if schema.is_memstore or not (schema.objects or schema.marked):
@@ -63,6 +57,15 @@ def rolled_back_schema(path: Path) -> Schema:
         "another application's database whose -journal waits to be rolled back (a write "
         "interrupted, or going on now); open it with that application. memstore left it as "
         "it is.",
+    )
+
+
+def no_room(path: Path, folder: str) -> StoreError:
+    """The StoreError of a temporary folder with no room for the copy a hot journal is
+    judged on."""
+    return StoreError(
+        f"{path}: its -journal waits to be rolled back, and the temporary folder {folder} has "
+        "no room to judge whose it is on a copy; free space there or set TMPDIR."
     )
 
 

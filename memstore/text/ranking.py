@@ -141,28 +141,31 @@ def weight(part: QueryPart, documents: int, total: int) -> float:
     return 1.0 if part.kind == "phrase" else 0.0
 
 
+# Bounded parts in weighted_parts. A part of bounded_parts is scored on its selection's
+# documents only, with the same result up to float rounding (ties then broken by pk, see
+# neighbours.comparable): FTS5's bm25() of a query is a sum of one term per phrase, so the
+# part's own bm25 on a document is that of (part) AND (selection) less that of the selection
+# alone. The part becomes the
+# first query, at its weight, and the selection is added once per index, at minus the
+# weights of the parts bounded within it; every document the selection finds holds the
+# part's words, so each has both rows. FTS5 then reads the part's long list only where the
+# selection's documents are, instead of scoring every document it holds (all mode's
+# "yeah" at a million messages).
+#
+# When the selection is the AND of the parts within it, its bm25() is the sum of their
+# own, so one bounded part needs no query of its own: the one finding the most documents
+# (derived_parts) is the selection less the other parts, and its weight moves
+# onto the selection and, negated, onto each of them. Its own query would read its long
+# list twice and every other list of the selection once: "aiutarla yeah" at a million
+# messages took 6.9 ms instead of 8.9, interleaved, the same page.
 def weighted_parts(
     parts: Iterable[QueryPart], documents: Mapping[QueryPart, int], total: int
 ) -> list[tuple[str, float, int, bool]]:
     """``[(match, weight, role, stemmed)]`` of the parts that match any document, the role
     as its code in :data:`PART_ROLES`.
 
-    A part of :func:`bounded_parts` is scored on its selection's documents only, with the
-    same result up to float rounding (so two hits tied exactly may swap): FTS5's bm25() of
-    a query is a sum of one term per phrase, so the part's own bm25 on a document is that
-    of ``(part) AND (selection)`` less that of the selection alone. The part becomes the
-    first query, at its weight, and the selection is added once per index, at minus the
-    weights of the parts bounded within it; every document the selection finds holds the
-    part's words, so each has both rows. FTS5 then reads the part's long list only where the
-    selection's documents are, instead of scoring every document it holds (``all`` mode's
-    "yeah" at a million messages).
-
-    When the selection is the AND of the parts within it, its bm25() is the sum of their
-    own, so one bounded part needs no query of its own: the one finding the most documents
-    (:func:`derived_parts`) is the selection less the other parts, and its weight moves
-    onto the selection and, negated, onto each of them. Its own query would read its long
-    list twice and every other list of the selection once: "aiutarla yeah" at a million
-    messages took 6.9 ms instead of 8.9, interleaved, the same page.
+    A part of :func:`bounded_parts` is scored on its selection's documents only, and one
+    of them may be derived from the others (see the note above).
 
     A part of weight 0 that only ranks is left out; a filter (weight 0) still selects.
 
