@@ -74,7 +74,7 @@ def create(
         return reuse(connection, duplicate, draft, supersedes=supersedes, source=source, now=now)
     pending = memory_rows.candidate_with(connection, draft.normalized)
     if pending is not None and not pending.expired(now):
-        return join(connection, pending, draft, supersedes=supersedes, source=source, now=now)
+        return reuse(connection, pending, draft, supersedes=supersedes, source=source, now=now)
     replaced = [] if candidate else targets(connection, draft.key, supersedes, now)
     memory = new_memory(draft, "candidate" if candidate else "active", now)
     memory_rows.retire(connection, replaced, "superseded", now)
@@ -86,55 +86,33 @@ def create(
 
 def reuse(
     connection: sqlite3.Connection,
-    duplicate: StoredMemory,
+    holder: StoredMemory,
     draft: Draft,
     *,
     supersedes: str | None,
     source: Source | None,
     now: datetime,
 ) -> StoredMemory:
-    """The active memory holding the draft's content, in place of a new one: given the
-    draft's key, and replacing ``supersedes``, as the new one would have been (found by
-    review: ``supersedes`` was ignored); for an extracted candidate, only linked to its
-    source, for a candidate never changes a confirmed memory (found by review: its key
-    superseded the key's holder).
+    """The memory holding the draft's content (active, or an unconfirmed candidate), in
+    place of a new one. An extracted draft only links it to its source: a candidate never
+    changes a confirmed memory (found by review: its key superseded the key's holder). An
+    explicit one gives an active holder its key, or confirms a candidate with its fields as
+    :func:`update` does (found by review: each extraction, then the user's remember, added
+    a row), and makes it replace ``supersedes`` (found by review: ignored).
 
     Raises:
         NotFound: If ``supersedes`` or the source message does not exist.
         InvalidInput: If ``supersedes`` is not active.
     """
     if draft.origin == "extracted":
-        link(connection, duplicate, source)
-        return duplicate
-    reused = update(connection, duplicate, Draft(key=draft.key), now) if draft.key else duplicate
-    adopt(connection, reused, supersedes=supersedes, source=source, now=now)
-    return reused
-
-
-def join(
-    connection: sqlite3.Connection,
-    pending: StoredMemory,
-    draft: Draft,
-    *,
-    supersedes: str | None,
-    source: Source | None,
-    now: datetime,
-) -> StoredMemory:
-    """The candidate holding the draft's content, in place of a new memory (found by review:
-    each extraction, and then the user's own remember, added a row): another candidate is
-    only linked to its source; an explicit memory confirms it, with the draft's fields, as
-    :func:`update` does, and replaces ``supersedes``.
-
-    Raises:
-        NotFound: If ``supersedes`` or the source message does not exist.
-        InvalidInput: If ``supersedes`` is not active.
-    """
-    if draft.origin == "extracted":
-        link(connection, pending, source)
-        return pending
-    confirmed = update(connection, pending, draft, now)
-    adopt(connection, confirmed, supersedes=supersedes, source=source, now=now)
-    return confirmed
+        link(connection, holder, source)
+        return holder
+    if holder.status == "candidate":
+        holder = update(connection, holder, draft, now)
+    elif draft.key:
+        holder = update(connection, holder, Draft(key=draft.key), now)
+    adopt(connection, holder, supersedes=supersedes, source=source, now=now)
+    return holder
 
 
 def adopt(
