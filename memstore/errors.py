@@ -201,19 +201,30 @@ class StoreReadOnly(StoreError):
         self.path = path
 
 
-class BackupExists(MemstoreError):
-    """The backup destination already exists; nothing was overwritten.
+class DestinationExists(MemstoreError):
+    """A destination that already exists; nothing was overwritten.
 
     Attributes:
         destination: The path that exists.
     """
 
+    NAMED = "destination:"
+    """How the message names the destination."""
+    THERE = "one"
+    """What the message calls the thing already there."""
+
     def __init__(self, destination: str) -> None:
         super().__init__(
-            f"Backup destination {destination!r} already exists; choose a new path "
-            "or move the existing file away first."
+            f"{self.NAMED} {destination!r} already exists; choose a new path or move the "
+            f"existing {self.THERE} away first."
         )
         self.destination = destination
+
+
+class BackupExists(DestinationExists):
+    """The backup destination already exists; nothing was overwritten."""
+
+    NAMED, THERE = "Backup destination", "file"
 
 
 class ImportConflict(InvalidInput):
@@ -236,16 +247,5 @@ class ImportConflict(InvalidInput):
         self.record_id = record_id
 
 
-class ExportExists(MemstoreError):
-    """The export destination already exists; nothing was overwritten.
-
-    Attributes:
-        destination: The path that exists.
-    """
-
-    def __init__(self, destination: str) -> None:
-        super().__init__(
-            f"destination: {destination!r} already exists; choose a new path or move the "
-            "existing one away first."
-        )
-        self.destination = destination
+class ExportExists(DestinationExists):
+    """The export destination already exists; nothing was overwritten."""
