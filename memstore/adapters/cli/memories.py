@@ -57,26 +57,27 @@ def memories(ctx: click.Context, /, **page: Any) -> None:
     emit(service_from(ctx).list_memories(**page))
 
 
-@cli.command()
-@click.argument("memory_id")
-@click.pass_context
-def pin(ctx: click.Context, /, memory_id: str) -> None:
-    """Pin a memory: pinned memories come first in the context and in listings.
-
-    Example: memstore pin mem_0123456789abcdef0123456789abcdef
-    """
-    emit(service_from(ctx).pin_memory(memory_id, True))
+PINNING = {
+    "pin": (True, "Pin a memory: pinned memories come first in the context and in listings."),
+    "unpin": (False, "Unpin a memory (it stays in force, ordered by age again)."),
+}
+"""The two commands that set a memory's pin, each with its help's first line."""
 
 
-@cli.command()
-@click.argument("memory_id")
-@click.pass_context
-def unpin(ctx: click.Context, /, memory_id: str) -> None:
-    """Unpin a memory (it stays in force, ordered by age again).
+def pin_command(name: str) -> None:
+    """Register ``memstore NAME MEMORY_ID``, which sets the memory's pin as :data:`PINNING`
+    says and prints the memory."""
+    pinned, summary = PINNING[name]
 
-    Example: memstore unpin mem_0123456789abcdef0123456789abcdef
-    """
-    emit(service_from(ctx).pin_memory(memory_id, False))
+    @cli.command(name, help=f"{summary}\n\nExample: memstore {name} mem_0123456789abcdef")
+    @click.argument("memory_id")
+    @click.pass_context
+    def command(ctx: click.Context, /, memory_id: str) -> None:
+        emit(service_from(ctx).pin_memory(memory_id, pinned))
+
+
+for pinning in PINNING:
+    pin_command(pinning)
 
 
 @delete_command("delete-memory", "memory_id")
