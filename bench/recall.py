@@ -33,7 +33,7 @@ from memstore import MemoryConfig, MemoryService, RecallResult
 from memstore.concerns.recall import HITS_READ_FIRST, named_periods
 from memstore.queries import RecallFilters
 from memstore.repository import recall as search
-from memstore.text import clipping
+from memstore.text import clipping, focus
 from memstore.text.fts_query import build_match
 
 RAW_HITS = (
@@ -168,7 +168,7 @@ def forget_answers() -> None:
     words. memstore's other caches are tables any process builds once (token classes,
     stopwords, argument rules)."""
     clipping.json_length.cache_clear()
-    clipping.ascii_word.cache_clear()
+    focus.ascii_word.cache_clear()
     re.purge()
 
 
