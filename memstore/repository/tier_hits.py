@@ -221,7 +221,8 @@ def tier_parts(
         ((match, weight, _, stemmed),) = weights
         source = MESSAGES_STEM_FTS if stemmed else MESSAGES_FTS
         return {"source": source, "match": match, "weight": weight, "said": said}
-    return {"source": PARTS, "parts": json.dumps(weights), "said": said}
+    subtracted = any(weight < 0 for _, weight, _, _ in weights)  # a part derived or bounded
+    return {"source": PARTS, "parts": json.dumps(weights), "said": said, "rounded": subtracted}
 
 
 # A bounded tier_hits: first the ranking.CANDIDATES hits of best own rank and the hits near
@@ -243,6 +244,7 @@ def tier_hits(
     ``bounded``, the candidates first (see the note above); ``first``: how many hits to read
     with their text at first (see :func:`read_best_first`)."""
     signalled = signals["speakers"] != "[]" or signals["periods"] != "[]"
+    rounded = tier.get("rounded", False)
     filtered = filters.any() or signalled
     every = TIER_HITS[tier["source"], filtered, False]
     params = {**tier, **filters.params(), **signals}
@@ -258,12 +260,12 @@ def tier_hits(
             "around": 2 * ranking.REACH,  # the hits whose own ranks the ranked ones add
         }
         near = near_hits(connection.execute(best, params | bounds))
-        ranked = neighbours.neighbour_ranks(near.hits, near.ranked)
+        ranked = neighbours.neighbour_ranks(near.hits, near.ranked, rounded=rounded)
         yield from read_best_first(connection, *ranked, first)
         if near.candidates < ranking.CANDIDATES:
             return
         shown = near.ranked
-    ranks, owns = neighbours.neighbour_ranks(connection.execute(every, params))
+    ranks, owns = neighbours.neighbour_ranks(connection.execute(every, params), rounded=rounded)
     if shown:
         ranks = [(rank, pk) for rank, pk in ranks if pk not in shown]
     yield from read_best_first(connection, ranks, owns, first)
