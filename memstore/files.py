@@ -270,3 +270,15 @@ def create_store_file(path: Path) -> None:
             "choose a writable location with --database or the configuration's database "
             "setting."
         ) from error
+
+
+STAGED_NAME_BYTES = 64
+"""The bytes of a destination's name a staged copy's name starts with: the rest of the name
+(a mark, a random part, a suffix) then fits any file system's 255 bytes, whatever the
+destination's own length (found by review: a 240-byte name was refused)."""
+
+
+def staged_prefix(destination: Path, mark: str) -> str:
+    """The start of the name of a new file or folder staged beside ``destination``: a dot,
+    the first :data:`STAGED_NAME_BYTES` bytes of its name, ``mark``."""
+    return f".{os.fsdecode(os.fsencode(destination.name)[:STAGED_NAME_BYTES])}{mark}"

@@ -299,3 +299,15 @@ def test_a_copy_that_a_running_backup_holds_is_left_alone(
         fcntl.flock(held, fcntl.LOCK_EX)
         written.backup(folder / "mine.sqlite3")
         assert running.read_bytes() == b"being written"
+
+
+def test_a_destination_name_near_the_file_systems_limit_is_backed_up_and_exported(
+    written: MemoryService, tmp_path: Path
+) -> None:
+    # Found by review: the staged copy's name was the destination's plus 27 bytes, so a
+    # valid name over about 228 bytes was refused as too long.
+    name = "b" * 240
+    assert written.backup(tmp_path / name).ok
+    assert (tmp_path / name).stat().st_size > 0
+    exported = written.export(tmp_path / ("e" * 240))
+    assert Path(exported.export).stat().st_size > 0

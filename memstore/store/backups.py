@@ -59,7 +59,7 @@ def staging(destination: Path) -> Iterator[Path]:
         files.make_folders(destination.parent)
         handle, name = tempfile.mkstemp(
             dir=destination.parent,
-            prefix=f".{destination.name}{STAGED_MARK}",
+            prefix=files.staged_prefix(destination, STAGED_MARK),
             suffix=STAGED_SUFFIX,
         )
     except OSError as error:

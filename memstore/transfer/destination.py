@@ -44,7 +44,7 @@ def staged(destination: Path, *, folder: bool) -> Iterator[Path]:
         InvalidInput: If the destination's folder cannot be created or written.
         ExportExists: If ``destination`` appeared meanwhile (it is left as it was).
     """
-    prefix = f".{destination.name}{STAGED_MARK}"
+    prefix = files.staged_prefix(destination, STAGED_MARK)
     try:
         files.make_folders(destination.parent)
         if folder:
