@@ -381,6 +381,15 @@ def test_a_log_that_cannot_be_shown_says_why(
     assert ["symbolic link" in reasons[0], "UTF-8" in reasons[1], "regular file" in reasons[2]] == [
         True
     ] * 3
+    # found by review: a log_dir that is a FIFO or a file was taken for no log at all
+    for odd in ("fifo", "file"):
+        where = tmp_path / odd
+        if odd == "fifo":
+            os.mkfifo(where)
+        else:
+            where.write_text("not a folder")
+        day = MemoryService(tmp_path / f"{odd}.sqlite3", config=MemoryConfig(log_dir=str(where)))
+        assert "is not a folder" in (day.diary("2026-10-05", tz=MADRID).log_error or "")
 
 
 def test_log_dir_defaults_beside_the_database_and_resolves_under_the_data_directory(

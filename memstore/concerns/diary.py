@@ -73,6 +73,8 @@ def read_log(path: Path) -> tuple[str | None, str | None]:
         (text, None), (None, reason) or (None, None).
     """
     try:
+        if path.parent.exists() and not path.parent.is_dir():  # found by review: ignored
+            return None, f"its folder {path.parent} is not a folder; check log_dir"
         if path.is_symlink():
             return None, "it is a symbolic link; open the file it points to"
         if not path.exists():
