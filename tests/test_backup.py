@@ -11,6 +11,7 @@ import sqlite3
 import stat
 import subprocess
 import sys
+import tempfile
 import time
 from contextlib import closing
 from pathlib import Path
@@ -311,3 +312,21 @@ def test_a_destination_name_near_the_file_systems_limit_is_backed_up_and_exporte
     assert (tmp_path / name).stat().st_size > 0
     exported = written.export(tmp_path / ("e" * 240))
     assert Path(exported.export).stat().st_size > 0
+
+
+def test_a_killed_checks_scratch_copy_is_removed_by_the_next_one() -> None:
+    # Found by review: a check killed while it judged a read-only store's FTS indexes on a
+    # private copy left that copy (the whole store) in the temporary folder for good.
+    from memstore.store import backups
+
+    dead = 2**22 + 12_345  # beyond the kernel's usual pid_max: no such process
+    assert not backups.alive(dead)
+    stale = Path(tempfile.mkdtemp(prefix=f"{backups.SCRATCH}{dead}-"))
+    (stale / "copy.sqlite3").write_bytes(b"a copy of a store")
+    running = Path(tempfile.mkdtemp(prefix=f"{backups.SCRATCH}{os.getpid()}-"))
+    try:
+        backups.remove_stale_scratch()
+        assert not stale.exists() and running.exists()
+    finally:
+        shutil.rmtree(running)
+        shutil.rmtree(stale, ignore_errors=True)

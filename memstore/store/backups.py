@@ -33,6 +33,8 @@ try:
 except ImportError:  # Windows: no flock, so no sweeping of abandoned copies
     fcntl = None  # type: ignore[assignment]
 
+SCRATCH = "memstore-check-"
+"""The start of the name of a check's scratch folder, followed by its process id."""
 STAGED_MARK = ".memstore-"
 STAGED_SUFFIX = ".partial"
 
@@ -112,11 +114,34 @@ def scratch_copy(source: Path) -> Iterator[Path]:
     Raises:
         StoreError: If SQLite fails to read the source or write the copy.
     """
-    with tempfile.TemporaryDirectory(prefix="memstore-check-") as folder:
+    remove_stale_scratch()
+    with tempfile.TemporaryDirectory(prefix=f"{SCRATCH}{os.getpid()}-") as folder:
         copied = Path(folder) / "copy.sqlite3"
         files.create_private(copied)
         copy(source, copied, read_only=True)
         yield copied
+
+
+def remove_stale_scratch() -> None:
+    """Remove the scratch copies this user's killed checks left in the temporary folder (a
+    copy of a whole store: found by review, each kill left one): those whose process, named
+    in the folder's name, is gone."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{SCRATCH}*-*"):
+        pid = folder.name.removeprefix(SCRATCH).split("-", 1)[0]
+        with suppress(OSError):
+            if pid.isdigit() and folder.stat().st_uid == os.getuid() and not alive(int(pid)):
+                shutil.rmtree(folder)
+
+
+def alive(pid: int) -> bool:
+    """Whether a process ``pid`` runs (one of another user's included)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def copy(source: Path, staged: Path, *, read_only: bool = False) -> None:
