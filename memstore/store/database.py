@@ -105,14 +105,11 @@ class Database:
         It takes the process's writer turn first: a write committed by another thread while
         it read made its first writing probe fail at once (``SQLITE_BUSY_SNAPSHOT``), and
         ``health()`` failed 10 times out of 10 beside a thread writing every 10 ms (found by
-        review). On a file it may write, it takes the write lock up front too, waiting for it
-        as a write does: begun as a read, its first writing probe failed at once when another
-        process had written meanwhile (found by review: StoreBusy after 7 ms beside a write
-        of 200). Writers of other processes that keep it past the wait still can
-        (:class:`StoreBusy`)."""
+        review). Writers of other processes still can (:class:`StoreBusy`): it does not take
+        the write lock up front, which made their writes fail for the whole of a long check
+        (found by review); :func:`memstore.concerns.health.health` tries again instead."""
         self.ensure_schema()  # a forked child's own turns (see _leave_parent) before taking one
-        begin = begin_read if self.read_only is not None else begin_immediate
-        with self._writers.turn(), self._unit(begin, commit=False) as connection:
+        with self._writers.turn(), self._unit(begin_read, commit=False) as connection:
             yield connection
 
     def _require_writable(self) -> None:
