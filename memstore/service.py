@@ -159,14 +159,14 @@ class MemoryService(UpkeepMethods):
         """Create, reuse (normalised duplicate), update (``memory_id``: as
         :meth:`update_memory`, what is not given kept) or supersede (same ``key``, or
         ``supersedes``) a memory in one write transaction. Keywords ``category`` (``fact``
-        by default for a new memory), ``key`` and ``expires_at``, as
+        for a new memory; a reused or confirmed one keeps its own), ``key`` and ``expires_at``, as
         :class:`~memstore.concerns.memory_rules.MemoryFields` says. Raises MemoryDisabled,
         InvalidInput, SecretRejected (nothing stored) or NotFound."""
         memories.require_enabled(self.config)
         origins = Origins(supersedes, origin, confidence, source_message_id, source_ref)
         if memory_id is not None:  # an update: what is not given is kept, the category too
             return memories.update_memory(self._db, memory_id, content, Fields.of(fields), origins)
-        return memories.remember(self._db, content, Fields.of(fields, category="fact"), origins)
+        return memories.remember(self._db, content, Fields.of(fields), origins)
 
     @checked
     def get_memory(self, memory_id: str) -> schemas.Memory | None:

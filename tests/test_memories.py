@@ -3,8 +3,10 @@ candidates, sources, pinning, listing and deletion."""
 
 from __future__ import annotations
 
+import json
 import threading
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -364,3 +366,47 @@ def test_a_long_memory_found_by_another_form_is_clipped_around_it(
     assert len(memories) >= 2  # as many as the page's budget holds
     assert all("Diego paint" in memory.content for memory in memories)
     assert any(memory.truncated for memory in memories)
+
+
+def test_an_expired_candidate_is_marked_expired_and_the_next_extraction_kept_once(
+    service: MemoryService,
+    seeded,
+) -> None:
+    # Found by review: the oldest candidate, expired, was skipped but never marked, so every
+    # later extraction of the same fact added a row.
+    from tests.factories import MemoryFactory
+
+    with seeded():
+        MemoryFactory(
+            id="mem_old",
+            content="Diego likes black tea",
+            normalized_content="diego likes black tea",
+            status="candidate",
+            origin="extracted",
+            expires_at=datetime(2020, 1, 1, tzinfo=UTC),
+        )
+    first = service.remember("Diego likes black tea", origin="extracted", confidence=0.6)
+    again = service.remember("Diego likes black tea", origin="extracted", confidence=0.9)
+    assert again.id == first.id != "mem_old"
+    assert service.get_memory("mem_old").status == "expired"  # type: ignore[union-attr]
+
+
+def test_an_update_through_the_cli_or_the_tools_keeps_the_category_it_is_not_given(
+    service: MemoryService, db_path: Path
+) -> None:
+    # Found by review: both passed category "fact" always, so an update made a preference a
+    # fact; and confirming a candidate took the default over the candidate's own category.
+    from click.testing import CliRunner
+
+    from memstore.adapters.cli import cli
+    from memstore.adapters.tools import MemoryTools
+
+    drink = service.remember("Diego prefers green tea", category="preference", key="drink")
+    runner = CliRunner()
+    args = ["--database", str(db_path), "remember", "Diego prefers black tea", "--memory-id"]
+    result = runner.invoke(cli, [*args, drink.id])
+    assert result.exit_code == 0 and json.loads(result.stdout)["category"] == "preference"
+    updated = MemoryTools(service).remember("Diego prefers oolong", memory_id=drink.id)
+    assert updated["result"]["category"] == "preference"
+    service.remember("Diego likes hiking", origin="extracted", category="goal")
+    assert service.remember("Diego likes hiking.").category == "goal"

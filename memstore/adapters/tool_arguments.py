@@ -25,7 +25,10 @@ Content = Annotated[
     str,
     Field(description='The fact, 1 to 4000 characters, e.g. "Diego prefers answers in Spanish".'),
 ]
-NewCategory = Annotated[Category, Field(description="What the memory is about.")]
+NewCategory = Annotated[
+    Category | None,
+    Field(description="What the memory is about (fact for a new one; kept by an update)."),
+]
 Key = Annotated[
     str | None,
     Field(description="Optional stable key for a value that can change, e.g. response_language."),

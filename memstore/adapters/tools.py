@@ -160,7 +160,7 @@ class MemoryTools:
     def remember(
         self,
         content: arg.Content,
-        category: arg.NewCategory = "fact",
+        category: arg.NewCategory = None,
         key: arg.Key = None,
         memory_id: arg.UpdatedId = None,
         expires_at: arg.ExpiresAt = None,

@@ -41,7 +41,8 @@ class MemoryFields(TypedDict, total=False):
     """The fields ``remember`` takes as keyword arguments.
 
     Keys:
-        category: ``preference``, ``fact`` (the default), ``project``, ``goal`` or ``other``.
+        category: ``preference``, ``fact``, ``project``, ``goal`` or ``other``; None or left
+            out: ``fact`` for a new memory, its own for one reused, confirmed or updated.
         key: A semantic key such as ``response_language``: letters, numbers, dots, hyphens
             and underscores once normalised; empty means none. New content under an active
             key supersedes the memory holding it.
@@ -49,7 +50,7 @@ class MemoryFields(TypedDict, total=False):
             empty means none. Expired memories leave recall, context and counts.
     """
 
-    category: Category
+    category: Category | None
     key: str | None
     expires_at: str | datetime | None
 

@@ -73,7 +73,10 @@ def create(
     if duplicate is not None:
         return reuse(connection, duplicate, draft, supersedes=supersedes, source=source, now=now)
     pending = memory_rows.candidate_with(connection, draft.normalized)
-    if pending is not None and not pending.expired(now):
+    while pending is not None and pending.expired(now):  # found by review: kept, and skipped
+        memory_rows.retire(connection, [pending.id], "expired", now)
+        pending = memory_rows.candidate_with(connection, draft.normalized)
+    if pending is not None:
         return reuse(connection, pending, draft, supersedes=supersedes, source=source, now=now)
     replaced = [] if candidate else targets(connection, draft.key, supersedes, now)
     memory = new_memory(draft, "candidate" if candidate else "active", now)

@@ -22,9 +22,7 @@ if TYPE_CHECKING:
 @click.option(
     "--category",
     type=options.choice(Category),
-    default="fact",
-    show_default=True,
-    help="What kind of memory it is.",
+    help="What kind of memory it is (fact for a new one; an update keeps it).",
 )
 @click.option("--key", help="Semantic key; new content under it supersedes the old value.")
 @click.option("--expires", "expires_at", help="ISO 8601 expiry; local time without a zone.")
