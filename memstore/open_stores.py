@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 from pathlib import Path
 
 from memstore.errors import FileError
@@ -91,6 +92,8 @@ def is_sqlite_file(path: str) -> bool:
     written as ``other.db-wal`` was deleted by that store's next opening). Never asked of a
     store this process has open (:func:`store_of` first): its descriptor would drop locks."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block the open (review)
+            return False
         with open(path, "rb") as file:
             return file.read(len(SQLITE_HEADER)) == SQLITE_HEADER
     except OSError:

@@ -254,7 +254,11 @@ def bounds(day: date, place: tzinfo) -> tuple[datetime, datetime]:
     """
     try:
         start = datetime.combine(day, time(), tzinfo=place).astimezone(UTC)
-        end = datetime.combine(day + timedelta(days=1), time(), tzinfo=place).astimezone(UTC)
+        end = (
+            datetime.combine(day + timedelta(days=1), time(), tzinfo=place).astimezone(UTC)
+            if day < date.max
+            else datetime.max.replace(tzinfo=UTC)  # the calendar's last day runs to its end
+        )
     except OverflowError as error:
         raise InvalidInput("day", f"{day} is out of the supported range.") from error
     return start, end

@@ -238,6 +238,9 @@ def test_times_a_day_inside_the_calendar_are_stored_and_shown_in_every_zone(
         assert service.diary("9999-12-30", tz=zone).next_day in (None, date(9999, 12, 31))
         assert service.diary("0001-01-02", tz=zone).day == date(1, 1, 2)
     assert service.word_instances("heron").total == 2
+    # found by review: Tokyo's diary linked to 9999-12-31, then refused that day
+    last = service.diary("9999-12-31", tz="Asia/Tokyo")
+    assert [c.message_count for c in last.conversations] == [1]
 
 
 @pytest.mark.parametrize(

@@ -330,3 +330,12 @@ def test_a_killed_checks_scratch_copy_is_removed_by_the_next_one() -> None:
     finally:
         shutil.rmtree(running)
         shutil.rmtree(stale, ignore_errors=True)
+
+
+def test_a_companion_name_of_a_fifo_is_answered_at_once(
+    written: MemoryService, tmp_path: Path
+) -> None:
+    # Found by review: the check that the base is a SQLite file opened the FIFO, and waited.
+    fifo = tmp_path / "p"
+    os.mkfifo(fifo)
+    assert written.backup(f"{fifo}-wal").ok

@@ -98,3 +98,12 @@ def test_front_matter_with_an_alias_or_an_impossible_value_is_invalid_input(
 ) -> None:
     with pytest.raises(InvalidInput, match=words):
         memory_files.parse(FRONT.format(modified=modified, extra=extra), "m.md")
+
+
+def test_front_matter_nested_too_deep_is_invalid_input() -> None:
+    # Found by review: 400 nested lists were a RecursionError traceback.
+    deep = "[" * 400 + "]" * 400
+    with pytest.raises(InvalidInput, match="nests too deep"):
+        memory_files.parse(
+            FRONT.format(modified="2026-10-05T09:00:00Z", extra=f"k: {deep}\n"), "m.md"
+        )

@@ -158,6 +158,8 @@ def split(text: str, where: str) -> tuple[dict[str, Any], str]:
         ) from error
     except yaml.YAMLError as error:
         raise refused(where, f"the front matter is not YAML ({error})") from error
+    except RecursionError as error:  # found by review: 400 nested lists, a traceback
+        raise refused(where, "the front matter nests too deep") from error
     except ValueError as error:  # PyYAML's own: 2026-02-30, an integer of 5,000 digits
         raise refused(
             where, f"the front matter holds a value YAML cannot read ({error})"
