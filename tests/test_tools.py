@@ -299,3 +299,13 @@ def test_only_the_tools_marked_destructive_can_lose_a_stored_text(
         "remember",
         "forget",
     ]
+
+
+def test_an_id_of_any_length_comes_back_cut_in_the_result_and_the_log(
+    tools: MemoryTools, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Found by review: forget of a 1,000,000-character id returned and logged it whole.
+    caplog.set_level(logging.INFO, logger="memstore")
+    result = tools.forget("m" * 1_000_000)
+    assert result["ok"] is False and len(result["error"]["message"]) <= 500
+    assert max(len(record.getMessage()) for record in caplog.records) < 1200

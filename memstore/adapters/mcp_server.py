@@ -32,6 +32,7 @@ from mcp.types import Tool as MCPTool
 from pydantic import ValidationError
 from pydantic_core import to_json
 
+from memstore.adapters.tool_log import for_log
 from memstore.adapters.tools import INSTRUCTIONS, TOOL_FACTS, MemoryTools
 from memstore.service import MemoryService
 
@@ -68,9 +69,8 @@ class MemoryServer(MCPServer[Any]):
         unknown = sorted(set(arguments) - self.accepted.get(name, frozenset(arguments)))
         if unknown:
             takes = ", ".join(sorted(self.accepted[name])) or "no arguments"
-            raise ToolError(
-                f"InvalidInput: {name} takes no {', '.join(unknown)}; it takes {takes}."
-            )
+            given = for_log(", ".join(unknown))  # a name can be any length (found by review)
+            raise ToolError(f"InvalidInput: {name} takes no {given}; it takes {takes}.")
         try:
             result = await super().call_tool(name, arguments, context)
         except ToolError as error:  # the SDK's own: arguments that fail the tool's schema

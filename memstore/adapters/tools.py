@@ -292,7 +292,7 @@ class MemoryTools:
     @staticmethod
     def _failed(name: str, shown: object, error: Exception) -> dict[str, Any]:
         """Log and return a failed result; ``shown`` never holds a write's text."""
-        kind = type(error).__name__
-        log.info("memory tool %s(%s) failed: %s: %s", name, for_log(str(shown)), kind, error)
+        kind, message = type(error).__name__, for_log(str(error))  # an id can be any length
+        log.info("memory tool %s(%s) failed: %s: %s", name, for_log(str(shown)), kind, message)
         retryable = isinstance(error, MemstoreError) and error.retryable
-        return {"ok": False, "error": {"type": kind, "message": str(error), "retryable": retryable}}
+        return {"ok": False, "error": {"type": kind, "message": message, "retryable": retryable}}
