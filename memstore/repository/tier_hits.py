@@ -221,8 +221,11 @@ def tier_parts(
         ((match, weight, _, stemmed),) = weights
         source = MESSAGES_STEM_FTS if stemmed else MESSAGES_FTS
         return {"source": source, "match": match, "weight": weight, "said": said}
-    subtracted = any(weight < 0 for _, weight, _, _ in weights)  # a part derived or bounded
-    return {"source": PARTS, "parts": json.dumps(weights), "said": said, "rounded": subtracted}
+    # A tier with a selection (all mode) may have parts derived from it or bounded within it,
+    # whose weights merge into net ones (found by review: testing for a negative one missed
+    # them): its ranks are rounded (see neighbours.comparable).
+    selected = any(" AND " in match for match, _, _, _ in weights)
+    return {"source": PARTS, "parts": json.dumps(weights), "said": said, "rounded": selected}
 
 
 # A bounded tier_hits: first the ranking.CANDIDATES hits of best own rank and the hits near

@@ -46,9 +46,9 @@ def neighbour_ranks(
             :data:`~memstore.text.ranking.REACH` of a ranked one must be among them, so that
             its rank is whole.
         ranked: The pks of the hits to rank.
-        rounded: For own ranks summed from parts, one of them a difference (a tier with a
-            part derived or bounded: ``weighted_parts``); rounding every rank took 1.4 of
-            the 10 ms a recall of "you" took at 20k.
+        rounded: For own ranks summed from parts, some of them differences (a tier with a
+            selection, whose parts may be derived or bounded: ``weighted_parts``); rounding
+            every rank took 1.4 of the 10 ms a recall of "you" took at 20k.
     """
     hits = list(hits)
     near, far = NEIGHBOUR_WEIGHTS
