@@ -222,7 +222,11 @@ class DestinationExists(MemstoreError):
 
 
 class BackupExists(DestinationExists):
-    """The backup destination already exists; nothing was overwritten."""
+    """The backup destination already exists; nothing was overwritten.
+
+    Attributes:
+        destination: The path that exists.
+    """
 
     NAMED, THERE = "Backup destination", "file"
 
@@ -248,4 +252,8 @@ class ImportConflict(InvalidInput):
 
 
 class ExportExists(DestinationExists):
-    """The export destination already exists; nothing was overwritten."""
+    """The export destination already exists; nothing was overwritten.
+
+    Attributes:
+        destination: The path that exists.
+    """

@@ -1,4 +1,4 @@
-"""Pair partner lookups (memstore.repository.tier_hits.partner_sql): each completed user
+"""Pair partner lookups (memstore.repository.partners.partner_sql): each completed user
 message before or after a hit is one seek of revision 0007's partial index, so the work of
 pairing a hit does not grow with its session (counted in SQLite's virtual machine steps, a
 progress handler, never timed); and orphan replies, which have no partner, left out before

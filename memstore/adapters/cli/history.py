@@ -28,7 +28,7 @@ def parse_speakers(
     ctx: click.Context, param: click.Parameter, given: Sequence[str]
 ) -> dict[str, str]:
     """``NAME=ROLE`` options (the role in any case) as a name -> role dict, checked by the
-    API's one rule for speakers (:func:`memstore.arguments.speaker_roles`).
+    API's one rule for speakers (:func:`memstore.speakers.speaker_roles`).
 
     Raises:
         click.BadParameter: For a value that is not NAME=ROLE with a known role, or a name

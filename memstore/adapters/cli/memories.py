@@ -57,7 +57,7 @@ def memories(ctx: click.Context, /, **page: Any) -> None:
 
 PINNING = {
     "pin": (True, "Pin a memory: pinned memories come first in the context and in listings."),
-    "unpin": (False, "Unpin a memory (it stays in force, ordered by age again)."),
+    "unpin": (False, "Unpin a memory (it stays in force, among the others by its last change)."),
 }
 """The two commands that set a memory's pin, each with its help's first line."""
 
@@ -67,7 +67,7 @@ def pin_command(name: str) -> None:
     says and prints the memory."""
     pinned, summary = PINNING[name]
 
-    @cli.command(name, help=f"{summary}\n\nExample: memstore {name} mem_0123456789abcdef")
+    @cli.command(name, help=f"{summary}\n\nExample: memstore {name} mem_{'0123456789abcdef' * 2}")
     @click.argument("memory_id")
     @click.pass_context
     def command(ctx: click.Context, /, memory_id: str) -> None:
