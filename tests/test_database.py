@@ -234,3 +234,20 @@ def test_an_old_sqlite_gets_a_clear_error(db_path: Path, monkeypatch: pytest.Mon
     with pytest.raises(Fts5Unavailable, match=r"older than 99\.0\.0, which memstore needs"):
         MemoryService(db_path).health()
     assert not db_path.exists()
+
+
+def test_a_path_starting_with_file_colon_is_that_file_never_a_uri(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Found by review: a SQLite built with URI filenames on took "file:plain.sqlite3" for a
+    # URI, and wrote the memory to plain.sqlite3 (0644) while memstore checked the file named
+    # "file:plain.sqlite3", which then held no store.
+    from memstore import MemoryService
+
+    monkeypatch.chdir(tmp_path)
+    with MemoryService("file:plain.sqlite3") as service:
+        service.remember("Diego likes figs.")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file:plain.sqlite3"]
+    again = MemoryService("file:plain.sqlite3")
+    assert [m.content for m in again.list_memories().memories] == ["Diego likes figs."]
+    assert again.health().ok

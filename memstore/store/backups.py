@@ -157,7 +157,7 @@ def copy(source: Path, staged: Path, *, read_only: bool = False) -> None:
         opened = (
             readers.open_reader(source, wait)  # retried as the owner's files come and go
             if read_only
-            else sqlite3.connect(source, timeout=wait)
+            else sqlite3.connect(source.absolute(), timeout=wait)  # never a URI (connect)
         )
         with (
             closing(opened) as live,

@@ -52,7 +52,9 @@ def connect(path: str | Path, *, read_only: bool = False) -> sqlite3.Connection:
     if read_only:
         connection: sqlite3.Connection = readers.open_reader(Path(path), BUSY_TIMEOUT_MS / 1000)
     else:
-        connection = sqlite3.connect(path, check_same_thread=False)
+        # absolute: a SQLite built with URI filenames on takes "file:x" for a URI, and wrote
+        # to x while memstore checked the file named "file:x" (found by review)
+        connection = sqlite3.connect(Path(path).absolute(), check_same_thread=False)
     try:
         connection.isolation_level = None
         for pragma in PRAGMAS:
