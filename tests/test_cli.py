@@ -494,3 +494,33 @@ def test_a_path_that_is_no_utf8_comes_back_as_a_json_escape(tmp_path: Path) -> N
     assert completed.returncode == 2, completed.stderr
     error = json.loads(completed.stderr.decode("utf-8"))["error"]
     assert error["type"] == "UsageError" and "no\udcff.json" in error["message"]
+
+
+def test_a_ctrl_c_python_cannot_raise_still_stops_the_command_and_no_text_is_printed() -> None:
+    # Found by review: a Ctrl-C landing in a finalizer was printed with the object it came
+    # from (a stored message's text) and lost: the export went on and exited 0.
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from memstore.adapters.cli import unraisable\n"
+        "sys.unraisablehook = unraisable\n"
+        "class Held:\n"
+        "    def __init__(self, fail): self.fail = fail\n"
+        "    def __repr__(self): return 'Held(private message text)'\n"
+        "    def __del__(self): raise self.fail\n"
+        "Held(ValueError('bad'))\n"
+        "try:\n"
+        "    Held(KeyboardInterrupt())\n"
+        "    import time; time.sleep(5)\n"
+        "    print('went on')\n"
+        "except KeyboardInterrupt:\n"
+        "    print('stopped')\n"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+    )
+    assert completed.stdout.strip() == "stopped"
+    assert "private message text" not in completed.stderr
+    assert "ValueError ignored in a finalizer: bad" in completed.stderr

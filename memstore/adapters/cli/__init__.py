@@ -9,11 +9,38 @@ backup, diary, mcp) and :mod:`.transfer` (export, import-memories). The group im
 command's module when the command is asked for, as :mod:`.catalog` says.
 """
 
+from __future__ import annotations
+
+import _thread
+import sys
+import threading
+
 from memstore.adapters.cli.app import cli
 
 __all__ = ["cli", "main"]
 
+INTERRUPT_AGAIN_S = 0.05
+"""How long after a Ctrl-C Python could not raise it is delivered again."""
+
 
 def main() -> None:
-    """Console entry point: run the ``memstore`` group on ``sys.argv``."""
+    """Console entry point: run the ``memstore`` group on ``sys.argv``, with
+    :func:`unraisable` as the process's hook for errors Python cannot raise."""
+    sys.unraisablehook = unraisable
     cli()
+
+
+def unraisable(error: sys.UnraisableHookArgs) -> None:
+    """Where Python reports an error it cannot raise (in a finalizer): a Ctrl-C landing
+    there is delivered again, where it stops the command; any other is named without the
+    object it came from. Python's own hook printed that object, a stored message's text
+    among them, and lost the Ctrl-C: the command went on and exited 0 (found by review)."""
+    if error.exc_type is not None and issubclass(error.exc_type, KeyboardInterrupt):
+        # from another thread, a moment later, so that it is raised in the command once this
+        # hook has returned, not in the hook (where Python would ignore it again)
+        interrupt = threading.Timer(INTERRUPT_AGAIN_S, _thread.interrupt_main)
+        interrupt.daemon = True
+        interrupt.start()
+        return
+    name = error.exc_type.__name__ if error.exc_type is not None else "error"
+    print(f"memstore: {name} ignored in a finalizer: {error.exc_value}", file=sys.stderr)
