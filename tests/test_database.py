@@ -251,3 +251,15 @@ def test_a_path_starting_with_file_colon_is_that_file_never_a_uri(
     again = MemoryService("file:plain.sqlite3")
     assert [m.content for m in again.list_memories().memories] == ["Diego likes figs."]
     assert again.health().ok
+
+
+def test_a_file_shorter_than_a_sqlite_header_is_refused_untouched(tmp_path: Path) -> None:
+    # Found by review: SQLite opens a file of one newline as an empty database, and an
+    # import made it a store, though only a missing or empty file becomes one.
+    from memstore import MemoryService, StoreDamaged
+
+    path = tmp_path / "nl.txt"
+    path.write_bytes(b"\n")
+    with pytest.raises(StoreDamaged, match="file is not a database: it holds 1 bytes"):
+        MemoryService(path).remember("Diego likes figs.")
+    assert path.read_bytes() == b"\n" and sorted(p.name for p in tmp_path.iterdir()) == ["nl.txt"]

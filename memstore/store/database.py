@@ -237,8 +237,11 @@ class Database:
                 "file path (a temporary one for a throwaway store).",
             )
         known, code = migrations.revisions(self.migrations), self.code_version()
-        if files.regular(self.path, "the database") is None:
+        status = files.regular(self.path, "the database")
+        if status is None:
             files.create_store_file(self.path)
+        elif 0 < status.st_size < probe.HEADER_BYTES:
+            raise probe.too_short(status.st_size)
         open_stores.claim_store(
             self.path
         )  # never read as a file from here on (open_stores.not_a_store)

@@ -23,7 +23,7 @@ from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
-from memstore.errors import FileError, SchemaError
+from memstore.errors import FileError, SchemaError, StoreDamaged
 
 JOURNALS = ("-wal", "-journal")  # what a writer leaves beside a database until it is read in
 OBJECTS = "SELECT count(*) FROM sqlite_master"
@@ -136,6 +136,21 @@ def read_schema(path: Path) -> Schema | None:
         if getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_READONLY_ROLLBACK:
             return rolled_back_schema(path)
         return None
+
+
+HEADER_BYTES = 100
+"""The size of a SQLite database's header: a shorter file that is not empty is no database,
+though SQLite opens it as an empty one (found by review: a file holding one newline was made
+a store)."""
+
+
+def too_short(size: int) -> StoreDamaged:
+    """The refusal of a file of ``size`` bytes, shorter than any SQLite database's header: as
+    SQLite refuses any other file that is no database (it opens a 1-byte one as empty)."""
+    from memstore.store.sqlite_errors import damaged  # here: that module imports this one
+
+    reason = f"file is not a database: it holds {size} bytes, fewer than a header's {HEADER_BYTES}"
+    return damaged(sqlite3.DatabaseError(reason))
 
 
 def not_upgraded(path: Path, version: int, code: int) -> SchemaError:
