@@ -108,6 +108,19 @@ def nameable(path: str | Path) -> None:
         raise FileError(repr(text), "the path is not valid UTF-8; rename the file or its folder.")
 
 
+def given(path: str | Path, argument: str) -> None:
+    """Refuse an empty path (an unset shell variable: found by review, it named the working
+    folder) and one no file system takes (see :func:`openable`).
+
+    Raises:
+        InvalidInput: (``argument``) For an empty path.
+        FileError: For a path holding a NUL character.
+    """
+    if not str(path).strip():
+        raise InvalidInput(argument, "is an empty path; give a file or folder.")
+    openable(path)
+
+
 def unused(destination: str | Path, exists: Callable[[str], Exception]) -> Path:
     """``destination`` as an absolute path (``~`` expanded), for a file or folder about to be
     created there.

@@ -98,3 +98,25 @@ def is_sqlite_file(path: str) -> bool:
             return file.read(len(SQLITE_HEADER)) == SQLITE_HEADER
     except OSError:
         return False
+
+
+NAME_MAX_BYTES = 255  # the longest file name of the common file systems
+LONGEST_COMPANION = "-journal"  # the longest name SQLite puts after a database's
+
+
+def companions_fit(path: Path) -> None:
+    """Refuse a database name too long for the files SQLite keeps beside it (``-journal``,
+    ``-wal``): a store could be created and then never written (found by review: a bare
+    OSError, and an empty file left behind).
+
+    Raises:
+        FileError: If the name and ``-journal`` exceed :data:`NAME_MAX_BYTES` bytes.
+    """
+    size = len(os.fsencode(path.name))
+    if size + len(LONGEST_COMPANION) > NAME_MAX_BYTES:
+        most = NAME_MAX_BYTES - len(LONGEST_COMPANION)
+        raise FileError(
+            str(path),
+            f"its name is {size} bytes; a database's is at most {most}, so that SQLite's "
+            f"{LONGEST_COMPANION} and -wal files fit beside it.",
+        )

@@ -263,3 +263,30 @@ def test_a_file_shorter_than_a_sqlite_header_is_refused_untouched(tmp_path: Path
     with pytest.raises(StoreDamaged, match="file is not a database: it holds 1 bytes"):
         MemoryService(path).remember("Diego likes figs.")
     assert path.read_bytes() == b"\n" and sorted(p.name for p in tmp_path.iterdir()) == ["nl.txt"]
+
+
+def test_a_database_name_too_long_for_sqlites_companions_is_refused_before_any_file(
+    tmp_path: Path,
+) -> None:
+    # Found by review: a 250-byte name was created, then every write failed as a bare
+    # OSError on its -journal, and an empty file stayed behind.
+    from memstore import FileError, MemoryService
+
+    with pytest.raises(FileError, match="a database's is at most 247"):
+        MemoryService(tmp_path / ("n" * 250)).remember("Diego likes figs.")
+    assert list(tmp_path.iterdir()) == []
+    MemoryService(tmp_path / ("n" * 247)).remember("Diego likes figs.")  # the longest
+
+
+def test_an_empty_path_to_import_is_invalid_input_not_the_working_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Found by review: "" (an unset shell variable) imported the working folder's logs.
+    from memstore import InvalidInput, MemoryService
+
+    monkeypatch.chdir(tmp_path)
+    service = MemoryService(tmp_path / "memory.sqlite3")
+    with pytest.raises(InvalidInput, match="empty path"):
+        service.import_markdown([""], speakers={"Diego": "user"})
+    with pytest.raises(InvalidInput, match="empty path"):
+        service.import_memories("")

@@ -69,7 +69,7 @@ def import_markdown(
     if not all(isinstance(path, str | Path) for path in given):
         raise InvalidInput("paths", "must be a list of file or folder paths (str or Path).")
     for path in given:
-        files.openable(path)  # a name not UTF-8 is that file's own error, below
+        files.given(path, "paths")  # a name not UTF-8 is that file's own error, below
     reports = [import_files.empty_folder(path) for path in import_files.empty_folders(given)]
     logs = import_files.loaded(import_files.expand_paths(given))
     for path, loaded in logs:

@@ -49,10 +49,10 @@ def import_memories(db: Database, path: str | Path) -> MemoryImportReport:
             be imported (where it is and why); nothing is written.
         ImportConflict: For a record the database holds otherwise; nothing is written.
         SecretRejected: For a memory that looks like it holds a credential; nothing written.
-        FileError: For a path no file system takes (a NUL character) or not valid UTF-8,
-            a symbolic link, a file that is not a regular file or cannot be read, or a
-            database this process has open.
+        FileError: For a path no file system takes (NUL) or not UTF-8, a symbolic link, a
+            file that is not regular or cannot be read, or a database this process has open.
     """
+    files.given(path, "path")
     files.nameable(path)
     source = Path(path).expanduser().absolute()
     now = utc_now()

@@ -59,6 +59,7 @@ class Database:
 
     def __init__(self, path: str | Path, *, migrations: str | None = None) -> None:
         files.nameable(path)
+        open_stores.companions_fit(Path(path))
         self.path = Path(path)
         self.migrations = migrations
         self._pool: ConnectionPool | None = None
