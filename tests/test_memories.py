@@ -410,3 +410,13 @@ def test_an_update_through_the_cli_or_the_tools_keeps_the_category_it_is_not_giv
     assert updated["result"]["category"] == "preference"
     service.remember("Diego likes hiking", origin="extracted", category="goal")
     assert service.remember("Diego likes hiking.").category == "goal"
+
+
+def test_a_duplicate_remember_applies_the_fields_it_gives(service: MemoryService) -> None:
+    # Found by review: remembering known content again with --expires or --category kept the
+    # memory as it was and said nothing; only a new key was applied.
+    coffee = service.remember("Diego likes coffee.", category="fact")
+    again = service.remember("Diego likes coffee", category="preference", expires_at="2099-01-01")
+    assert again.id == coffee.id and again.category == "preference"
+    assert again.expires_at is not None and again.expires_at.year in (2098, 2099)
+    assert service.remember("Diego likes coffee.").category == "preference"  # nothing given

@@ -99,7 +99,7 @@ def reuse(
     """The memory holding the draft's content (active, or an unconfirmed candidate), in
     place of a new one. An extracted draft only links it to its source: a candidate never
     changes a confirmed memory (found by review: its key superseded the key's holder). An
-    explicit one gives an active holder its key, or confirms a candidate with its fields as
+    explicit one gives an active holder the fields it gives, or confirms a candidate with them as
     :func:`update` does (found by review: each extraction, then the user's remember, added
     a row), and makes it replace ``supersedes`` (found by review: ignored).
 
@@ -110,10 +110,11 @@ def reuse(
     if draft.origin == "extracted":
         link(connection, holder, source)
         return holder
+    given = Draft(category=draft.category, key=draft.key, expires_at=draft.expires_at)
     if holder.status == "candidate":
         holder = update(connection, holder, draft, now)
-    elif draft.key:
-        holder = update(connection, holder, Draft(key=draft.key), now)
+    elif given != Draft():  # found by review: --expires and --category were dropped
+        holder = update(connection, holder, given, now)
     adopt(connection, holder, supersedes=supersedes, source=source, now=now)
     return holder
 
