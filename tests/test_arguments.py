@@ -114,6 +114,11 @@ def test_any_value_for_limit_is_accepted_or_invalid_input(
         assert error.argument == "limit"
 
 
+def message_at(when: datetime) -> Call:
+    """A call that records a message at ``when`` in a new session."""
+    return lambda s: s.record_message(s.start_session().id, "user", "hi", created_at=when)
+
+
 EDGE_TIMES: list[tuple[str, Call]] = [
     ("since", lambda s: s.recall("tea", since=EARLIEST)),
     ("until", lambda s: s.word_instances("tea", until=LATEST)),
@@ -125,10 +130,7 @@ EDGE_TIMES: list[tuple[str, Call]] = [
         "expires_at",
         lambda s: s.remember("Diego likes tea.", expires_at="9999-12-31T23:59:59-05:00"),
     ),
-    (
-        "created_at",
-        lambda s: s.record_message(s.start_session().id, "user", "hi", created_at=LATEST),
-    ),
+    ("created_at", message_at(LATEST)),
 ]
 
 
@@ -146,14 +148,8 @@ FIRST_STORED_DAY = datetime(1, 1, 1, 23, tzinfo=UTC)  # in UTC, year 0 in New Yo
 STORED_EDGES: list[tuple[str, Call]] = [
     ("started_at", lambda s: s.start_session(started_at=FIRST_STORED_DAY)),
     ("ended_at", lambda s: s.end_session(s.start_session().id, ended_at=LAST_STORED_DAY)),
-    (
-        "created_at",
-        lambda s: s.record_message(s.start_session().id, "user", "hi", created_at=LAST_STORED_DAY),
-    ),
-    (
-        "created_at",
-        lambda s: s.record_message(s.start_session().id, "user", "hi", created_at=FIRST_STORED_DAY),
-    ),
+    ("created_at", message_at(LAST_STORED_DAY)),
+    ("created_at", message_at(FIRST_STORED_DAY)),
 ]
 
 
