@@ -57,11 +57,21 @@ class InvalidInput(MemstoreError):
 
     Attributes:
         argument: The name of the offending argument.
+        reason: Why it is refused and what is allowed.
     """
 
     def __init__(self, argument: str, message: str) -> None:
         super().__init__(f"{argument}: {message}")
         self.argument = argument
+        self.reason = message
+
+    def named(self, name: str) -> InvalidInput:
+        """The same error with its argument called ``name``: the command line's ``--expires``
+        for the API's ``expires_at``."""
+        renamed = type(self).__new__(type(self))  # its own __init__ may take other arguments
+        renamed.__dict__.update(self.__dict__, argument=name)
+        renamed.args = (f"{name}: {self.reason}",)
+        return renamed
 
 
 class InvalidQuery(InvalidInput):

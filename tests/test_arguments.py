@@ -242,9 +242,9 @@ def test_times_a_day_inside_the_calendar_are_stored_and_shown_in_every_zone(
 @pytest.mark.parametrize(
     ("args", "argument"),
     [
-        (["recall", "tea", "--since", "0001-01-01T00:00:00+05:00"], "since"),
-        (["words", "--until", "9999-12-31T23:59:59-05:00"], "until"),
-        (["remember", "Diego likes tea.", "--expires", "9999-12-31T23:59:59-05:00"], "expires_at"),
+        (["recall", "tea", "--since", "0001-01-01T00:00:00+05:00"], "--since"),
+        (["words", "--until", "9999-12-31T23:59:59-05:00"], "--until"),
+        (["remember", "Diego likes tea.", "--expires", "9999-12-31T23:59:59-05:00"], "--expires"),
     ],
 )
 def test_the_cli_reports_calendar_edges_as_json_invalid_input(

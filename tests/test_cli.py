@@ -186,6 +186,22 @@ def test_recall_errors_are_json_on_stderr_with_exit_1(runner: CliRunner, importe
     assert error["type"] == "InvalidQuery" and "512" in error["message"]
 
 
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (["remember", "Diego likes tea", "--expires", "soon"], "--expires: 'soon'"),
+        (["remember", "Diego likes tea", "--expires", "2020-01-01"], "--expires: 2020-01-01"),
+        (["remember", " "], "CONTENT: "),
+        (["recall", "x" * 513], "QUERY: "),
+    ],
+)
+def test_errors_name_the_option_the_user_typed_not_the_api_argument(
+    runner: CliRunner, imported: Path, args: list[str], named: str
+) -> None:
+    code, _, stderr = run(runner, imported, *args)
+    assert code == 1 and json.loads(stderr)["error"]["message"].startswith(named)
+
+
 def test_delete_message_then_reimport_does_not_resurrect(runner: CliRunner, imported: Path) -> None:
     _, result, _ = run(runner, imported, "recall", "agapantos")
     target = result["conversations"][0]["matched_id"]

@@ -22,7 +22,7 @@ import click
 
 from memstore.adapters.cli.catalog import MODULES, SUMMARIES
 from memstore.adapters.cli.opening import Opener
-from memstore.errors import MemstoreError
+from memstore.errors import InvalidInput, MemstoreError
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -133,10 +133,33 @@ def with_format(callback: Callable[..., Any]) -> Callable[..., Any]:
     def run(
         *args: Any, output_format: str | None = None, as_json: bool = False, **kwargs: Any
     ) -> Any:
-        choose_format(click.get_current_context(), output_format, as_json)
-        return callback(*args, **kwargs)
+        ctx = click.get_current_context()
+        choose_format(ctx, output_format, as_json)
+        try:
+            return callback(*args, **kwargs)
+        except InvalidInput as error:
+            raise error.named(option_name(ctx, error.argument)) from error
 
     return run
+
+
+def option_name(ctx: click.Context | None, argument: str) -> str:
+    """What the command line calls the API's ``argument`` in the command of ``ctx`` or a
+    command above it (``--expires`` for ``expires_at``, ``QUERY`` for ``query``), or
+    ``argument`` itself when no parameter takes it."""
+    while ctx is not None:
+        for param in ctx.command.params:
+            if param.name == argument:
+                return long_name(param)
+        ctx = ctx.parent
+    return argument
+
+
+def long_name(param: click.Parameter) -> str:
+    """An option's long name (``--expires``), or an argument's metavar (``QUERY``)."""
+    if isinstance(param, click.Option):
+        return max(param.opts, key=len)
+    return param.human_readable_name
 
 
 def emit_error(kind: str, message: str) -> None:
