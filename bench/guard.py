@@ -8,8 +8,10 @@ Usage:
    ``tests/guard_check.py`` (each written separately and first measured once the rules were
    done, then used to widen them, so no longer held out; the README gives the first
    figures), and ``tests/guard_attack.py`` (a hostile tester's, first measured once all
-   that was done): credentials caught and ordinary sentences refused, each miss and refusal
-   listed.
+   that was done), ``tests/guard_review.py`` (a later review's finds, the rules then
+   changed against it) and ``tests/guard_fresh.py`` (written apart from all of them, first
+   measured after that change): credentials caught and ordinary sentences refused, each miss and
+   refusal listed.
 2. Every message of ``../shared/corpora`` that mentions password, token, secret, key, clave,
    senha or Passwort (cut to 4,000 characters, a memory's limit): how many are refused
    (skipped without ``../shared``).
@@ -35,7 +37,14 @@ sys.path.insert(0, str(REPO))
 from bench.timing import seconds  # noqa: E402
 from memstore import MemoryService  # noqa: E402
 from memstore.guard import reject_secrets, secret_kind  # noqa: E402
-from tests import guard_attack, guard_check, guard_corpus, guard_heldout  # noqa: E402
+from tests import (  # noqa: E402
+    guard_attack,
+    guard_check,
+    guard_corpus,
+    guard_fresh,
+    guard_heldout,
+    guard_review,
+)
 from tests.test_guard import corpus_messages  # noqa: E402
 
 SHARED = REPO.parent / "shared"
@@ -124,6 +133,8 @@ def main() -> None:
         *rates("held-out corpus", guard_heldout),
         *rates("check corpus", guard_check),
         *rates("attack corpus", guard_attack),
+        *rates("review corpus", guard_review),
+        *rates("fresh corpus", guard_fresh),
         *real_dialogue(),
         *remember_cost(args.repeat),
     ]

@@ -28,6 +28,7 @@ from memstore.times import aware_utc, storable
 # Text the methods judge themselves (recall's query is an InvalidQuery, context's is only
 # ranked, a message's content has its own message): the surrogate check leaves them alone.
 OWN_TEXT = frozenset({"query", "word", "prefix", "content"})
+GUARDED = frozenset({"content", "key"})  # the credential guard's: a refusal never echoes them
 QUERY_PARTS = frozenset({"mode"})  # a bad recall mode is a bad query: InvalidQuery
 MAX_POSITION = 2**63 - 1  # SQLite's largest integer: offsets beyond it are no position
 MAX_READER_ITEMS = 1000  # the largest page a person asks for at the command line (--limit)
@@ -112,10 +113,10 @@ def verify(rules: Mapping[str, tuple[Check, str]], name: str, value: object) -> 
         raise InvalidInput(name, "holds text that is not valid Unicode (a lone surrogate).")
     found = rules.get(name)
     if found is not None and not found[0](value):
-        shown = repr(value)
+        shown = "" if name in GUARDED else repr(value)
         shown = shown if len(shown) <= 60 else shown[:59] + "…"
         error = InvalidQuery if name in QUERY_PARTS else InvalidInput
-        raise error(name, f"must be {found[1]}, not {type(value).__name__} {shown}.")
+        raise error(name, f"must be {found[1]}, not {type(value).__name__} {shown}".rstrip() + ".")
 
 
 def valid_unicode(text: str) -> bool:

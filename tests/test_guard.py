@@ -15,9 +15,16 @@ from types import ModuleType
 
 import pytest
 
-from memstore import MemoryService, MemoryTools, SecretRejected
+from memstore import InvalidInput, MemoryService, MemoryTools, SecretRejected
 from memstore.guard import secret_kind
-from tests import guard_attack, guard_check, guard_corpus, guard_heldout
+from tests import (
+    guard_attack,
+    guard_check,
+    guard_corpus,
+    guard_fresh,
+    guard_heldout,
+    guard_review,
+)
 
 # Each value is built from pieces so that this file itself does not look like a leak.
 FORMATS = {
@@ -164,8 +171,14 @@ MOST_REFUSED = 1
         # a hostile tester's, with languages and shapes the guard does not claim (Thai, seed
         # phrases, card numbers); first measured at 39% caught and 27 of 92 refused
         (guard_attack, 0.85),
+        # a review's finds (2026-12-06): first measured at 1 of 43 caught and 41 of 41
+        # refused; the rules were then changed against it
+        (guard_review, 0.95),
+        # written apart from the rules and the other corpora, first measured after the
+        # review's changes at 127 of 145 caught (87.6%) and none refused; then widened for it
+        (guard_fresh, CATCH_RATE),
     ],
-    ids=["tuning", "held-out", "check", "attack"],
+    ids=["tuning", "held-out", "check", "attack", "review", "fresh"],
 )
 def test_the_labelled_corpus_is_caught_and_ordinary_talk_passes(
     corpus: ModuleType, catch_rate: float
@@ -208,6 +221,46 @@ def test_the_key_is_scanned_too(service: MemoryService) -> None:
     assert service.remember("Diego's router is in the hall.", key="wifi_password").key == (
         "wifi_password"
     )
+
+
+def test_the_key_is_scanned_as_it_would_be_stored(service: MemoryService) -> None:
+    # The failing input (found by review): spaces for underscores hid a token from the guard,
+    # and the key was stored as the token itself.
+    spaced = "dop v1 " + "7a" * 32
+    with pytest.raises(SecretRejected) as caught:
+        service.remember("Diego's DigitalOcean token for the blog.", key=spaced)
+    assert (caught.value.argument, caught.value.kind) == ("key", "DigitalOcean token")
+    assert service.list_memories(include_inactive=True).total == 0
+
+
+def test_a_write_of_something_other_than_text_never_echoes_it(
+    service: MemoryService, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The failing input (found by review): a list holding a token came back whole in the
+    # error and in the tool call's log line.
+    caplog.set_level(logging.DEBUG)
+    result = MemoryTools(service).remember(content=[GITHUB], key=[GITHUB])  # type: ignore[arg-type]
+    assert result["error"]["type"] == "InvalidInput" and GITHUB not in str(result)
+    with pytest.raises(InvalidInput) as raised:
+        service.remember([GITHUB])  # type: ignore[arg-type]
+    assert GITHUB not in str(raised.value)
+    assert all(GITHUB not in record.getMessage() for record in caplog.records)
+
+
+def test_unquoted_words_on_the_command_line_are_not_repeated_in_the_error(
+    db_path: Path,
+) -> None:
+    # The failing input (found by review): click's "Got unexpected extra arguments (...)"
+    # printed the rest of an unquoted memory, its password included.
+    completed = subprocess.run(
+        [sys.executable, "-m", "memstore", "--database", str(db_path), "remember", "my",
+         "password", "is", "Kx9mPq2v!"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )  # fmt: skip
+    assert completed.returncode == 2 and "Kx9mPq2v" not in completed.stderr
+    assert "quotes" in json.loads(completed.stderr)["error"]["message"]
 
 
 def test_a_refused_write_never_reaches_a_log_record(

@@ -17,8 +17,16 @@ def withheld(shown: object) -> object:
     expiry in the past) may still hold a secret the guard never scanned."""
     if not isinstance(shown, dict):
         return shown
-    texts = [key for key in WRITTEN_TEXT if isinstance(shown.get(key), str)]
-    return {**shown, **{key: f"<{len(shown[key])} characters>" for key in texts}}
+    texts = [key for key in WRITTEN_TEXT if shown.get(key) is not None]
+    return {**shown, **{key: withheld_text(shown[key]) for key in texts}}
+
+
+def withheld_text(value: object) -> str:
+    """A write's text as its log shows it: its length, or only its type when it is not text
+    (found by review: a list holding a token was logged whole)."""
+    if isinstance(value, str):
+        return f"<{len(value)} characters>"
+    return f"<{type(value).__name__}>"
 
 
 LOGGED_CHARS = 500

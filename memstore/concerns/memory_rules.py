@@ -116,8 +116,9 @@ def draft(
     cleaned = None if content is None else clean_content(content)
     if cleaned is not None:
         reject_secrets(cleaned, "content")
-    if fields.key is not None:
+    if fields.key is not None:  # as given and as stored ("dop v1 ..." is kept "dop_v1_...")
         reject_secrets(fields.key, "key")
+        reject_secrets(normalize_key(fields.key) or "", "key")
     return Draft(
         content=cleaned,
         normalized=None if cleaned is None else normalize_content(cleaned),

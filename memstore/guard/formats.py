@@ -39,7 +39,7 @@ from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
 from detect_secrets.plugins.twilio import TwilioKeyDetector
 
 from memstore.guard.normalize import without_links
-from memstore.guard.values import is_placeholder, made_up
+from memstore.guard.values import is_placeholder, made_up, passphrase
 
 DETECTORS: tuple[RegexBasedDetector, ...] = tuple(
     detector()
@@ -99,6 +99,7 @@ TOKENS = {
     "Terraform Cloud token": r"\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_-]{60,}",
     "Notion or Linear key": r"\b(?:secret|lin_api)_[A-Za-z0-9]{40,}",
     "Slack token": r"\bxox[abposr]-[A-Za-z0-9-]{20,}",
+    "HashiCorp Vault token": r"\bhv[sb]\.[A-Za-z0-9_-]{24,}",
     "Telegram bot token": r"/bot\d{6,}:[A-Za-z0-9_-]{30,}",
     # A key block holds a key: 40 base64 characters in a row after any header lines.
     "Private key": (
@@ -114,7 +115,15 @@ LONG_RUN = re.compile(r"[A-Za-z0-9_+/=%-]{16,}")
 # Formats whose value decides: a documentation placeholder or a lookup is no credential.
 # The password runs to the last "@" before the host: people paste passwords holding one
 # unescaped (found by review: "https://diego:P@ssw0rd9@git.example.org" passed).
-URL_PASSWORD = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s:/@]*:(?P<value>[^\s/]+)@[\w.-]+", re.I)
+URL_PASSWORD = re.compile(
+    r"\b[a-z][a-z0-9+.-]*://(?P<user>[^\s:/@]*):(?P<value>[^\s/]+)@[\w.-]+", re.I
+)
+# Passwords that software ships with, as documentation and examples write them
+# ("postgres://postgres:postgres@localhost", "amqp://guest:guest@...").
+DEFAULT_PASSWORDS = {
+    "postgres", "guest", "root", "admin", "password", "pass", "secret", "test", "changeme",
+    "example", "demo", "default", "toor", "redispw", "mysql", "user", "sa",
+}  # fmt: skip
 URL_SECRET = re.compile(
     r"[?&](?:password|passwd|pwd|pass|secret|client_secret|api_?key|apikey|access_token"
     r"|private_token)"
@@ -126,6 +135,7 @@ URL_SECRET = re.compile(
 PGPASS = re.compile(
     r"(?<![\w:])(?=[\w.-]*[A-Za-z])[\w.-]+:\d{2,5}:[^:\s]+:[^:\s]+:(?P<value>\S{4,})"
 )
+WIFI_QR = re.compile(r"\bWIFI:(?:[^;\s]*;)*?P:(?P<value>[^;\s]+)")  # WIFI:T:WPA;S:Casa;P:...;;
 AUTH_HEADER = re.compile(
     r"\bauthorization\s*[:=]\s*[\"']?(?:basic|bearer|token)\s+(?P<value>[A-Za-z0-9._~+/=-]{8,})",
     re.I,
@@ -138,8 +148,10 @@ SECRET_NAME = (
 SETTING = re.compile(
     r"^(?:MAX|MIN)_|_(?:TTL|EXPIRY|EXPIRES|LIFETIME|TIMEOUT|LIMIT|LENGTH|SIZE|COUNT|MAX|MIN"
     r"|PROVIDER|ENABLED|DISABLED|TYPE|MODE|METHOD|HEADER|FILE|PATH|URL|URI|ENDPOINT|HOST"
-    r"|PORT|NAME|USER|USERNAME|ID|SCOPES?|ALGORITHM|ISSUER|AUDIENCE|DIR)$|^MAX_TOKENS$"
+    r"|PORT|NAME|USER|USERNAME|ID|SCOPES?|ALGORITHM|ISSUER|AUDIENCE|DIR|BACKEND|SCHEME"
+    r"|STRATEGY|PLUGIN|MODULE|CLASS)$|^MAX_TOKENS$"
 )
+PASSWORD_NAME = re.compile(r"PASSWORD|PASSWD|PWD")
 ASSIGNMENT = re.compile(rf"\b(?P<name>{SECRET_NAME})\s*[=:]\s*[\"']?(?P<value>[^\s\"';,]+)")
 COMMAND = re.compile(
     r"\bsshpass\s+-p\s*[\"']?(?P<value>[^\s\"']+)"
@@ -147,7 +159,12 @@ COMMAND = re.compile(
     r"|\s--(?:password|passwd|api-key|apikey|token|secret|auth-token)[= ]"
     r"[\"']?(?P<option>[^\s\"']+)"
     r"|\bcurl\b[^\n]*?\s(?:-u|--user)\s+[\"']?[^\s:\"']+:(?P<user>[^\s\"'@]+)"
-    r"|\b(?:docker|podman|mongo|mongosh)\b[^\n]*?\s-p\s+[\"']?(?P<login>[^\s\"']+)"
+    r"|\b(?:(?:docker|podman)\s+login|mongo|mongosh)\b[^\n]*?\s-p\s+[\"']?(?P<login>[^\s\"']+)"
+    r"|\b(?:az\s+login|zip)\b[^\n]*?\s-[pP]\s+[\"']?(?P<short>[^\s\"']+)"
+    r"|\b(?:7z|7za|unrar|rar)\b[^\n]*?\s-p(?P<archive>[^\s\"']+)"
+    r"|\bhtpasswd\b[^\n]*?\s-\w*b\w*\s+\S+\s+\S+\s+[\"']?(?P<htpasswd>[^\s\"']+)"
+    r"|\bnet\s+use\b[^\n]*?/user:\S+\s+[\"']?(?P<net>[^\s\"'/]+)"
+    r"|\bnet\s+use\b[^\n]*?\\\\\S+\s+[\"']?(?P<unc>[^\s\"'/]+)"  # after the share
     r"|\bredis-cli\b[^\n]*?\s-a\s+[\"']?(?P<redis>[^\s\"']+)"
     r"|\bsqlcmd\b[^\n]*?\s-P\s+[\"']?(?P<sqlcmd>[^\s\"']+)"
     r"|\bldap\w*\b[^\n]*?\s-w\s+[\"']?(?P<ldap>[^\s\"']+)"
@@ -169,11 +186,14 @@ MIN_ENTROPY = 4.3
 
 
 def assigned(found: re.Match[str]) -> str | None:
-    """``secret assignment`` for a secret's name given a made-up value (not a setting about
-    secrets such as TOKEN_EXPIRY=3600, nor a lookup such as ${DB_PASSWORD})."""
-    if SETTING.search(found["name"]) or not made_up(found["value"]):
+    """``secret assignment`` for a secret's name given a made-up value, or a password's name
+    a word (``DB_PASSWORD=swordfish``); not a setting about secrets such as
+    TOKEN_EXPIRY=3600, nor a lookup such as ${DB_PASSWORD}."""
+    if SETTING.search(found["name"]):
         return None
-    return "secret assignment"
+    value = found["value"]
+    worded = PASSWORD_NAME.search(found["name"]) is not None and passphrase(value, True)
+    return "secret assignment" if made_up(value) or worded else None
 
 
 def valued(name: str) -> Callable[[re.Match[str]], str | None]:
@@ -186,10 +206,19 @@ def valued(name: str) -> Callable[[re.Match[str]], str | None]:
     return check
 
 
+def url_password(found: re.Match[str]) -> str | None:
+    """``URL with a password`` unless the password is a placeholder, the user name again or a
+    password software ships with (:data:`DEFAULT_PASSWORDS`)."""
+    value = found["value"]
+    shipped = value.casefold() in DEFAULT_PASSWORDS or value == found["user"]
+    return None if shipped or is_placeholder(value) else "URL with a password"
+
+
 CHECKS: tuple[Check, ...] = (
-    ("URL with a password", URL_PASSWORD, valued("URL with a password")),
+    ("URL with a password", URL_PASSWORD, url_password),
     ("URL with a secret parameter", URL_SECRET, valued("URL with a secret parameter")),
     (".pgpass line", PGPASS, valued(".pgpass line")),
+    ("Wi-Fi QR code", WIFI_QR, valued("Wi-Fi QR code")),
     ("authorization header", AUTH_HEADER, valued("authorization header")),
     ("secret assignment", ASSIGNMENT, assigned),
     ("password on a command line", COMMAND, valued("password on a command line")),

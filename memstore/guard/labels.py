@@ -23,17 +23,17 @@ from memstore.guard import values
 PASSWORD_LABELS = (
     r"pass(?:words?|wd|code|phrase)|pwd|contrase[ñn]as?|mots? de passe|mdp|passw[oö]rt(?:er)?"
     r"|kennw[oö]rt(?:er)?|parola d'ordine|senhas?|palavra-passe|wachtwoord(?:en)?"
-    r"|has(?:ł|l)[oa]|парол[ьяи]|密码|口令|パスワード|비밀번호|비번|패스워드|암호|login"
-    r"|(?:wi-?fi|wlan|wpa2?|network) key"
+    r"|has(?:ł|l)[oa]|парол[ьяи]|密码|口令|パスワード|비밀번호|비번|패스워드|암호"
+    r"|(?:wi-?fi|wlan|wpa2?|network) key|clave (?:del|de la) (?:wi-?fi|red|router|correo)"
     # beyond the twelve languages, the common words: Turkish, Finnish, Swedish, Danish and
     # Norwegian, Czech, Greek, Arabic, Hebrew, Hindi, Vietnamese, Indonesian, Hungarian,
     # Catalan
-    r"|şifre(?:si)?|salasana|lösenord(?:et)?|adgangskode|kodeord|passord|heslo|κωδικός"
+    r"|şifre(?:si|m)?|salasana|lösenord(?:et)?|adgangskode|kodeord|passord|heslo|κωδικός"
     r"|كلمة المرور|סיסמה|הסיסמה|पासवर्ड|mật khẩu|kata sandi|jelsz[óa]\w*|contrasenya"
 )
 LOCKS = r"door|alarm|disarm|gate|garage|safe|lock|unlock|access|entry|keypad|intercom|building"
 PIN_LABELS = (
-    r"pin(?:[- ]?(?:code|kod|nummer|number|número|numero))?|(?:code|kod|c[óo]digo) pin"
+    r"pin(?:[- ]?(?:code|kod|код|nummer|number|número|numero))?|(?:code|kod|c[óo]digo) pin"
     rf"|geheimzahl|пин(?:-код)?|pin码|暗証番号|핀 ?번호|digicode|unlock(?: code| pin)?|combination"
     r"|clave (?:de|del) (?:la )?(?:alarma|tarjeta|puerta|caja fuerte|cajero|portal)"
     rf"|(?:{LOCKS})[ -]?code|code (?:to|for|of) (?:the |my )?(?:{LOCKS}|house)"
@@ -54,7 +54,11 @@ KEY_LABELS = (
     r"|masterauth|auth|(?:admin|master|search|admin api) key"
     r"|(?:totp|otp|2fa|mfa)[ _-]?(?:secret|seed|key)|(?:backup|recovery) codes?"
     r"|creds|credentials|credenciales|identifiants|zugangsdaten"
+    r"|(?:shared |signing |webhook |client )?secrets?"
 )
+# Any other key or secret ("encryption key", "Mailgun key") takes a long made-up value only.
+# (not a public key, even when the label starts at "key")
+LONG_KEY_LABELS = r"(?<!public )(?<!pub )(?:(?!public|pub\b)[\w-]+[ _-])?(?:keys?|secrets?)"
 VERBS = (
     r"is|was|are|es|era|est|ist|lautet|war|heißt|è|e'|é|luidt|to|jest|brzmi|это|—|-|"
     r"is now|est maintenant|ist jetzt|on|är|er|je|είναι|هي|היא|là|adalah|este|és"
@@ -66,32 +70,54 @@ CONNECTOR = (
     r"|[ \t]*,?[ \t]+(?:c'est|it's|it is|that's|das ist|es|è)[ \t]+"
     rf"|[ \t]*(?:{CJK_PARTICLES})[ \t]*"
 )
-FILLER = r"(?:[ \t]+[^\s.,;!?:=]+){0,8}?"
 # Words that may start what stands between a label and its connector: whose or what for it
 # is ("password for the NAS", "PIN de la tarjeta", "пароль от почты"). Other words make the
 # label part of another subject ("password manager is Bitwarden", "token limit is 128k").
+# Other words that may stand there: what the password is for, or when ("password wifi:",
+# "Mot de passe gmail :", "The password here is", "password (new):").
+SUBJECTS = {
+    "wifi", "wi-fi", "wlan", "gmail", "email", "e-mail", "mail", "netflix", "router", "nas",
+    "laptop", "phone", "bank", "vpn", "ssh", "ftp", "server", "admin", "root", "home", "work",
+    "office", "account", "here", "now", "currently", "again", "also", "too", "new", "old",
+}  # fmt: skip
 OWNERS = {
     "for", "of", "to", "at", "on", "from", "de", "del", "della", "dello", "dell'", "do", "da",
     "das", "dos", "du", "des", "di", "für", "fürs", "von", "vom", "van", "voor", "pour", "para",
     "per", "od", "dla", "w", "от", "для", "к", "в", "na", "al", "au", "aux", "zum", "zur",
-    "my", "our", "his", "her", "mein", "meine", "meiner", "meines", "unserer", "mi", "mon",
-    "ma", "mes", "mio", "mia", "meu", "minha", "mijn", "mój", "moja", "мой", "моя",
+    "im", "in", "op", "bei", "auf", "till", "för", "på", "my", "our", "his", "her", "mein",
+    "meine", "meiner", "meines", "unserer", "mi", "mon", "ma", "mes", "mio", "mia", "meu",
+    "minha", "mijn", "mój", "moja", "мой", "моя",
     "του", "της", "של", "của", "lui", "dari", "الخاصة",
 }  # fmt: skip
 # Latin and Cyrillic labels are whole words; Chinese, Japanese and Korean ones stand in a
 # run of letters without spaces ("我的密码是", "비밀번호는").
 WORD_START = r"(?:(?<!\w)|(?=[\u3000-\uffff]))"
 WORD_END = r"(?:(?<=[\u3000-\uffff])|(?!\w))"
-LABELLED = re.compile(
-    rf"{WORD_START}(?:(?P<password>{PASSWORD_LABELS})|(?P<pin>{PIN_LABELS})"
-    rf"|(?P<key>{KEY_LABELS})){WORD_END}(?:(?P<filler>{FILLER})(?:{CONNECTOR})"
-    rf"|(?P<filler_digits>{FILLER})(?P<digits>[ \t]+)(?=[0-9][0-9-]{{2,14}}(?:$|[\s,.;!?]))"
-    r"|(?P<comma>[ \t]*,[ \t]*)|(?P<bare>[ \t]+))"
-    r"[\"'`\u201c«]?(?P<value>[^\s\"'`\u201d»]+)(?=(?P<after>[ \t]*\S?))"
-    # "diego.m / Roble!Verde84": a login, then its password
-    r"(?:[ \t]*[/|][ \t]*(?P<second>\S+))?",
-    re.IGNORECASE,
-)
+
+
+def labelled(least_filler: int) -> re.Pattern[str]:
+    """A label, at least ``least_filler`` words of filler, a connector and a value."""
+    filler = rf"(?:[ \t]+[^\s.,;!?:=]+){{{least_filler},8}}?"
+    return re.compile(
+        rf"{WORD_START}(?:(?P<password>{PASSWORD_LABELS})|(?P<pin>{PIN_LABELS})|(?P<login>login)"
+        rf"|(?P<key>{KEY_LABELS})|(?P<long_key>{LONG_KEY_LABELS})){WORD_END}"
+        rf"(?:(?P<filler>{filler})(?:{CONNECTOR})"
+        rf"|(?P<filler_digits>{filler})(?P<digits>[ \t]+)(?=[0-9][0-9-]{{2,14}}(?:$|[\s,.;!?]))"
+        r"|(?P<comma>[ \t]*,[ \t]*)|(?P<bare>[ \t]+))"
+        r"[\"'`\u201c«]?(?P<value>[^\s\"'`\u201d»]+)(?=(?P<after>[ \t]*\S?))"
+        # "diego.m / Roble!Verde84": a login, then its password
+        r"(?:[ \t]*[/|][ \t]*(?P<second>\S+))?",
+        re.IGNORECASE,
+    )
+
+
+LABELLED = labelled(0)
+# The same with words between the label and the connector, for a label whose first match
+# was refused: "The password to my laptop is swordfish" first matches "password to my".
+FILLED = labelled(1)
+LABEL_WORD = re.compile(PASSWORD_LABELS, re.IGNORECASE)
+EMPHASIS = re.compile(r"\*\*|__")  # Markdown bold around a label: "**Password:** ..."
+LONG_KEY_CHARS = 16
 CLAUSE_ENDS = set(".,;!?)\"'`\u201d»")  # a closing quote ends a quoted value
 # Polish "to" is also English "to", Finnish "on" English "on"; dashes also join words: after
 # these, a word of letters only is no password.
@@ -114,23 +140,37 @@ REVERSED = re.compile(
 def label_kind(text: str) -> str | None:
     """``labelled credential`` when a label in ``text`` names a value that passes its kind's
     rule, else None."""
+    text = EMPHASIS.sub("", text)
     start = 0
     while (found := LABELLED.search(text, start)) is not None:
-        if any(accepted(found, found[name]) for name in ("value", "second") if found[name]):
-            return "labelled credential"
+        filled = FILLED.match(text, found.start())
+        for match in (found, *([filled] if filled else [])):
+            if any(accepted(match, value) for value in candidates(match)):
+                return "labelled credential"
         start = found.start() + 1  # a refused match may hide a later label inside it
     if any(values.made_up(found["value"]) for found in REVERSED.finditer(text)):
         return "labelled credential"
     return None
 
 
+def candidates(found: re.Match[str]) -> list[str]:
+    """The values a label's match names: after a login, only its second ("my login is
+    diego.m / Roble!Verde84"), since the first is a user name ("Login: diego.m2")."""
+    names = ("second",) if found["login"] else ("value", "second")
+    return [found[name] for name in names if found[name]]
+
+
 def accepted(found: re.Match[str], value: str) -> bool:
     """Whether ``value``, after the label of ``found``, passes the label kind's rule. Without
-    a connector ("password Qu4rtz-77", a .netrc line) only a made-up value or a PIN counts."""
+    a connector ("password Qu4rtz-77", a .netrc line) only a made-up value or a PIN counts.
+    A label is no value ("Passwort: Passwort")."""
+    if LABEL_WORD.fullmatch(values.clean(value)):
+        return False
     after = found["after"].strip()
     ends = not after or after in CLAUSE_ENDS or value[-1:] in CLAUSE_ENDS
     filler = (found["filler"] or found["filler_digits"] or "").split()
-    if filler and filler[0].casefold() not in OWNERS and not filler[0][:1].isupper():
+    first = filler[0].strip("()").casefold() if filler else ""
+    if filler and first not in OWNERS | SUBJECTS and not filler[0][:1].isupper():
         return False  # a brand may stand there too: "mot de passe Gmail c'est ..."
     if found["digits"] is not None:  # "пин-код от карты 9027", "현관 비밀번호 7392"
         return bool(found["pin"] or (found["password"] and not filler)) and values.pin(value)
@@ -149,4 +189,6 @@ def accepted(found: re.Match[str], value: str) -> bool:
     # arrow maps a word to a service ("auth → OAuth2"), not to a key.
     if found["arrow"] is not None:
         return False
+    if found["long_key"]:
+        return values.made_up(value) and len(values.clean(value)) >= LONG_KEY_CHARS
     return values.made_up(value) and (found["bare"] is None or len(values.clean(value)) >= 16)

@@ -13,9 +13,16 @@ from __future__ import annotations
 
 import re
 
+from memstore.guard import states
+
 # Chinese, Japanese and Korean text after a label is prose ("12文字以上"): passwords are typed
 # in the letters of a keyboard's Latin (or Cyrillic, Greek) layout.
 IDEOGRAPHS = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+CJK_CLAUSE_END = re.compile(
+    "[\u3000-\u303f]|[,;!?](?=[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af])"
+)  # "。" or "、", or a comma (NFKC's of the fullwidth one) before a CJK character
+SHELL_LOOKUP = re.compile(r"\$(?:[{(]|[A-Za-z_]\w*$)")  # ${DB_PASSWORD}, $(pass show x), $TOKEN
+CALL = re.compile(r"[\w.]*\(")  # getpass(), os.environ.get(...)
 GLUED_ENDING = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+$")
 EDGES = "\"'`\u201c\u201d\u2018\u2019«»()[]{}<>*_"  # quotes, brackets, Markdown emphasis
 TRAILING = ".,;:!?"
@@ -29,51 +36,42 @@ TYPE_NAMES = {
     "username", "login", "changeme",
 }  # fmt: skip
 LOOKUP = re.compile(
-    r"(?:os\.)?(?:environ|getenv)|process\.env|getpass|input\(|keyring|vault|env[.(\[]|"
-    r"config\.|settings\.|secrets\.|self\.|request\.|args\.|options\.",
+    r"(?:os\.)?(?:environ|getenv)|process\.env|getpass|input\(|keyring|!?vault|env[.(\[]|"
+    r"config\.|settings\.|secrets\.|self\.|request\.|args\.|options\.|ENC\[",
     re.IGNORECASE,
 )
 PLACEHOLDER_WORDS = re.compile(
     r"(?:^|[\W_])(?:your|here|example|placeholder|dummy|redacted)(?:$|[\W_])", re.IGNORECASE
 )
 # A type: a generic (Vec<u8>, List[str]), a sized primitive (bytes32, u8), a CamelCase name of
-# two or more word-like parts (SecretStr, Uint8Array, Base64String; not Qm4uT8zLx2Pa).
+# two or more word-like parts whose digits, if any, are a size in bits (SecretStr,
+# Uint8Array, Base64String; not Qm4uT8zLx2Pa, nor the password GreenApple12).
+BITS = r"(?:8|16|32|64|128|256)"
 TYPE_LIKE = re.compile(
-    r"\w+<[\w, ]*>$|(?:u?int|bytes|float|[uif])\d{1,3}$|(?:[A-Z][a-z]{2,}\d{0,2}){2,}$"
+    rf"\w+<[\w, ]*>$|(?:u?int|bytes|float|[uif])\d{{1,3}}$|(?:[A-Z][a-z]{{2,}}{BITS}?){{2,}}$"
 )
+CAMEL_CASE = re.compile(r"(?:[A-Z][a-z]{2,}){2,}$")
+# Names of protocols, standards and models that follow "auth", "token" or "key" labels:
+# "Auth: OAuth2", "network key: WPA3", "Token: ERC-721", "PSK: WPA2-Personal".
+STANDARD = re.compile(
+    r"(?:WPA\d?|WEP|PSK|OAuth\s?\d?|SAML\s?\d?|OIDC|LDAP\d?|ERC-?\d+|BEP-?\d+|GPT-?\d[\w.]*"
+    r"|TLS\s?[\d.]*|SSL\s?[\d.]*|AES-?\d+|RSA-?\d+|SHA-?\d+|HS\d{3}|RS\d{3}|ES\d{3}|X\.?509)"
+    r"(?:[-_/][A-Za-z-]+)?$",
+    re.IGNORECASE,
+)
+HASHTAG = re.compile(r"#[^\W\d_]+$")  # "my secrets #skincarejourney"
+VERSION_PIN = re.compile(r"[\w.\[\]-]+(?:==|>=|<=|~=|!=)\S+$")  # requests==2.31.0
 DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}$")
 ENV_VARIABLE = re.compile(r"%\w+%$")  # Windows: %DB_PASSWORD%
 MASK = re.compile(r"^[*xX•·.…#_-]+$|\.\.\.|…")
-# States and instructions that follow a label but are no password, in the guard's languages.
-STATES = {
-    # English
-    "required", "optional", "expired", "forgotten", "changed", "reset", "unknown", "missing",
-    "invalid", "incorrect", "correct", "wrong", "strong", "temporary", "default", "stored",
-    "saved", "encrypted", "hashed", "protected", "disabled", "enabled", "pending", "revoked",
-    "rotated", "compromised", "leaked", "stolen", "shared", "private", "personal", "different",
-    "mandatory", "needed", "something", "anything", "nothing", "everything", "somewhere",
-    "written", "managed", "secure", "insecure", "unchanged", "updated", "deleted", "blocked",
-    "locked", "unlocked", "visible", "sensitive", "confidential", "obvious", "simple",
-    "complicated", "complex", "useless", "weak", "secret", "hidden", "unique", "memorable",
-    "random", "long", "reused", "changing", "expiring", "working", "accepted", "rejected",
-    # Spanish, French, German, Italian, Portuguese
-    "olvidada", "olvidado", "requerida", "requerido", "obligatoria", "obligatorio", "caducada",
-    "incorrecta", "cambiada", "necesaria", "secreta", "segura", "seguro", "sicher", "sicura",
-    "sicuro", "veilig", "bezpieczne", "requis", "requise", "obligatoire",
-    "expire", "vergessen", "erforderlich", "abgelaufen", "falsch", "geheim",
-    "notwendig", "benotigt", "dimenticata", "obbligatoria", "scaduta", "scaduto", "sbagliata",
-    "cambiata", "richiesta", "segreta", "esquecida", "obrigatoria", "expirada", "errada",
-    "alterada", "necessaria",
-    # Dutch, Polish
-    "vergeten", "verplicht", "verlopen", "onjuist", "gewijzigd", "vereist",
-    "wymagane", "wymagany", "zapomniane", "wygaslo", "niepoprawne", "zmienione", "tajne",
-}  # fmt: skip
 
 
 def clean(value: str) -> str:
     """``value`` without the quotes and brackets around it, its trailing punctuation, and a
-    Japanese or Korean ending glued to it ("8356이야", "Sakura*2024です")."""
-    text = value.rstrip(TRAILING).strip(EDGES).rstrip(TRAILING)
+    Japanese or Korean ending glued to it ("8356이야", "Sakura*2024です"), and what follows
+    a Chinese or Japanese clause's end ("595231, 别告诉别人" with a fullwidth comma)."""
+    text = CJK_CLAUSE_END.split(value, maxsplit=1)[0].rstrip(TRAILING)
+    text = text.strip(EDGES).rstrip(TRAILING)
     glued = GLUED_ENDING.search(text)
     return text[: glued.start()] if glued and glued.start() else text
 
@@ -82,17 +80,21 @@ def is_placeholder(value: str) -> bool:
     """Whether ``value`` stands for a credential without being one: a mask, a lookup, a type
     name, a path, a call, or a word such as ``your-api-key``."""
     text = clean(value)
-    if len(text) < 3 or value[:1] in "$<{" or text.startswith("$") or ENV_VARIABLE.match(text):
+    lookup = SHELL_LOOKUP.match(text) or SHELL_LOOKUP.match(value)
+    if len(text) < 3 or value[:1] in "<{" or lookup or ENV_VARIABLE.match(text):
         return True
     folded = text.casefold()
     typed = TYPE_LIKE.match(text) or TYPE_LIKE.match(value.rstrip(TRAILING))
     if folded in TYPE_NAMES or folded.split("[", 1)[0] in TYPE_NAMES or typed:
         return True
     return bool(
-        MASK.search(text)
+        STANDARD.match(text)
+        or VERSION_PIN.match(text)
+        or HASHTAG.match(text)
+        or MASK.search(text)
         or LOOKUP.match(text)
         or PLACEHOLDER_WORDS.search(text)
-        or "(" in text
+        or CALL.match(text)
         or "://" in text
         or text.startswith(("/", "~/", "./", "../"))
         or re.match(r"[A-Za-z]:\\", text)
@@ -116,19 +118,21 @@ def pin(value: str) -> bool:
     text = clean(value)
     if DATE.match(text):
         return False
-    digits = text.replace("-", "")
+    digits = text.rstrip("#").replace("-", "")  # a keypad's "764471#"
     return digits.isascii() and digits.isdigit() and 3 <= len(digits) <= 12
 
 
 def passphrase(value: str, ends_clause: bool) -> bool:
-    """Whether ``value`` is a password of letters only ("swordfish"): 6+ ASCII letters that
-    end the clause and are no state or instruction ("required", "vergessen")."""
+    """Whether ``value`` is a password of letters only ("swordfish", "подсолнух"): letters
+    that end the clause, 6 or more of them (5 when one is not ASCII: "Gänseblümchen" is no
+    English word), and no state or instruction ("required", "vergessen": see
+    :mod:`memstore.guard.states`)."""
     text = clean(value)
     return (
         ends_clause
-        and len(text) >= 6
-        and text.isascii()
+        and len(text) >= (6 if text.isascii() else 5)
         and text.isalpha()
-        and text.casefold() not in STATES
+        and not IDEOGRAPHS.search(text)
+        and not states.is_state(text)
         and not is_placeholder(text)
     )

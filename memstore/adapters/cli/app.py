@@ -22,6 +22,7 @@ import click
 
 from memstore.adapters.cli.catalog import MODULES, SUMMARIES
 from memstore.adapters.cli.opening import Opener
+from memstore.adapters.cli.usage import dash_hint, option_name, unechoed
 from memstore.errors import InvalidInput, MemstoreError
 
 if TYPE_CHECKING:
@@ -143,46 +144,12 @@ def with_format(callback: Callable[..., Any]) -> Callable[..., Any]:
     return run
 
 
-def option_name(ctx: click.Context | None, argument: str) -> str:
-    """What the command line calls the API's ``argument`` in the command of ``ctx`` or a
-    command above it (``--expires`` for ``expires_at``, ``QUERY`` for ``query``), or
-    ``argument`` itself when no parameter takes it."""
-    while ctx is not None:
-        for param in ctx.command.params:
-            if param.name == argument:
-                return long_name(param)
-        ctx = ctx.parent
-    return argument
-
-
-def long_name(param: click.Parameter) -> str:
-    """An option's long name (``--expires``), or an argument's metavar (``QUERY``)."""
-    if isinstance(param, click.Option):
-        return max(param.opts, key=len)
-    return param.human_readable_name
-
-
 def emit_error(kind: str, message: str) -> None:
     """Print the JSON error document ``{"error": {"type", "message"}}`` on stderr."""
     import json
 
     error = {"error": {"type": kind, "message": message}}
     echo_json(json.dumps(error, ensure_ascii=False), err=True)
-
-
-def dash_hint(error: click.UsageError) -> str:
-    """For an unknown short option of a command that takes arguments (``recall -garden`` is
-    read as ``-g``), how to pass an argument that starts with a dash; else nothing."""
-    if not isinstance(error, click.NoSuchOption) or error.option_name.startswith("--"):
-        return ""
-    ctx = error.ctx
-    if ctx is None or ctx.parent is None:
-        return ""
-    arguments = [param for param in ctx.command.params if isinstance(param, click.Argument)]
-    if not arguments:
-        return ""
-    example = f"memstore {ctx.info_name} -- -{(arguments[0].name or 'text').upper()}"
-    return f" An argument that starts with a dash goes after --, as in: {example}"
 
 
 class JsonErrors(click.Group):
@@ -230,7 +197,7 @@ class JsonErrors(click.Group):
             click.echo(bare.ctx.get_help() if bare.ctx else self.get_help(click.Context(self)))
             sys.exit(0)
         except click.UsageError as error:
-            emit_error("UsageError", error.format_message() + dash_hint(error))
+            emit_error("UsageError", unechoed(error.format_message()) + dash_hint(error))
             sys.exit(EXIT_USAGE)
         except click.ClickException as error:
             emit_error(type(error).__name__, error.format_message())

@@ -1,0 +1,89 @@
+"""Words that say something about a password instead of being one: "Password: required",
+"Passwort: vergessen", "la contraseña es incorrecta", "hasło: zablokowane".
+
+A password of letters only ("swordfish", "Tulpe", "подсолнух") is told from such a word by
+this list, in the guard's languages, and by the endings their participles and adjectives
+share ("outdated", "guessable", "bloqueada", "sconosciuta", "oublié", "zablokowane",
+"заблокирован"). Words are compared folded: case and accents dropped.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+STATES = {
+    # English
+    "required", "optional", "expired", "forgotten", "changed", "reset", "unknown", "missing",
+    "invalid", "incorrect", "correct", "wrong", "strong", "temporary", "default", "stored",
+    "saved", "encrypted", "hashed", "protected", "disabled", "enabled", "pending", "revoked",
+    "rotated", "compromised", "leaked", "stolen", "shared", "private", "personal", "different",
+    "mandatory", "needed", "something", "anything", "nothing", "everything", "somewhere",
+    "elsewhere", "written", "managed", "secure", "insecure", "unchanged", "updated", "deleted",
+    "blocked", "locked", "unlocked", "visible", "sensitive", "confidential", "obvious",
+    "simple", "complicated", "complex", "useless", "weak", "secret", "hidden", "unique",
+    "memorable", "random", "long", "reused", "changing", "expiring", "working", "accepted",
+    "rejected", "lowercase", "uppercase", "blank", "empty", "short", "valid", "fixed",
+    "known", "unset", "lost", "new", "old", "same", "fine", "okay", "easy", "hard",
+    "broken", "case-sensitive", "sent", "set", "gone", "there", "here",
+    # Spanish
+    "olvidada", "requerida", "obligatoria", "caducada", "incorrecta", "correcta", "cambiada",
+    "necesaria", "secreta", "segura", "seguro", "desconocida", "bloqueada", "vencida",
+    "pendiente", "perdida", "nueva", "vieja", "temporal", "debil", "fuerte", "larga", "corta",
+    "distinta", "diferente", "valida", "invalida", "robada", "compartida", "vacia", "igual",
+    # French
+    "requis", "requise", "obligatoire", "expire", "expiree", "oublie", "oubliee", "inconnu",
+    "inconnue", "bloque", "bloquee", "perdu", "perdue", "incorrecte", "correcte",
+    "nouveau", "nouvelle", "temporaire", "change", "changee", "modifie", "modifiee", "faible",
+    "fort", "forte", "vide", "invalide", "valide", "secrete", "securise", "securisee",
+    "differente", "identique",
+    # German
+    "vergessen", "erforderlich", "abgelaufen", "falsch", "geheim", "notwendig", "benotigt",
+    "unbekannt", "gesperrt", "richtig", "korrekt", "neu", "alt", "geandert", "sicher",
+    "unsicher", "schwach", "stark", "leer", "ungultig", "gultig", "verloren", "zuruckgesetzt",
+    "temporar", "vorubergehend", "anders", "gleich", "verschlusselt", "gespeichert",
+    # Italian
+    "sicura", "sicuro", "dimenticata", "obbligatoria", "scaduta", "scaduto", "sbagliata",
+    "cambiata", "richiesta", "segreta", "sconosciuta", "bloccata", "corretta", "nuova",
+    "vecchia", "temporanea", "modificata", "persa", "debole", "vuota", "diversa", "uguale",
+    # Portuguese
+    "esquecida", "obrigatoria", "expirada", "errada", "alterada", "necessaria", "incorreta",
+    "correta", "antiga", "temporaria", "fraca", "vazia", "desconhecida", "trocada",
+    # Dutch
+    "veilig", "vergeten", "verplicht", "verlopen", "onjuist", "juist", "gewijzigd", "vereist",
+    "onbekend", "geblokkeerd", "fout", "nieuw", "oud", "tijdelijk", "zwak", "sterk", "leeg",
+    "ongeldig", "geldig", "kwijt", "hetzelfde",
+    # Polish
+    "bezpieczne", "wymagane", "wymagany", "zapomniane", "wygasło", "niepoprawne", "zmienione",
+    "tajne", "nieznane", "zablokowane", "poprawne", "błędne", "nowe", "stare", "tymczasowe",
+    "słabe", "silne", "puste", "nieważne", "ważne", "zgubione", "inne",
+    # Russian
+    "неизвестен", "неизвестно", "заблокирован", "забыт", "забыл", "забыла", "истек",
+    "неверный", "неправильный", "правильный", "верный", "новый", "старый", "временный",
+    "обязательный", "изменен", "слабый", "сильный", "секретный", "надежный", "пустой",
+    "недействителен", "утерян", "потерян", "сброшен", "другой", "тот", "такой",
+}  # fmt: skip
+# The endings of participles and adjectives of state, by the scripts that write them. Latin:
+# English -ed and -able/-ible, Spanish and Portuguese -ada/-ado/-ida/-ido, Italian
+# -ata/-ato/-uta/-uto, French -é(e)(s) (kept before folding), Polish -ane/-one/-ony/-any;
+# Cyrillic: Russian short and long participles (-ан, -ен, -ный, -ная).
+STATE_ENDINGS = re.compile(
+    r"(?:[a-z]{3}ed|[a-z]{3}[ai]ble|[a-z]{2}(?:ada|ado|ida|ido|ata|ato|uta|uto)"
+    r"|[a-zà-ÿ]{2}(?:é|ée|és|ées)|[a-ząćęłńóśźż]{3}(?:ane|one|ony|any)"
+    r"|[а-яё]{3}(?:ан|ен|ян|ный|ная|ное|нный|нная))$"  # noqa: RUF001
+)
+
+
+def fold(word: str) -> str:
+    """``word`` without case and accents ("Gänseblümchen" to "ganseblumchen", Russian
+    "ё" to "е")."""  # noqa: RUF002
+    decomposed = unicodedata.normalize("NFKD", word.casefold())
+    return "".join(char for char in decomposed if not unicodedata.combining(char))
+
+
+FOLDED_STATES = frozenset(map(fold, STATES))
+
+
+def is_state(word: str) -> bool:
+    """Whether ``word`` (letters only) says something about a password rather than being one."""
+    return fold(word) in FOLDED_STATES or STATE_ENDINGS.search(word.casefold()) is not None
