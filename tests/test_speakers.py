@@ -98,6 +98,36 @@ def test_a_query_naming_a_speaker_ranks_their_messages_first(service: MemoryServ
     assert first_speakers("When did Caroline go to the support group?") == ["Caroline", "Melanie"]
 
 
+def test_a_cjk_name_inside_a_run_of_the_query_counts_as_its_speaker(
+    service: MemoryService,
+) -> None:
+    # Found by review: Chinese and Japanese questions put no space around a name, so
+    # "王小明什么时候去的支持小组" ranked 李雷's message first, as if no name were there.
+    session = service.start_session()
+    service.record_message(session.id, "user", "我去了支持小组\uff0c很好。", speaker="王小明")
+    service.record_message(session.id, "user", "支持小组。", speaker="李雷")
+    for query in ("王小明什么时候去的支持小组\uff1f", "支持小组王小明", "王小明 支持小组"):
+        result = service.recall(query)
+        matched = [m for c in result.conversations for m in c.messages if m.id == c.matched_id]
+        assert [m.speaker for m in matched] == ["王小明", "李雷"], query
+
+
+def test_a_role_word_is_no_speaker_name_though_a_recorder_names_roles_so(
+    service: MemoryService,
+) -> None:
+    # Found by review: a recorder's default names are "User" and "Assistant", so the word
+    # "user" in a query doubled the rank of every user message: the user's longer question
+    # outranked the assistant's answer, which ranks first on the words alone.
+    turns = [("What is running?", "Postgres is up."), ("Is postgres up on the server?", "Hm.")]
+    for request, reply in turns:
+        session = service.start_session()
+        service.record_message(session.id, "user", request, speaker="User")
+        service.record_message(session.id, "assistant", reply, speaker="Assistant")
+    result = service.recall("user postgres")
+    matched = [m for c in result.conversations for m in c.messages if m.id == c.matched_id]
+    assert [m.content for m in matched] == ["Postgres is up.", "Is postgres up on the server?"]
+
+
 def test_record_message_takes_a_speaker_and_refuses_one_a_log_cannot_hold(
     service: MemoryService,
 ) -> None:

@@ -12,9 +12,9 @@ import json
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, get_args
 
-from memstore.kinds import Mode
+from memstore.kinds import Mode, Role
 from memstore.queries import RecallFilters
 from memstore.repository import search_bounds
 from memstore.repository.hit_pages import MessageHit
@@ -26,7 +26,7 @@ from memstore.store.fts_names import (
     MESSAGES_FTS,
     MESSAGES_STEM_FTS,
 )
-from memstore.text import ranking
+from memstore.text import cjk, ranking
 from memstore.text.fts_query import QueryPart, ranking_tiers
 from memstore.text.tokens import word_spans
 from memstore.times import format_utc, parse_utc
@@ -193,20 +193,34 @@ def ranking_signals(
 
 
 NAME_WORDS = 3  # a speaker's name is looked for in up to three adjacent words ("Mary Ann Lee")
+CJK_NAME_CHARS = range(2, 5)  # and in a CJK run, as any 2 to 4 of its characters in a row
+ROLE_WORDS = frozenset(get_args(Role))  # a recorder's default names: "User" names no person
 
 
 def named_speakers(connection: sqlite3.Connection, query: str) -> str:
     """The speakers' names (a JSON list) that words of ``query`` are, without case: each word,
-    and each run of up to :data:`NAME_WORDS` adjacent words as written between them ("Mary
-    Ann", "O'Brien")."""
+    each run of up to :data:`NAME_WORDS` adjacent words as written between them ("Mary
+    Ann", "O'Brien"), and each 2 to 4 adjacent characters of a CJK run, where a name stands
+    without spaces ("王小明什么时候去的"; found by review); a role's own word ("user") never
+    is one."""
     spans = word_spans(query)
     candidates = {
         query[start:end]: None
         for at, (start, _) in enumerate(spans)
         for _, end in spans[at : at + NAME_WORDS]
     }
-    names = json.dumps(list(candidates))
+    for start, end in spans:
+        if cjk.is_cjk(query[start:end]):
+            candidates.update(dict.fromkeys(cjk_pieces(query[start:end])))
+    names = json.dumps([name for name in candidates if name.casefold() not in ROLE_WORDS])
     return json.dumps([name for (name,) in connection.execute(NAMED_SPEAKERS, {"names": names})])
+
+
+def cjk_pieces(run: str) -> Iterator[str]:
+    """Each :data:`CJK_NAME_CHARS` characters in a row of a CJK ``run``."""
+    for size in CJK_NAME_CHARS:
+        for start in range(len(run) - size + 1):
+            yield run[start : start + size]
 
 
 def memory_hit_ids(
