@@ -99,6 +99,26 @@ def test_bad_options_are_usage_errors(runner: CliRunner, db_path: Path, tmp_path
         assert args[0] in json.loads(err)["error"]["message"]
 
 
+def test_export_takes_format_text_or_json_as_every_command_does(
+    runner: CliRunner, db_path: Path, tmp_path: Path
+) -> None:
+    # Found by review: export's --format was only the file format, so the issue's
+    # "--format text|json forces either" was refused there.
+    remembered(db_path)
+    code, report, _ = run(runner, db_path, "export", str(tmp_path / "a"), "--format", "json")
+    assert code == 0 and report["format"] == "jsonl" and (tmp_path / "a").is_file()
+    text = runner.invoke(cli, ["--database", str(db_path), "export", str(tmp_path / "b"),
+                               "--as", "markdown", "--format", "text"])  # fmt: skip
+    assert text.exit_code == 0 and not text.stdout.startswith("{")
+    assert (tmp_path / "b" / "memories").is_dir()
+    code, report, _ = run(runner, db_path, "export", str(tmp_path / "c"), "--format", "markdown")
+    assert code == 0 and report["format"] == "markdown"
+    code, _, err = run(runner, db_path, "export", str(tmp_path / "d"), "--as", "jsonl",
+                       "--format", "markdown")  # fmt: skip
+    assert code == 2 and "disagree" in json.loads(err)["error"]["message"]
+    assert not (tmp_path / "d").exists()
+
+
 def test_a_bad_import_is_a_json_error_naming_the_line(
     runner: CliRunner, db_path: Path, tmp_path: Path
 ) -> None:

@@ -1,36 +1,42 @@
 """The transfer commands: export the store (or its memories) and import memories back.
 
-``export --format`` (or ``--as``) is the file format, jsonl or markdown; there, ``--json`` or
-the group's ``--format text|json`` chooses how the report is shown.
+``export --as`` is the file format, jsonl or markdown. Its ``--format`` takes either kind of
+value: a file format (as ``--as``), or ``text``/``json``, how the report is shown, as on
+every other command (found by review: ``export DEST --format json`` was refused).
 """
 
 from __future__ import annotations
 
 import shlex
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import click
 
 from memstore.adapters.cli import options
-from memstore.adapters.cli.app import cli, conclude
+from memstore.adapters.cli.app import choose_format, cli, conclude
 from memstore.adapters.cli.opening import service_from
-from memstore.kinds import TransferFormat, TransferScope
+from memstore.kinds import TransferFormat, TransferScope, values
 
 if TYPE_CHECKING:
     from memstore.schemas import ExportReport
 
+VIEWS = ("text", "json")
 
 @cli.command()
 @click.argument("destination", type=options.NewPath())
 @click.option(
-    "--format",
     "--as",
     "form",
     type=options.choice(TransferFormat),
-    default="jsonl",
-    show_default=True,
-    help="jsonl: one file, every record; markdown: a folder of memory files and daily logs.",
+    help="jsonl (the default): one file, every record; markdown: a folder of memory files "
+    "and daily logs.",
+)
+@click.option(
+    "--format",
+    "form_or_view",
+    type=click.Choice([*values(TransferFormat), *VIEWS]),
+    help="The file format (as --as), or text|json: how the report is shown.",
 )
 @click.option(
     "--scope",
@@ -44,16 +50,18 @@ if TYPE_CHECKING:
 def export(
     ctx: click.Context,
     destination: Path,
-    form: TransferFormat,
+    form: TransferFormat | None,
+    form_or_view: str | None,
     scope: TransferScope,
     tz: str | None,
 ) -> None:
     """Write the store, or its memories (--scope memories), into DESTINATION, a new JSONL
-    file or (--format markdown) a new folder: memories/<id>.md with YAML front matter and
+    file or (--as markdown) a new folder: memories/<id>.md with YAML front matter and
     history/YYYY-MM-DD.md daily logs. An existing DESTINATION is never overwritten.
 
-    Example: memstore export ~/exports/memory-2026-10-05 --format markdown --tz Europe/Madrid
+    Example: memstore export ~/exports/memory-2026-10-05 --as markdown --tz Europe/Madrid
     """
+    form = file_format(ctx, form, form_or_view)
     report = service_from(ctx).export(destination, format=form, scope=scope, tz=tz)
     hint = reimport_hint(report)
     conclude(ctx, report, ok=True, note=hint, view=lambda done: export_view(done, hint))
@@ -71,6 +79,23 @@ def import_memories(ctx: click.Context, path: Path) -> None:
     """
     report = service_from(ctx, new_ok=True).import_memories(path)
     conclude(ctx, report, ok=True)
+
+
+def file_format(
+    ctx: click.Context, form: TransferFormat | None, form_or_view: str | None
+) -> TransferFormat:
+    """The export's file format from ``--as`` and ``--format``, the view chosen when
+    ``--format`` names one (text, json).
+
+    Raises:
+        click.UsageError: When the two name different file formats.
+    """
+    if form_or_view in VIEWS:
+        choose_format(ctx, form_or_view, as_json=False)
+        return form or "jsonl"
+    if form and form_or_view and form != form_or_view:
+        raise click.UsageError(f"--as {form} and --format {form_or_view} disagree.", ctx)
+    return cast(TransferFormat, form or form_or_view or "jsonl")
 
 
 def export_view(report: ExportReport, hint: str) -> str:
