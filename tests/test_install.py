@@ -34,3 +34,13 @@ def test_make_demo_installs_the_runtime_only() -> None:
     ]
     assert demo_install and all("[dev]" not in line for line in demo_install)
     assert "$(DEMO_VENV)/bin/memstore" in MAKEFILE.split("demo:", 1)[1].splitlines()[0]
+
+
+def test_the_dev_targets_need_the_dev_install_not_any_venv() -> None:
+    # Found by review: after the README's runtime install (pip install . into .venv), make
+    # test took .venv/bin/memstore for the dev install and ran without pytest.
+    targets = dict(re.findall(r"^(test|lint|bench|guard|eval): (.*)$", MAKEFILE, re.MULTILINE))
+    assert set(targets) == {"test", "lint", "bench", "guard", "eval"}
+    assert set(targets.values()) == {"$(DEV)"}
+    (dev_recipe,) = re.findall(r"^\$\(DEV\): .*\n((?:\t.*\n)+)", MAKEFILE, re.MULTILINE)
+    assert "[dev]" in dev_recipe and "touch $@" in dev_recipe
