@@ -202,3 +202,20 @@ def test_a_sync_carries_a_message_deletion_and_check_stays_ok(
     )
     assert "1 message deleted" not in again.stdout  # a second import deletes nothing more
     source.close()
+
+
+def test_one_markdown_memory_file_imports_as_itself(
+    runner: CliRunner, db_path: Path, tmp_path: Path
+) -> None:
+    # Found by review: a single exported memory file was read as JSONL ("Invalid JSON").
+    _, new = remembered(db_path)
+    run(runner, db_path, "export", str(tmp_path / "md"), "--as", "markdown", "--tz", "UTC")
+    fresh = tmp_path / "fresh.sqlite3"
+    one = tmp_path / "md" / "memories" / f"{new}.md"
+    code, imported, err = run(runner, fresh, "import-memories", str(one))
+    assert code == 0, err
+    assert (imported["imported"], imported["skipped"]) == (1, 0)
+    _, listed, _ = run(runner, fresh, "memories")
+    assert [(m["id"], m["content"]) for m in listed["memories"]] == [
+        (new, "Diego prefers English.")
+    ]

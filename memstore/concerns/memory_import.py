@@ -38,8 +38,8 @@ def import_memories(db: Database, path: str | Path) -> MemoryImportReport:
     """Restore the records of the export at ``path``: ids, statuses, times, supersession.
 
     Args:
-        path: A JSONL export file; a Markdown export folder (its ``memories/`` is read); or
-            a folder of Markdown memory files.
+        path: A JSONL export file; a Markdown export folder (its ``memories/`` is read); a
+            folder of Markdown memory files; or one such file (``*.md``).
 
     Returns:
         Memories imported, skipped (already there, as new or newer) and updated (the
@@ -111,4 +111,6 @@ def read(source: Path) -> tuple[TransferFormat, Iterator[tuple[str, Restorable]]
             f"{source}: nothing is there; give a JSONL file or a folder written by "
             "memstore export.",
         )
+    if source.suffix.casefold() == ".md":  # one memory file (found by review: read as JSONL)
+        return "markdown", memory_files.file_records([source])
     return "jsonl", jsonl.records(source)

@@ -189,6 +189,12 @@ def folder_records(
     paths = sorted(folder.glob("*.md"))
     if not paths and not exported:
         raise refused(str(folder), f"holds no memory files (*.md); {SHAPE}")
+    return file_records(paths)
+
+
+def file_records(paths: Sequence[Path]) -> Iterator[tuple[str, MemoryRecord | MemorySourceRecord]]:
+    """The memories of the Markdown memory files ``paths``, in order, each followed by its
+    source links, with the file each came from (raising as :func:`folder_records` says)."""
     for path in paths:
         memory, links = parse(read_text(path), str(path))
         yield str(path), memory

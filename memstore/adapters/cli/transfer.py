@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 VIEWS = ("text", "json")
 
+
 @cli.command()
 @click.argument("destination", type=options.NewPath())
 @click.option(
@@ -71,9 +72,10 @@ def export(
 @click.argument("path", type=click.Path(path_type=Path))
 @click.pass_context
 def import_memories(ctx: click.Context, path: Path) -> None:
-    """Import the memories of an export (a JSONL file, a Markdown export folder or a folder
-    of memory files) with their ids, statuses and supersession links, in one transaction;
-    a JSONL export of the whole store brings its history too. Importing twice adds nothing.
+    """Import the memories of an export (a JSONL file, a Markdown export folder, a folder
+    of memory files or one such file) with their ids, statuses and supersession links, in
+    one transaction; a JSONL export of the whole store brings its history too. Importing
+    twice adds nothing.
 
     Example: memstore --database new.sqlite3 import-memories ~/exports/memory-2026-10-05.jsonl
     """
