@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from memstore import MemoryService, Recorder
 from memstore.adapters.cli import cli
 from memstore.errors import InvalidInput
+from memstore.kinds import Mode
 
 LOG = (
     "Morgan Log \u2014 2026-10-05\n\n"
@@ -96,6 +97,26 @@ def test_a_query_naming_a_speaker_ranks_their_messages_first(service: MemoryServ
 
     assert first_speakers("When did she go to the support group?") == ["Melanie", "Caroline"]
     assert first_speakers("When did Caroline go to the support group?") == ["Caroline", "Melanie"]
+
+
+def test_in_all_mode_a_speakers_name_counts_as_the_speaker_not_as_a_required_word(
+    service: MemoryService,
+) -> None:
+    # Found by review: recall("Caroline support group", mode="all") required "Caroline" in
+    # the text, so it missed Caroline's own message: the name acted as a filter.
+    session = service.start_session()
+    own = "Yesterday I finally went to the support group at the library."
+    service.record_message(session.id, "user", own, speaker="Caroline")
+    service.record_message(session.id, "user", "The support group met again.", speaker="Melanie")
+    service.record_message(session.id, "user", "Caroline looked happy.", speaker="Melanie")
+
+    def matched(query: str, mode: Mode) -> list[str]:
+        result = service.recall(query, mode=mode)
+        return [m.content for c in result.conversations for m in c.messages if m.id == c.matched_id]
+
+    assert matched("Caroline support group", "all") == [own, "The support group met again."]
+    assert matched("caroline", "all") == ["Caroline looked happy."]  # nothing else to require
+    assert matched("Caroline support group", "phrase") == []  # a phrase stays literal
 
 
 def test_a_cjk_name_inside_a_run_of_the_query_counts_as_its_speaker(

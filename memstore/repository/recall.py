@@ -12,11 +12,11 @@ import json
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
-from typing import Any, get_args
+from typing import Any
 
-from memstore.kinds import Mode, Role
+from memstore.kinds import Mode
 from memstore.queries import RecallFilters
-from memstore.repository import search_bounds
+from memstore.repository import search_bounds, speaker_names
 from memstore.repository.hit_pages import MessageHit
 from memstore.repository.memories import MEMORY_FIELDS, StoredMemory, in_force_sql
 from memstore.repository.tier_hits import tier_hits, tier_parts
@@ -26,9 +26,8 @@ from memstore.store.fts_names import (
     MESSAGES_FTS,
     MESSAGES_STEM_FTS,
 )
-from memstore.text import cjk, ranking
+from memstore.text import ranking
 from memstore.text.fts_query import QueryPart, ranking_tiers
-from memstore.text.tokens import word_spans
 from memstore.times import format_utc, parse_utc
 
 # How many indexed messages each part matches (on its own index).
@@ -47,11 +46,6 @@ PART_DOCUMENTS = f"""
 # documents, then each column's total tokens, as SQLite varints (bm25 reads it the same way).
 AVERAGES = f"SELECT block FROM {MESSAGES_FTS}_data WHERE id = 1"
 HISTORY_SPAN = "SELECT min(created_at), max(created_at) FROM messages"  # by its index
-# The names among :names that some message's speaker goes by (through its partial index).
-NAMED_SPEAKERS = (
-    "SELECT DISTINCT speaker FROM messages "
-    "WHERE speaker IS NOT NULL AND speaker IN (SELECT value FROM json_each(:names))"
-)
 
 
 # The memories in force (active, unexpired) that pass the filters, for a query that calls
@@ -130,7 +124,11 @@ def history_hits(
     Raises:
         InvalidQuery: For a bad query or mode (see :func:`ranking_tiers`).
     """
-    tiers = ranking_tiers(query, mode)
+    if mode == "all":  # a speaker's name stands for the speaker, not for a word
+        named = json.loads(speaker_names.named_speakers(connection, query))
+        tiers = ranking_tiers(speaker_names.without_names(query, named), mode)
+    else:
+        tiers = ranking_tiers(query, mode)
     bounds = search_bounds.pk_bounds(connection, filters)
     counted = [tier for tier in tiers if len(tier) > 1 or not bounds.narrow()]
     documents = part_documents(connection, counted)
@@ -184,43 +182,12 @@ def ranking_signals(
     own, the filters and the pk bounds: the speakers ``query`` names, the ``periods``
     (instants), and the signals' weights."""
     return {
-        "speakers": named_speakers(connection, query),
+        "speakers": speaker_names.named_speakers(connection, query),
         "speaker_weight": ranking.SPEAKER_WEIGHT,
         "periods": json.dumps([[format_utc(start), format_utc(end)] for start, end in periods]),
         "date_weight": ranking.DATE_WEIGHT,
         "time_weight": ranking.TIME_WEIGHT,
     }
-
-
-NAME_WORDS = 3  # a speaker's name is looked for in up to three adjacent words ("Mary Ann Lee")
-CJK_NAME_CHARS = range(2, 5)  # and in a CJK run, as any 2 to 4 of its characters in a row
-ROLE_WORDS = frozenset(get_args(Role))  # a recorder's default names: "User" names no person
-
-
-def named_speakers(connection: sqlite3.Connection, query: str) -> str:
-    """The speakers' names (a JSON list) that words of ``query`` are, without case: each word,
-    each run of up to :data:`NAME_WORDS` adjacent words as written between them ("Mary
-    Ann", "O'Brien"), and each 2 to 4 adjacent characters of a CJK run, where a name stands
-    without spaces ("王小明什么时候去的"; found by review); a role's own word ("user") never
-    is one."""
-    spans = word_spans(query)
-    candidates = {
-        query[start:end]: None
-        for at, (start, _) in enumerate(spans)
-        for _, end in spans[at : at + NAME_WORDS]
-    }
-    for start, end in spans:
-        if cjk.is_cjk(query[start:end]):
-            candidates.update(dict.fromkeys(cjk_pieces(query[start:end])))
-    names = json.dumps([name for name in candidates if name.casefold() not in ROLE_WORDS])
-    return json.dumps([name for (name,) in connection.execute(NAMED_SPEAKERS, {"names": names})])
-
-
-def cjk_pieces(run: str) -> Iterator[str]:
-    """Each :data:`CJK_NAME_CHARS` characters in a row of a CJK ``run``."""
-    for size in CJK_NAME_CHARS:
-        for start in range(len(run) - size + 1):
-            yield run[start : start + size]
 
 
 def memory_hit_ids(

@@ -1,0 +1,75 @@
+"""The speakers a query names: known speakers' names among its words, which rank their
+messages higher (a signal, not a filter)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Sequence
+from typing import get_args
+
+from memstore.kinds import Role
+from memstore.text import cjk
+from memstore.text.tokens import word_spans
+
+# The names among :names that some message's speaker goes by (through its partial index).
+NAMED_SPEAKERS = (
+    "SELECT DISTINCT speaker FROM messages "
+    "WHERE speaker IS NOT NULL AND speaker IN (SELECT value FROM json_each(:names))"
+)
+
+
+NAME_WORDS = 3  # a speaker's name is looked for in up to three adjacent words ("Mary Ann Lee")
+CJK_NAME_CHARS = range(2, 5)  # and in a CJK run, as any 2 to 4 of its characters in a row
+ROLE_WORDS = frozenset(get_args(Role))  # a recorder's default names: "User" names no person
+
+
+def named_speakers(connection: sqlite3.Connection, query: str) -> str:
+    """The speakers' names (a JSON list) that words of ``query`` are, without case: each word,
+    each run of up to :data:`NAME_WORDS` adjacent words as written between them ("Mary
+    Ann", "O'Brien"), and each 2 to 4 adjacent characters of a CJK run, where a name stands
+    without spaces ("王小明什么时候去的"; found by review); a role's own word ("user") never
+    is one."""
+    spans = word_spans(query)
+    candidates = {
+        query[start:end]: None
+        for at, (start, _) in enumerate(spans)
+        for _, end in spans[at : at + NAME_WORDS]
+    }
+    for start, end in spans:
+        if cjk.is_cjk(query[start:end]):
+            candidates.update(dict.fromkeys(cjk_pieces(query[start:end])))
+    names = json.dumps([name for name in candidates if name.casefold() not in ROLE_WORDS])
+    return json.dumps([name for (name,) in connection.execute(NAMED_SPEAKERS, {"names": names})])
+
+
+def cjk_pieces(run: str) -> Iterator[str]:
+    """Each :data:`CJK_NAME_CHARS` characters in a row of a CJK ``run``."""
+    for size in CJK_NAME_CHARS:
+        for start in range(len(run) - size + 1):
+            yield run[start : start + size]
+
+
+def without_names(query: str, names: Sequence[str]) -> str:
+    """``query`` with the speakers' ``names`` it holds (as :func:`named_speakers` finds
+    them, without case) blanked out, for the words an ``all``-mode recall requires: a name
+    counts as its speaker, a signal, not as a word each message must hold (found by review:
+    "Caroline support group" missed Caroline's own message). ``query`` itself when nothing
+    else would be left, or no name is in it."""
+    folded = {name.casefold() for name in names}
+    if not folded:
+        return query
+    blanked = list(query)
+    spans = word_spans(query)
+    for at, (start, _) in enumerate(spans):
+        for _, end in spans[at : at + NAME_WORDS]:
+            if query[start:end].casefold() in folded:
+                blanked[start:end] = " " * (end - start)
+    for start, end in spans:
+        for name in folded & set(cjk_pieces(query[start:end])):
+            place = query.find(name, start, end)
+            while place >= 0:
+                blanked[place : place + len(name)] = " " * len(name)
+                place = query.find(name, place + len(name), end)
+    rest = "".join(blanked)
+    return rest if word_spans(rest) else query
