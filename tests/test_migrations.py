@@ -290,6 +290,17 @@ def test_runtime_upgrades_a_version_1_database_lazily(db_path: Path) -> None:
     assert service.health().schema_version == 7
 
 
+def test_runtime_upgrades_a_database_downgraded_to_base(db_path: Path) -> None:
+    # Found by review: `alembic downgrade base` leaves an empty alembic_version table, which
+    # memstore refused ("does not name exactly one revision") instead of migrating.
+    upgrade(db_path, "head")
+    downgrade(db_path, "base")
+    assert names(db_path, "table") == {"alembic_version"}
+    service = MemoryService(db_path)
+    service.remember("Diego likes green tea.")
+    assert service.health().ok and service.health().schema_version == 7
+
+
 def test_alembic_command_line_upgrades_any_database_path(tmp_path: Path) -> None:
     target = tmp_path / "elsewhere" / "maintained.sqlite3"
     target.parent.mkdir()

@@ -179,6 +179,11 @@ def read_only_reason(path: Path) -> str | None:
     return None
 
 
+BASE_OBJECTS = 2
+"""What ``sqlite_master`` holds at Alembic's base: the ``alembic_version`` table and the
+index of its primary key (found by review: such a file was refused, not upgraded)."""
+
+
 def pending(schema: Schema, path: Path, revisions: Mapping[str, int], code: int) -> bool:
     """Whether migrations are pending for a database with these schema records.
 
@@ -189,7 +194,8 @@ def pending(schema: Schema, path: Path, revisions: Mapping[str, int], code: int)
         code: The newest schema version this code ships.
 
     Returns:
-        True for an empty database or one at an older version, False when it is up to date.
+        True for an empty database (or one Alembic downgraded to base) or one at an older
+        version, False when it is up to date.
 
     Raises:
         FileError: If the database holds tables but neither version table: another
@@ -207,6 +213,8 @@ def pending(schema: Schema, path: Path, revisions: Mapping[str, int], code: int)
                 "configuration's database setting.",
             )
         return True
+    if schema.alembic == () and schema.recorded is None and schema.objects <= BASE_OBJECTS:
+        return True  # `alembic downgrade base` leaves only an empty alembic_version table
     problem = version_problem(schema, revisions, code)
     if problem is not None:
         raise refusal(schema, path, code, *problem)
