@@ -17,7 +17,7 @@ from memstore.store.database import Database
 from memstore.text import cjk
 from memstore.text.clipping import take_within
 from memstore.text.highlight import excerpt
-from memstore.text.tokens import tokenize
+from memstore.text.tokens import token_indexes, tokenize
 from memstore.times import utc_now
 
 MAX_CJK_WORD_CHARS = 32  # each more character is one more token to line up per instance
@@ -148,7 +148,12 @@ def locate(connection: sqlite3.Connection, word: str, found: instances.Page) -> 
     for record, spans in zip(
         found.records, instance_offsets.located(connection, word, found), strict=True
     ):
-        for token_index, (start, end) in zip(record.positions, spans, strict=True):
+        indexes = (
+            record.positions
+            if record.index_text is None
+            else token_indexes(record.content, record.positions)
+        )
+        for token_index, (start, end) in zip(indexes, spans, strict=True):
             shown, shown_start = excerpt(record.content, start, end)
             located.append(
                 Instance(

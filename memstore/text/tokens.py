@@ -165,6 +165,17 @@ def spans_at(text: str, positions: Sequence[int], width: int) -> list[tuple[int,
     return [(spans[at][0], spans[at + width - 1][1]) for at in positions]
 
 
+def token_indexes(text: str, positions: Sequence[int]) -> list[int]:
+    """The token index in ``text`` of each of the token ``positions`` of its index form (see
+    :func:`index_spans`): the position less the boundary tokens before it, which stand in the
+    index only (found by review: 'heron' in '我爱你 heron' was token 4, not 3)."""
+    if not positions:
+        return []
+    spans = itertools.islice(index_spans(text), max(positions) + 1)
+    boundaries = list(itertools.accumulate((start == end for start, end in spans), initial=0))
+    return [at - boundaries[at] for at in positions]
+
+
 def fold(text: str) -> str:
     """Case- and accent-fold ``text`` as SQLite's ``unicode61`` (``remove_diacritics 2``)
     folds the characters of its tokens: each on its own, to one character or none
