@@ -314,7 +314,7 @@ def test_an_id_of_any_length_comes_back_cut_in_the_result_and_the_log(
 @pytest.mark.parametrize("tool", ["recall", "list_memories", "search_words"])
 def test_a_limit_below_one_names_the_page_size_it_may_reach(tools: MemoryTools, tool: str) -> None:
     # Found by review: the tools' limit of 0 was told "use 1 or more (at most 2**63 - 1)",
-    # while a page holds at most max_results (8 by default).
+    # while a page holds at most max_results (8 by default); a larger limit is cut to it.
     call = getattr(tools, tool)
     result = call("x", limit=0) if tool == "recall" else call(limit=0)
-    assert result["error"]["message"] == "limit: is 0; use 1 to 8, the most a page holds."
+    assert result["error"]["message"] == "limit: is 0; use 1 or more (a page holds at most 8)."
