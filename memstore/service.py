@@ -161,10 +161,12 @@ class MemoryService(UpkeepMethods):
         ``supersedes``) a memory in one write transaction. Keywords ``category`` (``fact``
         for a new memory; a reused or confirmed one keeps its own), ``key`` and ``expires_at``, as
         :class:`~memstore.concerns.memory_rules.MemoryFields` says. Raises MemoryDisabled,
-        InvalidInput, SecretRejected (nothing stored) or NotFound."""
+        InvalidInput (an ``extracted`` update among them), SecretRejected (nothing stored) or
+        NotFound."""
         memories.require_enabled(self.config)
         origins = Origins(supersedes, origin, confidence, source_message_id, source_ref)
         if memory_id is not None:  # an update: what is not given is kept, the category too
+            memories.require_explicit_update(origin)
             return memories.update_memory(self._db, memory_id, content, Fields.of(fields), origins)
         return memories.remember(self._db, content, Fields.of(fields), origins)
 

@@ -420,3 +420,19 @@ def test_a_duplicate_remember_applies_the_fields_it_gives(service: MemoryService
     assert again.id == coffee.id and again.category == "preference"
     assert again.expires_at is not None and again.expires_at.year in (2098, 2099)
     assert service.remember("Diego likes coffee.").category == "preference"  # nothing given
+
+
+def test_an_extracted_fact_cannot_update_a_memory_by_its_id(service: MemoryService) -> None:
+    # Found by review: remember(..., memory_id=b, key="lang", origin="extracted") rewrote the
+    # confirmed memory b and superseded the confirmed a through the key; it is refused.
+    a = service.remember("Diego prefers Spanish.", key="lang")
+    b = service.remember("Diego has a cat.")
+    with pytest.raises(InvalidInput, match="origin: is extracted"):
+        service.remember(
+            "Diego prefers German.", memory_id=b.id, key="lang", origin="extracted", confidence=0.3
+        )
+    kept = [service.get_memory(a.id), service.get_memory(b.id)]
+    assert [(m.status, m.content) for m in kept if m] == [
+        ("active", "Diego prefers Spanish."),
+        ("active", "Diego has a cat."),
+    ]

@@ -72,6 +72,18 @@ def remember(db: Database, content: str, fields: Fields, origins: Origins) -> Me
     return memory_model(memory, now)
 
 
+def require_explicit_update(origin: str) -> None:
+    """Raise InvalidInput for an update (``remember`` with a ``memory_id``) whose origin is
+    ``extracted``: an unconfirmed fact may not rewrite, confirm or supersede a memory (found
+    by review: it rewrote a confirmed one and superseded another through its key)."""
+    if origin == "extracted":
+        raise InvalidInput(
+            "origin",
+            "is extracted, which cannot update a memory (memory_id); remember the fact "
+            "without memory_id to keep it as a candidate, or as explicit to update.",
+        )
+
+
 def update_memory(
     db: Database,
     memory_id: str,
