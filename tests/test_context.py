@@ -131,3 +131,19 @@ def test_the_rest_comes_newest_first_by_last_change_as_memories_lists_them(
     service.update_memory(old.id, "Diego plays the cello.")
     assert service.context("").memory_ids[0] == old.id
     assert service.list_memories().memories[0].id == old.id
+
+
+def test_a_word_late_in_a_long_request_ranks_its_memory_first(service: MemoryService) -> None:
+    # Found by review: only the first 32 content words of a request ranked the memories, so
+    # "penicillin" at the end of this one left its memory last.
+    allergy = service.remember("Diego is allergic to penicillin.")
+    for n in range(20):
+        service.remember(f"Diego project note {n}: the garden plan step {n}.", category="project")
+    request = (
+        "Morgan, yesterday afternoon my daughter Lucia came home from school with a terrible "
+        "fever, sore throat, swollen glands and a rash; the pediatrician suggested antibiotics, "
+        "maybe amoxicillin, but my neighbour Carmen recommended herbal tea, honey, ginger, rest, "
+        "vitamins. Tomorrow morning I also have a dentist appointment and the dentist wants to "
+        "prescribe penicillin after the extraction. Should I worry?"
+    )
+    assert service.context(request).memory_ids[0] == allergy.id

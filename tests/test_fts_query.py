@@ -18,6 +18,7 @@ from memstore.errors import InvalidInput, InvalidQuery
 from memstore.kinds import Mode
 from memstore.text.cjk import index_form
 from memstore.text.fts_query import (
+    CONTEXT_WORDS,
     MAX_DISTINCT_TOKENS,
     MAX_QUERY_CHARS,
     MODES,
@@ -299,4 +300,14 @@ def test_the_context_ranks_by_a_long_requests_content_words_before_its_stopwords
     match = ranking_match(f"{stopwords} galletas peanuts")
     assert match is not None
     words = match.split(" OR ")
-    assert words[:2] == ['"galletas"', '"peanuts"'] and len(words) == MAX_DISTINCT_TOKENS
+    assert words[:2] == ['"galletas"', '"peanuts"']
+    assert len(words) == len(set(stopwords.split())) + 2  # up to CONTEXT_WORDS, all of them
+
+
+def test_the_context_ranks_by_at_most_so_many_words_content_words_first() -> None:
+    # Found by review: a request of over 32 content words was cut to its first 32, so a
+    # word late in it ("penicillin") never ranked the memory it named.
+    content = [f"word{n}" for n in range(CONTEXT_WORDS + 10)]
+    match = ranking_match(" ".join(["the", "of", *content]))
+    assert match is not None
+    assert match.split(" OR ") == [f'"{word}"' for word in content[:CONTEXT_WORDS]]

@@ -105,19 +105,25 @@ def build_match(text: str, mode: Mode) -> str:
     return (" OR " if mode == "any" else " AND ").join(quote(token) for token in unique)
 
 
+CONTEXT_WORDS = 256
+"""The most distinct words of a request that rank the memories of its context: a message of
+several paragraphs, searched once per turn over the memories index (small beside history)."""
+
+
 def ranking_match(text: str) -> str | None:
     """An any-word MATCH expression that ranks by ``text`` of any length, or None.
 
     For the per-turn context, where the user's whole message ranks memories and must never
-    fail: at most 32 distinct words, the content words first, in the message's order, then
-    stopwords while there is room (found by review: the first 32 words of a long request,
-    its stopwords among them, left out the word at its end that named the memory).
+    fail: at most :data:`CONTEXT_WORDS` distinct words, the content words first, in the
+    message's order, then stopwords while there is room (found by review: the first 32 words
+    of a long request, its stopwords among them, left out the word at its end that named the
+    memory; and again with 32 content words: a request of 60 words).
     """
     distinct: dict[str, str] = {}
     for token in pairs_of_long_runs(tokenize(text)):
         distinct.setdefault(fold(token), token)
     words = sorted(distinct.values(), key=is_stopword)  # stable: content words first
-    return " OR ".join(quote(token) for token in words[:MAX_DISTINCT_TOKENS]) or None
+    return " OR ".join(quote(token) for token in words[:CONTEXT_WORDS]) or None
 
 
 @dataclass(frozen=True)
