@@ -1,5 +1,5 @@
-"""A fifth labelled corpus for the credential guard: what a review of the landed guard found
-it got wrong (2026-12-06), data only.
+"""A fifth labelled corpus for the credential guard: what two reviews of the landed guard
+found it got wrong (2026-12-06), data only.
 
 The rules were then changed against it, so it is a tuning set like ``guard_corpus``, not a
 check: the README gives the figures it had when it was written. Same shapes and conventions
@@ -63,6 +63,20 @@ CREDENTIALS: list[tuple[str, str]] = [
     ("command_line", "az login -u diego@example.org -p Azur3P4ss!"),
     ("command_line", "zip -P Z1pP4ss backup.zip notes.txt"),
     ("command_line", "7z a -pArch1veP4ss backup.7z notes"),
+    # a second review's (same day), all of them missed at first
+    (
+        "private_key_elided",
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA...\n-----END RSA PRIVATE KEY-----",
+    ),
+    (
+        "private_key_elided",
+        "-----BEGIN DSA PRIVATE KEY-----\nMIIBuwIBAAKBgQD...\n-----END DSA PRIVATE KEY-----",
+    ),
+    ("square_access_token", "sq0atp-" + "1234567890abcdefghijkl"),
+    ("google_oauth_access_token", "the access token is ya29." + "a0AfH6SMBx3kqzTq_Wd8vPq2"),
+    ("slack_app_token", "xapp-1-" + "A0123456789-1234567890123-abcdef0123456789abcdef"),
+    ("pin_es", "clave: 1234"),
+    ("pin_es", "Mi clave es 4821"),
 ]
 
 ORDINARY: list[tuple[str, str]] = [
@@ -110,4 +124,6 @@ ORDINARY: list[tuple[str, str]] = [
     ("en", "PSK: WPA2-Personal"),
     ("en", "pin: requests==2.31.0"),
     ("en", "password: ENC[AES256_GCM,data:abc]"),
+    ("es", "Palabras clave: 2024, jardín"),
+    ("es", "La clave: paciencia"),
 ]

@@ -171,8 +171,8 @@ MOST_REFUSED = 1
         # a hostile tester's, with languages and shapes the guard does not claim (Thai, seed
         # phrases, card numbers); first measured at 39% caught and 27 of 92 refused
         (guard_attack, 0.85),
-        # a review's finds (2026-12-06): first measured at 1 of 43 caught and 41 of 41
-        # refused; the rules were then changed against it
+        # two reviews' finds (2026-12-06): first measured at 1 of 43 caught and 40 of 40
+        # refused, then 0 of the second's 7; the rules were then changed against it
         (guard_review, 0.95),
         # written apart from the rules and the other corpora, first measured after the
         # review's changes at 127 of 145 caught (87.6%) and none refused; then widened for it

@@ -34,6 +34,7 @@ PASSWORD_LABELS = (
 LOCKS = r"door|alarm|disarm|gate|garage|safe|lock|unlock|access|entry|keypad|intercom|building"
 PIN_LABELS = (
     r"pin(?:[- ]?(?:code|kod|код|nummer|number|número|numero))?|(?:code|kod|c[óo]digo) pin"
+    r"|(?<!palabras )(?<!palabra )clave"  # "clave: 1234", not "Palabras clave: 2024"
     rf"|geheimzahl|пин(?:-код)?|pin码|暗証番号|핀 ?번호|digicode|unlock(?: code| pin)?|combination"
     r"|clave (?:de|del) (?:la )?(?:alarma|tarjeta|puerta|caja fuerte|cajero|portal)"
     rf"|(?:{LOCKS})[ -]?code|code (?:to|for|of) (?:the |my )?(?:{LOCKS}|house)"
