@@ -436,3 +436,21 @@ def test_an_extracted_fact_cannot_update_a_memory_by_its_id(service: MemoryServi
         ("active", "Diego prefers Spanish."),
         ("active", "Diego has a cat."),
     ]
+
+
+def test_a_memory_whose_successor_was_deleted_says_so_and_can_be_remembered_again(
+    service: MemoryService,
+) -> None:
+    # Found by review: after deleting the newest memory under a key, the one it superseded
+    # was refused as "superseded by None".
+    old = service.remember("Diego prefers Spanish.", key="lang")
+    new = service.remember("Diego prefers English.", key="lang")
+    assert service.delete_memory(new.id)
+    for attempt in (
+        lambda: service.update_memory(old.id, "Diego prefers Catalan."),
+        lambda: service.pin_memory(old.id, True),
+    ):
+        with pytest.raises(InvalidInput, match="superseded by a memory since deleted"):
+            attempt()
+    again = service.remember("Diego prefers Spanish.", key="lang")
+    assert again.status == "active" and again.content == "Diego prefers Spanish."

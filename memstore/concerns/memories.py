@@ -155,10 +155,7 @@ def pin_memory(db: Database, memory_id: str, pinned: bool) -> Memory:
         if memory is None:
             raise NotFound("memory", memory_id)
         if memory.status == "superseded" and pinned:
-            raise InvalidInput(
-                "memory_id",
-                f"{memory_id} was superseded by {memory.superseded_by}; pin that one.",
-            )
+            raise supersede.superseded_refusal(memory, "pin")
         if pinned and memory_model(memory, now).status == "expired":
             raise InvalidInput(
                 "memory_id",

@@ -188,9 +188,7 @@ def update(
         InvalidInput: If the memory was superseded.
     """
     if memory.status == "superseded":
-        raise InvalidInput(
-            "memory_id", f"{memory.id} was superseded by {memory.superseded_by}; update that one."
-        )
+        raise superseded_refusal(memory, "update")
     normalized = draft.normalized or memory.normalized_content
     key = draft.key or memory.key
     holders = (holder(connection, now, normalized=normalized), holder(connection, now, key=key))
@@ -233,3 +231,14 @@ def link(connection: sqlite3.Connection, memory: StoredMemory, source: Source | 
         message = messages.message_by_source(connection, source.source_ref)
     ref = source.source_ref or (message.source_ref if message else None)
     memory_rows.add_source(connection, memory.id, message.id if message else None, ref)
+
+
+def superseded_refusal(memory: StoredMemory, verb: str) -> InvalidInput:
+    """The refusal to ``verb`` a superseded memory: the memory that replaced it is the one to
+    use, or, when that one was deleted since, the fact is to be remembered again (found by
+    review: "was superseded by None")."""
+    if memory.superseded_by is None:
+        reason = "was superseded by a memory since deleted; remember the fact again to keep it."
+    else:
+        reason = f"was superseded by {memory.superseded_by}; {verb} that one."
+    return InvalidInput("memory_id", f"{memory.id} {reason}")
