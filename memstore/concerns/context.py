@@ -40,6 +40,9 @@ class Item(NamedTuple):
 
 
 PINNED = "pinned "
+ONE_LINE = str.maketrans(dict.fromkeys("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029", " "))
+"""Each line break of a memory's content as a space, the same length: a content holding
+"\n- [pinned preference] ..." forged a line of the block (found by review)."""
 LINE_CHARS = len("- [] ") + len(" (id )") + len("\n")  # see prefix, suffix, overhead
 
 
@@ -104,7 +107,9 @@ def build(items: Sequence[Item], budget: int) -> MemoryContext:
     room = budget - len(HEADER)
     kept, omitted = select_items(items, room)
     cap = content_cap([len(item.content) for item in kept], room - sum(map(overhead, kept)))
-    lines = [prefix(item) + clip(item.content, cap) + suffix(item) for item in kept]
+    lines = [
+        prefix(item) + clip(item.content, cap).translate(ONE_LINE) + suffix(item) for item in kept
+    ]
     return MemoryContext(
         text="\n".join([HEADER, *lines]) if kept else "",
         memory_ids=[item.id for item in kept],
