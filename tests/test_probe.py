@@ -74,6 +74,36 @@ def test_every_command_refuses_another_applications_database_byte_for_byte(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.db"]  # no -wal, no -shm
 
 
+OTHER_TOOLS_RECORDS = {  # table, its columns, a row
+    # found by review: each was switched to WAL, a traceback, or a MemoryError
+    "sequel": ("schema_migrations", "filename TEXT", "'1_init.rb'"),
+    "text version": ("schema_migrations", "version TEXT", "'v1.2'"),
+    "null version": ("schema_migrations", "version INTEGER", "NULL"),
+    "rails": ("schema_migrations", "version", "20230101120000"),
+    "golang-migrate": ("schema_migrations", "version INTEGER, dirty INTEGER", "3, 0"),
+    "alembic app": ("alembic_version", "version_num TEXT", "'ae1027a6acf'"),
+    "alembic columns": ("alembic_version", "revision TEXT", "'0007'"),
+}
+
+
+@pytest.mark.parametrize("tool", OTHER_TOOLS_RECORDS)
+@pytest.mark.parametrize("command", [["recall", "tea"], ["check"], ["diary", "2026-10-05"]])
+def test_another_tools_version_tables_make_a_database_another_applications(
+    foreign: Path, tmp_path: Path, tool: str, command: list[str]
+) -> None:
+    with closing(sqlite3.connect(foreign)) as connection:
+        table, columns, row = OTHER_TOOLS_RECORDS[tool]
+        connection.execute(f"CREATE TABLE {table} ({columns})")
+        connection.execute(f"INSERT INTO {table} VALUES ({row})")
+        connection.commit()
+    before = foreign.read_bytes()
+    completed = memstore("--database", str(foreign), *command)
+    assert completed.returncode == 1 and "Traceback" not in completed.stderr
+    assert error_of(completed)["type"] == "FileError"
+    assert foreign.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.db"]
+
+
 def test_a_foreign_database_in_wal_mode_is_refused_by_the_api_and_mcp_too(
     foreign: Path, runner: CliRunner
 ) -> None:

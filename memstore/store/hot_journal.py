@@ -19,7 +19,8 @@ from pathlib import Path
 
 from memstore import files
 from memstore.errors import FileError, StoreBusy, StoreError
-from memstore.store.probe import Schema, read_only_reason, schema_of
+from memstore.store.probe import read_only_reason
+from memstore.store.schema_records import Schema, schema_of
 
 
 def rolled_back_schema(path: Path) -> Schema:

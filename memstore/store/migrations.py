@@ -87,13 +87,13 @@ def upgrade_file(path: Path, scripts: str | None, known: dict[str, int], code: i
         known: Every revision id this code ships -> its schema version.
         code: The newest schema version this code ships.
     """
-    from memstore.store import probe
+    from memstore.store import probe, schema_records
     from memstore.store.engine import make_engine, raw_sqlite
 
     engine = make_engine(path).execution_options(memstore_begin="IMMEDIATE")
     try:
         with engine.begin() as connection:
-            schema = probe.schema_of(raw_sqlite(connection))
+            schema = schema_records.schema_of(raw_sqlite(connection))
             if probe.pending(schema, path, known, code):
                 log.info("upgrading %s to schema version %d", path, code)
                 upgrade(connection, scripts)

@@ -20,65 +20,13 @@ import os
 import sqlite3
 from collections.abc import Mapping
 from contextlib import closing
-from dataclasses import dataclass
 from pathlib import Path
 
 from memstore.errors import FileError, SchemaError, StoreDamaged
+from memstore.store.schema_records import Schema, schema_of
 
 JOURNALS = ("-wal", "-journal")  # what a writer leaves beside a database until it is read in
-OBJECTS = "SELECT count(*) FROM sqlite_master"
-TABLE = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
-MIGRATIONS = "SELECT version FROM schema_migrations ORDER BY version"
-ALEMBIC = "SELECT version_num FROM alembic_version"
 PROBE_TIMEOUT_S = 0.5
-MARKS = ("PRAGMA application_id", "PRAGMA user_version")
-
-
-@dataclass(frozen=True)
-class Schema:
-    """What a SQLite database records about its schema.
-
-    Attributes:
-        objects: Entries in ``sqlite_master``; 0 is an empty database.
-        recorded: The versions in ``schema_migrations``, ascending; None without that table.
-        alembic: The rows of ``alembic_version``; None without that table.
-        marked: Whether the header carries an ``application_id`` or ``user_version``: an
-            application has claimed the file, even with no table in it yet.
-    """
-
-    objects: int
-    recorded: tuple[int, ...] | None
-    alembic: tuple[str, ...] | None
-    marked: bool = False
-
-    @property
-    def is_memstore(self) -> bool:
-        """Whether either version table is there: the file is (or was) memstore's."""
-        return self.recorded is not None or self.alembic is not None
-
-    @property
-    def newest(self) -> int:
-        """The highest version in ``schema_migrations`` (0 when it records none)."""
-        return self.recorded[-1] if self.recorded else 0
-
-
-def schema_of(connection: sqlite3.Connection) -> Schema:
-    """The schema records of the database open on ``connection`` (only reads)."""
-
-    def has(table: str) -> bool:
-        return connection.execute(TABLE, (table,)).fetchone() is not None
-
-    recorded = (
-        tuple(int(v) for (v,) in connection.execute(MIGRATIONS))
-        if has("schema_migrations")
-        else None
-    )
-    alembic = (
-        tuple(str(v) for (v,) in connection.execute(ALEMBIC)) if has("alembic_version") else None
-    )
-    (objects,) = connection.execute(OBJECTS).fetchone()
-    marked = any(connection.execute(pragma).fetchone()[0] for pragma in MARKS)
-    return Schema(int(objects), recorded, alembic, marked)
 
 
 def reader_uri(path: Path) -> str:
@@ -204,8 +152,9 @@ def pending(schema: Schema, path: Path, revisions: Mapping[str, int], code: int)
             ``alembic_version`` is missing, names an unknown revision or disagrees with
             ``schema_migrations``.
     """
-    if not schema.is_memstore:
-        if schema.objects or schema.marked:
+    foreign = schema.foreign or (not schema.core and bool(schema.recorded or schema.alembic))
+    if foreign or not schema.is_memstore:
+        if foreign or schema.objects or schema.marked:
             raise FileError(
                 str(path),
                 "it is not a memstore database (another application's SQLite database, "
@@ -242,7 +191,7 @@ def version_problem(
         code: The newest schema version this code ships.
     """
     recorded, newest = list(schema.recorded or ()), schema.newest
-    if recorded != list(range(1, newest + 1)):
+    if recorded != list(range(1, len(recorded) + 1)):  # not range(newest): 20230101120000
         return (
             f"the schema versions are not contiguous (expected 1..{newest})",
             f"this code is at version {code}. Restore a backup; do not edit schema_migrations.",
