@@ -540,3 +540,42 @@ def test_a_ctrl_c_python_cannot_raise_still_stops_the_command_and_no_text_is_pri
     assert completed.stdout.strip() == "stopped"
     assert "private message text" not in completed.stderr
     assert "ValueError ignored in a finalizer: bad" in completed.stderr
+
+
+def test_a_command_started_without_stdout_does_its_work_without_a_traceback(
+    db_path: Path,
+) -> None:
+    # Found by review: `memstore remember X >&-` stored the memory, then failed with
+    # "'NoneType' object has no attribute 'isatty'" and exit 1.
+    import os
+
+    completed = subprocess.run(
+        [sys.executable, "-m", "memstore", "--database", str(db_path), "remember", "tea time"],
+        capture_output=False,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=60,
+        preexec_fn=lambda: os.close(1),
+    )
+    assert completed.returncode == 0 and completed.stderr == ""
+    with closing(sqlite3.connect(db_path)) as connection:
+        assert connection.execute("SELECT content FROM memories").fetchall() == [("tea time",)]
+
+
+def test_sigterm_stops_a_command_as_ctrl_c_does(tmp_path: Path) -> None:
+    # Found by review: SIGTERM ended an export with no JSON error and left its staging copy.
+    import signal
+    import time
+
+    log = tmp_path / "logs" / "2026-03-01.md"
+    log.parent.mkdir()
+    records = "".join(f"\n\n[09:00:00 +0000] \nDiego: riego {n} hoy" for n in range(300_000))
+    log.write_text("Morgan Log \u2014 2026-03-01" + records, encoding="utf-8")
+    command = [sys.executable, "-m", "memstore", "--database", str(tmp_path / "d.sqlite3"),
+               "import", str(log.parent), "--speaker", "Diego=user"]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(2.0)  # started, importing
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 1 and "Traceback" not in stderr
+    assert json.loads(stderr.strip().splitlines()[-1])["error"]["type"] == "Aborted"

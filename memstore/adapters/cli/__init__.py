@@ -12,6 +12,8 @@ command's module when the command is asked for, as :mod:`.catalog` says.
 from __future__ import annotations
 
 import _thread
+import os
+import signal
 import sys
 import threading
 
@@ -25,9 +27,29 @@ INTERRUPT_AGAIN_S = 0.05
 
 def main() -> None:
     """Console entry point: run the ``memstore`` group on ``sys.argv``, with
-    :func:`unraisable` as the process's hook for errors Python cannot raise."""
+    :func:`unraisable` as the process's hook for errors Python cannot raise, SIGTERM
+    stopping a command as Ctrl-C does (:func:`terminated`), and a closed standard stream
+    read or written as the null device (:func:`standard_streams`)."""
     sys.unraisablehook = unraisable
+    signal.signal(signal.SIGTERM, terminated)
+    standard_streams()
     cli()
+
+
+def terminated(signum: int, frame: object) -> None:
+    """SIGTERM's handler: stop the command as Ctrl-C does, its unit of work rolled back, its
+    staged files removed and the JSON error printed (found by review: an export stopped so
+    left its staging copy of the whole history; the MCP server keeps the default)."""
+    raise KeyboardInterrupt
+
+
+def standard_streams() -> None:
+    """Give a standard stream the process was started without (``memstore check >&-``) the
+    null device, so that a command neither fails on it with a traceback nor, having done its
+    work, reports it as failed (found by review)."""
+    for name, mode in (("stdin", "r"), ("stdout", "w"), ("stderr", "w")):
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, mode, encoding="utf-8"))  # noqa: SIM115
 
 
 def unraisable(error: sys.UnraisableHookArgs) -> None:

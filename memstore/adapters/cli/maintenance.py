@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from datetime import date
 from pathlib import Path
 
@@ -76,6 +77,7 @@ def mcp(ctx: click.Context) -> None:
         ) from error
     from memstore.service import MemoryService
 
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the SDK's loop may not stop on Ctrl-C
     person = service_from(ctx, new_ok=True)
     # The tools page for a model, as the configuration says, not for a person at a terminal.
     with MemoryService(person.path, config=person.config) as service:
