@@ -314,6 +314,17 @@ def test_a_destination_name_near_the_file_systems_limit_is_backed_up_and_exporte
     assert Path(exported.export).stat().st_size > 0
 
 
+@pytest.mark.parametrize("name", ["y" * 300, "x" * 120_000])
+def test_a_destination_name_too_long_is_a_file_error_and_leaves_nothing(
+    written: MemoryService, tmp_path: Path, name: str
+) -> None:
+    # Found by review: backup raised a bare OSError (export already gave a FileError).
+    before = sorted(tmp_path.iterdir())
+    with pytest.raises(FileError, match="could not be written"):
+        written.backup(tmp_path / name)
+    assert sorted(tmp_path.iterdir()) == before
+
+
 def test_a_killed_checks_scratch_copy_is_removed_by_the_next_one() -> None:
     # Found by review: a check killed while it judged a read-only store's FTS indexes on a
     # private copy left that copy (the whole store) in the temporary folder for good.

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from memstore import open_stores
 from memstore.concerns.health import health
+from memstore.errors import FileError
 from memstore.schemas import BackupReport, HealthReport
 from memstore.store import backups
 from memstore.store.database import Database
@@ -30,18 +31,26 @@ def backup(db: Database, destination: str | Path) -> BackupReport:
 
     Raises:
         BackupExists: If ``destination`` exists; nothing is written.
-        FileError: If ``destination`` is where SQLite keeps a file beside the database.
+        FileError: If ``destination`` is where SQLite keeps a file beside the database, or
+            the copy cannot be put there (a name too long, a full disk).
         InvalidInput: If the destination folder cannot be created or written.
         StoreError: If SQLite fails while reading the database or writing the copy.
     """
     target = backups.target(destination)
     open_stores.not_a_companion(target, db.path)
     db.ensure_schema()
-    with backups.staging(target) as staged:
-        backups.copy(db.path, staged, read_only=db.read_only is not None)
-        checked = checked_copy(staged)
-        backups.seal(staged)
-        backups.place(staged, target)
+    try:
+        with backups.staging(target) as staged:
+            backups.copy(db.path, staged, read_only=db.read_only is not None)
+            checked = checked_copy(staged)
+            backups.seal(staged)
+            backups.place(staged, target)
+    except OSError as error:  # found by review: a name too long was a bare OSError
+        raise FileError(
+            str(target),
+            f"the backup could not be written ({error.strerror or error}); nothing was left "
+            "there. Free some space, or choose another place or a shorter name.",
+        ) from error
     return BackupReport(
         backup=str(target),
         database=str(db.path),
