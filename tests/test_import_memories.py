@@ -911,3 +911,19 @@ def test_a_path_that_cannot_be_examined_is_a_file_error(tmp_path: Path) -> None:
     service = MemoryService(tmp_path / "memory.sqlite3")
     with pytest.raises(FileError, match="cannot be examined"):
         service.import_memories(tmp_path / ("a" * 300 + ".jsonl"))
+
+
+def test_a_session_whose_metadata_holds_nan_is_refused_and_nothing_imported(
+    export: Path, target: MemoryService, tmp_path: Path
+) -> None:
+    # Found by review: Python's JSON reads NaN, and the import stored metadata the API
+    # refuses ({"a": NaN}), which a later export wrote as null.
+    records = lines(export)
+    session = next(r for r in records if r["type"] == "session")
+    session["metadata"] = {"a": float("nan")}
+    bad = write_lines(tmp_path / "nan.jsonl", records)  # json.dumps writes NaN
+    assert "NaN" in bad.read_text(encoding="utf-8")
+    before = state(target)
+    with pytest.raises(InvalidInput, match="not JSON compliant"):
+        target.import_memories(bad)
+    assert state(target) == before

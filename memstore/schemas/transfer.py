@@ -14,6 +14,7 @@ memory file's front matter may leave some fields out
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
@@ -85,6 +86,17 @@ class ExportEnd(Record):
     counts: dict[str, int]
 
 
+def strict_json(value: dict[str, Any]) -> dict[str, Any]:
+    """``value`` when JSON's own rules hold it: no NaN or infinity, which Python's JSON and
+    pydantic's parser take but the API refuses (found by review: an import stored ``NaN``).
+
+    Raises:
+        ValueError: If it holds NaN or an infinity.
+    """
+    json.dumps(value, allow_nan=False)
+    return value
+
+
 class SessionRecord(Record):
     """A session, as :class:`memstore.schemas.Session`."""
 
@@ -92,7 +104,7 @@ class SessionRecord(Record):
     id: Id
     started_at: Time
     ended_at: Time | None
-    metadata: dict[str, Any]
+    metadata: Annotated[dict[str, Any], AfterValidator(strict_json)]
 
 
 class MessageRecord(Record):
