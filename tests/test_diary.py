@@ -392,6 +392,19 @@ def test_a_log_that_cannot_be_shown_says_why(
         assert "is not a folder" in (day.diary("2026-10-05", tz=MADRID).log_error or "")
 
 
+def test_a_log_with_a_torn_record_is_shown_with_the_bad_bytes_replaced(
+    logged: MemoryService, log_dir: Path
+) -> None:
+    # Found by review: one byte that is not UTF-8 withheld the whole day's log (log: null),
+    # though the importer takes the log's other records.
+    torn = LOG.encode("utf-8") + b"\n\n[23:59:59 +0200] \nDiego: cortado \xe2\x82"
+    (log_dir / "2026-10-05.md").write_bytes(torn)
+    day = logged.diary("2026-10-05", tz=MADRID)
+    assert day.log is not None and day.log.startswith(LOG.lstrip("\ufeff"))
+    assert day.log.endswith("Diego: cortado \ufffd")
+    assert "not valid UTF-8" in (day.log_error or "")
+
+
 def test_log_dir_defaults_beside_the_database_and_resolves_under_the_data_directory(
     tmp_path: Path,
 ) -> None:

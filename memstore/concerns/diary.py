@@ -67,10 +67,12 @@ def read_log(path: Path) -> tuple[str | None, str | None]:
     """The text of a daily log and why it could not be read; (None, None) when it is missing.
 
     Read-only, as UTF-8 with any BOM dropped; like the importer, a symbolic link, a
-    non-regular file or a file over 16 MiB is refused.
+    non-regular file or a file over 16 MiB is refused. Bytes that are not UTF-8 (a record
+    torn by a full disk) are shown as U+FFFD and said, not the whole log withheld (found by
+    review: the importer takes the other records of such a log).
 
     Returns:
-        (text, None), (None, reason) or (None, None).
+        (text, None), (None, reason), (text, what was replaced) or (None, None).
     """
     try:
         if path.parent.exists() and not path.parent.is_dir():  # found by review: ignored
@@ -92,8 +94,11 @@ def read_log(path: Path) -> tuple[str | None, str | None]:
         return None, f"it is over {MAX_LOG_BYTES // (1024 * 1024)} MiB; open it in an editor"
     try:
         return data.decode("utf-8-sig"), None
-    except UnicodeDecodeError as error:
-        return None, f"it is not valid UTF-8 (byte {error.start}); open it in an editor"
+    except UnicodeDecodeError as error:  # a torn record: the rest of the day is still shown
+        return data.decode("utf-8-sig", errors="replace"), (
+            f"byte {error.start} is not valid UTF-8 (a record cut short?); the text shows each "
+            "such byte as U+FFFD"
+        )
 
 
 def stored_interval(db: Database, start: datetime, end: datetime) -> diary_rows.Interval:
