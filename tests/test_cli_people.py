@@ -478,3 +478,22 @@ def test_a_page_past_the_end_says_so(runner: CliRunner, imported: Path) -> None:
     assert text.strip() == "No sessions. none of 3 here: the offset is past the last one"
     text = invoke(runner, imported, "sessions", "--offset", "1", "--format", "text")[1]
     assert text.splitlines()[-1] == "2-3 of 3"
+
+
+@pytest.mark.parametrize(
+    ("hidden", "shown"),
+    [
+        ("\U000e0041\U000e0042", "\\U000e0041\\U000e0042"),  # tag letters: text a reader misses
+        ("\u034f", "\\u034f"),  # the combining grapheme joiner
+        ("\U0001d173", "\\U0001d173"),  # a musical beam, a format character
+    ],
+)
+def test_invisible_characters_found_by_review_are_escaped_in_text_views(
+    hidden: str, shown: str
+) -> None:
+    from memstore.text.printable import printable
+
+    assert printable(f"ok{hidden}go") == f"ok{shown}go"
+    assert (
+        printable("👨\u200d👩\u200d👧 fine") == "👨\u200d👩\u200d👧 fine"
+    )  # emoji keep their joiner

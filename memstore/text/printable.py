@@ -12,12 +12,14 @@ from __future__ import annotations
 import re
 
 # Controls (not tab or line feed), the soft hyphen, invisible format characters (zero-width
-# space, word joiner, BOM; not the joiners U+200C/U+200D that emoji and scripts need), bidi
-# controls, the line and paragraph separators, and the Hangul fillers: letters that print
-# as nothing (found by review).
+# space, word joiner, BOM, the combining grapheme joiner, interlinear annotation, musical
+# beams, the tag characters that can smuggle text past a reader; not the joiners
+# U+200C/U+200D that emoji and scripts need), bidi controls, the line and paragraph
+# separators, and the Hangul fillers: letters that print as nothing (found by review).
 UNSAFE = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u061c\u115f\u1160\u180e\u200b\u200e\u200f"
-    "\u2028-\u202e\u2060-\u2064\u2066-\u2069\u3164\ufeff\uffa0]"
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u034f\u061c\u115f\u1160\u180e\u200b\u200e\u200f"
+    "\u2028-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb"
+    "\U0001d173-\U0001d17a\U000e0000-\U000e007f]"
 )
 
 
@@ -29,4 +31,6 @@ def printable(text: str) -> str:
 def escape(found: re.Match[str]) -> str:
     """The escape shown for one unsafe character."""
     code = ord(found.group())
+    if code > 0xFFFF:
+        return f"\\U{code:08x}"
     return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
