@@ -39,18 +39,7 @@ def backup(db: Database, destination: str | Path) -> BackupReport:
     target = backups.target(destination)
     open_stores.not_a_companion(target, db.path)
     db.ensure_schema()
-    try:
-        with backups.staging(target) as staged:
-            backups.copy(db.path, staged, read_only=db.read_only is not None)
-            checked = checked_copy(staged)
-            backups.seal(staged)
-            backups.place(staged, target)
-    except OSError as error:  # found by review: a name too long was a bare OSError
-        raise FileError(
-            str(target),
-            f"the backup could not be written ({error.strerror or error}); nothing was left "
-            "there. Free some space, or choose another place or a shorter name.",
-        ) from error
+    checked = copied(db, target)
     return BackupReport(
         backup=str(target),
         database=str(db.path),
@@ -60,6 +49,28 @@ def backup(db: Database, destination: str | Path) -> BackupReport:
         counts=checked.counts,
         problems=checked.problems,
     )
+
+
+def copied(db: Database, target: Path) -> HealthReport:
+    """Copy the database to ``target`` through a staged file; the copy's check.
+
+    Raises:
+        FileError: If the copy cannot be put there (a name too long, a full disk: found by
+            review, a bare OSError); nothing is left there.
+    """
+    try:
+        with backups.staging(target) as staged:
+            backups.copy(db.path, staged, read_only=db.read_only is not None)
+            checked = checked_copy(staged)
+            backups.seal(staged)
+            backups.place(staged, target)
+    except OSError as error:
+        raise FileError(
+            str(target),
+            f"the backup could not be written ({error.strerror or error}); nothing was left "
+            "there. Free some space, or choose another place or a shorter name.",
+        ) from error
+    return checked
 
 
 def checked_copy(staged: Path) -> HealthReport:
