@@ -37,15 +37,7 @@ sys.path.insert(0, str(REPO))
 from bench.timing import seconds  # noqa: E402
 from memstore import MemoryService  # noqa: E402
 from memstore.guard import reject_secrets, secret_kind  # noqa: E402
-from tests import (  # noqa: E402
-    guard_attack,
-    guard_check,
-    guard_corpus,
-    guard_fresh,
-    guard_heldout,
-    guard_review,
-)
-from tests.test_guard import corpus_messages  # noqa: E402
+from tests.test_guard import LABELLED_CORPORA, corpus_messages  # noqa: E402
 
 SHARED = REPO.parent / "shared"
 
@@ -101,7 +93,8 @@ def guard_off() -> Iterator[None]:
 
 def remember_cost(repeat: int) -> list[str]:
     """The p50 of remember with and without the guard, and of the guard alone."""
-    contents = [text for _, text in guard_corpus.ORDINARY + guard_heldout.ORDINARY]
+    ordinary = LABELLED_CORPORA["tuning"].ORDINARY + LABELLED_CORPORA["held-out"].ORDINARY
+    contents = [text for _, text in ordinary]
     work = Path(tempfile.mkdtemp(prefix="memstore-guard-"))
     guarded, unguarded = MemoryService(work / "on.sqlite3"), MemoryService(work / "off.sqlite3")
     guarded.health(), unguarded.health()
@@ -129,12 +122,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="rounds over the contents")
     args = parser.parse_args()
     lines = [
-        *rates("tuning corpus", guard_corpus),
-        *rates("held-out corpus", guard_heldout),
-        *rates("check corpus", guard_check),
-        *rates("attack corpus", guard_attack),
-        *rates("review corpus", guard_review),
-        *rates("fresh corpus", guard_fresh),
+        *(
+            line
+            for name, corpus in LABELLED_CORPORA.items()
+            for line in rates(f"{name} corpus", corpus)
+        ),
         *real_dialogue(),
         *remember_cost(args.repeat),
     ]

@@ -26,6 +26,16 @@ from tests import (
     guard_review,
 )
 
+LABELLED_CORPORA = {
+    "tuning": guard_corpus,
+    "held-out": guard_heldout,
+    "check": guard_check,
+    "attack": guard_attack,
+    "review": guard_review,
+    "fresh": guard_fresh,
+}
+"""The labelled corpora by name (``make guard`` prints each one's rates)."""
+
 # Each value is built from pieces so that this file itself does not look like a leak.
 FORMATS = {
     "AWS Access Key": "AKIA" + "IOSFODNN7EXAMPLE",
