@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from memstore.arguments import valid_unicode
 from memstore.errors import InvalidInput
 from memstore.kinds import Role, spoken, values
 
@@ -13,7 +14,8 @@ def speaker_roles(speakers: Iterable[tuple[object, object]]) -> dict[str, str]:
     map, for the API's ``speakers`` and the CLI's ``--speaker NAME=ROLE`` alike.
 
     Raises:
-        InvalidInput: If there are no speakers, a name is not text or could head no log
+        InvalidInput: If there are no speakers, a name is not text, is not valid Unicode
+            (found by review: no record matched it, and nothing said why), could head no log
             record (:func:`~memstore.logs.write.heads_a_record`, the spaces around it left
             out: a tab or a bidi mark, which a log may hold, is no reason; found by review),
             a role is not user, assistant or system, or one name (compared without case) is
@@ -26,6 +28,10 @@ def speaker_roles(speakers: Iterable[tuple[object, object]]) -> dict[str, str]:
     for name, role in speakers:
         if not isinstance(name, str):
             raise InvalidInput("speakers", f"has the name {name!r}; names are text.")
+        if not valid_unicode(name):  # a shell argument's bytes that are not UTF-8 (review)
+            raise InvalidInput(
+                "speaker", f"{name!r} holds text that is not valid Unicode; retype the name."
+            )
         if not heads_a_record(name.strip()):  # a name with a colon would match no record
             raise InvalidInput(
                 "speaker",

@@ -127,6 +127,50 @@ def test_text_that_is_not_unicode_is_refused_as_input(runner: CliRunner, db_path
     assert result.exit_code == 1 and json.loads(result.stderr)["error"]["type"] == "InvalidInput"
 
 
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (["import", "", *SPEAKERS], "'PATHS...': is empty; give a daily log"),
+        (["import-memories", " "], "'PATH': is empty; give an export file"),
+        (["--database", "", "check"], "'--database': is empty; give a database file"),
+        (["--config", "", "check"], "'--config': is empty; give a JSON configuration file"),
+        (["backup", ""], "'DESTINATION': is empty; give the path of a new file or folder"),
+    ],
+)
+def test_an_empty_path_is_a_usage_error_not_the_working_folder(
+    runner: CliRunner,
+    db_path: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    args: list[str],
+    named: str,
+) -> None:
+    # Found by review: import '' imported the working folder's logs (an unset variable).
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "2026-10-05.md").write_bytes((EXAMPLES / "2026-10-05.md").read_bytes())
+    code, _, stderr = run(runner, db_path, *args)
+    assert code == 2 and named in json.loads(stderr)["error"]["message"]
+    assert not db_path.exists()
+
+
+def test_a_folder_given_as_the_database_is_a_file_error(runner: CliRunner, tmp_path: Path) -> None:
+    # As a FIFO or a device is (found by review: a folder alone was a usage error).
+    result = runner.invoke(cli, ["--database", str(tmp_path), "recall", "tea"])
+    assert result.exit_code == 1
+    error = json.loads(result.stderr)["error"]
+    assert error["type"] == "FileError" and "this is a folder" in error["message"]
+
+
+def test_a_speaker_name_that_is_not_unicode_is_refused_before_the_import(
+    runner: CliRunner, db_path: Path
+) -> None:
+    # Found by review: it matched no record, and the import said only that no speaker did.
+    code, _, stderr = run(runner, db_path, "import", str(EXAMPLES), "--speaker", "Di\udcffego=user")
+    message = json.loads(stderr)["error"]["message"]
+    assert code == 2 and "--speaker" in message and "not valid Unicode" in message
+    assert not db_path.exists()
+
+
 def test_an_unwritable_database_folder_is_a_clear_error(runner: CliRunner, tmp_path: Path) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
@@ -193,6 +237,11 @@ def test_recall_errors_are_json_on_stderr_with_exit_1(runner: CliRunner, importe
         (["remember", "Diego likes tea", "--expires", "2020-01-01"], "--expires: 2020-01-01"),
         (["remember", " "], "CONTENT: "),
         (["recall", "x" * 513], "QUERY: "),
+        (["recall", "tea", "--session-id", ""], "--session-id: is blank"),
+        (["instances", "tea", "--session-id", " "], "--session-id: is blank"),
+        (["delete-memory", "mem_\udcff"], "MEMORY_ID: "),  # found by review: memory_id
+        (["remember", "Diego's password is hunter2!"], "CONTENT looks like"),
+        (["remember", "Diego likes tea", "--key", "ghp_" + "a1B2" * 9], "--key looks like"),
     ],
 )
 def test_errors_name_the_option_the_user_typed_not_the_api_argument(
@@ -458,7 +507,7 @@ def test_a_folder_without_logs_among_others_is_an_error_not_silence(
     assert completed.returncode == 1
     report = json.loads(completed.stdout)
     assert report["errors"] == 1 and "holds no daily log" in report["files"][0]["error"]
-    assert "1 files with an error" in completed.stderr
+    assert "1 file with an error" in completed.stderr
 
 
 def test_the_summary_counts_the_records_left_out_with_warnings(

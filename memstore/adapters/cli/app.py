@@ -22,8 +22,9 @@ import click
 
 from memstore.adapters.cli.catalog import MODULES, SUMMARIES
 from memstore.adapters.cli.opening import Opener
+from memstore.adapters.cli.options import GivenPath
 from memstore.adapters.cli.usage import dash_hint, option_name, unechoed
-from memstore.errors import InvalidInput, MemstoreError
+from memstore.errors import InvalidInput, MemstoreError, SecretRejected
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -128,7 +129,8 @@ def format_options() -> list[click.Option]:
 
 
 def with_format(callback: Callable[..., Any]) -> Callable[..., Any]:
-    """``callback`` taking the ``--format``/``--json`` options off its keywords first."""
+    """``callback`` taking the ``--format``/``--json`` options off its keywords first; the
+    errors that name an API argument name the option or argument typed instead."""
 
     @functools.wraps(callback)
     def run(
@@ -140,6 +142,9 @@ def with_format(callback: Callable[..., Any]) -> Callable[..., Any]:
             return callback(*args, **kwargs)
         except InvalidInput as error:
             raise error.named(option_name(ctx, error.argument)) from error
+        except SecretRejected as error:  # CONTENT, --key (found by review: "content")
+            name = option_name(ctx, error.argument)
+            raise SecretRejected(name, error.kind, error.length) from error
 
     return run
 
@@ -237,8 +242,12 @@ def silence_stdout() -> None:
 
 
 @click.group(cls=JsonErrors, params=format_options())
-@click.option("--database", type=click.Path(dir_okay=False, path_type=Path), help="Database file.")
-@click.option("--config", "config_file", type=click.Path(path_type=Path), help="JSON config file.")
+@click.option(
+    "--database", type=GivenPath("a database file such as memory.sqlite3"), help="Database file."
+)
+@click.option(
+    "--config", "config_file", type=GivenPath("a JSON configuration file"), help="JSON config file."
+)
 @click.option("-v", "--verbose", is_flag=True, help="Log to stderr.")
 @click.version_option(package_name="memstore")
 @click.pass_context

@@ -32,10 +32,10 @@ def delete_command(name: str, argument: str) -> Callable[[Deletion], click.Comma
 
     def register(delete: Deletion) -> click.Command:
         @cli.command(name, help=delete.__doc__)
-        @click.argument("record_id", metavar=argument.upper())
+        @click.argument(argument)  # named as the API's, so that its errors name it
         @click.pass_context
-        def command(ctx: click.Context, record_id: str) -> None:
-            result = delete(service_from(ctx), record_id)
+        def command(ctx: click.Context, /, **given: str) -> None:
+            result = delete(service_from(ctx), given[argument])
             conclude(ctx, result, ok=result.deleted)
 
         return command

@@ -68,7 +68,9 @@ def log_files(paths: Sequence[Path]) -> list[Path]:
 
 
 @cli.command("import")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument(
+    "paths", nargs=-1, required=True, type=options.GivenPath("a daily log or a folder of them")
+)
 @click.option(
     "--speaker",
     "speakers",
@@ -129,7 +131,7 @@ def import_summary(report: ImportReport, include_tail: bool) -> str:
         )
     parts += left_out(report)
     if report.errors:
-        parts.append(f"{report.errors} files with an error")
+        parts.append(f"{report.errors} file{'s' if report.errors != 1 else ''} with an error")
     return printable("; ".join(parts) + ".")
 
 

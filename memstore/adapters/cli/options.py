@@ -88,18 +88,28 @@ class TimeZone(Parsed):
         return times.zone_name(times.zone(text))
 
 
-class NewPath(click.Path):
-    """The path of a file or folder a command creates (``backup``, ``export``): an empty
-    one, which would name the working directory, is a usage error."""
+class GivenPath(click.Path):
+    """A path argument or option. The empty text (an unset shell variable), which Python
+    reads as the working directory, is a usage error saying what to give (found by review:
+    ``import ''`` imported the working directory's logs).
 
-    def __init__(self) -> None:
+    Args:
+        wanted: What to give instead, e.g. "a daily log or a folder of them".
+    """
+
+    def __init__(self, wanted: str) -> None:
         super().__init__(path_type=Path)
+        self.wanted = wanted
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         """``value`` as a Path, refusing the empty text."""
         if isinstance(value, str) and not value.strip():
-            self.fail("is empty; give the path of a new file or folder.", param, ctx)
+            self.fail(f"is empty; give {self.wanted}.", param, ctx)
         return super().convert(value, param, ctx)
+
+
+NEW_PATH = "the path of a new file or folder"
+"""What ``backup`` and ``export`` take: the path of a file or folder they create."""
 
 
 def limit(help: str = "Page size: 1 to 1000; max_results (8) by default.") -> Decorator:

@@ -25,7 +25,7 @@ VIEWS = ("text", "json")
 
 
 @cli.command()
-@click.argument("destination", type=options.NewPath())
+@click.argument("destination", type=options.GivenPath(options.NEW_PATH))
 @click.option(
     "--as",
     "form",
@@ -69,7 +69,7 @@ def export(
 
 
 @cli.command("import-memories")
-@click.argument("path", type=click.Path(path_type=Path))
+@click.argument("path", type=options.GivenPath("an export file or folder, or a memory file (*.md)"))
 @click.pass_context
 def import_memories(ctx: click.Context, path: Path) -> None:
     """Import the memories of an export (a JSONL file, a Markdown export folder, a folder
