@@ -77,13 +77,15 @@ class RecallFilters:
 
         Raises:
             InvalidInput: For a naive time, ``since`` after ``until`` (swapped, most likely),
-                or a speaker name that is empty or over 100 characters.
+                a blank session id, or a speaker name that is empty or over 100 characters.
         """
         start, end = aware(since, "since"), aware(until, "until")
         if start is not None and end is not None and start > end:
             raise InvalidInput(
                 "since", f"{start.isoformat()} is after until {end.isoformat()}; swap them?"
             )
+        if session_id is not None and not session_id.strip():  # found by review: no hits
+            raise InvalidInput("session_id", "is blank; give a session's id, or none.")
         name = None if speaker is None else speaker.strip()
         if name is not None and not 1 <= len(name) <= MAX_SPEAKER_CHARS:
             size = f"is {len(name)} characters" if name else "is blank"

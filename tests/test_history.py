@@ -59,6 +59,13 @@ def test_session_ids_are_generated_and_unique(service: MemoryService) -> None:
         service.start_session(session_id=first.id)
 
 
+def test_an_empty_session_id_is_refused_not_replaced(service: MemoryService) -> None:
+    # Found by review: "" made up an id, as if none were given.
+    with pytest.raises(InvalidInput, match="session_id: is 0 characters"):
+        service.start_session(session_id="")
+    assert service.list_sessions().sessions == []
+
+
 def test_naive_times_are_rejected_with_the_argument_named(service: MemoryService) -> None:
     with pytest.raises(InvalidInput, match="started_at.*no time zone"):
         service.start_session(started_at=datetime(2026, 10, 5, 9, 0))
@@ -182,6 +189,8 @@ def test_positions_beyond_sqlite_integers_are_invalid_input(service: MemoryServi
         with pytest.raises(InvalidInput, match="use 0 or"):
             call()
     assert service.search_words(offset=2**63 - 1).words == []
+    with pytest.raises(InvalidInput, match=r"is 10+; use 1 to 9223372036854775807"):
+        service.messages(session.id, limit=10**30)  # found by review: "use 1 or more"
 
 
 def test_recall_and_word_queries_refuse_since_after_until(service: MemoryService) -> None:
@@ -193,6 +202,15 @@ def test_recall_and_word_queries_refuse_since_after_until(service: MemoryService
     with pytest.raises(InvalidInput, match="is after until"):
         service.search_words("caf", since=since, until=until)
     assert service.recall("café", since=since, until=since).conversations == []  # empty
+
+
+def test_a_blank_session_filter_is_refused_not_matched(service: MemoryService) -> None:
+    # Found by review: it matched nothing, and said nothing.
+    for blank in ("", " "):
+        with pytest.raises(InvalidInput, match="session_id: is blank"):
+            service.recall("café", session_id=blank)
+        with pytest.raises(InvalidInput, match="session_id: is blank"):
+            service.word_instances("café", session_id=blank)
 
 
 def test_recall_refuses_a_query_that_is_not_valid_unicode(service: MemoryService) -> None:

@@ -63,6 +63,15 @@ def test_remember_with_a_memory_id_is_the_update_with_its_supersedes_and_source(
     assert service.get_memory(language.id).content == "Diego prefers English."  # type: ignore[union-attr]
 
 
+def test_an_update_cannot_supersede_the_memory_it_updates(service: MemoryService) -> None:
+    # Found by review: it was taken, and the memory updated in place as if it were not given.
+    tea = service.remember("Diego likes tea.")
+    with pytest.raises(InvalidInput, match="the memory being updated") as raised:
+        service.remember("Diego likes green tea.", memory_id=tea.id, supersedes=tea.id)
+    assert raised.value.argument == "supersedes"
+    assert service.get_memory(tea.id).content == "Diego likes tea."  # type: ignore[union-attr]
+
+
 def test_an_update_supersedes_another_memory_holding_its_new_content_or_key(
     service: MemoryService,
 ) -> None:

@@ -7,7 +7,14 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from memstore.arguments import chosen_id, json_object, position, stored_time, valid_unicode
+from memstore.arguments import (
+    MAX_POSITION,
+    chosen_id,
+    json_object,
+    position,
+    stored_time,
+    valid_unicode,
+)
 from memstore.concerns.import_records import DAILY_LOG
 from memstore.concerns.pages import following
 from memstore.errors import InvalidInput, NotFound
@@ -42,7 +49,7 @@ def start_session(
             characters, a control character, a line break or a bidi control).
     """
     session = StoredSession(
-        id=chosen_id(session_id, "session_id") if session_id else new_id("ses"),
+        id=new_id("ses") if session_id is None else chosen_id(session_id, "session_id"),
         started_at=stored_time(started_at, "started_at") or utc_now(),
         ended_at=None,
         metadata=json_object(metadata, "metadata"),
@@ -171,12 +178,11 @@ def list_messages(db: Database, session_id: str, after: int, limit: int) -> list
     """Messages of a session with sequence > ``after``, every role and status, in order.
 
     Raises:
-        InvalidInput: If ``after`` < 0 or ``limit`` < 1.
+        InvalidInput: If ``after`` < 0 or ``limit`` < 1, or either is over 2**63 - 1.
     """
     position(after, "after", "0 or the sequence of a message read before")
-    position(limit, "limit", "1 or more")
-    if limit < 1:
-        raise InvalidInput("limit", f"is {limit}; use 1 or more.")
+    if not 1 <= limit <= MAX_POSITION:  # found by review: "use 1 or more" for 10**30
+        raise InvalidInput("limit", f"is {limit}; use 1 to {MAX_POSITION} (2**63 - 1).")
     with db.read() as connection:
         rows = messages.list_messages(connection, session_id, after, limit)
     return [Message.model_validate(row) for row in rows]

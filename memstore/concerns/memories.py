@@ -103,9 +103,13 @@ def update_memory(
         NotFound: If there is no such memory, or ``origins`` names a memory or a source
             message that does not exist.
         InvalidInput: For invalid fields, a memory that was superseded, or ``supersedes``
-            naming one that is not active.
+            naming one that is not active or this memory itself.
         SecretRejected: When the new content looks like a credential.
     """
+    if origins is not None and origins.supersedes == memory_id:  # found by review
+        raise InvalidInput(
+            "supersedes", f"names {memory_id}, the memory being updated; leave it out."
+        )
     now = utc_now()
     draft = memory_rules.draft(content, fields, now)
     with db.write() as connection:
