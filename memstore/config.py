@@ -159,15 +159,21 @@ def read_section(path: Path) -> MemoryConfig:
     Raises:
         FileError: When the path is not a regular file (a FIFO, a folder, a device).
         OSError: When the file cannot be read.
-        ValueError: When it is over 1 MiB, not JSON, has no object ``memory`` section, or a
-            setting is invalid (one sentence per bad setting: its name, what is wrong, the
-            value given).
+        ValueError: When it is over 1 MiB, not UTF-8, not JSON, has no object ``memory``
+            section, or a setting is invalid (one sentence per bad setting: its name, what
+            is wrong, the value given).
     """
     data = files.read_regular(path, MAX_CONFIG_BYTES, "the configuration")
     if len(data) > MAX_CONFIG_BYTES:
         raise ValueError(f"the file is over {MAX_CONFIG_BYTES // 1024} KiB; is it the right one?")
     try:
         document: Any = json.loads(data.decode("utf-8-sig"))
+    except UnicodeDecodeError as error:  # found by review: Python's own codec message
+        raise ValueError(f"byte {error.start} is not valid UTF-8; save the file as UTF-8") from None
+    except json.JSONDecodeError as error:
+        raise ValueError(
+            f"it is not valid JSON ({error.msg} at line {error.lineno}, column {error.colno})"
+        ) from None
     except RecursionError:  # json gives up on arrays or objects nested a thousand deep
         raise ValueError("the JSON is nested too deeply to be a configuration") from None
     section = document.get("memory", {}) if isinstance(document, dict) else None

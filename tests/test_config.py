@@ -165,6 +165,24 @@ def test_a_deeply_nested_file_is_a_clear_error(tmp_path: Path) -> None:
         read_section(path)
 
 
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b'{"memory": {}}\xff', "byte 14 is not valid UTF-8; save the file as UTF-8"),
+        (b'{"memory": ', "it is not valid JSON (Expecting value at line 1, column 12)"),
+    ],
+)
+def test_a_file_that_is_not_utf8_or_not_json_says_so_in_words(
+    tmp_path: Path, data: bytes, message: str
+) -> None:
+    # Found by review: Python's own "'utf-8' codec can't decode byte 0xff in position 0".
+    path = tmp_path / "config.json"
+    path.write_bytes(data)
+    with pytest.raises(ValueError) as raised:
+        read_section(path)
+    assert str(raised.value) == message
+
+
 def test_a_nul_in_the_database_path_is_a_file_error(tmp_path: Path) -> None:
     # Found by review: "embedded null byte" escaped as a bare ValueError.
     with pytest.raises(FileError, match="NUL"):
