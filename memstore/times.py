@@ -260,7 +260,9 @@ def bounds(day: date, place: tzinfo) -> tuple[datetime, datetime]:
             else datetime.max.replace(tzinfo=UTC)  # the calendar's last day runs to its end
         )
     except OverflowError as error:
-        raise InvalidInput("day", f"{day} is out of the supported range.") from error
+        raise InvalidInput(  # found by review: it did not say what is allowed
+            "day", f"{day} cannot be shown in this time zone; give a day from 0001-01-02."
+        ) from error
     return start, end
 
 

@@ -288,6 +288,12 @@ def test_a_bad_day_or_zone_is_invalid_input(
     assert raised.value.argument == argument
 
 
+def test_a_day_a_zone_cannot_show_says_which_days_can_be_shown(service: MemoryService) -> None:
+    # Found by review: "is out of the supported range", with no range.
+    with pytest.raises(InvalidInput, match="give a day from 0001-01-02"):
+        service.diary("0001-01-01", tz="America/Adak")
+
+
 # The Markdown fallback
 
 
@@ -479,6 +485,25 @@ def test_the_text_format_shows_times_speakers_accents_and_code_as_it_is(
         "  09:20 written [preference] Diego toma el café a las diez.",
         "  22:05 updated [fact] Diego vive en Valencia.",
     ]
+
+
+def test_the_text_format_says_what_was_wrong_in_a_torn_log(
+    runner: CliRunner, tmp_path: Path, log_dir: Path
+) -> None:
+    # Found by review: the text view showed U+FFFD and said nothing; the JSON's log_error did.
+    torn = LOG.encode("utf-8") + b"\n\n[23:59:59 +0200] \nDiego: cortado \xe2\x82"
+    (log_dir / "2026-10-05.md").write_bytes(torn)
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"memory": {"log_dir": str(log_dir)}}), encoding="utf-8")
+    options = ["--database", str(tmp_path / "m.sqlite3"), "--config", str(config)]
+    result = runner.invoke(
+        cli, [*options, "diary", "2026-10-05", "--tz", MADRID, "--format", "text"]
+    )
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert lines[3].startswith("No stored conversation; the day's Markdown log")
+    assert lines[4].startswith("(byte ") and "not valid UTF-8" in lines[4]
+    assert "Diego: cortado \ufffd" in lines
 
 
 def test_the_text_format_prints_the_fallback_log_as_it_is(

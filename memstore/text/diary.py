@@ -80,11 +80,14 @@ def entry(prefix: str, content: str) -> list[str]:
 
 
 def log_lines(diary: Diary) -> list[str]:
-    """What stands for the conversations on a day the database holds none."""
+    """What stands for the conversations on a day the database holds none: the day's log,
+    with what was wrong in it (bytes that are not UTF-8, shown as U+FFFD: found by review,
+    the text view did not say so), or why it cannot be shown."""
     where = diary.log_path
     if diary.log is not None:
         body = printable(diary.log.replace("\r\n", "\n")).rstrip("\n")
-        return [f"No stored conversation; the day's Markdown log ({where}):", "", body]
+        torn = [] if diary.log_error is None else [f"({printable(diary.log_error)})"]
+        return [f"No stored conversation; the day's Markdown log ({where}):", *torn, "", body]
     if diary.log_error is not None:
         return [
             f"No stored conversation; the Markdown log {where} cannot be shown: {diary.log_error}."
