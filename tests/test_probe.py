@@ -86,6 +86,74 @@ OTHER_TOOLS_RECORDS = {  # table, its columns, a row
 }
 
 
+EMPTY_VERSION_TABLES = {  # found by review: each was a SchemaError ("a newer memstore")
+    "golang-migrate alone": ("schema_migrations (version INTEGER, dirty INTEGER)", False),
+    "golang-migrate with its tables": ("schema_migrations (version INTEGER, dirty INTEGER)", True),
+    "an alembic app's, before its first revision": ("alembic_version (version_num TEXT)", True),
+}
+ALEMBIC_BASE = "alembic_version (version_num VARCHAR(32) NOT NULL PRIMARY KEY)"
+
+
+@pytest.mark.parametrize("case", EMPTY_VERSION_TABLES)
+def test_another_tools_empty_version_table_makes_a_database_another_applications(
+    runner: CliRunner, tmp_path: Path, case: str
+) -> None:
+    table, with_tables = EMPTY_VERSION_TABLES[case]
+    path = tmp_path / "app.db"
+    with closing(sqlite3.connect(path)) as connection:
+        connection.execute(f"CREATE TABLE {table}")
+        if with_tables:
+            connection.execute("CREATE TABLE users (name TEXT)")
+        connection.commit()
+    before = path.read_bytes()
+    for command in (["recall", "tea"], ["remember", "Diego likes tea."]):
+        result = runner.invoke(cli, ["--database", str(path), *command])
+        assert result.exit_code == 1 and json.loads(result.stderr)["error"]["type"] == "FileError"
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("command", [["recall", "tea"], ["check"], ["memories"], ["sessions"]])
+def test_a_file_at_alembic_base_is_refused_by_reading_commands_as_an_empty_one_is(
+    runner: CliRunner, tmp_path: Path, command: list[str]
+) -> None:
+    # Found by review: they upgraded it, and check called the new empty store ok.
+    path = tmp_path / "base.sqlite3"
+    with closing(sqlite3.connect(path)) as connection:
+        connection.execute(f"CREATE TABLE {ALEMBIC_BASE}")
+    before = path.read_bytes()
+    result = runner.invoke(cli, ["--database", str(path), *command])
+    error = json.loads(result.stderr)["error"]
+    assert result.exit_code == 1 and error["type"] == "FileError"
+    assert "not a memstore database" in error["message"]
+    assert path.read_bytes() == before and sorted(tmp_path.iterdir()) == [path]
+
+
+def test_a_file_at_alembic_base_claimed_by_an_application_is_not_taken(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    path = tmp_path / "claimed.sqlite3"
+    with closing(sqlite3.connect(path)) as connection:
+        connection.execute(f"CREATE TABLE {ALEMBIC_BASE}")
+        connection.execute("PRAGMA user_version = 42")
+    before = path.read_bytes()
+    result = runner.invoke(cli, ["--database", str(path), "remember", "Diego likes tea."])
+    assert result.exit_code == 1 and json.loads(result.stderr)["error"]["type"] == "FileError"
+    assert path.read_bytes() == before
+
+
+def test_a_store_that_lost_its_memory_tables_is_damaged_not_another_applications(
+    runner: CliRunner, db_path: Path
+) -> None:
+    # Found by review: check called it another application's database.
+    MemoryService(db_path).remember("Diego likes tea.")
+    with closing(sqlite3.connect(db_path)) as connection:
+        connection.executescript("DROP TABLE memory_sources; DROP TABLE memories;")
+    result = runner.invoke(cli, ["--database", str(db_path), "check"])
+    report = json.loads(result.stdout)
+    assert result.exit_code == 1 and report["ok"] is False
+    assert any("no such table: memories" in problem for problem in report["problems"])
+
+
 @pytest.mark.parametrize("tool", OTHER_TOOLS_RECORDS)
 @pytest.mark.parametrize("command", [["recall", "tea"], ["check"], ["diary", "2026-10-05"]])
 def test_another_tools_version_tables_make_a_database_another_applications(

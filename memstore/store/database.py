@@ -275,8 +275,8 @@ class Database:
 
     def holds_store(self) -> bool | None:
         """Whether the file holds a memstore database, examined without creating or changing
-        anything: False for a missing or empty file or another application's database, None
-        when SQLite cannot read it as a database.
+        anything: False for a missing or empty file (or one Alembic downgraded to base) or
+        another application's database, None when SQLite cannot read it as a database.
 
         Raises:
             FileError: If the path is not a regular file (a FIFO, a folder, a device).
@@ -287,7 +287,7 @@ class Database:
             return False
         with translate_errors(self.path):
             schema = probe.read_schema(self.path)
-        return None if schema is None else schema.is_memstore
+        return None if schema is None else schema.is_memstore and not schema.at_base
 
     def code_version(self) -> int:
         """The schema version of the newest migration this code ships."""

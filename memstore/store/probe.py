@@ -127,11 +127,6 @@ def read_only_reason(path: Path) -> str | None:
     return None
 
 
-BASE_OBJECTS = 2
-"""What ``sqlite_master`` holds at Alembic's base: the ``alembic_version`` table and the
-index of its primary key (found by review: such a file was refused, not upgraded)."""
-
-
 def pending(schema: Schema, path: Path, revisions: Mapping[str, int], code: int) -> bool:
     """Whether migrations are pending for a database with these schema records.
 
@@ -152,7 +147,9 @@ def pending(schema: Schema, path: Path, revisions: Mapping[str, int], code: int)
             ``alembic_version`` is missing, names an unknown revision or disagrees with
             ``schema_migrations``.
     """
-    foreign = schema.foreign or (not schema.core and bool(schema.recorded or schema.alembic))
+    if schema.at_base:
+        return True  # `alembic downgrade base` leaves only an empty alembic_version table
+    foreign = schema.foreign or (not schema.core and schema.is_memstore)
     if foreign or not schema.is_memstore:
         if foreign or schema.objects or schema.marked:
             raise FileError(
@@ -162,8 +159,6 @@ def pending(schema: Schema, path: Path, revisions: Mapping[str, int], code: int)
                 "configuration's database setting.",
             )
         return True
-    if schema.alembic == () and schema.recorded is None and schema.objects <= BASE_OBJECTS:
-        return True  # `alembic downgrade base` leaves only an empty alembic_version table
     problem = version_problem(schema, revisions, code)
     if problem is not None:
         raise refusal(schema, path, code, *problem)

@@ -11,8 +11,11 @@ OBJECTS = "SELECT count(*) FROM sqlite_master"
 TABLE = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
 MIGRATIONS = "SELECT version FROM schema_migrations ORDER BY version"
 ALEMBIC = "SELECT version_num FROM alembic_version"
+COLUMNS = "SELECT name FROM pragma_table_info(?)"
 MARKS = ("PRAGMA application_id", "PRAGMA user_version")
 CORE_TABLES = ("sessions", "messages", "memories")  # revision 0001's, there ever since
+OWN_COLUMNS = {"schema_migrations": {"version", "applied_at"}, "alembic_version": {"version_num"}}
+NAMED = "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_autoindex_%'"
 
 
 @dataclass(frozen=True)
@@ -31,11 +34,25 @@ class Schema:
     recorded: tuple[int, ...] | None
     alembic: tuple[str, ...] | None
     marked: bool = False
+    named: frozenset[str] = frozenset()
+    """The names of its tables, indexes, views and triggers (not SQLite's own indexes)."""
     core: bool = True
-    """Whether memstore's first tables are there (sessions, messages, memories)."""
+    """Whether any of memstore's first tables is there (sessions, messages, memories): a
+    store that lost some of them is a damaged store, which ``check`` reports (found by
+    review: it was called another application's)."""
     foreign: bool = False
-    """Whether a version table is not memstore's shape: another column, or versions that are
-    not whole numbers (Ruby's Sequel, a YYYYMMDD string): another tool's records."""
+    """Whether a version table is not memstore's shape: other columns (golang-migrate's
+    ``dirty``), or versions that are not whole numbers (Ruby's Sequel, a YYYYMMDD string):
+    another tool's records."""
+
+    @property
+    def at_base(self) -> bool:
+        """Whether this is what ``alembic downgrade base`` leaves of a store: an empty
+        ``alembic_version`` table alone, in a file no application has claimed. It is
+        upgraded as an empty file is (found by review: it was refused), and only by the
+        commands that may create a store (found by review: reading commands took it over)."""
+        alone = self.named == {"alembic_version"}
+        return self.alembic == () and alone and not self.marked
 
     @property
     def is_memstore(self) -> bool:
@@ -58,16 +75,25 @@ def schema_of(connection: sqlite3.Connection) -> Schema:
     alembic = versions(connection, ALEMBIC, str) if has("alembic_version") else None
     (objects,) = connection.execute(OBJECTS).fetchone()
     marked = any(connection.execute(pragma).fetchone()[0] for pragma in MARKS)
-    core = all(map(has, CORE_TABLES))
-    foreign = ForeignVersions in (recorded, alembic)
+    named = frozenset(name for (name,) in connection.execute(NAMED))
+    core = any(map(has, CORE_TABLES))
+    shapes = [own_shape(connection, table) for table in OWN_COLUMNS if has(table)]
+    foreign = ForeignVersions in (recorded, alembic) or not all(shapes)
     return Schema(
         int(objects),
         None if recorded is ForeignVersions else recorded,
         None if alembic is ForeignVersions else alembic,
         marked,
+        named,
         core,
         foreign,
     )
+
+
+def own_shape(connection: sqlite3.Connection, table: str) -> bool:
+    """Whether the version ``table`` has memstore's columns, no more and no fewer."""
+    columns = {name for (name,) in connection.execute(COLUMNS, (table,))}
+    return columns == OWN_COLUMNS[table]
 
 
 class ForeignVersions:
