@@ -1,4 +1,4 @@
-"""A fifth labelled corpus for the credential guard: what two reviews of the landed guard
+"""A fifth labelled corpus for the credential guard: what three reviews of the landed guard
 found it got wrong (2026-12-06), data only.
 
 The rules were then changed against it, so it is a tuning set like ``guard_corpus``, not a
@@ -77,6 +77,25 @@ CREDENTIALS: list[tuple[str, str]] = [
     ("slack_app_token", "xapp-1-" + "A0123456789-1234567890123-abcdef0123456789abcdef"),
     ("pin_es", "clave: 1234"),
     ("pin_es", "Mi clave es 4821"),
+    # a third review's (same day), all of them missed at first
+    ("password_label_de", "WLAN-Schlüssel: Sonnenblume42"),
+    ("pin_it", "il codice del bancomat è 4512"),
+    ("pin_es", "Mi PIN es el 4512"),
+    ("pin_keypad", "The gate code is #1234"),
+    ("pin_de", "Der Türcode ist 4512"),
+    ("pin_de", "Zugangscode: 4512"),
+    ("passphrase_words", "ssh key passphrase: blue-harbor-lantern"),
+    ("password_short_label", "psw: Sunflower88"),
+    ("password_short_label", "p/w: Sunflower88"),
+    ("pin_en", "pass code 4512"),
+    ("password_fi", "Salasanani on kissa123"),
+    ("password_word", "my password's tangerine"),
+    ("url_default_password", "mysql://root:root@10.0.0.5/app"),
+    ("url_default_password", "postgres://postgres:postgres@db.prod.acme.com"),
+    (
+        "github_token_hidden",
+        "g\U000e0100h\U000e0100p\U000e0100_" + "abcdefghijklmnopqrstuvwxyz0123456789AB",
+    ),
 ]
 
 ORDINARY: list[tuple[str, str]] = [
@@ -126,4 +145,30 @@ ORDINARY: list[tuple[str, str]] = [
     ("en", "password: ENC[AES256_GCM,data:abc]"),
     ("es", "Palabras clave: 2024, jardín"),
     ("es", "La clave: paciencia"),
+    # a third review's (same day), all of them refused at first: what is said of a password
+    ("pt", "A senha é única."),
+    ("es", "La contraseña es facilísima."),
+    ("de", "Das Passwort ist lächerlich."),
+    ("de", "Das Passwort ist gelöscht."),
+    ("fr", "Le mot de passe est génial."),
+    ("ru", "Пароль: короткий"),
+    ("ru", "Пароль: отсутствует"),
+    ("pl", "Hasło jest łatwe."),
+    ("sv", "Lösenordet är svårt."),
+    ("el", "Κωδικός: λάθος"),
+    ("tr", "Şifre: yanlış"),  # noqa: RUF001
+    ("en", "The wifi password is upstairs."),
+    ("en", "My password is ridiculous."),
+    ("nl", "Het wachtwoord is makkelijk."),
+    ("es", "Contraseña: ninguna"),
+    # "clave" qualifying a noun, "secret" of anything, settings and lookups
+    ("es", "Dato clave: 1500 euros al mes"),
+    ("es", "Fecha clave: 2025"),
+    ("es", "El año clave es 1492"),
+    ("en", "secret: BTS2024 concert tickets"),
+    ("en", "Her secret is Covid19 never got her"),
+    ("en", "PASSWORD_POLICY=strict"),
+    ("en", "password = $env:DB_PASSWORD"),
+    ("en", "password = %(db_password)s"),
+    ("en", "DB_PASSWORD=$$POSTGRES_PASSWORD"),
 ]

@@ -121,8 +121,20 @@ LONG_RUN = re.compile(r"[A-Za-z0-9_+/=%-]{16,}")
 # The password runs to the last "@" before the host: people paste passwords holding one
 # unescaped (found by review: "https://diego:P@ssw0rd9@git.example.org" passed).
 URL_PASSWORD = re.compile(
-    r"\b[a-z][a-z0-9+.-]*://(?P<user>[^\s:/@]*):(?P<value>[^\s/]+)@[\w.-]+", re.I
+    r"\b(?P<scheme>[a-z][a-z0-9+.-]*)://(?P<user>[^\s:/@]*):(?P<value>[^\s/]+)"
+    r"@(?P<host>[\w.-]+)",
+    re.IGNORECASE,
 )
+# Where documentation points such a URL: this machine, a container's one-word name ("db"),
+# or a name reserved for examples and tests.
+SAMPLE_HOST = re.compile(
+    r"localhost|127(?:\.\d+){3}|0\.0\.0\.0|[\w-]+"
+    r"|(?:[\w-]+\.)*(?:example\.(?:com|org|net)|example|test|local|localhost|invalid)",
+    re.IGNORECASE,
+)
+# A device's admin page on a home network ("http://admin:admin@192.168.1.1"): its factory
+# password, which its manual prints.
+DEVICE_PAGE = re.compile(r"https?://(?:192\.168|10\.\d+|172\.(?:1[6-9]|2\d|3[01]))(?:\.\d+){2}")
 # Passwords that software ships with, as documentation and examples write them
 # ("postgres://postgres:postgres@localhost", "amqp://guest:guest@...").
 DEFAULT_PASSWORDS = {
@@ -154,7 +166,8 @@ SETTING = re.compile(
     r"^(?:MAX|MIN)_|_(?:TTL|EXPIRY|EXPIRES|LIFETIME|TIMEOUT|LIMIT|LENGTH|SIZE|COUNT|MAX|MIN"
     r"|PROVIDER|ENABLED|DISABLED|TYPE|MODE|METHOD|HEADER|FILE|PATH|URL|URI|ENDPOINT|HOST"
     r"|PORT|NAME|USER|USERNAME|ID|SCOPES?|ALGORITHM|ISSUER|AUDIENCE|DIR|BACKEND|SCHEME"
-    r"|STRATEGY|PLUGIN|MODULE|CLASS)$|^MAX_TOKENS$"
+    r"|STRATEGY|PLUGIN|MODULE|CLASS|POLICY|HASHERS?|VALIDATORS?|RULES?|COMPLEXITY|STRENGTH"
+    r"|HISTORY|ROTATION)$|^MAX_TOKENS$"
 )
 PASSWORD_NAME = re.compile(r"PASSWORD|PASSWD|PWD")
 ASSIGNMENT = re.compile(rf"\b(?P<name>{SECRET_NAME})\s*[=:]\s*[\"']?(?P<value>[^\s\"';,]+)")
@@ -212,11 +225,15 @@ def valued(name: str) -> Callable[[re.Match[str]], str | None]:
 
 
 def url_password(found: re.Match[str]) -> str | None:
-    """``URL with a password`` unless the password is a placeholder, the user name again or a
-    password software ships with (:data:`DEFAULT_PASSWORDS`)."""
+    """``URL with a password`` unless the password is a placeholder, or the user name again or
+    a password software ships with (:data:`DEFAULT_PASSWORDS`) on a sample host or a home
+    device's page (found by review: ``mysql://root:root@10.0.0.5`` passed)."""
     value = found["value"]
     shipped = value.casefold() in DEFAULT_PASSWORDS or value == found["user"]
-    return None if shipped or is_placeholder(value) else "URL with a password"
+    page = f"{found['scheme']}://{found['host']}".casefold()
+    home = SAMPLE_HOST.fullmatch(found["host"].rstrip(".")) or DEVICE_PAGE.fullmatch(page)
+    sample = shipped and home is not None
+    return None if sample or is_placeholder(value) else "URL with a password"
 
 
 CHECKS: tuple[Check, ...] = (

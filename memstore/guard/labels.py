@@ -21,21 +21,23 @@ import re
 from memstore.guard import values
 
 PASSWORD_LABELS = (
-    r"pass(?:words?|wd|code|phrase)|pwd|contrase[ñn]as?|mots? de passe|mdp|passw[oö]rt(?:er)?"
+    r"pass(?:words?|wd|code|phrase)|pass code|passw|psw|p/w|pwd|contrase[ñn]as?|mots? de passe"
+    r"|mdp|passw[oö]rt(?:er)?|(?:wlan|wi-?fi)-?schl[üu]ssel"
     r"|kennw[oö]rt(?:er)?|parola d'ordine|senhas?|palavra-passe|wachtwoord(?:en)?"
     r"|has(?:ł|l)[oa]|парол[ьяи]|密码|口令|パスワード|비밀번호|비번|패스워드|암호"
     r"|(?:wi-?fi|wlan|wpa2?|network) key|clave (?:del|de la) (?:wi-?fi|red|router|correo)"
     # beyond the twelve languages, the common words: Turkish, Finnish, Swedish, Danish and
     # Norwegian, Czech, Greek, Arabic, Hebrew, Hindi, Vietnamese, Indonesian, Hungarian,
     # Catalan
-    r"|şifre(?:si|m)?|salasana|lösenord(?:et)?|adgangskode|kodeord|passord|heslo|κωδικός"
+    r"|şifre(?:si|m)?|salasana(?:ni|si)?|lösenord(?:et)?|adgangskode|kodeord|passord|heslo|κωδικός"
     r"|كلمة المرور|סיסמה|הסיסמה|पासवर्ड|mật khẩu|kata sandi|jelsz[óa]\w*|contrasenya"
 )
 LOCKS = r"door|alarm|disarm|gate|garage|safe|lock|unlock|access|entry|keypad|intercom|building"
 PIN_LABELS = (
     r"pin(?:[- ]?(?:code|kod|код|nummer|number|número|numero))?|(?:code|kod|c[óo]digo) pin"
-    r"|(?<!palabras )(?<!palabra )clave"  # "clave: 1234", not "Palabras clave: 2024"
+    r"|clave"  # "clave: 1234", not "Palabras clave: 2024" (see adjectival)
     rf"|geheimzahl|пин(?:-код)?|pin码|暗証番号|핀 ?번호|digicode|unlock(?: code| pin)?|combination"
+    r"|(?:t[üu]r|tor|zugangs|haus)code|codice (?:del )?bancomat"
     r"|clave (?:de|del) (?:la )?(?:alarma|tarjeta|puerta|caja fuerte|cajero|portal)"
     rf"|(?:{LOCKS})[ -]?code|code (?:to|for|of) (?:the |my )?(?:{LOCKS}|house)"
     r"|codice (?:del|della|dell') ?(?:cancello|portone|allarme|garage|cassaforte|porta)"
@@ -61,7 +63,7 @@ KEY_LABELS = (
 # (not a public key, even when the label starts at "key")
 LONG_KEY_LABELS = r"(?<!public )(?<!pub )(?:(?!public|pub\b)[\w-]+[ _-])?(?:keys?|secrets?)"
 VERBS = (
-    r"is|was|are|es|era|est|ist|lautet|war|heißt|è|e'|é|luidt|to|jest|brzmi|это|—|-|"
+    r"is|was|are|es el|es la|es|era|est|ist|lautet|war|heißt|è|e'|é|luidt|to|jest|brzmi|это|—|-|"
     r"is now|est maintenant|ist jetzt|on|är|er|je|είναι|هي|היא|là|adalah|este|és"
 )
 CJK_PARTICLES = r"是|为|為|は|が|는|은|이|가"
@@ -69,6 +71,7 @@ CJK_PARTICLES = r"是|为|為|は|が|는|은|이|가"
 CONNECTOR = (
     rf"[\"']?[ \t]*(?:[:=>]|(?P<arrow>→))[ \t]*|[ \t]+(?P<verb>{VERBS})(?:[ \t]*:)?[ \t]+"
     r"|[ \t]*,?[ \t]+(?:c'est|it's|it is|that's|das ist|es|è)[ \t]+"
+    r"|['\u2019]s[ \t]+"  # "my password's tangerine"
     rf"|[ \t]*(?:{CJK_PARTICLES})[ \t]*"
 )
 # Words that may start what stands between a label and its connector: whose or what for it
@@ -119,10 +122,15 @@ FILLED = labelled(1)
 LABEL_WORD = re.compile(PASSWORD_LABELS, re.IGNORECASE)
 EMPHASIS = re.compile(r"\*\*|__")  # Markdown bold around a label: "**Password:** ..."
 LONG_KEY_CHARS = 16
+# Labels also used of anything kept hidden: their value must end the clause, or be long.
+WORDY_KEYS = {"secret", "secrets"}
 CLAUSE_ENDS = set(".,;!?)\"'`\u201d»")  # a closing quote ends a quoted value
 # Polish "to" is also English "to", Finnish "on" English "on"; dashes also join words: after
 # these, a word of letters only is no password.
 WEAK_VERBS = {"to", "-", "—", "on", "er", "je", "este", "és", "là"}
+# What may stand before Spanish "clave" when it names a key or PIN ("mi clave: 4512"); after
+# any other word it qualifies that word ("Palabras clave", "Dato clave: 1500", "año clave").
+CLAVE_OWNERS = {"la", "mi", "tu", "su", "nuestra", "una", "esta", "nueva", "otra", "y", "o"}
 # The other order: "use Kx9!mPq2vL as the password", "Kx9!mPq2vL is my password".
 # What may follow the label of the other order: the clause's end, or a word that starts
 # another part of it ("... is the wifi password at home"); "Argon2 is the recommended
@@ -161,11 +169,24 @@ def candidates(found: re.Match[str]) -> list[str]:
     return [found[name] for name in names if found[name]]
 
 
+def adjectival(found: re.Match[str]) -> bool:
+    """Whether the label is Spanish "clave" qualifying the word before it ("Dato clave:
+    1500 euros", "Fecha clave: 2025"; found by review: refused as PINs)."""
+    label = found["pin"] or found["key"] or ""
+    if label.casefold() != "clave":
+        return False
+    before = found.string[: found.start()].split()
+    word = before[-1] if before else ""
+    return (
+        bool(word) and word[-1] not in CLAUSE_ENDS | {":"} and word.casefold() not in CLAVE_OWNERS
+    )
+
+
 def accepted(found: re.Match[str], value: str) -> bool:
     """Whether ``value``, after the label of ``found``, passes the label kind's rule. Without
     a connector ("password Qu4rtz-77", a .netrc line) only a made-up value or a PIN counts.
     A label is no value ("Passwort: Passwort")."""
-    if LABEL_WORD.fullmatch(values.clean(value)):
+    if LABEL_WORD.fullmatch(values.clean(value)) or adjectival(found):
         return False
     after = found["after"].strip()
     ends = not after or after in CLAUSE_ENDS or value[-1:] in CLAUSE_ENDS
@@ -190,6 +211,9 @@ def accepted(found: re.Match[str], value: str) -> bool:
     # arrow maps a word to a service ("auth → OAuth2"), not to a key.
     if found["arrow"] is not None:
         return False
+    long = len(values.clean(value)) >= LONG_KEY_CHARS
     if found["long_key"]:
-        return values.made_up(value) and len(values.clean(value)) >= LONG_KEY_CHARS
-    return values.made_up(value) and (found["bare"] is None or len(values.clean(value)) >= 16)
+        return values.made_up(value) and long
+    if (found["key"] or "").casefold() in WORDY_KEYS and not (ends or long):
+        return False  # "secret: BTS2024 concert tickets" (found by review)
+    return values.made_up(value) and (found["bare"] is None or long)

@@ -17,8 +17,11 @@ SPACED_OUT = re.compile(r"(?<!\S)(?:\S(?: +|-))+\S(?!\S)")  # "g h p", "g  h  p"
 MIN_SPACED_CHARS = 8  # shorter spaced runs are initials, lists, "a b c"
 GROUPED_KEY = re.compile(r"\b(AKIA|ASIA)((?: [A-Z0-9]{4}){4})\b")  # "AKIA Z7Q4 L2M9 ..."
 # Characters shown as nothing that are not format characters: Hangul fillers, the combining
-# grapheme joiner, Mongolian and other variation selectors.
-INVISIBLE = re.compile("[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0]")
+# grapheme joiner, Mongolian and other variation selectors, the supplementary ones too (found
+# by review: U+E0100 between a token's characters hid it).
+INVISIBLE = re.compile(
+    "[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0\U000e0100-\U000e01ef]"
+)
 
 
 def variants(text: str) -> list[str]:

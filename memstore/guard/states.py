@@ -62,15 +62,37 @@ STATES = {
     "неверный", "неправильный", "правильный", "верный", "новый", "старый", "временный",
     "обязательный", "изменен", "слабый", "сильный", "секретный", "надежный", "пустой",
     "недействителен", "утерян", "потерян", "сброшен", "другой", "тот", "такой",
+    "отсутствует", "подходит", "работает", "нет",
+    # Said of a password in any of them (found by review: "La contraseña es única", "Das
+    # Passwort ist lächerlich", "Пароль: короткий", "The wifi password is upstairs")
+    "upstairs", "downstairs", "inside", "outside", "attached", "below", "above", "ready",
+    "ridiculous", "terrible", "awful", "silly", "stupid", "funny", "crazy", "cute", "great",
+    "perfect", "good", "bad", "nice", "cool", "fake", "real", "right", "english", "spanish",
+    "french", "german", "italian", "russian", "chinese", "japanese", "foolish", "childish",
+    "ninguna", "ninguno", "nada", "facil", "dificil", "buena", "mala", "genial",
+    "nenhuma", "nenhum", "nulle", "aucun", "aucune", "normal", "banal", "keins",
+    "keines", "einfach", "schwer", "nessuna", "nessuno", "facile", "difficile", "niente",
+    "makkelijk", "moeilijk", "geen", "niks", "łatwe", "łatwy", "trudne", "trudny", "proste",
+    "prosty", "żadne", "żadnego", "dobre", "brak", "svart", "enkelt", "latt", "fel", "ratt",
+    "inget", "λαθος", "σωστος", "σωστο", "απλος", "שגויה", "נכונה", "חזקה", "חלשה", "ארוכה",
+    "קצרה", "yanlış", "doğru", "güçlü", "zayıf", "yok", "gerekli", "unutuldu", "değişti",  # noqa: RUF001
+    "vaikea", "helppo", "misma", "mismo", "stessa", "stesso", "même", "mesma", "mesmo",
+    "gleiche", "selbe",
 }  # fmt: skip
 # The endings of participles and adjectives of state, by the scripts that write them. Latin:
 # English -ed and -able/-ible, Spanish and Portuguese -ada/-ado/-ida/-ido, Italian
 # -ata/-ato/-uta/-uto, French -é(e)(s) (kept before folding), Polish -ane/-one/-ony/-any;
 # Cyrillic: Russian short and long participles (-ан, -ен, -ный, -ная).
+# Then the endings of adjectives (found by review): English -ous/-less/-ful (not -ish:
+# "swordfish"), Romance -ica/-ico/-ique, superlatives (-ísima, -issimo), -ble/-vel
+# ("imposible", "possível"), German -lich/-isch and ge-...-t participles ("gelöscht"),
+# Dutch -lijk, Russian long adjectives ("короткий", "простой") and verbs ("отсутствует").
 STATE_ENDINGS = re.compile(
     r"(?:[a-z]{3}ed|[a-z]{3}[ai]ble|[a-z]{2}(?:ada|ado|ida|ido|ata|ato|uta|uto)"
     r"|[a-zà-ÿ]{2}(?:é|ée|és|ées)|[a-ząćęłńóśźż]{3}(?:ane|one|ony|any)"
-    r"|[а-яё]{3}(?:ан|ен|ян|ный|ная|ное|нный|нная))$"  # noqa: RUF001
+    r"|[a-z]{3}(?:ous|less|ful)|[a-zà-ÿ]{2}(?:ica|ico|ique|[ií]ssim[ao]|[íi]sim[ao]|vel)"
+    r"|[a-zäöüß]{3}(?:lich|isch)|ge[a-zäöüß]{3,}t|[a-z]{3}lijk"
+    r"|[а-яё]{3}(?:ан|ен|ян|ный|ная|ное|нный|нная|ий|ый|ой|ая|ое|ые|ует|ает|яет))$"  # noqa: RUF001
 )
 
 

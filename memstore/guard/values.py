@@ -21,7 +21,8 @@ IDEOGRAPHS = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]"
 CJK_CLAUSE_END = re.compile(
     "[\u3000-\u303f]|[,;!?](?=[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af])"
 )  # "。" or "、", or a comma (NFKC's of the fullwidth one) before a CJK character
-SHELL_LOOKUP = re.compile(r"\$(?:[{(]|[A-Za-z_]\w*$)")  # ${DB_PASSWORD}, $(pass show x), $TOKEN
+# ${DB_PASSWORD}, $(pass show x), $TOKEN; Compose's $$TOKEN, PowerShell's $env:TOKEN
+SHELL_LOOKUP = re.compile(r"\$\$?(?:[{(]|[A-Za-z_]\w*$)|\$env:\w+$", re.IGNORECASE)
 CALL = re.compile(r"[\w.]*\(")  # getpass(), os.environ.get(...)
 GLUED_ENDING = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+$")
 EDGES = "\"'`\u201c\u201d\u2018\u2019«»()[]{}<>*_"  # quotes, brackets, Markdown emphasis
@@ -59,10 +60,13 @@ STANDARD = re.compile(
     r"(?:[-_/][A-Za-z-]+)?$",
     re.IGNORECASE,
 )
+# A passphrase of three or more words of three or more letters: "blue-harbor-lantern" (not
+# "state-of-the-art").
+HYPHENATED = re.compile(r"[^\W\d_]{3,}(?:-[^\W\d_]{3,}){2,}")
 HASHTAG = re.compile(r"#[^\W\d_]+$")  # "my secrets #skincarejourney"
 VERSION_PIN = re.compile(r"[\w.\[\]-]+(?:==|>=|<=|~=|!=)\S+$")  # requests==2.31.0
 DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}$")
-ENV_VARIABLE = re.compile(r"%\w+%$")  # Windows: %DB_PASSWORD%
+ENV_VARIABLE = re.compile(r"%\w+%$|%\(\w+\)[sdr]$")  # Windows' %DB_PASSWORD%, Python's %(pw)s
 MASK = re.compile(r"^[*xX•·.…#_-]+$|\.\.\.|…")
 
 
@@ -118,20 +122,20 @@ def pin(value: str) -> bool:
     text = clean(value)
     if DATE.match(text):
         return False
-    digits = text.rstrip("#").replace("-", "")  # a keypad's "764471#"
+    digits = text.strip("#").replace("-", "")  # a keypad's "764471#", a gate's "#1234"
     return digits.isascii() and digits.isdigit() and 3 <= len(digits) <= 12
 
 
 def passphrase(value: str, ends_clause: bool) -> bool:
-    """Whether ``value`` is a password of letters only ("swordfish", "подсолнух"): letters
-    that end the clause, 6 or more of them (5 when one is not ASCII: "Gänseblümchen" is no
-    English word), and no state or instruction ("required", "vergessen": see
-    :mod:`memstore.guard.states`)."""
+    """Whether ``value`` is a password of letters only ("swordfish", "подсолнух", or words
+    joined by hyphens: "blue-harbor-lantern"): letters that end the clause, 6 or more of
+    them (5 when one is not ASCII: "Gänseblümchen" is no English word), and no state or
+    instruction ("required", "vergessen": see :mod:`memstore.guard.states`)."""
     text = clean(value)
     return (
         ends_clause
         and len(text) >= (6 if text.isascii() else 5)
-        and text.isalpha()
+        and (text.isalpha() or HYPHENATED.fullmatch(text) is not None)
         and not IDEOGRAPHS.search(text)
         and not states.is_state(text)
         and not is_placeholder(text)
