@@ -82,7 +82,7 @@ class RecallFilters:
         start, end = aware(since, "since"), aware(until, "until")
         if start is not None and end is not None and start > end:
             raise InvalidInput(
-                "since", f"{start.isoformat()} is after until {end.isoformat()}; swap them?"
+                "since", f"{start.isoformat()} is after the end {end.isoformat()}; swap them?"
             )
         if session_id is not None and not session_id.strip():  # found by review: no hits
             raise InvalidInput("session_id", "is blank; give a session's id, or none.")

@@ -231,6 +231,21 @@ def test_recall_errors_are_json_on_stderr_with_exit_1(runner: CliRunner, importe
 
 
 @pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["recall", "tea", "--since", "2026-10-05"], "'--since': '2026-10-05' has no time zone"),
+        (["diary", "2026-10-05", "--tz", "Mars/X"], "'--tz': 'Mars/X' is not a known"),
+    ],
+)
+def test_a_usage_error_names_the_option_once(
+    runner: CliRunner, db_path: Path, args: list[str], message: str
+) -> None:
+    # Found by review: "Invalid value for '--tz': tz: ..." named it twice, once as the API.
+    code, _, stderr = run(runner, db_path, *args)
+    assert code == 2 and message in json.loads(stderr)["error"]["message"]
+
+
+@pytest.mark.parametrize(
     ("args", "named"),
     [
         (["remember", "Diego likes tea", "--expires", "soon"], "--expires: 'soon'"),

@@ -409,6 +409,11 @@ def test_a_log_with_a_torn_record_is_shown_with_the_bad_bytes_replaced(
     assert day.log is not None and day.log.startswith(LOG.lstrip("\ufeff"))
     assert day.log.endswith("Diego: cortado \ufffd")
     assert "not valid UTF-8" in (day.log_error or "")
+    bom = b"\xef\xbb\xbf"  # an offset counts it, as the importer's (found by review)
+    (log_dir / "2026-10-05.md").write_bytes(bom + torn.removeprefix(bom))
+    day = logged.diary("2026-10-05", tz=MADRID)
+    assert (day.log_error or "").startswith(f"byte {len(bom + torn.removeprefix(bom)) - 2} ")
+    assert day.log is not None and not day.log.startswith("\ufeff")
 
 
 def test_log_dir_defaults_beside_the_database_and_resolves_under_the_data_directory(

@@ -191,15 +191,17 @@ def test_positions_beyond_sqlite_integers_are_invalid_input(service: MemoryServi
     assert service.search_words(offset=2**63 - 1).words == []
     with pytest.raises(InvalidInput, match=r"is 10+; use 1 to 9223372036854775807"):
         service.messages(session.id, limit=10**30)  # found by review: "use 1 or more"
+    with pytest.raises(InvalidInput, match=r"is 9\d+; use at most 2\*\*63 - 1 \(a page"):
+        service.list_memories(limit=2**63)
 
 
 def test_recall_and_word_queries_refuse_since_after_until(service: MemoryService) -> None:
     # Found by a new-user trial: swapped times returned nothing, with no error.
     since = datetime(2026, 10, 6, tzinfo=UTC)
     until = since - timedelta(days=1)
-    with pytest.raises(InvalidInput, match="is after until"):
+    with pytest.raises(InvalidInput, match="is after the end"):
         service.recall("café", since=since, until=until)
-    with pytest.raises(InvalidInput, match="is after until"):
+    with pytest.raises(InvalidInput, match="is after the end"):
         service.search_words("caf", since=since, until=until)
     assert service.recall("café", since=since, until=since).conversations == []  # empty
 

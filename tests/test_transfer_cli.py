@@ -117,6 +117,10 @@ def test_export_takes_format_text_or_json_as_every_command_does(
                        "--format", "markdown")  # fmt: skip
     assert code == 2 and "disagree" in json.loads(err)["error"]["message"]
     assert not (tmp_path / "d").exists()
+    code, _, err = run(runner, db_path, "export", str(tmp_path / "e"), "--format", "text",
+                       "--json")  # fmt: skip
+    assert code == 2 and "disagree" in json.loads(err)["error"]["message"]  # found by review
+    assert not (tmp_path / "e").exists()
 
 
 def test_a_bad_import_is_a_json_error_naming_the_line(

@@ -93,9 +93,10 @@ def read_log(path: Path) -> tuple[str | None, str | None]:
     if len(data) > MAX_LOG_BYTES:
         return None, f"it is over {MAX_LOG_BYTES // (1024 * 1024)} MiB; open it in an editor"
     try:
-        return data.decode("utf-8-sig"), None
+        return data.decode("utf-8").removeprefix("\ufeff"), None
     except UnicodeDecodeError as error:  # a torn record: the rest of the day is still shown
-        return data.decode("utf-8-sig", errors="replace"), (
+        # its offset counts the BOM, as the importer's (found by review: 3 bytes short)
+        return data.decode("utf-8", errors="replace").removeprefix("\ufeff"), (
             f"byte {error.start} is not valid UTF-8 (a record cut short?); the text shows each "
             "such byte as U+FFFD"
         )

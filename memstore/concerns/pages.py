@@ -20,9 +20,8 @@ def page_limit(pages: PageSize, limit: int | None) -> int:
         InvalidInput: If ``limit`` is below 1 or beyond 2**63 - 1.
     """
     if limit is not None and not 1 <= limit <= MAX_POSITION:
-        raise InvalidInput(
-            "limit", f"is {limit}; use 1 or more (a page holds at most {pages.most})."
-        )
+        use = "1 or more" if limit < 1 else "at most 2**63 - 1"  # found by review: "1 or more"
+        raise InvalidInput("limit", f"is {limit}; use {use} (a page holds at most {pages.most}).")
     return min(limit or pages.items, pages.most)
 
 

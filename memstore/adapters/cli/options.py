@@ -54,8 +54,8 @@ class Parsed(click.ParamType):  # type: ignore[type-arg]  # generic only in new 
             return value
         try:
             return self.parse(value, param.name if param and param.name else self.name.lower())
-        except InvalidInput as error:
-            self.fail(str(error))
+        except InvalidInput as error:  # click names the option: its reason alone (review)
+            self.fail(error.reason, param, ctx)
 
 
 class AwareDateTime(Parsed):

@@ -90,10 +90,11 @@ def file_format(
     ``--format`` names one (text, json).
 
     Raises:
-        click.UsageError: When the two name different file formats.
+        click.UsageError: When the two name different file formats, or ``--format text``
+            comes with ``--json`` (found by review: the text was printed).
     """
-    if form_or_view in VIEWS:
-        choose_format(ctx, form_or_view, as_json=False)
+    if form_or_view in VIEWS:  # as every command, --json beside --format text is refused
+        choose_format(ctx, form_or_view, as_json=bool(ctx.params.get("as_json")))
         return form or "jsonl"
     if form and form_or_view and form != form_or_view:
         raise click.UsageError(f"--as {form} and --format {form_or_view} disagree.", ctx)
