@@ -325,6 +325,16 @@ def test_a_destination_name_too_long_is_a_file_error_and_leaves_nothing(
     assert sorted(tmp_path.iterdir()) == before
 
 
+def test_a_full_disk_under_the_copy_is_a_file_error_and_leaves_nothing(
+    written: MemoryService, small_disk: Path
+) -> None:
+    # Found by review: SQLite's "database or disk is full" blamed the database, StoreError.
+    with pytest.raises(FileError, match="could not be written") as raised:
+        written.backup(small_disk / "b.sqlite3")
+    assert str(small_disk / "b.sqlite3") in str(raised.value)
+    assert list(small_disk.iterdir()) == []
+
+
 def test_a_killed_checks_scratch_copy_is_removed_by_the_next_one() -> None:
     # Found by review: a check killed while it judged a read-only store's FTS indexes on a
     # private copy left that copy (the whole store) in the temporary folder for good.

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import sqlite3
-import subprocess
-from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -152,24 +149,6 @@ def test_content_that_is_not_valid_text_is_refused_before_anything_is_written(
     assert stored is not None and [p.name for p in (tmp_path / "logs").iterdir()] == [
         "2026-10-05.md"
     ]
-
-
-@pytest.fixture
-def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """A real 128 KiB tmpfs, where the tests may mount one (root on Linux); else a skip."""
-    mount = tmp_path / "small"
-    mount.mkdir()
-    if shutil.which("mount") is None or os.geteuid() != 0:
-        pytest.skip("mounting a small tmpfs needs root and mount(8)")
-    mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=128k", "tmpfs", str(mount)], capture_output=True
-    )
-    if mounted.returncode:
-        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
-    try:
-        yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
 def fill(folder: Path) -> Path:

@@ -15,6 +15,7 @@ holds.
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import sqlite3
@@ -149,7 +150,8 @@ def copy(source: Path, staged: Path, *, read_only: bool = False) -> None:
     with ``read_only``, reading ``source`` without writing anything beside it.
 
     Raises:
-        StoreError: If SQLite fails to read the source or write the copy.
+        OSError: (ENOSPC) If the copy's disk is full.
+        StoreError: If SQLite fails otherwise to read the source or write the copy.
         StoreBusy: If, ``read_only``, the source's owner changed it while it was copied.
     """
     wait = BUSY_TIMEOUT_MS / 1000
@@ -166,6 +168,8 @@ def copy(source: Path, staged: Path, *, read_only: bool = False) -> None:
         ):
             live.backup(copied)  # pages=-1: the whole database in one step, one snapshot
     except sqlite3.Error as error:
+        if getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL:  # the copy's disk
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)) from error  # (found by review)
         raise StoreError(
             f"SQLite failed while copying {source}: {error}; nothing was written. Run "
             "`memstore check` on the database, then try again."
