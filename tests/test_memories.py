@@ -332,7 +332,7 @@ def test_pinning_a_superseded_memory_is_invalid_input(service: MemoryService) ->
     # Found by a new-user trial: it succeeded silently and did nothing for the context.
     old = service.remember("Diego prefers Spanish.", key="response_language")
     new = service.remember("Diego prefers English.", key="response_language")
-    with pytest.raises(InvalidInput, match=f"superseded by {new.id}; pin that one"):
+    with pytest.raises(InvalidInput, match=f"its current version is {new.id}: pin that one"):
         service.pin_memory(old.id)
     assert service.pin_memory(old.id, pinned=False).pinned is False  # unpinning is harmless
     assert service.pin_memory(new.id).pinned is True
@@ -463,3 +463,18 @@ def test_a_memory_whose_successor_was_deleted_says_so_and_can_be_remembered_agai
             attempt()
     again = service.remember("Diego prefers Spanish.", key="lang")
     assert again.status == "active" and again.content == "Diego prefers Spanish."
+
+
+def test_a_superseded_memory_is_sent_to_the_newest_of_its_successors(
+    service: MemoryService,
+) -> None:
+    # Found by review: A's refusal named B, whose own refusal said its successor was deleted.
+    first = service.remember("Diego prefers Spanish.", key="lang")
+    second = service.remember("Diego prefers English.", key="lang")
+    third = service.remember("Diego prefers Catalan.", key="lang")
+    with pytest.raises(InvalidInput, match=f"current version is {third.id}: update that one"):
+        service.update_memory(first.id, "Diego prefers Basque.")
+    assert service.delete_memory(third.id)
+    for memory in (first, second):
+        with pytest.raises(InvalidInput, match="superseded by a memory since deleted"):
+            service.pin_memory(memory.id)

@@ -159,7 +159,7 @@ def pin_memory(db: Database, memory_id: str, pinned: bool) -> Memory:
         if memory is None:
             raise NotFound("memory", memory_id)
         if memory.status == "superseded" and pinned:
-            raise supersede.superseded_refusal(memory, "pin")
+            raise supersede.superseded_refusal(connection, memory, "pin")
         if pinned and memory_model(memory, now).status == "expired":
             raise InvalidInput(
                 "memory_id",

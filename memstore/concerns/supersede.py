@@ -188,7 +188,7 @@ def update(
         InvalidInput: If the memory was superseded.
     """
     if memory.status == "superseded":
-        raise superseded_refusal(memory, "update")
+        raise superseded_refusal(connection, memory, "update")
     normalized = draft.normalized or memory.normalized_content
     key = draft.key or memory.key
     holders = (holder(connection, now, normalized=normalized), holder(connection, now, key=key))
@@ -233,12 +233,22 @@ def link(connection: sqlite3.Connection, memory: StoredMemory, source: Source | 
     memory_rows.add_source(connection, memory.id, message.id if message else None, ref)
 
 
-def superseded_refusal(memory: StoredMemory, verb: str) -> InvalidInput:
-    """The refusal to ``verb`` a superseded memory: the memory that replaced it is the one to
-    use, or, when that one was deleted since, the fact is to be remembered again (found by
-    review: "was superseded by None")."""
-    if memory.superseded_by is None:
+def superseded_refusal(
+    connection: sqlite3.Connection, memory: StoredMemory, verb: str
+) -> InvalidInput:
+    """The refusal to ``verb`` a superseded memory: the newest memory of its chain of
+    successors is the one to use, or, when the chain ends in a deleted one, the fact is to
+    be remembered again (found by review: "was superseded by None", then a successor that
+    was itself refused)."""
+    newest, seen = memory, {memory.id}
+    while newest.superseded_by is not None and newest.superseded_by not in seen:
+        seen.add(newest.superseded_by)
+        following = memory_rows.get(connection, newest.superseded_by)
+        if following is None:
+            break
+        newest = following
+    if newest.status == "superseded":
         reason = "was superseded by a memory since deleted; remember the fact again to keep it."
     else:
-        reason = f"was superseded by {memory.superseded_by}; {verb} that one."
+        reason = f"was superseded; its current version is {newest.id}: {verb} that one."
     return InvalidInput("memory_id", f"{memory.id} {reason}")
