@@ -486,6 +486,9 @@ def test_a_page_past_the_end_says_so(runner: CliRunner, imported: Path) -> None:
         ("\U000e0041\U000e0042", "\\U000e0041\\U000e0042"),  # tag letters: text a reader misses
         ("\u034f", "\\u034f"),  # the combining grapheme joiner
         ("\U0001d173", "\\U0001d173"),  # a musical beam, a format character
+        ("\u0600", "\\u0600"),  # an Arabic number sign (a later review)
+        ("\U00013430", "\\U00013430"),  # an Egyptian format control
+        ("\ufe00\U000e0101", "\\ufe00\\U000e0101"),  # a run of variation selectors
     ],
 )
 def test_invisible_characters_found_by_review_are_escaped_in_text_views(
@@ -497,3 +500,4 @@ def test_invisible_characters_found_by_review_are_escaped_in_text_views(
     assert (
         printable("👨\u200d👩\u200d👧 fine") == "👨\u200d👩\u200d👧 fine"
     )  # emoji keep their joiner
+    assert printable("❤\ufe0f 葛\U000e0100") == "❤\ufe0f 葛\U000e0100"  # and one selector
