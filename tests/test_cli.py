@@ -121,6 +121,16 @@ def test_a_query_that_starts_with_a_dash_is_shown_the_way_through(
     assert "dash" not in json.loads(mistyped.stderr)["error"]["message"]
 
 
+def test_a_group_option_after_the_command_is_told_where_it_goes(runner: CliRunner) -> None:
+    # Found by a new user's trial: "No such option '--database'", and nothing more.
+    result = runner.invoke(cli, ["check", "--database", "x.sqlite3"])
+    message = json.loads(result.stderr)["error"]["message"]
+    assert result.exit_code == 2
+    assert message.endswith("give it before the command, as in: memstore --database ... check")
+    verbose = json.loads(runner.invoke(cli, ["recall", "-v", "x"]).stderr)["error"]["message"]
+    assert "memstore -v ... recall" in verbose and "after --" not in verbose
+
+
 def test_text_that_is_not_unicode_is_refused_as_input(runner: CliRunner, db_path: Path) -> None:
     # A non-UTF-8 command-line byte arrives as a lone surrogate.
     result = runner.invoke(cli, ["--database", str(db_path), "remember", "Diego likes \udcff tea."])

@@ -23,7 +23,7 @@ import click
 from memstore.adapters.cli.catalog import MODULES, SUMMARIES
 from memstore.adapters.cli.opening import Opener
 from memstore.adapters.cli.options import GivenPath
-from memstore.adapters.cli.usage import dash_hint, option_name, unechoed
+from memstore.adapters.cli.usage import dash_hint, option_name, placement_hint, unechoed
 from memstore.errors import InvalidInput, MemstoreError, SecretRejected
 
 if TYPE_CHECKING:
@@ -202,7 +202,8 @@ class JsonErrors(click.Group):
             click.echo(bare.ctx.get_help() if bare.ctx else self.get_help(click.Context(self)))
             sys.exit(0)
         except click.UsageError as error:
-            emit_error("UsageError", unechoed(error.format_message()) + dash_hint(error))
+            hints = placement_hint(error) or dash_hint(error)
+            emit_error("UsageError", unechoed(error.format_message()) + hints)
             sys.exit(EXIT_USAGE)
         except click.ClickException as error:
             emit_error(type(error).__name__, error.format_message())
