@@ -21,23 +21,9 @@ def speaker_roles(speakers: Iterable[tuple[object, object]]) -> dict[str, str]:
             a role is not user, assistant or system, or one name (compared without case) is
             given two roles.
     """
-    # Imported here: the log writer imports memstore.files, which imports this module.
-    from memstore.logs.write import heads_a_record
-
     roles: dict[str, str] = {}
-    for name, role in speakers:
-        if not isinstance(name, str):
-            raise InvalidInput("speakers", f"has the name {name!r}; names are text.")
-        if not valid_unicode(name):  # a shell argument's bytes that are not UTF-8 (review)
-            raise InvalidInput(
-                "speaker", f"{name!r} holds text that is not valid Unicode; retype the name."
-            )
-        if not heads_a_record(name.strip()):  # a name with a colon would match no record
-            raise InvalidInput(
-                "speaker",
-                f"{name!r} cannot head a log record; use 1-100 characters, no colon or line "
-                "ending.",
-            )
+    for given, role in speakers:
+        name = checked_name(given)
         if role not in values(Role):
             raise InvalidInput(f"speaker {name!r}", f"is {role!r}; use {spoken(Role)}.")
         folded = name.strip().casefold()
@@ -51,3 +37,28 @@ def speaker_roles(speakers: Iterable[tuple[object, object]]) -> dict[str, str]:
             "speakers", 'none given; map each speaker, e.g. "Diego=user", "Morgan=assistant".'
         )
     return roles
+
+
+def checked_name(name: object) -> str:
+    """``name`` as given, if it is text, valid Unicode (a shell argument's bytes
+    that are not UTF-8 matched no record, and nothing said why: found by review) and can
+    head a log record (:func:`~memstore.logs.write.heads_a_record`).
+
+    Raises:
+        InvalidInput: Otherwise.
+    """
+    # Imported here: the log writer imports memstore.files, which imports this module.
+    from memstore.logs.write import heads_a_record
+
+    if not isinstance(name, str):
+        raise InvalidInput("speakers", f"has the name {name!r}; names are text.")
+    if not valid_unicode(name):
+        raise InvalidInput(
+            "speaker", f"{name!r} holds text that is not valid Unicode; retype the name."
+        )
+    if not heads_a_record(name.strip()):  # a name with a colon would match no record
+        raise InvalidInput(
+            "speaker",
+            f"{name!r} cannot head a log record; use 1-100 characters, no colon or line ending.",
+        )
+    return name
