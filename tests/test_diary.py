@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 import tzlocal
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from memstore import InvalidInput, MemoryConfig, MemoryService
 from memstore import times as days
@@ -492,18 +492,21 @@ def test_the_text_format_shows_times_speakers_accents_and_code_as_it_is(
     ]
 
 
+def log_day_as_text(runner: CliRunner, tmp_path: Path, log_dir: Path) -> Result:
+    """The text diary of 2026-10-05 in Madrid from a new database: the day's log alone."""
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"memory": {"log_dir": str(log_dir)}}), encoding="utf-8")
+    options = ["--database", str(tmp_path / "m.sqlite3"), "--config", str(config)]
+    return runner.invoke(cli, [*options, "diary", "2026-10-05", "--tz", MADRID, "--format", "text"])
+
+
 def test_the_text_format_says_what_was_wrong_in_a_torn_log(
     runner: CliRunner, tmp_path: Path, log_dir: Path
 ) -> None:
     # Found by review: the text view showed U+FFFD and said nothing; the JSON's log_error did.
     torn = LOG.encode("utf-8") + b"\n\n[23:59:59 +0200] \nDiego: cortado \xe2\x82"
     (log_dir / "2026-10-05.md").write_bytes(torn)
-    config = tmp_path / "config.json"
-    config.write_text(json.dumps({"memory": {"log_dir": str(log_dir)}}), encoding="utf-8")
-    options = ["--database", str(tmp_path / "m.sqlite3"), "--config", str(config)]
-    result = runner.invoke(
-        cli, [*options, "diary", "2026-10-05", "--tz", MADRID, "--format", "text"]
-    )
+    result = log_day_as_text(runner, tmp_path, log_dir)
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
     assert lines[3].startswith("No stored conversation; the day's Markdown log")
@@ -515,12 +518,7 @@ def test_the_text_format_prints_the_fallback_log_as_it_is(
     runner: CliRunner, tmp_path: Path, log_dir: Path
 ) -> None:
     (log_dir / "2026-10-05.md").write_text(LOG, encoding="utf-8")
-    config = tmp_path / "config.json"
-    config.write_text(json.dumps({"memory": {"log_dir": str(log_dir)}}), encoding="utf-8")
-    options = ["--database", str(tmp_path / "m.sqlite3"), "--config", str(config)]
-    result = runner.invoke(
-        cli, [*options, "diary", "2026-10-05", "--tz", MADRID, "--format", "text"]
-    )
+    result = log_day_as_text(runner, tmp_path, log_dir)
     assert result.exit_code == 0
     assert result.stdout.splitlines() == [
         "Monday 2026-10-05 (Europe/Madrid)",
