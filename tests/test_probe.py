@@ -90,6 +90,11 @@ EMPTY_VERSION_TABLES = {  # found by review: each was a SchemaError ("a newer me
     "golang-migrate alone": ("schema_migrations (version INTEGER, dirty INTEGER)", False),
     "golang-migrate with its tables": ("schema_migrations (version INTEGER, dirty INTEGER)", True),
     "an alembic app's, before its first revision": ("alembic_version (version_num TEXT)", True),
+    # found by a later review: taken over as a store at Alembic's base, then refused for good
+    "an alembic_version of other columns alone": (
+        "alembic_version (version_num VARCHAR(32) PRIMARY KEY, extra TEXT)",
+        False,
+    ),
 }
 ALEMBIC_BASE = "alembic_version (version_num VARCHAR(32) NOT NULL PRIMARY KEY)"
 
@@ -141,17 +146,35 @@ def test_a_file_at_alembic_base_claimed_by_an_application_is_not_taken(
     assert path.read_bytes() == before
 
 
-def test_a_store_that_lost_its_memory_tables_is_damaged_not_another_applications(
-    runner: CliRunner, db_path: Path
+@pytest.mark.parametrize("lost", [["memories"], ["memories", "messages", "sessions"]])
+def test_a_store_that_lost_its_first_tables_is_damaged_not_another_applications(
+    runner: CliRunner, db_path: Path, lost: list[str]
 ) -> None:
     # Found by review: check called it another application's database.
     MemoryService(db_path).remember("Diego likes tea.")
     with closing(sqlite3.connect(db_path)) as connection:
-        connection.executescript("DROP TABLE memory_sources; DROP TABLE memories;")
+        connection.executescript(
+            "DROP TABLE memory_sources;" + "".join(f"DROP TABLE {name};" for name in lost)
+        )
     result = runner.invoke(cli, ["--database", str(db_path), "check"])
     report = json.loads(result.stdout)
     assert result.exit_code == 1 and report["ok"] is False
     assert any("no such table: memories" in problem for problem in report["problems"])
+
+
+def test_analyze_on_a_file_at_alembic_base_leaves_it_at_base(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    # Found by review: ANALYZE's sqlite_stat1 made it another application's.
+    path = tmp_path / "base.sqlite3"
+    with closing(sqlite3.connect(path)) as connection:
+        connection.execute(f"CREATE TABLE {ALEMBIC_BASE}")
+        connection.execute("INSERT INTO alembic_version VALUES ('x')")
+        connection.execute("ANALYZE")
+        connection.execute("DELETE FROM alembic_version")
+        connection.commit()
+    result = runner.invoke(cli, ["--database", str(path), "remember", "Diego likes tea."])
+    assert result.exit_code == 0, result.stderr
 
 
 @pytest.mark.parametrize("tool", OTHER_TOOLS_RECORDS)

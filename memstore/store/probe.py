@@ -149,7 +149,10 @@ def pending(schema: Schema, path: Path, revisions: Mapping[str, int], code: int)
     """
     if schema.at_base:
         return True  # `alembic downgrade base` leaves only an empty alembic_version table
-    foreign = schema.foreign or (not schema.core and schema.is_memstore)
+    problem = version_problem(schema, revisions, code) if schema.is_memstore else None
+    # version records not memstore's and none of its tables: another tool's; its own
+    # records without its tables: a damaged store, which check reports (found by review)
+    foreign = schema.foreign or (not schema.core and problem is not None)
     if foreign or not schema.is_memstore:
         if foreign or schema.objects or schema.marked:
             raise FileError(
@@ -159,7 +162,6 @@ def pending(schema: Schema, path: Path, revisions: Mapping[str, int], code: int)
                 "configuration's database setting.",
             )
         return True
-    problem = version_problem(schema, revisions, code)
     if problem is not None:
         raise refusal(schema, path, code, *problem)
     return schema.newest < code

@@ -15,7 +15,7 @@ COLUMNS = "SELECT name FROM pragma_table_info(?)"
 MARKS = ("PRAGMA application_id", "PRAGMA user_version")
 CORE_TABLES = ("sessions", "messages", "memories")  # revision 0001's, there ever since
 OWN_COLUMNS = {"schema_migrations": {"version", "applied_at"}, "alembic_version": {"version_num"}}
-NAMED = "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_autoindex_%'"
+NAMED = "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite%'"  # not SQLite's own
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,8 @@ class Schema:
     alembic: tuple[str, ...] | None
     marked: bool = False
     named: frozenset[str] = frozenset()
-    """The names of its tables, indexes, views and triggers (not SQLite's own indexes)."""
+    """The names of its tables, indexes, views and triggers (not SQLite's own, such as an
+    autoindex or ANALYZE's ``sqlite_stat1``)."""
     core: bool = True
     """Whether any of memstore's first tables is there (sessions, messages, memories): a
     store that lost some of them is a damaged store, which ``check`` reports (found by
@@ -48,11 +49,12 @@ class Schema:
     @property
     def at_base(self) -> bool:
         """Whether this is what ``alembic downgrade base`` leaves of a store: an empty
-        ``alembic_version`` table alone, in a file no application has claimed. It is
+        ``alembic_version`` table of memstore's shape alone, in a file no application has
+        claimed (found by review: one with another column was taken over). It is
         upgraded as an empty file is (found by review: it was refused), and only by the
         commands that may create a store (found by review: reading commands took it over)."""
         alone = self.named == {"alembic_version"}
-        return self.alembic == () and alone and not self.marked
+        return self.alembic == () and alone and not (self.marked or self.foreign)
 
     @property
     def is_memstore(self) -> bool:
