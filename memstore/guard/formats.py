@@ -166,8 +166,12 @@ SETTING = re.compile(
     r"^(?:MAX|MIN)_|_(?:TTL|EXPIRY|EXPIRES|LIFETIME|TIMEOUT|LIMIT|LENGTH|SIZE|COUNT|MAX|MIN"
     r"|PROVIDER|ENABLED|DISABLED|TYPE|MODE|METHOD|HEADER|FILE|PATH|URL|URI|ENDPOINT|HOST"
     r"|PORT|NAME|USER|USERNAME|ID|SCOPES?|ALGORITHM|ISSUER|AUDIENCE|DIR|BACKEND|SCHEME"
-    r"|STRATEGY|PLUGIN|MODULE|CLASS|POLICY|HASHERS?|VALIDATORS?|RULES?|COMPLEXITY|STRENGTH"
-    r"|HISTORY|ROTATION)$|^MAX_TOKENS$"
+    r"|STRATEGY|PLUGIN|MODULE|CLASS)$|^MAX_TOKENS$"
+)
+# Settings about passwords whose value is a word (PASSWORD_POLICY=strict): one made up is
+# still a secret ("PASSWORD_RULES: Kx9!mPq2"; both found by review).
+POLICY = re.compile(
+    r"_(?:POLICY|HASHERS?|VALIDATORS?|RULES?|COMPLEXITY|STRENGTH|HISTORY|ROTATION)$"
 )
 PASSWORD_NAME = re.compile(r"PASSWORD|PASSWD|PWD")
 ASSIGNMENT = re.compile(rf"\b(?P<name>{SECRET_NAME})\s*[=:]\s*[\"']?(?P<value>[^\s\"';,]+)")
@@ -207,9 +211,9 @@ def assigned(found: re.Match[str]) -> str | None:
     """``secret assignment`` for a secret's name given a made-up value, or a password's name
     a word (``DB_PASSWORD=swordfish``); not a setting about secrets such as
     TOKEN_EXPIRY=3600, nor a lookup such as ${DB_PASSWORD}."""
-    if SETTING.search(found["name"]):
-        return None
     value = found["value"]
+    if SETTING.search(found["name"]) or (POLICY.search(found["name"]) and not made_up(value)):
+        return None
     worded = PASSWORD_NAME.search(found["name"]) is not None and passphrase(value, True)
     return "secret assignment" if made_up(value) or worded else None
 

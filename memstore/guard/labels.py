@@ -21,7 +21,7 @@ import re
 from memstore.guard import values
 
 PASSWORD_LABELS = (
-    r"pass(?:words?|wd|code|phrase)|pass code|passw|psw|p/w|pwd|contrase[ñn]as?|mots? de passe"
+    r"pass(?:words?|wd|code|phrase)|pass code|pwd|contrase[ñn]as?|mots? de passe"
     r"|mdp|passw[oö]rt(?:er)?|(?:wlan|wi-?fi)-?schl[üu]ssel"
     r"|kennw[oö]rt(?:er)?|parola d'ordine|senhas?|palavra-passe|wachtwoord(?:en)?"
     r"|has(?:ł|l)[oa]|парол[ьяи]|密码|口令|パスワード|비밀번호|비번|패스워드|암호"
@@ -53,7 +53,8 @@ KEY_LABELS = (
     r"|chiave(?: (?:api|segreta))?|chave(?: de (?:api|acesso))?|(?:api-)?sleutel"
     r"|klucz(?: api)?|(?:api-)?ключ|密钥|秘密鍵|api ?キー|api ?키"
     # configuration names: db_password, smtp_pass, pw, pass (a made-up value only)
-    r"|[a-z0-9]+_(?:password|passwd|pass|pwd|pw|secret|token|key)|pw|pass|psk|requirepass"
+    r"|[a-z0-9]+_(?:password|passwd|pass|pwd|pw|secret|token|key)|pw|pass|passw|psw|p/w|psk"
+    r"|requirepass"
     r"|masterauth|auth|(?:admin|master|search|admin api) key"
     r"|(?:totp|otp|2fa|mfa)[ _-]?(?:secret|seed|key)|(?:backup|recovery) codes?"
     r"|creds|credentials|credenciales|identifiants|zugangsdaten"
@@ -71,7 +72,6 @@ CJK_PARTICLES = r"是|为|為|は|が|는|은|이|가"
 CONNECTOR = (
     rf"[\"']?[ \t]*(?:[:=>]|(?P<arrow>→))[ \t]*|[ \t]+(?P<verb>{VERBS})(?:[ \t]*:)?[ \t]+"
     r"|[ \t]*,?[ \t]+(?:c'est|it's|it is|that's|das ist|es|è)[ \t]+"
-    r"|['\u2019]s[ \t]+"  # "my password's tangerine"
     rf"|[ \t]*(?:{CJK_PARTICLES})[ \t]*"
 )
 # Words that may start what stands between a label and its connector: whose or what for it
@@ -122,15 +122,22 @@ FILLED = labelled(1)
 LABEL_WORD = re.compile(PASSWORD_LABELS, re.IGNORECASE)
 EMPHASIS = re.compile(r"\*\*|__")  # Markdown bold around a label: "**Password:** ..."
 LONG_KEY_CHARS = 16
-# Labels also used of anything kept hidden: their value must end the clause, or be long.
+# Labels also used of anything kept hidden: their value must end the clause, or be strong.
 WORDY_KEYS = {"secret", "secrets"}
 CLAUSE_ENDS = set(".,;!?)\"'`\u201d»")  # a closing quote ends a quoted value
 # Polish "to" is also English "to", Finnish "on" English "on"; dashes also join words: after
 # these, a word of letters only is no password.
-WEAK_VERBS = {"to", "-", "—", "on", "er", "je", "este", "és", "là"}
-# What may stand before Spanish "clave" when it names a key or PIN ("mi clave: 4512"); after
-# any other word it qualifies that word ("Palabras clave", "Dato clave: 1500", "año clave").
-CLAVE_OWNERS = {"la", "mi", "tu", "su", "nuestra", "una", "esta", "nueva", "otra", "y", "o"}
+WEAK_VERBS = {"to", "-", "—", "on", "er", "je", "este", "és", "là", "es el", "es la"}
+# Nouns Spanish "clave" qualifies ("Palabras clave", "Dato clave: 1500", "año clave"): after
+# any other word ("Wifi clave:", "Usuario: admin Clave: 887766") it names a key or PIN.
+CLAVE_NOUNS = {
+    "palabra", "palabras", "dato", "datos", "fecha", "fechas", "año", "años", "momento",
+    "momentos", "número", "numero", "números", "punto", "puntos", "pieza", "factor", "factores",
+    "elemento", "elementos", "tema", "temas", "idea", "ideas", "pregunta", "papel", "figura",
+    "jugador", "personaje", "mensaje", "concepto", "conceptos", "aspecto", "aspectos", "paso",
+    "pasos", "frase", "término", "términos", "día", "hora", "cifra", "cifras", "parte", "país",
+    "sector", "cargo", "testigo", "partido", "escena", "capítulo", "lección", "rol",
+}  # fmt: skip
 # The other order: "use Kx9!mPq2vL as the password", "Kx9!mPq2vL is my password".
 # What may follow the label of the other order: the clause's end, or a word that starts
 # another part of it ("... is the wifi password at home"); "Argon2 is the recommended
@@ -176,10 +183,7 @@ def adjectival(found: re.Match[str]) -> bool:
     if label.casefold() != "clave":
         return False
     before = found.string[: found.start()].split()
-    word = before[-1] if before else ""
-    return (
-        bool(word) and word[-1] not in CLAUSE_ENDS | {":"} and word.casefold() not in CLAVE_OWNERS
-    )
+    return bool(before) and before[-1].casefold() in CLAVE_NOUNS
 
 
 def accepted(found: re.Match[str], value: str) -> bool:
@@ -214,6 +218,6 @@ def accepted(found: re.Match[str], value: str) -> bool:
     long = len(values.clean(value)) >= LONG_KEY_CHARS
     if found["long_key"]:
         return values.made_up(value) and long
-    if (found["key"] or "").casefold() in WORDY_KEYS and not (ends or long):
+    if (found["key"] or "").casefold() in WORDY_KEYS and not (ends or values.strong(value)):
         return False  # "secret: BTS2024 concert tickets" (found by review)
     return values.made_up(value) and (found["bare"] is None or long)

@@ -77,22 +77,32 @@ STATES = {
     "inget", "λαθος", "σωστος", "σωστο", "απλος", "שגויה", "נכונה", "חזקה", "חלשה", "ארוכה",
     "קצרה", "yanlış", "doğru", "güçlü", "zayıf", "yok", "gerekli", "unutuldu", "değişti",  # noqa: RUF001
     "vaikea", "helppo", "misma", "mismo", "stessa", "stesso", "même", "mesma", "mesmo",
-    "gleiche", "selbe",
+    "gleiche", "selbe", "única", "único", "короткий", "лёгкий", "легкий", "простой",
+    "плохой", "хороший", "тупой", "смешной", "никакой", "annoying", "embarrassing",
+    "confusing", "amazing", "boring", "frustrating", "veraltet", "bekannt", "unbrauchbar",
+    "irgendwo", "ridícula", "ridículo", "estúpida", "inútil", "pésima", "antigua", "ridicule",
+    "pourri", "dangereux", "устарел", "сменить", "поменяли", "ridicola", "orribile",
+    "péssima", "vervelend", "śmieszne", "głupie", "długie", "beznadziejne", "problema",
+    "nombre", "habitual", "anterior",
 }  # fmt: skip
 # The endings of participles and adjectives of state, by the scripts that write them. Latin:
 # English -ed and -able/-ible, Spanish and Portuguese -ada/-ado/-ida/-ido, Italian
 # -ata/-ato/-uta/-uto, French -é(e)(s) (kept before folding), Polish -ane/-one/-ony/-any;
 # Cyrillic: Russian short and long participles (-ан, -ен, -ный, -ная).
-# Then the endings of adjectives (found by review): English -ous/-less/-ful (not -ish:
-# "swordfish"), Romance -ica/-ico/-ique, superlatives (-ísima, -issimo), -ble/-vel
-# ("imposible", "possível"), German -lich/-isch and ge-...-t participles ("gelöscht"),
-# Dutch -lijk, Russian long adjectives ("короткий", "простой") and verbs ("отсутствует").
 STATE_ENDINGS = re.compile(
     r"(?:[a-z]{3}ed|[a-z]{3}[ai]ble|[a-z]{2}(?:ada|ado|ida|ido|ata|ato|uta|uto)"
     r"|[a-zà-ÿ]{2}(?:é|ée|és|ées)|[a-ząćęłńóśźż]{3}(?:ane|one|ony|any)"
-    r"|[a-z]{3}(?:ous|less|ful)|[a-zà-ÿ]{2}(?:ica|ico|ique|[ií]ssim[ao]|[íi]sim[ao]|vel)"
+    r"|[а-яё]{3}(?:ан|ен|ян|ный|ная|ное|нный|нная))$"  # noqa: RUF001
+)
+# Then, for a word written in lowercase only (a password is often capitalised: "Fearless",
+# "Monica", German nouns), the endings of adjectives (found by review): English
+# -ous/-less/-ful, Spanish and Portuguese superlatives and -ável/-ível, German -lich/-isch and
+# ge-...-t participles ("gelöscht"), Dutch -lijk, Russian long adjectives ("сложный") and
+# verbs ("отсутствует").
+LOWERCASE_ENDINGS = re.compile(
+    r"(?:[a-z]{3}(?:ous|less|ful)|[a-zà-ÿ]{2}(?:[ií]ssim[ao]|ísim[ao]|[áí]vel)"
     r"|[a-zäöüß]{3}(?:lich|isch)|ge[a-zäöüß]{3,}t|[a-z]{3}lijk"
-    r"|[а-яё]{3}(?:ан|ен|ян|ный|ная|ное|нный|нная|ий|ый|ой|ая|ое|ые|ует|ает|яет))$"  # noqa: RUF001
+    r"|[а-яё]{3}(?:ый|ая|ое|ые|ует|ает|яет))$"  # noqa: RUF001
 )
 
 
@@ -108,4 +118,6 @@ FOLDED_STATES = frozenset(map(fold, STATES))
 
 def is_state(word: str) -> bool:
     """Whether ``word`` (letters only) says something about a password rather than being one."""
-    return fold(word) in FOLDED_STATES or STATE_ENDINGS.search(word.casefold()) is not None
+    if fold(word) in FOLDED_STATES or STATE_ENDINGS.search(word.casefold()) is not None:
+        return True
+    return word.islower() and LOWERCASE_ENDINGS.search(word) is not None

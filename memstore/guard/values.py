@@ -21,8 +21,10 @@ IDEOGRAPHS = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]"
 CJK_CLAUSE_END = re.compile(
     "[\u3000-\u303f]|[,;!?](?=[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af])"
 )  # "。" or "、", or a comma (NFKC's of the fullwidth one) before a CJK character
-# ${DB_PASSWORD}, $(pass show x), $TOKEN; Compose's $$TOKEN, PowerShell's $env:TOKEN
-SHELL_LOOKUP = re.compile(r"\$\$?(?:[{(]|[A-Za-z_]\w*$)|\$env:\w+$", re.IGNORECASE)
+# ${DB_PASSWORD}, $(pass show x), $TOKEN; Compose's $$TOKEN and PowerShell's $env:TOKEN
+# with a variable's name ("$$Kx9mPq2vLz" is a literal "$Kx9mPq2vLz": found by review)
+VARIABLE = r"(?:[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*)"
+SHELL_LOOKUP = re.compile(rf"\$(?:[{{(]|[A-Za-z_]\w*$)|\$\${VARIABLE}$|\$env:{VARIABLE}$")
 CALL = re.compile(r"[\w.]*\(")  # getpass(), os.environ.get(...)
 GLUED_ENDING = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+$")
 EDGES = "\"'`\u201c\u201d\u2018\u2019«»()[]{}<>*_"  # quotes, brackets, Markdown emphasis
@@ -42,7 +44,12 @@ LOOKUP = re.compile(
     re.IGNORECASE,
 )
 PLACEHOLDER_WORDS = re.compile(
-    r"(?:^|[\W_])(?:your|here|example|placeholder|dummy|redacted)(?:$|[\W_])", re.IGNORECASE
+    r"(?:^|[\W_])(?:your|here|example|placeholder|dummy|redacted)(?:$|[\W_])"
+    # where passwords are kept, and how long they are (found by review: "p/w: 1Password",
+    # "Der Zugangscode ist 6-stellig")
+    r"|^(?:1password|bitwarden|keepass(?:xc)?|lastpass|dashlane|keychain)$"
+    r"|^\d+-(?:stellig|digits?|characters?|chars|letters?|cifras|d[ií]gitos|chiffres)$",
+    re.IGNORECASE,
 )
 # A type: a generic (Vec<u8>, List[str]), a sized primitive (bytes32, u8), a CamelCase name of
 # two or more word-like parts whose digits, if any, are a size in bits (SecretStr,
@@ -60,13 +67,10 @@ STANDARD = re.compile(
     r"(?:[-_/][A-Za-z-]+)?$",
     re.IGNORECASE,
 )
-# A passphrase of three or more words of three or more letters: "blue-harbor-lantern" (not
-# "state-of-the-art").
-HYPHENATED = re.compile(r"[^\W\d_]{3,}(?:-[^\W\d_]{3,}){2,}")
 HASHTAG = re.compile(r"#[^\W\d_]+$")  # "my secrets #skincarejourney"
 VERSION_PIN = re.compile(r"[\w.\[\]-]+(?:==|>=|<=|~=|!=)\S+$")  # requests==2.31.0
 DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}$")
-ENV_VARIABLE = re.compile(r"%\w+%$|%\(\w+\)[sdr]$")  # Windows' %DB_PASSWORD%, Python's %(pw)s
+ENV_VARIABLE = re.compile(rf"%\w+%$|%\({VARIABLE}\)[sdr]$")  # Windows' %PW%, Python's %(pw)s
 MASK = re.compile(r"^[*xX•·.…#_-]+$|\.\.\.|…")
 
 
@@ -117,6 +121,13 @@ def made_up(value: str) -> bool:
     return (letters and (digits or symbols)) or (text.isdigit() and len(text) >= 6)
 
 
+def strong(value: str) -> bool:
+    """Whether ``value`` is made up (:func:`made_up`) and either holds a symbol or is 8
+    characters or longer: "Kx9!mPq2", "hunter22", not "BTS2024"."""
+    text = clean(value)
+    return made_up(value) and (len(text) >= 8 or any(char in SPECIALS for char in text))
+
+
 def pin(value: str) -> bool:
     """Whether ``value`` is a PIN: 3 to 12 digits, maybe in groups ("3-7-1-9"), not a date."""
     text = clean(value)
@@ -127,15 +138,15 @@ def pin(value: str) -> bool:
 
 
 def passphrase(value: str, ends_clause: bool) -> bool:
-    """Whether ``value`` is a password of letters only ("swordfish", "подсолнух", or words
-    joined by hyphens: "blue-harbor-lantern"): letters that end the clause, 6 or more of
-    them (5 when one is not ASCII: "Gänseblümchen" is no English word), and no state or
-    instruction ("required", "vergessen": see :mod:`memstore.guard.states`)."""
+    """Whether ``value`` is a password of letters only ("swordfish", "подсолнух"): letters
+    that end the clause, 6 or more of them (5 when one is not ASCII: "Gänseblümchen" is no
+    English word), and no state or instruction ("required", "vergessen": see
+    :mod:`memstore.guard.states`)."""
     text = clean(value)
     return (
         ends_clause
         and len(text) >= (6 if text.isascii() else 5)
-        and (text.isalpha() or HYPHENATED.fullmatch(text) is not None)
+        and text.isalpha()
         and not IDEOGRAPHS.search(text)
         and not states.is_state(text)
         and not is_placeholder(text)
