@@ -129,6 +129,8 @@ def test_a_group_option_after_the_command_is_told_where_it_goes(runner: CliRunne
     assert message.endswith("give it before the command, as in: memstore --database ... check")
     verbose = json.loads(runner.invoke(cli, ["recall", "-v", "x"]).stderr)["error"]["message"]
     assert "memstore -v ... recall" in verbose and "after --" not in verbose
+    version = json.loads(runner.invoke(cli, ["check", "--version"]).stderr)["error"]["message"]
+    assert "before the command" not in version  # --version ends at once wherever it goes
 
 
 def test_text_that_is_not_unicode_is_refused_as_input(runner: CliRunner, db_path: Path) -> None:
@@ -163,6 +165,15 @@ def test_an_empty_path_is_a_usage_error_not_the_working_folder(
     assert not db_path.exists()
 
 
+def test_a_config_file_that_does_not_exist_is_said_so_in_words(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    # Found by review: Python's "[Errno 2] No such file or directory".
+    result = runner.invoke(cli, ["--config", str(tmp_path / "nope.json"), "check"])
+    message = json.loads(result.stderr)["error"]["message"]
+    assert result.exit_code == 2 and message.endswith("nope.json: there is no file there.")
+
+
 def test_a_folder_given_as_the_database_is_a_file_error(runner: CliRunner, tmp_path: Path) -> None:
     # As a FIFO or a device is (found by review: a folder alone was a usage error).
     result = runner.invoke(cli, ["--database", str(tmp_path), "recall", "tea"])
@@ -177,7 +188,8 @@ def test_a_speaker_name_that_is_not_unicode_is_refused_before_the_import(
     # Found by review: it matched no record, and the import said only that no speaker did.
     code, _, stderr = run(runner, db_path, "import", str(EXAMPLES), "--speaker", "Di\udcffego=user")
     message = json.loads(stderr)["error"]["message"]
-    assert code == 2 and "--speaker" in message and "not valid Unicode" in message
+    assert code == 2 and "not valid Unicode" in message
+    assert message.startswith("Invalid value for '--speaker': 'Di\\udcffego' holds")
     assert not db_path.exists()
 
 

@@ -489,6 +489,7 @@ def test_a_page_past_the_end_says_so(runner: CliRunner, imported: Path) -> None:
         ("\u0600", "\\u0600"),  # an Arabic number sign (a later review)
         ("\U00013430", "\\U00013430"),  # an Egyptian format control
         ("\ufe00\U000e0101", "\\ufe00\\U000e0101"),  # a run of variation selectors
+        ("\u180b\u17b4", "\\u180b\\u17b4"),  # Mongolian and Khmer ones the guard drops
     ],
 )
 def test_invisible_characters_found_by_review_are_escaped_in_text_views(

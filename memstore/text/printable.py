@@ -17,14 +17,15 @@ import re
 # U+200C/U+200D that emoji and scripts need), bidi controls, the line and paragraph
 # separators, and the Hangul fillers: letters that print as nothing (found by review). Then
 # the other format characters (Arabic, Syriac and Kaithi number signs, Egyptian and shorthand
-# format controls), and a run of two or more variation selectors, which can carry hidden
+# format controls), Khmer's invisible vowels and Mongolian's variation selectors (which the
+# guard also drops), and a run of two or more other variation selectors, which can carry hidden
 # data after one character: one alone is an emoji's or an ideograph's (found by review).
 UNSAFE = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u034f\u061c\u115f\u1160\u180e\u200b\u200e\u200f"
     "\u2028-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb"
     "\U0001d173-\U0001d17a\U000e0000-\U000e007f"
     "\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2\U000110bd\U000110cd\U00013430-\U0001343f"
-    "\U0001bca0-\U0001bca3]|[\ufe00-\ufe0f\U000e0100-\U000e01ef]{2,}"
+    "\U0001bca0-\U0001bca3\u17b4\u17b5\u180b-\u180d\u180f]|[\ufe00-\ufe0f\U000e0100-\U000e01ef]{2,}"
 )
 
 

@@ -44,8 +44,8 @@ def parse_speakers(
         pairs.append((name, role.lower()))
     try:
         speaker_roles(pairs)
-    except InvalidInput as error:
-        raise click.BadParameter(str(error)) from None
+    except InvalidInput as error:  # click names the option (found by review: twice)
+        raise click.BadParameter(error.reason) from None
     return dict(pairs)
 
 

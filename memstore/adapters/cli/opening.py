@@ -29,6 +29,10 @@ def load_config(path: Path | None) -> MemoryConfig:
         return MemoryConfig()
     try:
         return read_section(path)
+    except FileNotFoundError:
+        raise click.BadParameter(
+            f"{path}: there is no file there.", param_hint="--config"
+        ) from None
     except (OSError, ValueError) as error:  # read_section's documented failures
         raise click.BadParameter(f"cannot use {path}: {error}", param_hint="--config") from error
 

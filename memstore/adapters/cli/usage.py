@@ -55,8 +55,8 @@ def placement_hint(error: click.UsageError) -> str:
     if not isinstance(error, click.NoSuchOption) or ctx is None or ctx.parent is None:
         return ""
     root = ctx.find_root()
-    names = {name for param in root.command.params for name in param.opts}
-    if error.option_name not in names:
+    names = {name for param in root.command.params if not param.is_eager for name in param.opts}
+    if error.option_name not in names:  # not --help or --version, which end at once
         return ""
     return (
         f" {error.option_name} is memstore's own option: give it before the command, as in: "
