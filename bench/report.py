@@ -237,8 +237,9 @@ def history_lines(results: Results) -> list[str]:
     )
     lines += [
         f"word_instances {case.label}: {case.word!r} ({case.total} occurrences in "
-        f"{case.documents} messages), first page of {HITS}; same instances (time, token, "
-        f"text; offsets differ in CJK records, see bench.words) and total on both sides: "
+        f"{case.documents} messages), first page of {HITS}; same instances (time, text; "
+        f"offsets and token indexes differ in CJK records, see bench.words) and total on "
+        f"both sides: "
         f"{yes(case.same)}"
         for case in results.instances
     ]

@@ -53,8 +53,7 @@ class WordsTimes:
 @dataclass(frozen=True)
 class InstancesTimes:
     """word_instances of one word: its label, occurrences, messages holding it, both sides'
-    p50 ms, and whether the first pages (record times, token indexes, spans, matched texts)
-    and totals agree."""
+    p50 ms, and whether the first pages (record times, matched texts) and totals agree."""
 
     label: str
     word: str
@@ -164,19 +163,20 @@ def raw_word_instances(raw: sqlite3.Connection, word: str) -> tuple[list[tuple[A
 
 
 def memstore_instances(service: MemoryService, word: str) -> tuple[list[tuple[Any, ...]], int]:
-    """memstore's first page of ``word`` as (created_at, token index, matched text), and its
-    total (ids are random, so they differ between the two databases). Offsets are left out:
-    in a record holding CJK text the raw side's highlight() marks the index form, whose
-    offsets are not the text's (memstore maps them back; a plain query cannot)."""
+    """memstore's first page of ``word`` as (created_at, matched text), and its total (ids
+    are random, so they differ between the two databases). Offsets and token indexes are
+    left out: in a record holding CJK text the raw side reads the index form, whose offsets
+    are not the text's and which holds a boundary token after each CJK run (memstore maps
+    the offsets back and counts the text's own tokens; a plain query cannot)."""
     page = service.word_instances(word)
-    found = [(format_utc(i.created_at), i.token_index, i.matched_text) for i in page.instances]
+    found = [(format_utc(i.created_at), i.matched_text) for i in page.instances]
     return found, page.total
 
 
 def raw_instances(raw: sqlite3.Connection, word: str) -> tuple[list[tuple[Any, ...]], int]:
     """raw_word_instances as memstore_instances returns it."""
     page, total = raw_word_instances(raw, word)
-    return [(row[7], row[1], row[4]) for row in page], total
+    return [(row[7], row[4]) for row in page], total
 
 
 def compare_instances(
