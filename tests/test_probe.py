@@ -117,14 +117,22 @@ def test_another_tools_empty_version_table_makes_a_database_another_applications
     assert path.read_bytes() == before
 
 
+def at_base(path: Path, *statements: str) -> Path:
+    """A file as `alembic downgrade base` leaves a store, after ``statements``."""
+    with closing(sqlite3.connect(path)) as connection:
+        connection.execute(f"CREATE TABLE {ALEMBIC_BASE}")
+        for statement in statements:
+            connection.execute(statement)
+        connection.commit()
+    return path
+
+
 @pytest.mark.parametrize("command", [["recall", "tea"], ["check"], ["memories"], ["sessions"]])
 def test_a_file_at_alembic_base_is_refused_by_reading_commands_as_an_empty_one_is(
     runner: CliRunner, tmp_path: Path, command: list[str]
 ) -> None:
     # Found by review: they upgraded it, and check called the new empty store ok.
-    path = tmp_path / "base.sqlite3"
-    with closing(sqlite3.connect(path)) as connection:
-        connection.execute(f"CREATE TABLE {ALEMBIC_BASE}")
+    path = at_base(tmp_path / "base.sqlite3")
     before = path.read_bytes()
     result = runner.invoke(cli, ["--database", str(path), *command])
     error = json.loads(result.stderr)["error"]
@@ -136,10 +144,7 @@ def test_a_file_at_alembic_base_is_refused_by_reading_commands_as_an_empty_one_i
 def test_a_file_at_alembic_base_claimed_by_an_application_is_not_taken(
     runner: CliRunner, tmp_path: Path
 ) -> None:
-    path = tmp_path / "claimed.sqlite3"
-    with closing(sqlite3.connect(path)) as connection:
-        connection.execute(f"CREATE TABLE {ALEMBIC_BASE}")
-        connection.execute("PRAGMA user_version = 42")
+    path = at_base(tmp_path / "claimed.sqlite3", "PRAGMA user_version = 42")
     before = path.read_bytes()
     result = runner.invoke(cli, ["--database", str(path), "remember", "Diego likes tea."])
     assert result.exit_code == 1 and json.loads(result.stderr)["error"]["type"] == "FileError"
@@ -166,13 +171,12 @@ def test_analyze_on_a_file_at_alembic_base_leaves_it_at_base(
     runner: CliRunner, tmp_path: Path
 ) -> None:
     # Found by review: ANALYZE's sqlite_stat1 made it another application's.
-    path = tmp_path / "base.sqlite3"
-    with closing(sqlite3.connect(path)) as connection:
-        connection.execute(f"CREATE TABLE {ALEMBIC_BASE}")
-        connection.execute("INSERT INTO alembic_version VALUES ('x')")
-        connection.execute("ANALYZE")
-        connection.execute("DELETE FROM alembic_version")
-        connection.commit()
+    path = at_base(
+        tmp_path / "base.sqlite3",
+        "INSERT INTO alembic_version VALUES ('x')",
+        "ANALYZE",
+        "DELETE FROM alembic_version",
+    )
     result = runner.invoke(cli, ["--database", str(path), "remember", "Diego likes tea."])
     assert result.exit_code == 0, result.stderr
 
