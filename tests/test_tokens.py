@@ -22,9 +22,9 @@ from memstore.text.tokens import (
     fold,
     index_spans,
     index_token_pattern,
-    spans_at,
     token_pattern,
     token_spans,
+    tokens_at,
     word_spans,
 )
 
@@ -192,5 +192,6 @@ def test_the_spans_of_chosen_positions_are_those_of_every_token(text: str) -> No
     # instances.located reads only up to the page's last instance, counting CJK runs.
     every = list(index_spans(text))
     tokens = [at for at, (start, end) in enumerate(every) if start < end]  # no boundary
-    assert spans_at(text, tokens, 1) == [every[at] for at in tokens]
-    assert spans_at(text, tokens[::3], 1) == [every[at] for at in tokens[::3]]
+    indexes = {at: index for index, at in enumerate(tokens)}  # boundaries not counted
+    assert tokens_at(text, tokens, 1) == [(indexes[at], every[at]) for at in tokens]
+    assert tokens_at(text, tokens[::3], 1) == [(indexes[at], every[at]) for at in tokens[::3]]

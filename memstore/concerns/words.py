@@ -17,7 +17,7 @@ from memstore.store.database import Database
 from memstore.text import cjk
 from memstore.text.clipping import take_within
 from memstore.text.highlight import excerpt
-from memstore.text.tokens import token_indexes, tokenize
+from memstore.text.tokens import tokenize
 from memstore.times import utc_now
 
 MAX_CJK_WORD_CHARS = 32  # each more character is one more token to line up per instance
@@ -145,15 +145,10 @@ def locate(connection: sqlite3.Connection, word: str, found: instances.Page) -> 
     """Each instance of the page located in its record's text by SQLite's own tokenizer: the
     record's n-th highlighted region is its n-th instance of the word."""
     located: list[Instance] = []
-    for record, spans in zip(
+    for record, record_instances in zip(
         found.records, instance_offsets.located(connection, word, found), strict=True
     ):
-        indexes = (
-            record.positions
-            if record.index_text is None
-            else token_indexes(record.content, record.positions)
-        )
-        for token_index, (start, end) in zip(indexes, spans, strict=True):
+        for token_index, (start, end) in record_instances:
             shown, shown_start = excerpt(record.content, start, end)
             located.append(
                 Instance(

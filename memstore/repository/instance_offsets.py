@@ -16,7 +16,7 @@ from memstore.repository.words import (
 )
 from memstore.store.fts_names import MEMORIES_FTS, MESSAGES_FTS
 from memstore.text import highlight
-from memstore.text.tokens import spans_at
+from memstore.text.tokens import tokens_at
 
 SCAN_BOUND = 4096
 """The most records of the word one highlight statement passes over per record it shows:
@@ -32,11 +32,15 @@ HIGHLIGHT = {
 }
 
 
-def located(connection: sqlite3.Connection, word: str, found: Page) -> list[list[tuple[int, int]]]:
-    """For each record of the page, in order, the ``[start, end)`` character spans of its
-    shown instances of ``word``: the highlighted regions from its ``skip``-th, as many as it
-    shows positions; in a record indexed as its index form, the spans of the tokens at those
-    positions."""
+Located = list[tuple[int, tuple[int, int]]]
+"""A record's shown instances: each one's token index and ``[start, end)`` in its text."""
+
+
+def located(connection: sqlite3.Connection, word: str, found: Page) -> list[Located]:
+    """For each record of the page, in order, its shown instances of ``word``: the
+    highlighted regions from its ``skip``-th, as many as it shows positions, at those
+    positions; in a record indexed as its index form, the tokens at those positions, with
+    their token indexes in its own text (see :func:`tokens_at`)."""
     phrase = '"' + word.replace('"', '""') + '"'
     bound = {"open": highlight.OPEN, "close": highlight.CLOSE, "phrase": phrase}
     short = [record for record in found.records if highlighted_whole(record)]
@@ -97,16 +101,27 @@ def record_spans(
     word: str,
     marked: str | None,
     bound: dict[str, Any],
+) -> Located:
+    """The record's shown instances (see :func:`located`): from its tokens when it is
+    indexed as its index form, else at its positions, with its :func:`own_spans` (markers
+    and phrase ``bound``)."""
+    if record.index_text is not None:
+        return tokens_at(record.content, record.positions, len(word) if is_sequence(word) else 1)
+    return list(zip(record.positions, own_spans(connection, record, marked, bound), strict=True))
+
+
+def own_spans(
+    connection: sqlite3.Connection,
+    record: PageRecord,
+    marked: str | None,
+    bound: dict[str, Any],
 ) -> list[tuple[int, int]]:
-    """The spans of the record's shown instances (see :func:`located`): from its
-    highlight() text ``marked`` when it was highlighted whole, from its tokens when it is
-    indexed as its index form, else from its pieces in the probe table (markers and phrase
-    ``bound``)."""
+    """The spans of the shown instances of a record indexed as its own text: from its
+    highlight() text ``marked`` when it was highlighted whole, else from its pieces in the
+    probe table."""
     take = len(record.positions)
     if marked is not None:
         return highlight.marked_spans(marked)[record.skip : record.skip + take]
-    if record.index_text is not None:
-        return spans_at(record.content, record.positions, len(word) if is_sequence(word) else 1)
     spans: list[tuple[int, int]] = []
     seen = 0
     for start, piece in highlight.pieces(record.content):
