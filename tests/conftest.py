@@ -80,13 +80,13 @@ def corpus_logs(shared: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """A real 128 KiB tmpfs, where the tests may mount one (root on Linux); else a skip."""
+    """A real 1 MiB tmpfs, where the tests may mount one (root on Linux); else a skip."""
     mount = tmp_path / "small"
     mount.mkdir()
     if shutil.which("mount") is None or os.geteuid() != 0:
         pytest.skip("mounting a small tmpfs needs root and mount(8)")
     mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=128k", "tmpfs", str(mount)], capture_output=True
+        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)], capture_output=True
     )
     if mounted.returncode:
         pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")

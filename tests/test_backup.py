@@ -329,10 +329,31 @@ def test_a_full_disk_under_the_copy_is_a_file_error_and_leaves_nothing(
     written: MemoryService, small_disk: Path
 ) -> None:
     # Found by review: SQLite's "database or disk is full" blamed the database, StoreError.
+    leave_free(small_disk, 65_536)
     with pytest.raises(FileError, match="could not be written") as raised:
         written.backup(small_disk / "b.sqlite3")
     assert str(small_disk / "b.sqlite3") in str(raised.value)
-    assert list(small_disk.iterdir()) == []
+    assert [path.name for path in small_disk.iterdir()] == ["filler"]
+
+
+def test_a_disk_with_room_for_the_copy_but_not_its_check_is_a_file_error(
+    written: MemoryService, small_disk: Path, tmp_path: Path
+) -> None:
+    # Found by review: the copy fitted, but opening it for its check needs a 32 KiB -shm
+    # file; SQLITE_IOERR_SHMSIZE came out as StoreError "disk I/O error; run memstore check",
+    # which blames the database being copied.
+    leave_free(small_disk, written.backup(tmp_path / "sized.sqlite3").bytes + 16_384)
+    with pytest.raises(FileError, match="could not be written") as raised:
+        written.backup(small_disk / "b.sqlite3")
+    assert str(small_disk / "b.sqlite3") in str(raised.value)
+    assert [path.name for path in small_disk.iterdir()] == ["filler"]
+
+
+def leave_free(disk: Path, room: int) -> None:
+    """Fill ``disk`` with a file named filler, leaving ``room`` bytes free."""
+    free = os.statvfs(disk).f_bavail * os.statvfs(disk).f_frsize
+    assert free > room, "the small disk is too small for the test"
+    (disk / "filler").write_bytes(b"x" * (free - room))
 
 
 def test_a_killed_checks_scratch_copy_is_removed_by_the_next_one() -> None:

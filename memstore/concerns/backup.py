@@ -61,8 +61,9 @@ def copied(db: Database, target: Path) -> HealthReport:
     try:
         with backups.staging(target) as staged:
             backups.copy(db.path, staged, read_only=db.read_only is not None)
-            checked = checked_copy(staged)
-            backups.seal(staged)
+            with backups.full_disk_as_os_error():
+                checked = checked_copy(staged)
+                backups.seal(staged)
             backups.place(staged, target)
     except OSError as error:
         raise FileError(

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from memstore import files, open_stores
 from memstore.errors import BackupExists, StoreError
-from memstore.store import readers
+from memstore.store import readers, sqlite_errors
 from memstore.store.connections import BUSY_TIMEOUT_MS
 
 try:
@@ -155,7 +155,7 @@ def copy(source: Path, staged: Path, *, read_only: bool = False) -> None:
         StoreBusy: If, ``read_only``, the source's owner changed it while it was copied.
     """
     wait = BUSY_TIMEOUT_MS / 1000
-    try:
+    with full_disk_as_os_error(), translated_copy_errors(source):
         opened = (
             readers.open_reader(source, wait)  # retried as the owner's files come and go
             if read_only
@@ -167,13 +167,37 @@ def copy(source: Path, staged: Path, *, read_only: bool = False) -> None:
             readers.watched(live, source),  # a read-only source its owner wrote meanwhile
         ):
             live.backup(copied)  # pages=-1: the whole database in one step, one snapshot
+
+
+@contextmanager
+def translated_copy_errors(source: Path) -> Iterator[None]:
+    """Turn SQLite's errors while copying ``source`` into StoreError."""
+    try:
+        yield
     except sqlite3.Error as error:
-        if getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL:  # the copy's disk
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)) from error  # (found by review)
         raise StoreError(
             f"SQLite failed while copying {source}: {error}; nothing was written. Run "
             "`memstore check` on the database, then try again."
         ) from error
+
+
+DISK_FULL = (sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR_SHMSIZE)
+"""SQLite's error codes for a full disk: no room for a page, or for a ``-shm`` file."""
+
+
+@contextmanager
+def full_disk_as_os_error() -> Iterator[None]:
+    """Work on a copy whose disk may fill: SQLite's report of a full disk (:data:`DISK_FULL`,
+    raw or as the cause of a StoreError) becomes OSError (ENOSPC), which names the copy's
+    disk, not the database copied (found by review: both came out as StoreError, "run
+    memstore check", once under the copy and once under its check's ``-shm`` file)."""
+    try:
+        yield
+    except (sqlite3.Error, StoreError) as error:
+        cause = sqlite_errors.sqlite_cause(error) or sqlite_errors.sqlite_cause(error.__cause__)
+        if cause is None or sqlite_errors.code_of(cause) not in DISK_FULL:
+            raise
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)) from error
 
 
 def seal(staged: Path) -> None:

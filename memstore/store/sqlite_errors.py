@@ -33,7 +33,7 @@ def translate_errors(path: Path | None = None) -> Iterator[None]:
         raise translated(cause, path) from error
 
 
-def sqlite_cause(error: BaseException) -> sqlite3.DatabaseError | None:
+def sqlite_cause(error: BaseException | None) -> sqlite3.DatabaseError | None:
     """SQLite's own exception in ``error``: the error itself, or the one SQLAlchemy wraps as
     its ``orig`` (found by that attribute, so that this module never imports SQLAlchemy:
     it runs only for migrations and ORM sessions); None for any other error."""
