@@ -8,6 +8,7 @@ from typing import Self
 
 from memstore.config import MemoryConfig, PageSize
 from memstore.errors import InvalidInput
+from memstore.store import examine
 from memstore.store.database import Database
 
 
@@ -76,4 +77,4 @@ class StoreHandle:
     def holds_store(self) -> bool | None:
         """Whether the file exists and is a memstore database, checked without changing
         anything; None when SQLite cannot read it. Raises FileError for a non-regular file."""
-        return self._db.holds_store()
+        return examine.holds_store(self._db.path)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, closing, contextmanager
 from pathlib import Path
 
 import pytest
@@ -94,3 +95,17 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
         yield mount
     finally:
         subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+ALEMBIC_BASE = "alembic_version (version_num VARCHAR(32) NOT NULL PRIMARY KEY)"
+"""The table `alembic downgrade base` leaves of a store: the version table, empty."""
+
+
+def at_base(path: Path, *statements: str) -> Path:
+    """A file as `alembic downgrade base` leaves a store, after ``statements``."""
+    with closing(sqlite3.connect(path)) as connection:
+        connection.execute(f"CREATE TABLE {ALEMBIC_BASE}")
+        for statement in statements:
+            connection.execute(statement)
+        connection.commit()
+    return path

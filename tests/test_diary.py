@@ -25,6 +25,7 @@ from memstore import times as days
 from memstore.adapters.cli import cli
 from memstore.repository import diary as diary_rows
 from memstore.store.database import Database
+from tests.conftest import at_base as base
 from tests.factories import MemoryFactory, MessageFactory, SessionFactory
 
 Seeded = Callable[[], AbstractContextManager[None]]
@@ -639,18 +640,25 @@ def test_the_diary_of_a_missing_database_shows_the_log_and_creates_nothing(
     assert not database.exists()
 
 
+@pytest.mark.parametrize("at_base", [False, True])
 def test_the_diary_of_an_empty_file_shows_the_log_and_leaves_it_empty(
-    runner: CliRunner, tmp_path: Path
+    runner: CliRunner, tmp_path: Path, at_base: bool
 ) -> None:
-    # Found by review: an empty file (no store yet) was made a whole store by the diary.
+    # Found by review: an empty file (no store yet) was made a whole store by the diary;
+    # and one at Alembic's base (no store either, refused by the reading commands as an
+    # empty file is) was refused with "`memstore check` upgrades it", which check refuses.
     database = tmp_path / "memory.sqlite3"
-    database.touch()
+    if at_base:
+        base(database)
+    else:
+        database.touch()
+    before = database.read_bytes()
     (tmp_path / "logs").mkdir()
     (tmp_path / "logs" / "2026-10-05.md").write_text(LOG, encoding="utf-8")
     code, out, err = invoke(runner, database, "2026-10-05", "--tz", MADRID)
     assert code == 0, err
-    assert json.loads(out)["log"] == LOG
-    assert database.stat().st_size == 0
+    assert json.loads(out)["log"] == LOG and json.loads(out)["conversations"] == []
+    assert database.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["logs", "memory.sqlite3"]
 
 

@@ -28,7 +28,7 @@ from memstore.adapters.cli import cli
 from memstore.errors import InvalidQuery
 from memstore.store import probe
 from memstore.store.database import Database
-from tests.conftest import REPO
+from tests.conftest import REPO, at_base
 
 EXAMPLES = REPO / "examples" / "logs"
 SPEAKERS = ["--speaker", "Diego=user", "--speaker", "Morgan=assistant"]
@@ -96,7 +96,6 @@ EMPTY_VERSION_TABLES = {  # found by review: each was a SchemaError ("a newer me
         False,
     ),
 }
-ALEMBIC_BASE = "alembic_version (version_num VARCHAR(32) NOT NULL PRIMARY KEY)"
 
 
 @pytest.mark.parametrize("case", EMPTY_VERSION_TABLES)
@@ -115,16 +114,6 @@ def test_another_tools_empty_version_table_makes_a_database_another_applications
         result = runner.invoke(cli, ["--database", str(path), *command])
         assert result.exit_code == 1 and json.loads(result.stderr)["error"]["type"] == "FileError"
     assert path.read_bytes() == before
-
-
-def at_base(path: Path, *statements: str) -> Path:
-    """A file as `alembic downgrade base` leaves a store, after ``statements``."""
-    with closing(sqlite3.connect(path)) as connection:
-        connection.execute(f"CREATE TABLE {ALEMBIC_BASE}")
-        for statement in statements:
-            connection.execute(statement)
-        connection.commit()
-    return path
 
 
 @pytest.mark.parametrize("command", [["recall", "tea"], ["check"], ["memories"], ["sessions"]])

@@ -24,6 +24,7 @@ from memstore.errors import FileError, ImportRejected
 from memstore.logs.syntax import day_from_file_name
 from memstore.repository import diary as diary_rows
 from memstore.schemas import Diary, DiaryConversation, Message
+from memstore.store import examine
 from memstore.store.database import Database
 from memstore.times import bounds, local_date, parse_day, today, utc_now, zone, zone_name
 
@@ -49,15 +50,15 @@ def conversations(messages: Iterable[Message]) -> list[DiaryConversation]:
 
 
 def stored(path: Path) -> bool:
-    """Whether the database file at ``path`` holds anything: a missing or empty file is no
-    store yet, and the diary never makes one (README: only the commands that store create
-    a database).
+    """Whether the database file holds anything: a missing or empty file, or one at
+    Alembic's base, is no store yet, and the diary never makes one (README: only the
+    commands that store create a database).
 
     Raises:
         FileError: If something other than a regular file is there.
     """
     status = files.regular(path, "the database")
-    return status is not None and status.st_size > 0
+    return status is not None and status.st_size > 0 and not examine.at_base(path)
 
 
 # The day's Markdown log

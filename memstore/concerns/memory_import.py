@@ -28,6 +28,7 @@ from memstore.errors import InvalidInput
 from memstore.kinds import TransferFormat
 from memstore.schemas import MemoryImportReport
 from memstore.schemas.transfer import Restorable
+from memstore.store import examine
 from memstore.store.database import Database
 from memstore.times import utc_now
 from memstore.transfer import jsonl, memory_files
@@ -56,7 +57,7 @@ def import_memories(db: Database, path: str | Path) -> MemoryImportReport:
     files.nameable(path)
     source = Path(path).expanduser().absolute()
     now = utc_now()
-    form = survey(source, fresh=db.holds_store() is False, now=now)
+    form = survey(source, fresh=examine.holds_store(db.path) is False, now=now)
     _, records = read(source)
     with db.write() as connection:
         restore = Restore(connection, now)

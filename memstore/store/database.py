@@ -273,22 +273,6 @@ class Database:
             raise
         return pool
 
-    def holds_store(self) -> bool | None:
-        """Whether the file holds a memstore database, examined without creating or changing
-        anything: False for a missing or empty file (or one Alembic downgraded to base) or
-        another application's database, None when SQLite cannot read it as a database.
-
-        Raises:
-            FileError: If the path is not a regular file (a FIFO, a folder, a device).
-            StoreBusy: If another process kept the file locked past the probe's wait.
-        """
-        status = files.regular(self.path, "the database")
-        if status is None or status.st_size == 0:
-            return False
-        with translate_errors(self.path):
-            schema = probe.read_schema(self.path)
-        return None if schema is None else schema.is_memstore and not schema.at_base
-
     def code_version(self) -> int:
         """The schema version of the newest migration this code ships."""
         return migrations.code_version(self.migrations)

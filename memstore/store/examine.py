@@ -1,0 +1,40 @@
+"""What a database file holds, examined without creating or changing anything: for the
+commands that must not make a store where there is none."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memstore import files
+from memstore.store import probe
+from memstore.store.sqlite_errors import translate_errors
+
+
+def holds_store(path: Path) -> bool | None:
+    """Whether the file at ``path`` holds a memstore database: False for a missing or empty
+    file, one Alembic downgraded to base, or another application's database; None when
+    SQLite cannot read it as a database.
+
+    Raises:
+        FileError: If the path is not a regular file (a FIFO, a folder, a device).
+        StoreBusy: If another process kept the file locked past the probe's wait.
+    """
+    status = files.regular(path, "the database")
+    if status is None or status.st_size == 0:
+        return False
+    with translate_errors(path):
+        schema = probe.read_schema(path)
+    return None if schema is None else schema.is_memstore and not schema.at_base
+
+
+def at_base(path: Path) -> bool:
+    """Whether the existing file at ``path`` is one Alembic downgraded to base (its empty
+    version table alone): no store yet, which only the commands that store something set
+    up, as they do an empty file.
+
+    Raises:
+        StoreBusy: If another process kept the file locked past the probe's wait.
+    """
+    with translate_errors(path):
+        schema = probe.read_schema(path)
+    return schema is not None and schema.at_base
