@@ -338,6 +338,23 @@ def test_pinning_a_superseded_memory_is_invalid_input(service: MemoryService) ->
     assert service.pin_memory(new.id).pinned is True
 
 
+def test_superseding_a_superseded_memory_names_the_newest_of_its_chain(
+    service: MemoryService,
+) -> None:
+    # Found by review: "memory X is superseded, not active", where update and pin name the
+    # version to use instead.
+    old = service.remember("Diego drinks tea.", key="drink")
+    service.remember("Diego drinks coffee.", key="drink")
+    newest = service.remember("Diego drinks mate.", key="drink")
+    with pytest.raises(
+        InvalidInput,
+        match=f"supersedes: {old.id} was superseded; its current "
+        f"version is {newest.id}: supersede that one",
+    ):
+        service.remember("Diego drinks water.", supersedes=old.id)
+    assert [m.content for m in service.list_memories().memories] == ["Diego drinks mate."]
+
+
 def test_recall_finds_other_forms_of_a_memory_word_in_any_mode_only(
     service: MemoryService,
 ) -> None:

@@ -150,6 +150,8 @@ def targets(
         found = memory_rows.get(connection, supersedes)
         if found is None:
             raise NotFound("memory", supersedes)
+        if found.status == "superseded":
+            raise superseded_refusal(connection, found, "supersede", argument="supersedes")
         if found.status != "active":
             raise InvalidInput("supersedes", f"memory {supersedes} is {found.status}, not active.")
         replaced.append(found.id)
@@ -234,12 +236,12 @@ def link(connection: sqlite3.Connection, memory: StoredMemory, source: Source | 
 
 
 def superseded_refusal(
-    connection: sqlite3.Connection, memory: StoredMemory, verb: str
+    connection: sqlite3.Connection, memory: StoredMemory, verb: str, argument: str = "memory_id"
 ) -> InvalidInput:
-    """The refusal to ``verb`` a superseded memory: the newest memory of its chain of
-    successors is the one to use, or, when the chain ends in a deleted one, the fact is to
-    be remembered again (found by review: "was superseded by None", then a successor that
-    was itself refused)."""
+    """The refusal to ``verb`` a superseded memory, given as ``argument``: the newest memory
+    of its chain of successors is the one to use, or, when the chain ends in a deleted one,
+    the fact is to be remembered again (found by review: "was superseded by None", then a
+    successor that was itself refused)."""
     newest, seen = memory, {memory.id}
     while newest.superseded_by is not None and newest.superseded_by not in seen:
         seen.add(newest.superseded_by)
@@ -251,4 +253,4 @@ def superseded_refusal(
         reason = "was superseded by a memory since deleted; remember the fact again to keep it."
     else:
         reason = f"was superseded; its current version is {newest.id}: {verb} that one."
-    return InvalidInput("memory_id", f"{memory.id} {reason}")
+    return InvalidInput(argument, f"{memory.id} {reason}")
