@@ -167,7 +167,7 @@ def read_section(path: Path) -> MemoryConfig:
     if len(data) > MAX_CONFIG_BYTES:
         raise ValueError(f"the file is over {MAX_CONFIG_BYTES // 1024} KiB; is it the right one?")
     try:
-        document: Any = json.loads(data.decode("utf-8-sig"))
+        document: Any = json.loads(data.decode("utf-8-sig"), object_pairs_hook=KeyedObject)
     except UnicodeDecodeError as error:  # found by review: Python's own codec message
         raise ValueError(f"byte {error.start} is not valid UTF-8; save the file as UTF-8") from None
     except json.JSONDecodeError as error:
@@ -176,13 +176,33 @@ def read_section(path: Path) -> MemoryConfig:
         ) from None
     except RecursionError:  # json gives up on arrays or objects nested a thousand deep
         raise ValueError("the JSON is nested too deeply to be a configuration") from None
-    section = document.get("memory", {}) if isinstance(document, dict) else None
-    if not isinstance(section, dict):
+    is_object = isinstance(document, KeyedObject)
+    section = document.get("memory", KeyedObject([])) if is_object else None
+    if not isinstance(section, KeyedObject):
         raise ValueError('the file must be a JSON object whose "memory" is an object')
+    repeated = ["memory"] if "memory" in document.repeated else []
+    repeated += [f"memory.{key}" for key in section.repeated]
+    if repeated:
+        raise ValueError(f"{repeated[0]} is given twice; keep one of them")
     try:
         return MemoryConfig.model_validate(section)
     except ValidationError as error:
         raise ValueError(settings_problems(error)) from None
+
+
+class KeyedObject(dict[str, Any]):
+    """A JSON object that knows its keys given more than once (``repeated``, in order): JSON
+    keeps the last value silently, so the first one a person reads in the file would not
+    be the one in force (found by review)."""
+
+    def __init__(self, pairs: list[tuple[str, Any]]) -> None:
+        super().__init__(pairs)
+        self.repeated: list[str] = []
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                self.repeated.append(key)
+            seen.add(key)
 
 
 def settings_problems(error: ValidationError) -> str:

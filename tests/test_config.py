@@ -183,6 +183,31 @@ def test_a_file_that_is_not_utf8_or_not_json_says_so_in_words(
     assert str(raised.value) == message
 
 
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"memory": {"max_results": 5, "max_results": 50}}', "memory.max_results"),
+        ('{"memory": {"enabled": false}, "memory": {}}', "memory"),
+    ],
+)
+def test_a_setting_given_twice_is_refused(tmp_path: Path, text: str, message: str) -> None:
+    # Found by review: JSON's last value won silently, so the first one a person reads in
+    # the file was not the one in force.
+    path = tmp_path / "config.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError) as raised:
+        read_section(path)
+    assert str(raised.value) == f"{message} is given twice; keep one of them"
+
+
+def test_keys_given_twice_outside_the_memory_section_are_the_host_applications(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "config.json"
+    path.write_text('{"theme": 1, "theme": 2, "memory": {"max_results": 5}}', encoding="utf-8")
+    assert read_section(path).max_results == 5
+
+
 def test_a_nul_in_the_database_path_is_a_file_error(tmp_path: Path) -> None:
     # Found by review: "embedded null byte" escaped as a bare ValueError.
     with pytest.raises(FileError, match="NUL"):
