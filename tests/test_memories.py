@@ -154,6 +154,51 @@ def test_expired_memories_leave_listing_and_free_their_key(service: MemoryServic
     assert old is not None and old.status == "expired" and old.superseded_by is None
 
 
+@pytest.fixture
+def paris_expired(service: MemoryService, seeded) -> tuple[str, str]:
+    """An expired memory under the key location, not yet marked so (no write met it),
+    and the active memory now holding that key: (expired id, holder id)."""
+    from tests.factories import MemoryFactory
+
+    with seeded():
+        expired = MemoryFactory(
+            content="Diego is in Paris this week.",
+            normalized_content="diego is in paris this week",
+            key="travel",
+            expires_at=datetime.now(UTC) - timedelta(minutes=1),
+        ).id
+    return expired, service.remember("Diego is in Rome now.", key="location").id
+
+
+def test_updating_an_expired_memory_is_refused_unless_it_gets_a_new_expiry(
+    service: MemoryService, paris_expired: tuple[str, str]
+) -> None:
+    # Found by review: the update kept the memory expired yet superseded the key's holder
+    # (Rome), so nothing was left in force.
+    expired, rome = paris_expired
+    with pytest.raises(InvalidInput, match=f"memory_id: {expired} expired at .*expires_at"):
+        service.update_memory(expired, "Diego was in Paris last week.", key="location")
+    with pytest.raises(InvalidInput, match="expired at"):
+        service.remember("Diego is in Rome now.", memory_id=expired)
+    assert [m.id for m in service.list_memories().memories] == [rome]
+    later = (datetime.now(UTC) + timedelta(days=1)).isoformat()
+    revived = service.update_memory(expired, "Diego is in Paris again.", expires_at=later)
+    assert revived.id == expired and revived.status == "active"
+
+
+def test_superseding_an_expired_memory_is_refused_whether_or_not_it_was_marked(
+    service: MemoryService, paris_expired: tuple[str, str]
+) -> None:
+    # Found by review: refused once a write had marked it expired, accepted before.
+    expired, rome = paris_expired
+    for _ in range(2):
+        with pytest.raises(InvalidInput, match=f"supersedes: memory {expired} is expired"):
+            service.remember("Diego is in Lyon now.", supersedes=expired)
+        service.remember("Diego is in Paris this week.", key="travel")  # marks it expired
+    assert service.get_memory(expired).status == "expired"  # type: ignore[union-attr]
+    assert service.get_memory(rome).status == "active"  # type: ignore[union-attr]
+
+
 def test_a_candidate_is_invisible_until_confirmed_and_never_supersedes(
     service: MemoryService,
 ) -> None:

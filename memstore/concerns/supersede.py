@@ -152,8 +152,9 @@ def targets(
             raise NotFound("memory", supersedes)
         if found.status == "superseded":
             raise superseded_refusal(connection, found, "supersede", argument="supersedes")
-        if found.status != "active":
-            raise InvalidInput("supersedes", f"memory {supersedes} is {found.status}, not active.")
+        status = found.shown_status(now)  # expired, marked so or not (found by review)
+        if status != "active":
+            raise InvalidInput("supersedes", f"memory {supersedes} is {status}, not active.")
         replaced.append(found.id)
     key_holder = holder(connection, now, key=key)
     if key_holder is not None and key_holder.id not in replaced:
@@ -187,15 +188,22 @@ def update(
     """Change a memory in place (its id stays); confirm it if it was a candidate.
 
     Raises:
-        InvalidInput: If the memory was superseded.
+        InvalidInput: If the memory was superseded, or has expired and ``draft`` gives it no
+            new expiry (it would stay out of force, yet supersede the holder of its content
+            or key: found by review, nothing was left in force).
     """
     if memory.status == "superseded":
         raise superseded_refusal(connection, memory, "update")
-    normalized = draft.normalized or memory.normalized_content
-    key = draft.key or memory.key
+    revised = applied(memory, draft, now)
+    if revised.expired(now):
+        raise InvalidInput(
+            "memory_id",
+            f"{memory.id} expired at {memory.expires_at}; give it a new expires_at to update "
+            "it, or remember the fact again.",
+        )
+    normalized, key = revised.normalized_content, revised.key
     holders = (holder(connection, now, normalized=normalized), holder(connection, now, key=key))
     replaced = list(dict.fromkeys(o.id for o in holders if o is not None and o.id != memory.id))
-    revised = applied(memory, draft, now)
     memory_rows.retire(connection, replaced, "superseded", now)
     memory_rows.revise(connection, revised)
     memory_rows.point(connection, replaced, revised.id, now)
