@@ -60,6 +60,17 @@ def test_long_contents_are_clipped_fairly_before_short_ones_are_dropped() -> Non
     assert "L…" in block.text
 
 
+def test_when_the_budget_is_tight_only_the_last_in_the_order_are_left_out() -> None:
+    # Found by review: a pinned memory that did not fit was left out while a short,
+    # unpinned one after it got in, so the block no longer held what comes first.
+    pinned = [Item(f"mem_pinned_{n}", "fact", True, "z" * 300) for n in range(10)]
+    block = build([*pinned, Item("mem_short", "fact", False, "Diego is short")], 512)
+    kept = len(block.memory_ids)
+    assert 0 < kept < 10 and len(block.text) <= 512
+    assert block.memory_ids == [item.id for item in pinned[:kept]]
+    assert block.omitted_ids == [item.id for item in pinned[kept:]] + ["mem_short"]
+
+
 def test_order_puts_matching_ids_after_pinned_in_rank_order() -> None:
     items = [Item(i, "fact", i == "c", i) for i in ("a", "b", "c", "d")]
     assert [item.id for item in order(items, ["d", "b", "c"])] == ["c", "d", "b", "a"]

@@ -75,17 +75,15 @@ def order(pinned_first: Sequence[Item], matching_ids: Sequence[str]) -> list[Ite
 
 
 def select_items(items: Sequence[Item], room: int) -> tuple[list[Item], list[Item]]:
-    """The items whose line fits with at least a few characters of content, in order."""
-    kept: list[Item] = []
-    omitted: list[Item] = []
-    for item in items:
-        cost = overhead(item) + min(len(item.content), MIN_CONTENT_CHARS)
-        if cost <= room:
-            kept.append(item)
-            room -= cost
-        else:
-            omitted.append(item)
-    return kept, omitted
+    """The items, in order, up to the first whose line no longer fits with at least a few
+    characters of content, and the rest: a later, shorter item never takes the place of
+    one before it (found by review: a short unpinned memory got in where pinned ones were
+    left out)."""
+    for at, item in enumerate(items):
+        room -= overhead(item) + min(len(item.content), MIN_CONTENT_CHARS)
+        if room < 0:
+            return list(items[:at]), list(items[at:])
+    return list(items), []
 
 
 def content_cap(lengths: Sequence[int], room: int) -> int:
