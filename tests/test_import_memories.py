@@ -927,3 +927,24 @@ def test_a_session_whose_metadata_holds_nan_is_refused_and_nothing_imported(
     with pytest.raises(InvalidInput, match="not JSON compliant"):
         target.import_memories(bad)
     assert state(target) == before
+
+
+@pytest.mark.parametrize("name", ["Tab\tName", "Esc\x1bName", "Rtl\u202eName"])
+def test_a_speaker_name_a_log_gave_comes_back_from_the_stores_own_export(
+    tmp_path: Path, name: str
+) -> None:
+    # Found by review: the importer stored the name from a log record, and importing the
+    # store's export then refused it as one that "cannot head a log record".
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "2026-10-05.md").write_text(
+        f"Morgan Log — 2026-10-05\n\n[09:00:00 +0200]\n{name}: hola\n", encoding="utf-8"
+    )
+    source = MemoryService(tmp_path / "x.sqlite3")
+    report = source.import_markdown([logs], speakers={name: "user"}, include_tail=True)
+    assert report.imported == 1
+    source.export(tmp_path / "all.jsonl")
+    copy = MemoryService(tmp_path / "y.sqlite3")
+    assert copy.import_memories(tmp_path / "all.jsonl").records["message"]["imported"] == 1
+    (session,) = copy.list_sessions().sessions
+    assert [m.speaker for m in copy.messages(session.id)] == [name]

@@ -9,7 +9,7 @@ from memstore.arguments import valid_unicode
 from memstore.concerns.history import check_content
 from memstore.concerns.memory_rules import clean_content, normalize_content, normalize_key
 from memstore.errors import InvalidInput, SecretRejected
-from memstore.logs.write import check_speaker
+from memstore.logs.write import heads_a_record
 from memstore.repository.memories import StoredMemory
 from memstore.repository.messages import StoredMessage
 from memstore.schemas.transfer import (
@@ -53,14 +53,20 @@ def cycle_reason(cycle: list[str]) -> str:
 
 
 def check_message(where: str, record: MessageRecord) -> None:
-    """Raise InvalidInput (argument ``path``) for a message ``record_message`` would refuse:
-    blank content, text that is not valid Unicode, a speaker name a log cannot hold."""
+    """Raise InvalidInput (argument ``path``) for a message no import could have stored:
+    blank content, text that is not valid Unicode, a speaker name no log record can carry.
+    A name ``record_message`` refuses but a log gave (a tab, a bidi control) is taken: the
+    store's own export must come back (found by review)."""
     try:
         check_content(record.content)
-        if record.speaker is not None:
-            check_speaker(record.speaker)
     except InvalidInput as error:
         raise refused(where, str(error)) from error
+    if record.speaker is not None and not heads_a_record(record.speaker.strip()):
+        raise refused(
+            where,
+            f"speaker {record.speaker!r} is no name a log record can carry (1-100 "
+            "characters, no colon or line ending)",
+        )
 
 
 def check_session(where: str, record: SessionRecord) -> None:
