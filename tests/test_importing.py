@@ -139,6 +139,18 @@ def test_second_import_imports_nothing_and_counts_skipped(
     assert len(stored(service, again)) == 3
 
 
+def test_a_second_import_with_fewer_speakers_counts_the_stored_records_as_skipped(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    # Found by review: stored records of a speaker left out of the second --speaker map
+    # were reported as "unknown speakers not imported", none skipped, and the import failed.
+    path = write(tmp_path, log_bytes(FIRST, SECOND, THIRD))
+    run(service, path, include_tail=True)
+    report = run(service, path, include_tail=True, speakers={"Nobody": "user"})
+    assert (report.imported, report.skipped, report.unknown_speakers) == (0, 3, {})
+    assert one(report).warnings == []
+
+
 def test_tail_accepted_once_stays_accepted_without_include_tail(
     service: MemoryService, tmp_path: Path
 ) -> None:

@@ -122,8 +122,6 @@ def classify(
         role = speakers.get(speaker_name(record).casefold())
         if record.byte >= sealed:
             tally.deferred += 1
-        elif role is None:
-            tally.unknown_speaker(record)
         elif ref in deleted:
             tally.skipped += 1
         elif ref in stored:
@@ -133,6 +131,8 @@ def classify(
                     "nothing was imported, review the file manually"
                 )
             tally.skipped += 1
+        elif role is None:  # after the stored ones (found by review: called not imported)
+            tally.unknown_speaker(record)
         else:
             if tally.first_new < 0:
                 tally.first_new = record.byte
