@@ -381,3 +381,28 @@ def test_a_companion_name_of_a_fifo_is_answered_at_once(
     fifo = tmp_path / "p"
     os.mkfifo(fifo)
     assert written.backup(f"{fifo}-wal").ok
+
+
+def test_a_store_at_an_older_schema_is_backed_up_as_it_is_not_upgraded(
+    db_path: Path, tmp_path: Path
+) -> None:
+    # Found by review: backup upgraded the live store first, so the backup the README asks
+    # for before an upgrade ("Make a backup first") held the upgraded schema.
+    from tests.test_migrations import upgrade
+
+    upgrade(db_path, "0002")
+    with closing(sqlite3.connect(db_path)) as connection:
+        connection.execute(
+            "INSERT INTO sessions (id, started_at, metadata) "
+            "VALUES ('ses_old', '2026-10-05T07:00:00.000000Z', '{}')"
+        )
+        connection.commit()
+    before = db_path.read_bytes()
+    report = MemoryService(db_path).backup(tmp_path / "before-upgrade.sqlite3")
+    assert (report.ok, report.schema_version, report.problems) == (True, 2, [])
+    assert report.counts["sessions"] == 1
+    assert db_path.read_bytes() == before
+    with closing(sqlite3.connect(report.backup)) as copy:
+        assert copy.execute("SELECT version_num FROM alembic_version").fetchall() == [("0002",)]
+        assert copy.execute("PRAGMA journal_mode").fetchone() == ("delete",)
+    assert MemoryService(report.backup).health().schema_version == 7  # it upgrades on use

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memstore import files
-from memstore.store import probe
+from memstore.store import migrations, probe
 from memstore.store.sqlite_errors import translate_errors
 
 
@@ -38,3 +38,25 @@ def at_base(path: Path) -> bool:
     with translate_errors(path):
         schema = probe.read_schema(path)
     return schema is not None and schema.at_base
+
+
+def older_version(path: Path, location: str | None = None) -> int | None:
+    """The schema version of the memstore store at ``path`` when it is older than the code's
+    (migrations in ``location``, memstore's by default); None for a missing or empty file,
+    one at Alembic's base, one SQLite cannot read, or a store that is up to date.
+
+    Raises:
+        FileError: If the path is not a regular file, or holds another application's
+            database.
+        SchemaError: If the schema records are newer than the code or inconsistent.
+        StoreBusy: If another process kept the file locked past the probe's wait.
+    """
+    status = files.regular(path, "the database")
+    if status is None or status.st_size == 0:
+        return None
+    known, code = migrations.revisions(location), migrations.code_version(location)
+    with translate_errors(path):
+        schema = probe.read_schema(path)
+    if schema is None or schema.at_base or not probe.pending(schema, path, known, code):
+        return None
+    return schema.newest
