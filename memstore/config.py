@@ -75,8 +75,9 @@ def local_path(value: str, what: str) -> str:
 
     Raises:
         ValueError: For a UNC path, one holding '..', a NUL character or a lone surrogate
-            (no file system takes the first, memstore's output cannot print the second);
-            ``what`` names it in the message.
+            (no file system takes the first, memstore's output cannot print the second), or
+            one starting with the home folder (``~user``) of a user that does not exist
+            (found by review: a traceback on first use); ``what`` names it in the message.
     """
     if "\0" in value:
         raise ValueError(f"the {what} holds a NUL character")
@@ -86,6 +87,10 @@ def local_path(value: str, what: str) -> str:
         raise ValueError("UNC paths are not allowed; use a path on a local disk")
     if ".." in Path(value).parts or ".." in PureWindowsPath(value).parts:
         raise ValueError(f"'..' is not allowed in the {what}")
+    try:
+        Path(value).expanduser()
+    except RuntimeError as error:
+        raise ValueError(f"the {what} names a home folder that cannot be found ({error})") from None
     return value
 
 

@@ -208,6 +208,13 @@ def test_keys_given_twice_outside_the_memory_section_are_the_host_applications(
     assert read_section(path).max_results == 5
 
 
+@pytest.mark.parametrize("setting", ["database", "log_dir"])
+def test_the_home_folder_of_a_user_that_does_not_exist_is_refused(setting: str) -> None:
+    # Found by review: accepted, then a RuntimeError traceback on first use.
+    with pytest.raises(ValidationError, match="names a home folder that cannot be found"):
+        MemoryConfig(**{setting: "~nosuchuser-memstore/x"})
+
+
 def test_a_nul_in_the_database_path_is_a_file_error(tmp_path: Path) -> None:
     # Found by review: "embedded null byte" escaped as a bare ValueError.
     with pytest.raises(FileError, match="NUL"):
