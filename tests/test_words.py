@@ -349,10 +349,24 @@ def test_a_listed_word_longer_than_a_recall_query_can_still_be_looked_up(
     assert service.search_words("ccc").words[0].word == "c" * 600
     assert service.word_instances("c" * 600).total == 1
     # Found by review: a word of 12,000 characters was listed, then refused as over 10,000.
+    # A person's pages (the CLI's) have no character budget and show it.
     service.record_message(session.id, "user", "q" * 12_000 + " hello")
     assert service.search_words("qqq").words[0].word == "q" * 12_000
-    found = service.word_instances("Q" * 12_000)
+    reader = MemoryService(service.path, pages=MemoryConfig().reader_page_size())
+    found = reader.word_instances("Q" * 12_000)
     assert (found.total, found.instances[0].end - found.instances[0].start) == (1, 12_000)
+
+
+def test_a_word_too_long_for_a_page_of_the_budget_is_refused_by_its_length(
+    service: MemoryService,
+) -> None:
+    # Found by review: a word of 1,000,000 characters made a page of as many, for an agent's
+    # budget (recall_chars) of 8,000.
+    assert service.word_instances("w" * (8000 // 3)).total == 0
+    with pytest.raises(InvalidQuery, match="is 2667 characters; a page of at most 8000"):
+        service.word_instances("w" * (8000 // 3 + 1))
+    with pytest.raises(InvalidQuery, match="is 1000000 characters"):
+        service.word_instances("a" * 1_000_000)
 
 
 def test_an_empty_prefix_lists_every_word_alphabetically(service: MemoryService) -> None:
@@ -1043,4 +1057,4 @@ def test_a_refused_long_word_is_not_repeated_whole(service: MemoryService) -> No
     with pytest.raises(InvalidQuery) as refused:
         service.word_instances("ab cd " * 100_000)
     message = str(refused.value)
-    assert len(message) < 300 and "(600000 characters)" in message
+    assert len(message) < 300 and "600000 characters" in message

@@ -69,10 +69,12 @@ def word_instances(db: Database, pages: PageSize, word: str, query: WordQuery) -
         scope, offset, limit, session_id, role, since, until: As in :meth:`search_words`.
 
     Raises:
-        InvalidQuery: If ``word`` is not exactly one word.
+        InvalidQuery: If ``word`` is not exactly one word, or too long for a page of the
+            character budget to show one instance of it (see :func:`fits_a_page`).
         InvalidInput: For a bad scope, role, time (naive, or since after until), offset or
             limit.
     """
+    fits_a_page(word, pages)
     with db.read() as connection:
         words.prepare(connection)
         folded = one_word(connection, word, "word")
@@ -86,6 +88,19 @@ def word_instances(db: Database, pages: PageSize, word: str, query: WordQuery) -
     return empty.model_copy(
         update={"instances": taken, "next_offset": following(query.offset, len(taken), total)}
     )
+
+
+def fits_a_page(word: str, pages: PageSize) -> None:
+    """Raise InvalidQuery unless a page within the character budget of ``pages`` can show
+    an instance of ``word``: the page names the word, and an instance holds it twice (its
+    matched text and its excerpt), so three times its length must fit (found by review: a
+    word of 1,000,000 characters made a page of as many, for a budget of 8,000)."""
+    if pages.chars is not None and 3 * len(word) > pages.chars:
+        raise InvalidQuery(
+            "word",
+            f"is {len(word)} characters; a page of at most {pages.chars} characters of JSON "
+            f"(recall_chars) shows words up to {pages.chars // 3} characters.",
+        )
 
 
 def one_word(connection: sqlite3.Connection, text: str, argument: str) -> str:
