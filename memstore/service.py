@@ -218,10 +218,13 @@ class MemoryService(UpkeepMethods):
         offset: int = 0,
     ) -> schemas.MemoryPage:
         """Memories in force (or all), pinned first, then newest first, a page of ``limit``
-        (capped by the page size, ``max_results`` by default). Raises InvalidInput for a bad
-        category, limit or offset."""
+        (capped by the page size, ``max_results`` by default) within its characters of JSON
+        (``recall_chars``; the last memory clipped, ``truncated``). Raises InvalidInput for
+        a bad category, limit or offset."""
         size = page_limit(self.pages, limit)
-        return memories.list_memories(self._db, category, include_inactive, size, offset)
+        return memories.list_memories(
+            self._db, self.pages, category, include_inactive, size, offset
+        )
 
     @checked
     def context(self, query: str = "") -> schemas.MemoryContext:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from memstore import InvalidInput, MemoryService, NotFound
+from memstore import InvalidInput, MemoryConfig, MemoryService, NotFound
 
 
 def test_a_key_replaced_from_spanish_to_english_leaves_one_active_and_one_superseded(
@@ -540,3 +540,22 @@ def test_a_superseded_memory_is_sent_to_the_newest_of_its_successors(
     for memory in (first, second):
         with pytest.raises(InvalidInput, match="superseded by a memory since deleted"):
             service.pin_memory(memory.id)
+
+
+def test_a_page_of_memories_stays_within_recall_chars_and_pages_on(db_path: Path) -> None:
+    # Found by review: ten long memories made a page of 33,761 characters for recall_chars
+    # 8,000 (the contract: at most recall_chars characters of JSON).
+    service = MemoryService(db_path, config=MemoryConfig(max_results=50, recall_chars=8000))
+    for n in range(10):
+        service.remember(f"Diego fact {n}: " + " ".join(f"w{n}x{j}" for j in range(700))[:3900])
+    seen: list[str] = []
+    offset: int | None = 0
+    while offset is not None:
+        page = service.list_memories(offset=offset, limit=50)
+        assert len(page.model_dump_json()) <= 8000 and page.total == 10
+        assert [m.truncated for m in page.memories[:-1]] == [False] * (len(page.memories) - 1)
+        seen += [m.id for m in page.memories]
+        offset = page.next_offset
+    assert len(seen) == 10 == len(set(seen))
+    whole = MemoryService(db_path, pages=MemoryConfig().reader_page_size()).list_memories(limit=50)
+    assert len(whole.memories) == 10 and not any(m.truncated for m in whole.memories)

@@ -11,14 +11,15 @@ from datetime import datetime
 from memstore.arguments import position
 from memstore.concerns import memory_rules, supersede
 from memstore.concerns.memory_rules import Fields, Origins
-from memstore.concerns.pages import following
-from memstore.config import MemoryConfig
+from memstore.concerns.pages import following, room
+from memstore.config import MemoryConfig, PageSize
 from memstore.errors import InvalidInput, MemoryDisabled, NotFound
 from memstore.kinds import Category
 from memstore.repository import memories
 from memstore.repository.memories import StoredMemory
 from memstore.schemas import Memory, MemoryPage, MemorySource
 from memstore.store.database import Database
+from memstore.text.clipping import fill_memories
 from memstore.times import utc_now
 
 
@@ -170,11 +171,19 @@ def pin_memory(db: Database, memory_id: str, pinned: bool) -> Memory:
 
 
 def list_memories(
-    db: Database, category: Category | None, include_inactive: bool, limit: int, offset: int
+    db: Database,
+    pages: PageSize,
+    category: Category | None,
+    include_inactive: bool,
+    limit: int,
+    offset: int,
 ) -> MemoryPage:
     """Memories in force (or all of them), pinned first, then newest first.
 
     Args:
+        pages: The page size: the page holds at most its characters of JSON, the memory
+            that does not fit clipped (``truncated``) and last (found by review: a page of
+            ten long memories was 33,761 characters for a budget of 8,000).
         category: Only this category.
         include_inactive: Also superseded, candidate and expired memories.
         limit: Page size; ``max_results`` by default.
@@ -194,5 +203,7 @@ def list_memories(
             limit=limit,
             offset=offset,
         )
-    found = [memory_model(row, now) for row in rows]
+    empty = MemoryPage(memories=[], total=total, next_offset=total)
+    room_left = room(pages, empty, "next_offset", total)
+    found = fill_memories([memory_model(row, now) for row in rows], room_left)
     return MemoryPage(memories=found, total=total, next_offset=following(offset, len(found), total))

@@ -177,6 +177,25 @@ def fit_memory(memory: Memory, room: int, folded_terms: frozenset[str]) -> Memor
     return marked.model_copy(update={"content": clip_json(memory.content, spare, centre)})
 
 
+def fill_memories(memories: Sequence[Memory], room: int) -> list[Memory]:
+    """Memories in order while their JSON fits ``room``; the first one that does not fit is
+    clipped to the room left (see :func:`fit_memory`) and ends the page (the first memory
+    always, clipped if need be, so that a pager always moves on)."""
+    taken: list[Memory] = []
+    for memory in memories:
+        separator = 1 if taken else 0
+        fitted = fit_memory(memory, room - separator, frozenset())
+        if fitted is memory:
+            taken.append(memory)
+            room -= json_size(memory) + separator
+            continue
+        if fitted is not None or not taken:
+            marked = memory.model_copy(update={"content": memory.content[:1], "truncated": True})
+            taken.append(fitted or marked)
+        break
+    return taken
+
+
 def allotments(conversation: RecallConversation, spare: int) -> dict[str, int]:
     """Characters of JSON each message may keep: the others at least a third of ``spare``
     (less if they need less) and whatever the matched one does not need; the matched one the
