@@ -434,3 +434,12 @@ def test_a_private_turn_stays_private_in_a_thread_the_host_starts_inside_it(
             pool.submit(turn).result()
         pool.submit(turn).result()
     assert seen == [(0, False), (9, True)]
+
+
+@pytest.mark.parametrize("language", [None, 3])
+def test_a_language_that_is_not_text_is_invalid_input(
+    service: MemoryService, tmp_path: Path, language: object
+) -> None:
+    # Found by review: an AttributeError traceback.
+    with pytest.raises(InvalidInput, match="language: is"):
+        memory_agent(service, tmp_path, language=language)

@@ -278,3 +278,12 @@ def test_names_a_log_could_not_give_back_are_refused_before_anything_is_written(
         Recorder(service, speakers=speakers, log_dir=tmp_path / "logs").record("user", "hola")
     assert not (tmp_path / "logs").exists()
     assert service.recall("hola").conversations == []
+
+
+@pytest.mark.parametrize("speakers", [None, ["Diego"], "Diego"])
+def test_speakers_that_are_no_mapping_are_invalid_input(
+    service: MemoryService, speakers: object
+) -> None:
+    # Found by review: a TypeError traceback.
+    with pytest.raises(InvalidInput, match="speakers: is"):
+        Recorder(service, speakers=speakers)  # type: ignore[arg-type]

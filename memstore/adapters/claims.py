@@ -16,6 +16,7 @@ from pydantic_ai.messages import ModelMessage, RetryPromptPart, ToolReturnPart
 from pydantic_ai.models import Model
 
 from memstore.adapters.tools import TOOL_NAMES
+from memstore.errors import InvalidInput
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +85,13 @@ def is_yes(answer: str) -> bool:
 
 def notice_for(language: str) -> str:
     """The unsaved notice in ``language``, a code such as ``es`` or ``es-ES`` (its first
-    part decides); English for a language it is not written in."""
+    part decides); English for a language it is not written in.
+
+    Raises:
+        InvalidInput: If ``language`` is not text (found by review: an AttributeError).
+    """
+    if not isinstance(language, str):
+        raise InvalidInput("language", f"is {language!r}; give a language code such as 'es'.")
     return NOTICES.get(re.split(r"[-_]", language.strip(), maxsplit=1)[0].casefold(), NOTICES["en"])
 
 
