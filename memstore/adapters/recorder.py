@@ -31,11 +31,12 @@ def log_speakers(speakers: Mapping[str, str]) -> dict[str, str]:
     """Each role's name in the log: ``speakers`` over :data:`DEFAULT_SPEAKERS`.
 
     Raises:
-        InvalidInput: For ``speakers`` that is no mapping, a role that is none of ``user``, ``assistant``, ``system``, a
-            name a log record cannot hold (see :func:`~memstore.logs.write.check_speaker`),
-            or one name for two roles, which an import (matching names without case) could
-            not tell apart (found by review: the log then imported back under one role,
-            and an empty assistant name made a header no import reads).
+        InvalidInput: For ``speakers`` that is no mapping, a role that is none of ``user``,
+            ``assistant``, ``system``, a name a log record cannot hold (see
+            :func:`~memstore.logs.write.check_speaker`), or one name for two roles, which an
+            import (matching names without case) could not tell apart (found by review: the
+            log then imported back under one role, and an empty assistant name made a
+            header no import reads).
     """
     if not isinstance(speakers, Mapping):  # found by review: a TypeError traceback
         raise InvalidInput("speakers", f"is {speakers!r}; give a mapping of role to name.")
