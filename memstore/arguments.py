@@ -260,3 +260,16 @@ def json_object(value: Mapping[str, Any] | None, argument: str) -> dict[str, Any
     if not all(isinstance(key, str) for key in copied):
         raise InvalidInput(argument, "must be JSON: its keys must be text.")
     return dict(json.loads(json.dumps(copied)))  # as stored: tuples as lists, keys as text
+
+
+def given_ref(reference: str | None) -> str | None:
+    """``reference`` as a message's identity, when it is given.
+
+    Raises:
+        InvalidInput: If it is blank: every message given one would be the first message
+            given it (found by review: ``source_ref=""`` made each later message return the
+            first, and dropped it).
+    """
+    if reference is not None and not reference.strip():
+        raise InvalidInput("source_ref", "is blank; give a reference, or None for none.")
+    return reference

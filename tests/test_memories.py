@@ -559,3 +559,34 @@ def test_a_page_of_memories_stays_within_recall_chars_and_pages_on(db_path: Path
     assert len(seen) == 10 == len(set(seen))
     whole = MemoryService(db_path, pages=MemoryConfig().reader_page_size()).list_memories(limit=50)
     assert len(whole.memories) == 10 and not any(m.truncated for m in whole.memories)
+
+
+@pytest.mark.parametrize("blank", ["", "   "])
+def test_a_blank_source_ref_is_refused_for_messages_and_memories(
+    service: MemoryService, blank: str
+) -> None:
+    # Found by review: source_ref="" made every later message return the first one, and
+    # dropped it.
+    session = service.start_session()
+    with pytest.raises(InvalidInput, match="source_ref: is blank"):
+        service.record_message(session.id, "user", "first message", source_ref=blank)
+    with pytest.raises(InvalidInput, match="source_ref: is blank"):
+        service.remember("Diego likes owls.", source_ref=blank)
+    assert service.messages(session.id) == [] and service.list_memories().total == 0
+
+
+def test_a_source_ref_of_another_message_than_the_source_id_is_refused(
+    service: MemoryService,
+) -> None:
+    # Found by review: the link stored one message's id with another's reference.
+    session = service.start_session()
+    x = service.record_message(session.id, "user", "Me gustan los búhos.", source_ref="/l#byte=1")
+    y = service.record_message(session.id, "user", "Y los gatos.", source_ref="/l#byte=2")
+    assert x is not None and y is not None
+    with pytest.raises(InvalidInput, match=f"source_ref: is not the reference of message {x.id}"):
+        service.remember("Diego likes owls.", source_message_id=x.id, source_ref="/l#byte=2")
+    assert service.list_memories().total == 0
+    owls = service.remember("Diego likes owls.", source_message_id=x.id, source_ref="/l#byte=1")
+    assert [(s.message_id, s.source_ref) for s in service.memory_sources(owls.id)] == [
+        (x.id, "/l#byte=1")
+    ]

@@ -10,6 +10,7 @@ from typing import Any
 from memstore.arguments import (
     MAX_POSITION,
     chosen_id,
+    given_ref,
     json_object,
     position,
     stored_time,
@@ -137,14 +138,12 @@ def record_message(
     assistant messages are searchable. Idempotent by ``source_ref`` (where the message came
     from, e.g. ``<log path>#byte=<offset>``): a stored reference returns the stored message.
 
-    Returns:
-        The stored message (``created_at`` now by default), or None when ``source_ref``
-        belongs to a deleted message.
-    Raises:
-        NotFound: If the session does not exist.
-        InvalidInput: For a bad role, status, time, speaker or empty content.
+    Returns the stored message (``created_at`` now by default), or None when
+    ``source_ref`` belongs to a deleted message. Raises NotFound for an unknown session, and
+    InvalidInput for a bad role, status, time, speaker, empty content or a blank reference.
     """
     check_content(content)
+    given_ref(source_ref)
     if speaker is not None:
         check_speaker(speaker)
     when = (stored_time(created_at, "created_at") or utc_now()).astimezone(UTC)
