@@ -241,16 +241,19 @@ def chosen_id(value: str, argument: str) -> str:
     return value
 
 
-def json_object(value: Mapping[str, Any] | None, argument: str) -> dict[str, Any]:
+def json_object(
+    value: Mapping[str, Any] | None, argument: str, most: int | None = None
+) -> dict[str, Any]:
     """``value`` as a dict that JSON can hold (string keys; no NaN or infinity; valid
-    Unicode).
+    Unicode), in at most ``most`` characters of JSON when given.
 
     Raises:
-        InvalidInput: If JSON cannot hold it, or it holds a lone surrogate.
+        InvalidInput: If JSON cannot hold it, it holds a lone surrogate, or it is longer.
     """
     copied = dict(value or {})
     try:
-        json.dumps(copied, allow_nan=False, ensure_ascii=False).encode("utf-8")
+        text = json.dumps(copied, allow_nan=False, ensure_ascii=False)
+        text.encode("utf-8")
     except UnicodeEncodeError as error:  # an export writes it as UTF-8 (found by review)
         raise InvalidInput(
             argument, "holds text that is not valid Unicode (a lone surrogate)."
@@ -259,6 +262,8 @@ def json_object(value: Mapping[str, Any] | None, argument: str) -> dict[str, Any
         raise InvalidInput(argument, f"must be JSON: {error}.") from error
     if not all(isinstance(key, str) for key in copied):
         raise InvalidInput(argument, "must be JSON: its keys must be text.")
+    if most is not None and len(text) > most:
+        raise InvalidInput(argument, f"is {len(text)} characters of JSON; at most {most}.")
     return dict(json.loads(json.dumps(copied)))  # as stored: tuples as lists, keys as text
 
 

@@ -27,6 +27,16 @@ def test_start_get_and_end_a_session(service: MemoryService) -> None:
     assert service.get_session("missing") is None
 
 
+def test_session_metadata_over_512_characters_of_json_is_refused(service: MemoryService) -> None:
+    # Found by review: 10,000 characters of metadata, repeated on every page of the
+    # conversation, left no room within recall_chars for any message's text.
+    fits = {"note": "n" * (512 - len('{"note": ""}'))}
+    assert service.start_session(metadata=fits).metadata == fits
+    with pytest.raises(InvalidInput, match="metadata: is 513 characters of JSON; at most 512"):
+        service.start_session(metadata={"note": "n" * (513 - len('{"note": ""}'))})
+    assert service.list_sessions().total == 1
+
+
 def test_a_started_session_returns_its_metadata_as_stored(service: MemoryService) -> None:
     # Found by review: the caller's own dict came back, tuples and number keys included,
     # where get_session gave what JSON had stored.

@@ -31,6 +31,12 @@ from memstore.store.database import Database
 from memstore.times import format_utc, utc_now
 
 
+MAX_METADATA_CHARS = 512
+"""The most characters of JSON a session's metadata takes: every page of its conversation
+repeats the session, and a page holds at most ``recall_chars`` (1,024 at least) characters
+(found by review: 10,000 characters of metadata left no room for any message's text)."""
+
+
 def start_session(
     db: Database,
     session_id: str | None,
@@ -42,18 +48,19 @@ def start_session(
     Args:
         session_id: A caller-chosen id; a new random one by default.
         started_at: Aware start time; now by default.
-        metadata: JSON-serialisable data kept with the session.
+        metadata: JSON-serialisable data kept with the session, at most
+            :data:`MAX_METADATA_CHARS` characters of JSON.
 
     Raises:
-        InvalidInput: For a naive time, metadata that JSON cannot hold, an id already in
-            use, or one :func:`~memstore.arguments.chosen_id` refuses (blank, over 64
+        InvalidInput: For a naive time, metadata that JSON cannot hold or too long, an id in
+            use already, or one :func:`~memstore.arguments.chosen_id` refuses (blank, over 64
             characters, a control character, a line break or a bidi control).
     """
     session = StoredSession(
         id=new_id("ses") if session_id is None else chosen_id(session_id, "session_id"),
         started_at=stored_time(started_at, "started_at") or utc_now(),
         ended_at=None,
-        metadata=json_object(metadata, "metadata"),
+        metadata=json_object(metadata, "metadata", MAX_METADATA_CHARS),
     )
     with db.write() as connection:
         if sessions.get(connection, session.id) is not None:
