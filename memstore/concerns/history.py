@@ -30,7 +30,6 @@ from memstore.schemas import Message, Session, SessionPage, SessionSummary
 from memstore.store.database import Database
 from memstore.times import format_utc, utc_now
 
-
 MAX_METADATA_CHARS = 512
 """The most characters of JSON a session's metadata takes: every page of its conversation
 repeats the session, and a page holds at most ``recall_chars`` (1,024 at least) characters
