@@ -347,6 +347,10 @@ def test_previous_and_next_days_take_in_days_kept_only_in_a_log(
         (log_dir / name).write_text(LOG, encoding="utf-8")
     for name in ("notes.md", "2026-10-02.txt", "2026-02-30.md", "2026-10-04.md.bak"):
         (log_dir / name).write_text("not a daily log", encoding="utf-8")
+    # found by review: a folder, an empty file and a symbolic link named for a day were days
+    (log_dir / "2026-10-02.md").mkdir()
+    (log_dir / "2026-10-04.md").touch()
+    (log_dir / "2026-10-06.md").symlink_to(log_dir / "2026-10-09.md")
     days = {day: logged.diary(day, tz=MADRID) for day in ("2026-10-01", "2026-10-03", "2026-10-05")}
     assert [(d.previous_day, d.next_day) for d in days.values()] == [
         (None, date(2026, 10, 3)),

@@ -113,19 +113,31 @@ def stored_interval(db: Database, start: datetime, end: datetime) -> diary_rows.
 
 
 def log_days_around(log_dir: Path, day: date) -> tuple[date | None, date | None]:
-    """The closest days before and after ``day`` with a daily log in ``log_dir`` (a file
-    named for a real date, ``YYYY-MM-DD.md``); none when the folder cannot be listed."""
+    """The closest days before and after ``day`` with a daily log in ``log_dir`` (a regular
+    file, not empty, named for a real date, ``YYYY-MM-DD.md``: found by review, a folder, an
+    empty file or a symbolic link, which the diary does not show, was a day to go to); none
+    when the folder cannot be listed."""
     try:
-        names = os.listdir(log_dir)
+        with os.scandir(log_dir) as listed:
+            logs = [entry.name for entry in listed if holds_a_log(entry)]
     except OSError:
         return None, None
     days = []
-    for name in names:
+    for name in logs:
         with contextlib.suppress(ImportRejected):
             days.append(day_from_file_name(name))
     before = max((logged for logged in days if logged < day), default=None)
     after = min((logged for logged in days if logged > day), default=None)
     return before, after
+
+
+def holds_a_log(entry: os.DirEntry[str]) -> bool:
+    """Whether the folder entry is a regular file with something in it (a link not
+    followed); False when it is gone or cannot be examined."""
+    try:
+        return entry.is_file(follow_symlinks=False) and entry.stat().st_size > 0
+    except OSError:
+        return False
 
 
 def closest(*days: date | None, later: bool) -> date | None:
