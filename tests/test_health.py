@@ -282,6 +282,24 @@ def test_text_or_a_time_no_longer_readable_is_store_damaged_not_a_traceback(
     assert json.loads(result.stderr)["error"]["type"] == "StoreDamaged"
 
 
+@pytest.mark.parametrize(
+    ("damage", "found"),
+    [
+        ("UPDATE messages SET created_at = 'yesterday' WHERE sequence = 3", "messages.created_at"),
+        ("UPDATE memories SET expires_at = 'now'", "memories.expires_at"),
+        ("UPDATE sessions SET started_at = 2461000.5", "sessions.started_at"),
+    ],
+)
+def test_a_stored_time_that_is_no_time_is_a_problem_check_names(
+    runner: CliRunner, filled: MemoryService, damage: str, found: str
+) -> None:
+    # Found by review: check said ok of a file every reading command calls StoreDamaged.
+    execute(filled.path, damage)
+    code, report, _ = check(runner, filled.path)
+    assert code == 1 and report["ok"] is False
+    assert any(p.startswith(found) and "which is no time" in p for p in report["problems"])
+
+
 def test_damaged_pages_are_reported_with_where_and_what_to_do(
     runner: CliRunner, filled: MemoryService
 ) -> None:
