@@ -99,8 +99,8 @@ def checked_copy(staged: Path) -> HealthReport:
 
 def checked_as_is(staged: Path, version: int, code: int) -> HealthReport:
     """The check of a copy at the older schema ``version`` (``code`` is the code's), left as
-    it is: SQLite's
-    integrity_check and foreign keys, and the row counts of the tables it has."""
+    it is: SQLite's integrity_check and foreign keys, and the row counts of the tables it
+    has."""
     with translate_errors(staged), closing(connect(staged, read_only=True)) as copy:
         integrity = health_rows.integrity(copy)
         orphans = health_rows.foreign_key_errors(copy)

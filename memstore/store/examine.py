@@ -7,7 +7,15 @@ from pathlib import Path
 
 from memstore import files
 from memstore.store import migrations, probe
+from memstore.store.schema_records import Schema
 from memstore.store.sqlite_errors import translate_errors
+
+
+def read_schema(path: Path) -> Schema | None:
+    """:func:`probe.read_schema`, its SQLite errors translated (StoreBusy for a lock held
+    past the probe's wait)."""
+    with translate_errors(path):
+        return probe.read_schema(path)
 
 
 def holds_store(path: Path) -> bool | None:
@@ -22,8 +30,7 @@ def holds_store(path: Path) -> bool | None:
     status = files.regular(path, "the database")
     if status is None or status.st_size == 0:
         return False
-    with translate_errors(path):
-        schema = probe.read_schema(path)
+    schema = read_schema(path)
     return None if schema is None else schema.is_memstore and not schema.at_base
 
 
@@ -35,8 +42,7 @@ def at_base(path: Path) -> bool:
     Raises:
         StoreBusy: If another process kept the file locked past the probe's wait.
     """
-    with translate_errors(path):
-        schema = probe.read_schema(path)
+    schema = read_schema(path)
     return schema is not None and schema.at_base
 
 
@@ -55,8 +61,7 @@ def older_version(path: Path, location: str | None = None) -> int | None:
     if status is None or status.st_size == 0:
         return None
     known, code = migrations.revisions(location), migrations.code_version(location)
-    with translate_errors(path):
-        schema = probe.read_schema(path)
+    schema = read_schema(path)
     if schema is None or schema.at_base or not probe.pending(schema, path, known, code):
         return None
     return schema.newest
