@@ -5,6 +5,8 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import select
+import subprocess
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -18,6 +20,7 @@ from click.testing import CliRunner
 pytest.importorskip("mcp")
 
 from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.types import LATEST_PROTOCOL_VERSION
 
 from memstore.adapters.cli import cli
 from memstore.adapters.tools import INSTRUCTIONS, TOOL_NAMES, MemoryTools
@@ -288,3 +291,57 @@ def test_the_tools_page_for_a_model_not_for_a_person(
             assert page["total"] == 51 and len(page["instances"]) == 8
 
     run(scenario)
+
+
+def exchange(process: subprocess.Popen[str], line: str) -> dict[str, Any]:
+    """Send one line to a running server and read its one-line reply (the deadline fails a
+    server that never answers)."""
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(line + "\n")
+    process.stdin.flush()
+    ready, _, _ = select.select([process.stdout], [], [], DEADLINE_SECONDS)
+    assert ready, f"no reply to {line!r}"
+    return json.loads(process.stdout.readline())
+
+
+@pytest.mark.parametrize(
+    ("line", "reply_id", "code"),
+    [
+        # A lone surrogate escape is JSON, but no UTF-8 text holds it (found by review).
+        (
+            '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":'
+            '{"name":"recall","arguments":{"query":"\\ud800"}}}',
+            7,
+            -32700,
+        ),
+        ("not json at all", None, -32700),
+        ("[" * 100_000, None, -32700),
+        ('{"jsonrpc":"2.0","id":"x","method":"tools/list","params":5}', "x", -32600),
+        ('{"id":8,"method":"tools/list"}', 8, -32600),
+    ],
+)
+def test_a_line_the_server_cannot_read_is_answered_and_serving_goes_on(
+    db_path: Path, line: str, reply_id: object, code: int
+) -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "memstore", "--database", str(db_path), "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        encoding="utf-8",
+    )
+    try:
+        hello = {"protocolVersion": LATEST_PROTOCOL_VERSION, "capabilities": {}}
+        hello["clientInfo"] = {"name": "test", "version": "1"}
+        opened = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}
+        assert exchange(process, json.dumps(opened))["id"] == 1
+        refused = exchange(process, line)
+        assert (refused["id"], refused["error"]["code"]) == (reply_id, code)
+        listed = exchange(process, '{"jsonrpc":"2.0","id":9,"method":"tools/list"}')
+        assert listed["id"] == 9 and "recall" in [
+            tool["name"] for tool in listed["result"]["tools"]
+        ]
+    finally:
+        process.kill()
+        process.communicate()

@@ -13,7 +13,8 @@ A result's text content is the compact JSON of its structured content (the SDK i
 so a client that reads either one sees every field once, the untrusted warning included.
 
 An unsuccessful tool result (``{"ok": false, "error": {...}}``) goes back as an MCP tool error
-(``isError``) whose text is the error's type and message, and the server keeps serving.
+(``isError``) whose text is the error's type and message, and the server keeps serving; so
+does a line that is no message the SDK can read, answered with a JSON-RPC error.
 stdout belongs to the protocol: while serving, the SDK points file descriptor 1 at stderr, so
 stray output cannot corrupt it; logs go to stderr, at INFO only with ``memstore -v``.
 """
@@ -27,11 +28,13 @@ from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.stdio import stdio_server
 from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
 from mcp.types import Tool as MCPTool
 from pydantic import ValidationError
 from pydantic_core import to_json
 
+from memstore.adapters.mcp_unreadable import AnsweringReader
 from memstore.adapters.tool_log import for_log
 from memstore.adapters.tools import INSTRUCTIONS, TOOL_FACTS, MemoryTools
 from memstore.service import MemoryService
@@ -83,6 +86,14 @@ class MemoryServer(MCPServer[Any]):
         if message is not None:
             raise ToolError(message)  # the SDK answers with isError=True and this text
         return compact(result)
+
+    async def run_stdio_async(self) -> None:
+        """Serve over stdio as the SDK does, each line it cannot read answered with a
+        JSON-RPC error instead of dropped (see :mod:`~memstore.adapters.mcp_unreadable`)."""
+        server = self._lowlevel_server  # what the SDK's own run_stdio_async serves
+        async with stdio_server() as (read_stream, write_stream):
+            reader = AnsweringReader(read_stream, write_stream)
+            await server.run(reader, write_stream, server.create_initialization_options())
 
 
 def refused(error: ValidationError) -> str:
