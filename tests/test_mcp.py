@@ -6,6 +6,7 @@ import inspect
 import json
 import os
 import select
+import signal
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -345,3 +346,24 @@ def test_a_line_the_server_cannot_read_is_answered_and_serving_goes_on(
     finally:
         process.kill()
         process.communicate()
+
+
+def test_one_ctrl_c_stops_the_server_while_its_client_is_silent(db_path: Path) -> None:
+    # It went on until the client's next line or the end of its input (found by review).
+    process = subprocess.Popen(
+        [sys.executable, "-m", "memstore", "--database", str(db_path), "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+    )
+    try:
+        assert exchange(process, '{"jsonrpc":"2.0","id":9,"method":"tools/list"}')["id"] == 9
+        process.send_signal(signal.SIGINT)
+        code = process.wait(timeout=DEADLINE_SECONDS)
+    finally:
+        process.kill()
+        _, errors = process.communicate()
+    assert code == 1
+    assert json.loads(errors.splitlines()[-1])["error"]["type"] == "Aborted"

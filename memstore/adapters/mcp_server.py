@@ -24,8 +24,9 @@ from __future__ import annotations
 import inspect
 import logging
 from importlib.metadata import version
-from typing import Any
+from typing import Any, cast
 
+import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.stdio import stdio_server
@@ -34,7 +35,7 @@ from mcp.types import Tool as MCPTool
 from pydantic import ValidationError
 from pydantic_core import to_json
 
-from memstore.adapters.mcp_unreadable import AnsweringReader
+from memstore.adapters.mcp_transport import AnsweringReader, StdinLines, own_stdin
 from memstore.adapters.tool_log import for_log
 from memstore.adapters.tools import INSTRUCTIONS, TOOL_FACTS, MemoryTools
 from memstore.service import MemoryService
@@ -88,10 +89,12 @@ class MemoryServer(MCPServer[Any]):
         return compact(result)
 
     async def run_stdio_async(self) -> None:
-        """Serve over stdio as the SDK does, each line it cannot read answered with a
-        JSON-RPC error instead of dropped (see :mod:`~memstore.adapters.mcp_unreadable`)."""
+        """Serve over stdio as the SDK does, standard input read so that a Ctrl-C stops the
+        server, and each line it cannot read answered with a JSON-RPC error instead of
+        dropped (see :mod:`~memstore.adapters.mcp_transport`)."""
         server = self._lowlevel_server  # what the SDK's own run_stdio_async serves
-        async with stdio_server() as (read_stream, write_stream):
+        lines = cast("anyio.AsyncFile[str]", StdinLines(own_stdin()))  # only iterated
+        async with stdio_server(stdin=lines) as (read_stream, write_stream):
             reader = AnsweringReader(read_stream, write_stream)
             await server.run(reader, write_stream, server.create_initialization_options())
 

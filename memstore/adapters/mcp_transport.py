@@ -1,12 +1,16 @@
-"""Answers to the lines an MCP client sends that the SDK cannot read.
+"""The MCP server's stdio, as the SDK's transport serves it with two mends.
 
-The SDK's stdio transport passes the server each line it cannot parse or validate as an
-exception, and the server drops it: a client waiting for that request's reply waits forever
-(found by review: a ``"\\ud800"`` in an argument, JSON that no UTF-8 text can hold). The read
-side below answers each such line as JSON-RPC 2.0 asks, and the server reads on: a parse error
-(-32700) for a line that is no JSON text the SDK reads, an invalid request (-32600) for JSON
-that is no JSON-RPC message, with the request's id when the line has one it can be told by,
-else null.
+Standard input is read by a daemon thread (:class:`StdinLines`): the SDK reads it in a worker
+thread that no cancel stops, so after a Ctrl-C the server went on until the client's next line
+or the end of its input (found by review).
+
+A line the SDK cannot read is answered (:class:`AnsweringReader`). Its transport passes the
+server each line it cannot parse or validate as an exception, which the server drops: a client
+waiting for that request's reply waited forever (found by review: a ``"\\ud800"`` in an
+argument, JSON that no UTF-8 text can hold). Each such line is answered as JSON-RPC 2.0 asks,
+and the server reads on: a parse error (-32700) for a line that is no JSON the SDK reads, an
+invalid request (-32600) for JSON that is no JSON-RPC message, with the request's id when the
+line has one it can be told by, else null.
 """
 
 from __future__ import annotations
@@ -14,10 +18,14 @@ from __future__ import annotations
 import contextvars
 import json
 import logging
+import os
+import threading
 from types import TracebackType
-from typing import Any
+from typing import Any, BinaryIO
 
 import anyio
+import anyio.lowlevel
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 from mcp.types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
 from pydantic import ValidationError
@@ -108,3 +116,55 @@ class AnsweringReader:
         exc_tb: TracebackType | None,
     ) -> None:
         await self.aclose()
+
+
+class StdinLines:
+    """The lines of ``source`` as the SDK's transport reads standard input (as UTF-8, each
+    byte that is not replaced by U+FFFD), read by a daemon thread: a Ctrl-C cancels the wait
+    for the next line, and the thread, blocked in its read, does not hold the process open.
+    A source that cannot be read (closed, gone) ends the input, as its end does."""
+
+    def __init__(self, source: BinaryIO) -> None:
+        self.source = source
+        self.lines: MemoryObjectReceiveStream[str] | None = None
+
+    def __aiter__(self) -> StdinLines:
+        return self
+
+    async def __anext__(self) -> str:
+        if self.lines is None:  # the thread starts with the first read, in the server's loop
+            send, self.lines = anyio.create_memory_object_stream[str]()
+            token = anyio.lowlevel.current_token()
+            threading.Thread(target=self.pump, args=(send, token), daemon=True).start()
+        try:
+            return await self.lines.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    def pump(self, send: MemoryObjectSendStream[str], token: anyio.lowlevel.EventLoopToken) -> None:
+        """Hand each line of the source to the loop of ``token``, then the end of the input;
+        stop when the loop or its reader is gone."""
+        try:
+            for line in iter(self.read, b""):
+                text = line.decode("utf-8", errors="replace")
+                anyio.from_thread.run(send.send, text, token=token)
+            anyio.from_thread.run(send.aclose, token=token)
+        except (RuntimeError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            return  # the server has stopped: nobody reads what is left
+
+    def read(self) -> bytes:
+        """The source's next line, or ``b""`` at its end or when it cannot be read."""
+        try:
+            return self.source.readline()
+        except (OSError, ValueError):
+            return b""
+
+
+def own_stdin() -> BinaryIO:
+    """A reader of its own over the process's standard input (file descriptor 0), the null
+    device when it has none. Not ``sys.stdin``: the interpreter's shutdown takes that one's
+    lock, which a daemon thread blocked in reading it holds (a fatal error, found by test)."""
+    try:
+        return open(os.dup(0), "rb")
+    except OSError:
+        return open(os.devnull, "rb")
