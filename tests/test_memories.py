@@ -31,6 +31,24 @@ def test_a_key_replaced_from_spanish_to_english_leaves_one_active_and_one_supers
     ]
 
 
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [("पति", "पता"), ("पानी", "पाना"), ("किताब", "कीताब"), ("தமிழ்", "தமிழ"), ("ไก่", "ไก")],
+)
+def test_keys_differing_in_a_vowel_sign_are_two_keys(
+    service: MemoryService, first: str, second: str
+) -> None:
+    # Vowel signs and viramas are parts of letters (Unicode marks); they were separators,
+    # and "पति" (husband) superseded "पता" (address) as the key "पत" (found by review).
+    husband = service.remember("Diego's husband is called Raj.", key=first)
+    address = service.remember("Diego's address is 12 MG Road.", key=second)
+    assert (husband.key, address.key) == (first, second)
+    assert [m.status for m in service.list_memories(include_inactive=True).memories] == [
+        "active",
+        "active",
+    ]
+
+
 def test_an_update_by_id_keeps_the_id(service: MemoryService) -> None:
     memory = service.remember("Diego lives in Madrid.", category="fact")
     updated = service.remember("Diego lives in Valencia.", memory_id=memory.id)

@@ -46,8 +46,8 @@ def remember(db: Database, content: str, fields: Fields, origins: Origins) -> Me
     Args:
         content: 1-4,000 characters after trimming; written in the third person.
         category: ``preference``, ``fact``, ``project``, ``goal`` or ``other``.
-        key: A semantic key such as ``response_language``; normalised to letters, numbers,
-            dots, hyphens and underscores; empty means none.
+        key: A semantic key such as ``response_language``; normalised to letters (with their
+            marks), numbers, dots, hyphens and underscores; empty means none.
         memory_id: Update this memory instead (its id is kept).
         expires_at: ISO 8601 or datetime in the future; without a time zone it is local
             time; empty means none. Expired memories leave recall, context and counts.

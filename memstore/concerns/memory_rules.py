@@ -20,7 +20,7 @@ from memstore.times import in_utc
 
 MAX_CONTENT_CHARS = 4000
 MAX_KEY_CHARS = 200
-KEY_OUTSIDE = re.compile(r"[^\w.\-]+|_+")
+UNDERSCORES = re.compile(r"_+")
 WHITESPACE = re.compile(r"\s+")
 
 
@@ -43,9 +43,9 @@ class MemoryFields(TypedDict, total=False):
     Keys:
         category: ``preference``, ``fact``, ``project``, ``goal`` or ``other``; None or left
             out: ``fact`` for a new memory, its own for one reused, confirmed or updated.
-        key: A semantic key such as ``response_language``: letters, numbers, dots, hyphens
-            and underscores once normalised; empty means none. New content under an active
-            key supersedes the memory holding it.
+        key: A semantic key such as ``response_language``: letters (with their marks),
+            numbers, dots, hyphens and underscores once normalised; empty means none. New
+            content under an active key supersedes the memory holding it.
         expires_at: ISO 8601 text or a datetime in the future, local time without a zone;
             empty means none. Expired memories leave recall, context and counts.
     """
@@ -156,7 +156,10 @@ def normalize_content(content: str) -> str:
 
 def normalize_key(key: str | None) -> str | None:
     """A semantic key as lowercase letters, numbers, dots, hyphens and underscores, or None
-    when nothing is left ("Response Language" -> "response_language").
+    when nothing is left ("Response Language" -> "response_language"). A letter's marks
+    (Unicode category M: vowel signs, viramas, accents left combining) are part of it: as
+    separators, they made "पति" (husband) and "पता" (address) the one key "पत" (found by
+    review). A key stored before keeps its form.
 
     Raises:
         InvalidInput: If the key is over 200 characters.
@@ -164,10 +167,17 @@ def normalize_key(key: str | None) -> str | None:
     if key is None:
         return None
     folded = unicodedata.normalize("NFKC", key).casefold().strip()
-    normalized = KEY_OUTSIDE.sub("_", folded).strip("_")
+    kept = "".join(char if key_char(char) else "_" for char in folded)
+    normalized = UNDERSCORES.sub("_", kept).strip("_")
     if len(normalized) > MAX_KEY_CHARS:
         raise InvalidInput("key", f"is over {MAX_KEY_CHARS} characters; use a short name.")
     return normalized or None
+
+
+def key_char(char: str) -> bool:
+    """Whether ``char`` stays in a normalized key: a letter, a number, one of ``.-`` or a
+    mark (see :func:`normalize_key`)."""
+    return char.isalnum() or char in ".-" or unicodedata.category(char).startswith("M")
 
 
 def parse_expiry(value: str | datetime | None, now: datetime) -> datetime | None:
