@@ -948,3 +948,31 @@ def test_a_speaker_name_a_log_gave_comes_back_from_the_stores_own_export(
     assert copy.import_memories(tmp_path / "all.jsonl").records["message"]["imported"] == 1
     (session,) = copy.list_sessions().sessions
     assert [m.speaker for m in copy.messages(session.id)] == [name]
+
+
+def test_a_markdown_export_whose_lines_an_editor_ended_in_crlf_reads_as_written(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    # The body kept each \r: the store's own export then conflicted with it ("other
+    # content"), and a new store got "\r\n" in the content (found by review).
+    memory = service.remember("Diego's shopping list:\n- milk\n- eggs")
+    service.export(tmp_path / "md", format="markdown", scope="memories")
+    for path in (tmp_path / "md" / "memories").glob("*.md"):
+        path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+    again = service.import_memories(tmp_path / "md")
+    assert (again.imported, again.updated, again.skipped) == (0, 0, 1)
+    fresh = MemoryService(tmp_path / "fresh.sqlite3")
+    fresh.import_memories(tmp_path / "md")
+    assert fresh.get_memory(memory.id).content == memory.content  # type: ignore[union-attr]
+
+
+def test_a_markdown_body_with_crlf_in_an_lf_file_keeps_it(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    # Content remembered with "\r\n" is exported as it is; only a file whose every line
+    # ends in CRLF is read as an editor's conversion.
+    memory = service.remember("first line\r\nsecond line")
+    service.export(tmp_path / "md", format="markdown", scope="memories")
+    fresh = MemoryService(tmp_path / "fresh.sqlite3")
+    fresh.import_memories(tmp_path / "md")
+    assert fresh.get_memory(memory.id).content == "first line\r\nsecond line"  # type: ignore[union-attr]

@@ -16,7 +16,8 @@ content as the body, as Conch and basic-memory keep theirs::
 
 The fields are those of :class:`MemoryRecord` (times as ISO 8601 text); ``sources`` lists
 where it came from. The body is the content as it is (no line ending is changed), trimmed
-of the white space around it as every memory's content is. PyYAML's ``safe_dump`` writes
+of the white space around it as every memory's content is; a file whose every line ends in
+CRLF is read with LF (see :func:`lf_lines`). PyYAML's ``safe_dump`` writes
 the front matter, and :class:`FrontMatterLoader` (its safe loader, stricter) reads it.
 
 An export writes every field; a file written by hand may leave out those of
@@ -91,7 +92,7 @@ def parse(text: str, where: str) -> tuple[MemoryRecord, list[SourceLink]]:
             ``content``, misses a required field, misspells one, or holds a value of another
             type or outside what the field allows.
     """
-    fields, body = split(text.removeprefix("\ufeff"), where)
+    fields, body = split(lf_lines(text.removeprefix("\ufeff")), where)
     for name in NOT_FIELDS:
         if name in fields:
             raise refused(where, f"the front matter names {name!r}; {SHAPE}")
@@ -102,6 +103,14 @@ def parse(text: str, where: str) -> tuple[MemoryRecord, list[SourceLink]]:
         return memory, LINKS.validate_json(as_json(links, where), strict=True)
     except ValidationError as error:
         raise refused(where, describe(error)) from error
+
+
+def lf_lines(text: str) -> str:
+    """``text`` with each CRLF as LF when every line of it ends in CRLF, as an editor or Git
+    on Windows rewrites a whole file; else as it is (a body keeps the CRLF its content holds,
+    found by review: a converted file's body kept each ``\r``, and the store's own export
+    no longer matched it)."""
+    return text.replace("\r\n", "\n") if text.count("\r\n") == text.count("\n") else text
 
 
 def as_json(value: Any, where: str) -> str:
