@@ -976,3 +976,40 @@ def test_a_markdown_body_with_crlf_in_an_lf_file_keeps_it(
     fresh = MemoryService(tmp_path / "fresh.sqlite3")
     fresh.import_memories(tmp_path / "md")
     assert fresh.get_memory(memory.id).content == "first line\r\nsecond line"  # type: ignore[union-attr]
+
+
+def test_a_sync_where_an_older_memory_took_the_key_of_a_newer_one_applies(
+    tmp_path: Path,
+) -> None:
+    # The export writes memories oldest first: tea (now active) came before coffee (now
+    # superseded), and tea's key was checked while Y still held coffee active under it
+    # (found by review).
+    x, y = MemoryService(tmp_path / "x.sqlite3"), MemoryService(tmp_path / "y.sqlite3")
+    tea = x.remember("Diego likes tea.")
+    coffee = x.remember("Diego likes coffee.", key="drink")
+    x.export(tmp_path / "e1.jsonl")
+    y.import_memories(tmp_path / "e1.jsonl")
+    x.remember("Diego likes tea.", memory_id=tea.id, key="drink")
+    x.export(tmp_path / "e2.jsonl")
+    report = y.import_memories(tmp_path / "e2.jsonl")
+    assert report.records["memory"]["updated"] == 2
+    assert transfer_store.memories(y) == transfer_store.memories(x)
+    assert y.get_memory(coffee.id).superseded_by == tea.id  # type: ignore[union-attr]
+    assert y.health().ok
+
+
+def test_a_markdown_sync_applies_whatever_order_its_files_sort_in(tmp_path: Path) -> None:
+    # Its files sort by id, which is random: the new holder of a key could come before the
+    # memory it superseded (found by review: an ImportConflict about half the time).
+    x, y = MemoryService(tmp_path / "x.sqlite3"), MemoryService(tmp_path / "y.sqlite3")
+    spanish = x.remember("Diego prefers answers in Spanish.", key="response_language")
+    x.export(tmp_path / "md1", format="markdown", scope="memories")
+    y.import_memories(tmp_path / "md1")
+    english = x.remember("Diego prefers answers in English.", key="response_language")
+    x.export(tmp_path / "md2", format="markdown", scope="memories")
+    folder = tmp_path / "md2" / "memories"
+    (folder / f"{english.id}.md").rename(folder / "0-newer.md")
+    (folder / f"{spanish.id}.md").rename(folder / "1-older.md")
+    y.import_memories(tmp_path / "md2")
+    assert transfer_store.memories(y) == transfer_store.memories(x)
+    assert [m.id for m in y.list_memories().memories] == [english.id]

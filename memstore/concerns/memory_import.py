@@ -57,10 +57,10 @@ def import_memories(db: Database, path: str | Path) -> MemoryImportReport:
     files.nameable(path)
     source = Path(path).expanduser().absolute()
     now = utc_now()
-    form = survey(source, fresh=examine.holds_store(db.path) is False, now=now)
+    form, checked = survey(source, fresh=examine.holds_store(db.path) is False, now=now)
     _, records = read(source)
     with db.write() as connection:
-        restore = Restore(connection, now)
+        restore = Restore(connection, now, inactive=checked.inactive)
         for where, record in records:
             restore.add(where, record)
         restore.finish()
@@ -77,9 +77,9 @@ def import_memories(db: Database, path: str | Path) -> MemoryImportReport:
     )
 
 
-def survey(source: Path, *, fresh: bool, now: datetime) -> TransferFormat:
-    """The format of the export at ``source``, once what the file alone shows is checked,
-    before any database is touched (see :class:`Survey`).
+def survey(source: Path, *, fresh: bool, now: datetime) -> tuple[TransferFormat, Survey]:
+    """The format of the export at ``source`` and what its records showed, once what the
+    file alone shows is checked, before any database is touched (see :class:`Survey`).
 
     Raises:
         InvalidInput, FileError, SecretRejected: As :func:`import_memories` says.
@@ -89,7 +89,7 @@ def survey(source: Path, *, fresh: bool, now: datetime) -> TransferFormat:
     for where, record in records:
         checks.add(where, record)
     checks.finish()
-    return form
+    return form, checks
 
 
 def read(source: Path) -> tuple[TransferFormat, Iterator[tuple[str, Restorable]]]:

@@ -14,8 +14,11 @@ whole import. What the file alone can show was checked before
   old, the same content is skipped and other content is an :class:`ImportConflict`.
 - An active memory whose key or content another active memory holds (in the database, or
   written earlier in the file) is an :class:`ImportConflict`; an active one past its expiry
-  is marked expired and frees them, as any write does. In a sync, the file's order counts:
-  an export writes the older memory (superseded since) first.
+  is marked expired and frees them, as any write does, and so does one whose newer state in
+  the file is out of force (given that status at once, its record restores the rest when it
+  comes): in a sync, the file's order does not count (found by review: a Markdown export's
+  files sort by their random ids, so the new holder of a key could come before the memory
+  it superseded; a JSONL export's older memory that took a newer one's key came first).
 - A memory's content and key pass the credential guard like any memory write: a refused
   one stops the import (:class:`SecretRejected` naming the record), nothing is written.
 - ``superseded_by`` links are set once every memory is in, so they may point forwards; a
@@ -39,6 +42,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
@@ -74,6 +78,8 @@ class Restore:
     :meth:`finish` sets the supersession links.
 
     Attributes:
+        inactive: The status and modification time of each memory the file holds out of
+            force, by id (:attr:`Survey.inactive <memstore.concerns.memory_survey.Survey>`).
         tally: Per record type, how many were ``imported``, ``skipped`` and ``updated``
             (and for ``message``, ``deleted``: stored messages a tombstone of the file
             deleted).
@@ -81,6 +87,7 @@ class Restore:
 
     connection: sqlite3.Connection
     now: datetime
+    inactive: Mapping[str, tuple[str, datetime]] = field(default_factory=dict)
     tally: defaultdict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     _written: set[str] = field(default_factory=set)
     _kept: set[str] = field(default_factory=set)
@@ -223,7 +230,8 @@ class Restore:
 
     def require_free(self, where: str, memory: StoredMemory) -> None:
         """Raise ImportConflict when another active memory holds this one's content or key;
-        one past its expiry is marked expired instead, as :func:`supersede.holder` does."""
+        one past its expiry is marked expired instead, as :func:`supersede.holder` does, and
+        one the file holds out of force in a newer state is given that status."""
         for what, normalized, key in (
             ("content", memory.normalized_content, None),
             (f"key {memory.key!r}", None, memory.key),
@@ -231,10 +239,14 @@ class Restore:
             if normalized is None and key is None:
                 continue
             while found := rows.active_rival(self.connection, memory.id, normalized, key):
-                if not found.expired(self.now):
+                later = self.inactive.get(found.id)
+                if found.expired(self.now):
+                    memories.retire(self.connection, [found.id], "expired", self.now)
+                elif later is not None and later[1] > found.modified_at:
+                    rows.set_status(self.connection, found.id, later[0])
+                else:
                     reason = f"is active with the {what} that active memory {found.id} holds"
                     raise ImportConflict(where, memory.id, reason)
-                memories.retire(self.connection, [found.id], "expired", self.now)
 
     def superseded_by(self, memory_id: str) -> str | None:
         """The stored supersession link of a memory (None for none, or no such memory)."""

@@ -45,6 +45,8 @@ class Survey:
         fresh: Whether the database holds no store yet (missing or empty): every link must
             then be to a record of the file.
         now: The time of the import (UTC).
+        inactive: The status (not ``active``) and modification time of each memory the
+            file holds out of force, by id.
     """
 
     fresh: bool
@@ -58,6 +60,7 @@ class Survey:
     _holders: dict[tuple[str, str], str] = field(default_factory=dict)
     _links: dict[str, tuple[str, str]] = field(default_factory=dict)
     _wanted: list[tuple[str, str, str]] = field(default_factory=list)
+    inactive: dict[str, tuple[str, datetime]] = field(default_factory=dict)
 
     def add(self, where: str, record: Restorable) -> None:
         """Check one record found at ``where`` (a file, and line).
@@ -126,6 +129,8 @@ class Survey:
         self.once(where, "memory", record.id, self._memories)
         if row.status == "active":
             self.hold(where, row)
+        else:
+            self.inactive[record.id] = (row.status, row.modified_at)
         if record.superseded_by is not None:
             self._links[record.id] = (where, record.superseded_by)
 

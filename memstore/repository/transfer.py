@@ -33,6 +33,7 @@ ALL_SOURCES = "SELECT memory_id, message_id, source_ref FROM memory_sources ORDE
 ALL_TOMBSTONES = "SELECT source_ref, deleted_at FROM deleted_sources ORDER BY source_ref"
 SEQUENCE_HOLDER = "SELECT id FROM messages WHERE session_id = :session_id AND sequence = :sequence"
 SET_SUPERSEDED_BY = "UPDATE memories SET superseded_by = :by WHERE id = :id"
+SET_STATUS = "UPDATE memories SET status = :status WHERE id = :id"
 # A newer state of the same memory (same id and content): every field but those and created_at.
 RESTORE_STATE = """
     UPDATE memories SET category = :category, key = :key, status = :status, origin = :origin,
@@ -106,6 +107,12 @@ def set_superseded_by(connection: sqlite3.Connection, memory_id: str, by: str) -
     """Point a memory at the one that superseded it, keeping its modification time (a
     restored link, not a new supersession)."""
     connection.execute(SET_SUPERSEDED_BY, {"id": memory_id, "by": by})
+
+
+def set_status(connection: sqlite3.Connection, memory_id: str, status: str) -> None:
+    """Give a stored memory another status alone, its modification time kept: a stand-in
+    for its newer state, which a later record of the same import restores whole."""
+    connection.execute(SET_STATUS, {"id": memory_id, "status": status})
 
 
 def restore_state(connection: sqlite3.Connection, memory: StoredMemory) -> None:
