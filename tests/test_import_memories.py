@@ -688,6 +688,31 @@ INCONSISTENT = {
         r"\(memory mem_a\): modified_at 2026-10-05T08:59:59\+00:00 is before created_at "
         r"2026-10-05T09:00:00\+00:00",
     ),
+    # found by the fourteenth review: states no API call makes
+    "a blank source reference": (
+        [memory_line("mem_a", "A."), {**SOURCE, "source_ref": "   "}],
+        r"line 3: memory_source.source_ref: Value error, is blank",
+    ),
+    "a message with a blank source reference": (
+        [SESSION, {**message_line("msg_a", "ses_a", 1), "source_ref": ""}],
+        r"line 3: message.source_ref: Value error, is blank",
+    ),
+    "an explicit candidate": (
+        [memory_line("mem_a", "A.", status="candidate")],
+        r"\(memory mem_a\): the status is candidate but the origin is explicit",
+    ),
+    "an expiry before its creation": (
+        [memory_line("mem_a", "A.", expires_at="2026-10-05T08:00:00Z", status="expired")],
+        r"\(memory mem_a\): expires_at 2026-10-05T08:00:00\+00:00 is before created_at",
+    ),
+    "superseded by a candidate": (
+        [
+            memory_line("mem_a", "A.", status="superseded", superseded_by="mem_b"),
+            memory_line("mem_b", "B.", status="candidate", origin="extracted"),
+        ],
+        r"line 2: superseded_by mem_b is a candidate; a candidate never "
+        "supersedes a memory",
+    ),
     "a session that ends before it starts": (
         [{**SESSION, "ended_at": "2026-10-05T08:00:00+01:00"}],
         r"line 2 \(session ses_a\): ended_at 2026-10-05T07:00:00\+00:00 is before started_at "
@@ -1013,3 +1038,27 @@ def test_a_markdown_sync_applies_whatever_order_its_files_sort_in(tmp_path: Path
     y.import_memories(tmp_path / "md2")
     assert transfer_store.memories(y) == transfer_store.memories(x)
     assert [m.id for m in y.list_memories().memories] == [english.id]
+
+
+def test_superseded_by_a_candidate_of_the_database_is_refused(
+    target: MemoryService, tmp_path: Path
+) -> None:
+    candidate = target.remember("Diego likes jazz.", origin="extracted", confidence=0.6)
+    record = memory_line("mem_a", "A.", status="superseded", superseded_by=candidate.id)
+    path = write_lines(tmp_path / "bad.jsonl", [HEADER, record, end(memory=1)])
+    before = state(target)
+    with pytest.raises(InvalidInput, match=f"superseded_by {candidate.id} is a candidate"):
+        target.import_memories(path)
+    assert state(target) == before
+
+
+@pytest.mark.parametrize("value", ["false", "0", "''", "{}"])
+def test_sources_that_are_no_list_are_refused(
+    value: str, target: MemoryService, tmp_path: Path
+) -> None:
+    path = tmp_path / "mem_a.md"
+    fields = "id: mem_a\ncategory: fact\nstatus: active\n"
+    times = "created_at: 2026-10-05T09:00:00Z\nmodified_at: 2026-10-05T09:00:00Z\n"
+    path.write_text(f"---\n{fields}{times}sources: {value}\n---\nA.\n", encoding="utf-8")
+    with pytest.raises(InvalidInput, match="mem_a.md: sources is no list"):
+        target.import_memories(path)

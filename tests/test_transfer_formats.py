@@ -37,7 +37,8 @@ MEMORIES = st.builds(
     expires_at=st.none() | TIMES,
     superseded_by=st.none() | st.from_regex(r"\Amem_[0-9a-f]{32}\Z"),
 )
-LINKS = st.lists(st.builds(SourceLink, message_id=st.none() | IDS, source_ref=st.none() | TEXT))
+REFS = TEXT.filter(str.strip)  # a blank source reference is refused
+LINKS = st.lists(st.builds(SourceLink, message_id=st.none() | IDS, source_ref=st.none() | REFS))
 
 
 @given(MEMORIES, LINKS)

@@ -48,6 +48,7 @@ from datetime import datetime
 from typing import Literal
 
 from memstore.concerns.restore_rows import (
+    candidate_link,
     cycle_reason,
     memory_row,
     message_row,
@@ -215,12 +216,13 @@ class Restore:
 
         Raises:
             InvalidInput: For a link to a memory neither in the export nor in the database,
-                or links that go round in a cycle.
+                or to a candidate, or links that go round in a cycle.
         """
         for where, memory_id, by in self._links:
-            known = by in self._written or by in self._kept
-            if not known and memories.get(self.connection, by) is None:
+            holder = memories.get(self.connection, by)
+            if holder is None:
                 raise refused(where, f"superseded_by {by} is {NOWHERE}")
+            candidate_link(where, by, holder.status)
             rows.set_superseded_by(self.connection, memory_id, by)
         cleared: set[str] = set()
         for where, memory_id, _ in self._links:

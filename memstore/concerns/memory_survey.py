@@ -19,6 +19,7 @@ from datetime import datetime
 
 from memstore.concerns.memory_restore import NOWHERE
 from memstore.concerns.restore_rows import (
+    candidate_link,
     check_message,
     check_session,
     cycle_reason,
@@ -152,8 +153,8 @@ class Survey:
 
         Raises:
             InvalidInput: For a message before its session, a source link before its
-                memory, links that go round in a cycle, or (into a database without a store)
-                a link to a record the file does not hold.
+                memory, links that go round in a cycle or to a candidate, or (into a
+                database without a store) a link to a record the file does not hold.
         """
         held = {"session": self._sessions, "memory": self._memories}
         for where, kind, record_id in self._wanted:
@@ -167,6 +168,7 @@ class Survey:
         for where, by in self._links.values():
             if self.fresh and by not in self._memories:
                 raise refused(where, f"superseded_by {by} is {NOWHERE}")
+            candidate_link(where, by, self.inactive.get(by, ("active",))[0])
         cleared: set[str] = set()
         for memory_id, (where, _) in self._links.items():
             found = supersession_cycle(memory_id, self.superseded_by, cleared)

@@ -90,8 +90,9 @@ def memory_row(record: MemoryRecord, where: str, now: datetime) -> StoredMemory:
     Raises:
         InvalidInput: For empty, too long or invalid content, a key too long, a
             ``superseded_by`` on a memory that is not superseded (or on itself), a
-            ``modified_at`` before ``created_at``, or the status ``expired`` without an
-            ``expires_at`` that has passed.
+            ``modified_at`` or ``expires_at`` before ``created_at``, a ``candidate`` not
+            ``extracted``, or the status ``expired`` without an ``expires_at`` that has
+            passed.
         SecretRejected: When the content or the key looks like a credential.
     """
     place = f"{where} (memory {record.id})"
@@ -124,9 +125,34 @@ def check_memory_fields(record: MemoryRecord, place: str, now: datetime) -> None
             f"modified_at {record.modified_at.isoformat()} is before created_at "
             f"{record.created_at.isoformat()}; a memory is modified after it is created",
         )
+    if record.expires_at is not None and record.expires_at < record.created_at:
+        raise refused(
+            place,
+            f"expires_at {record.expires_at.isoformat()} is before created_at "
+            f"{record.created_at.isoformat()}; a memory expires after it is created",
+        )
+    if record.status == "candidate" and record.origin != "extracted":
+        raise refused(
+            place,
+            f"the status is candidate but the origin is {record.origin}; a candidate is "
+            "extracted (a confirmed memory is active)",
+        )
     if record.status == "expired" and (record.expires_at is None or record.expires_at > now):
         expiry = "no expires_at" if record.expires_at is None else "an expires_at to come"
         raise refused(place, f"the status is expired but it has {expiry}; make it active")
+
+
+def candidate_link(where: str, by: str, status: str | None) -> None:
+    """Refuse a ``superseded_by`` link to memory ``by`` when its ``status`` is
+    ``candidate``: a candidate never supersedes a memory (see :mod:`supersede`).
+
+    Raises:
+        InvalidInput: (argument ``path``) Naming ``where`` and ``by``.
+    """
+    if status == "candidate":
+        raise refused(
+            where, f"superseded_by {by} is a candidate; a candidate never supersedes a memory"
+        )
 
 
 def guard(content: str, key: str | None, place: str) -> None:

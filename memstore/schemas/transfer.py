@@ -61,6 +61,22 @@ Time = Annotated[AwareDatetime, AfterValidator(in_utc)]
 """An aware time, converted to UTC."""
 
 
+def not_blank(value: str) -> str:
+    """``value`` when it holds more than white space.
+
+    Raises:
+        ValueError: If it is empty or blank, which no API call stores as a source reference
+            (pydantic names the field).
+    """
+    if not value.strip():
+        raise ValueError("is blank; give where the message came from, or null for none")
+    return value
+
+
+SourceRef = Annotated[str, AfterValidator(not_blank)]
+"""A source reference: where a message came from (``<file>#byte=<offset>``), never blank."""
+
+
 class Record(BaseModel):
     """Base of the export records: frozen, strict about unknown fields, built from rows."""
 
@@ -119,7 +135,7 @@ class MessageRecord(Record):
     content: str
     created_at: Time
     status: MessageStatus
-    source_ref: str | None
+    source_ref: SourceRef | None
 
 
 class MemoryRecord(Record):
@@ -147,7 +163,7 @@ class SourceLink(Record):
     key may be left out there: null)."""
 
     message_id: Id | None = None
-    source_ref: str | None = None
+    source_ref: SourceRef | None = None
 
 
 class MemorySourceRecord(Record):
@@ -156,14 +172,14 @@ class MemorySourceRecord(Record):
     type: Literal["memory_source"] = "memory_source"
     memory_id: MemoryId
     message_id: Id | None
-    source_ref: str | None
+    source_ref: SourceRef | None
 
 
 class DeletedSourceRecord(Record):
     """The tombstone of a deleted message's source reference: no import brings it back."""
 
     type: Literal["deleted_source"] = "deleted_source"
-    source_ref: str = Field(min_length=1)
+    source_ref: SourceRef
     deleted_at: Time
 
 

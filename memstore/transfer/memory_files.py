@@ -96,11 +96,14 @@ def parse(text: str, where: str) -> tuple[MemoryRecord, list[SourceLink]]:
     for name in NOT_FIELDS:
         if name in fields:
             raise refused(where, f"the front matter names {name!r}; {SHAPE}")
-    links = fields.pop("sources", None) or []
+    links = fields.pop("sources", None)
+    if links is not None and not isinstance(links, list):  # false, 0 and '' were read as none
+        shape = "give each source as an item ('- message_id: ...'), or no sources"
+        raise refused(where, f"sources is no list; {shape}")
     memory_json = as_json(DEFAULTS | fields | {"content": body.strip()}, where)
     try:
         memory = MemoryRecord.model_validate_json(memory_json, strict=True)
-        return memory, LINKS.validate_json(as_json(links, where), strict=True)
+        return memory, LINKS.validate_json(as_json(links or [], where), strict=True)
     except ValidationError as error:
         raise refused(where, describe(error)) from error
 
