@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import random
+import sqlite3
 import string
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -25,7 +26,14 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memstore import InvalidInput, InvalidQuery, MemoryConfig, MemoryService, NotFound
+from memstore import (
+    InvalidInput,
+    InvalidQuery,
+    MemoryConfig,
+    MemoryService,
+    NotFound,
+    StoreDamaged,
+)
 from memstore.adapters.cli import cli
 from memstore.repository import instance_offsets, words
 from memstore.repository import instances as instance_rows
@@ -1058,3 +1066,22 @@ def test_a_refused_long_word_is_not_repeated_whole(service: MemoryService) -> No
         service.word_instances("ab cd " * 100_000)
     message = str(refused.value)
     assert len(message) < 300 and "600000 characters" in message
+
+
+@pytest.mark.parametrize(
+    ("stale", "word"),
+    [("hello", "cafe"), ("hello", "hola"), ("chau hola", "cafe"), ("我们 chau", "hola")],
+)
+def test_an_index_that_disagrees_with_its_text_is_store_damaged(
+    service: MemoryService, stale: str, word: str
+) -> None:
+    # A message changed behind the index (its update trigger dropped): instances failed with
+    # a ValueError traceback, or showed "hello" as an instance of "hola" (found by review).
+    session = service.start_session()
+    message = service.record_message(session.id, "user", "café hola mundo")
+    with sqlite3.connect(service.path) as connection:
+        connection.execute("DROP TRIGGER messages_fts_au")
+        connection.execute("UPDATE messages SET content = ? WHERE id = ?", (stale, message.id))
+    connection.close()
+    with pytest.raises(StoreDamaged, match=f"message {message.id}"):
+        service.word_instances(word)

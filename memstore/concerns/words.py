@@ -9,7 +9,7 @@ import sqlite3
 from memstore.arguments import valid_unicode
 from memstore.concerns.pages import following, room
 from memstore.config import PageSize
-from memstore.errors import InvalidQuery
+from memstore.errors import InvalidQuery, StoreDamaged
 from memstore.queries import WordQuery
 from memstore.repository import instance_offsets, instances, words
 from memstore.schemas import Instance, InstancePage, WordEntry, WordPage
@@ -17,7 +17,7 @@ from memstore.store.database import Database
 from memstore.text import cjk
 from memstore.text.clipping import take_within
 from memstore.text.highlight import excerpt
-from memstore.text.tokens import tokenize
+from memstore.text.tokens import fold, tokenize
 from memstore.times import utc_now
 
 MAX_CJK_WORD_CHARS = 32  # each more character is one more token to line up per instance
@@ -163,6 +163,7 @@ def locate(connection: sqlite3.Connection, word: str, found: instances.Page) -> 
     for record, record_instances in zip(
         found.records, instance_offsets.located(connection, word, found), strict=True
     ):
+        agreeing(record, word, record_instances)
         for token_index, (start, end) in record_instances:
             shown, shown_start = excerpt(record.content, start, end)
             located.append(
@@ -183,3 +184,16 @@ def locate(connection: sqlite3.Connection, word: str, found: instances.Page) -> 
                 )
             )
     return located
+
+
+def agreeing(record: instances.PageRecord, word: str, shown: instance_offsets.Located) -> None:
+    """Raise StoreDamaged unless the record's text shows each instance of ``word`` its
+    index holds, as that word: an index its text was changed behind (a dropped trigger, an
+    edit by hand) failed with a traceback, or showed "hello" as an instance of "hola"
+    (found by review)."""
+    texts = [fold(record.content[start:end]) for _, (start, end) in shown]
+    if len(shown) != len(record.positions) or any(text != word for text in texts):
+        raise StoreDamaged(
+            f"the search index disagrees with the text of {record.source_type} {record.id}: "
+            "it is out of date or damaged; `memstore check` names the index and its rebuild."
+        )

@@ -107,7 +107,9 @@ def record_spans(
     and phrase ``bound``)."""
     if record.index_text is not None:
         return tokens_at(record.content, record.positions, len(word) if is_sequence(word) else 1)
-    return list(zip(record.positions, own_spans(connection, record, marked, bound), strict=True))
+    spans = own_spans(connection, record, marked, bound)
+    # fewer spans than positions: an index its text was changed behind, which the caller tells
+    return list(zip(record.positions, spans, strict=False))
 
 
 def own_spans(

@@ -168,7 +168,11 @@ def tokens_at(text: str, positions: Sequence[int], width: int) -> list[tuple[int
         return []
     spans = list(itertools.islice(index_spans(text), max(positions) + width))
     boundaries = list(itertools.accumulate((start == end for start, end in spans), initial=0))
-    return [(at - boundaries[at], (spans[at][0], spans[at + width - 1][1])) for at in positions]
+    return [
+        (at - boundaries[at], (spans[at][0], spans[at + width - 1][1]))
+        for at in positions
+        if at + width <= len(spans)  # past the text's end: an index it was changed behind
+    ]
 
 
 def fold(text: str) -> str:
