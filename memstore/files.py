@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from memstore.arguments import valid_unicode
+from memstore import paths
 from memstore.errors import FileError, InvalidInput, StoreError
 from memstore.open_stores import not_a_store
 
@@ -85,42 +85,6 @@ def folder(path: Path, what: str) -> bool:
     return True
 
 
-def openable(path: str | Path) -> None:
-    """Refuse a path no file system takes.
-
-    Raises:
-        FileError: If ``path`` holds a NUL character.
-    """
-    if "\0" in str(path):
-        raise FileError(repr(str(path)), "a file path cannot hold a NUL character; check the path.")
-
-
-def nameable(path: str | Path) -> None:
-    """Refuse a path no file system takes or memstore could not print.
-
-    Raises:
-        FileError: If ``path`` holds a NUL character or is not valid UTF-8 (memstore's JSON
-            output could not name it).
-    """
-    openable(path)
-    text = str(path)
-    if not valid_unicode(text):
-        raise FileError(repr(text), "the path is not valid UTF-8; rename the file or its folder.")
-
-
-def given(path: str | Path, argument: str) -> None:
-    """Refuse an empty path (an unset shell variable: found by review, it named the working
-    folder) and one no file system takes (see :func:`openable`).
-
-    Raises:
-        InvalidInput: (``argument``) For an empty path.
-        FileError: For a path holding a NUL character.
-    """
-    if not str(path).strip():
-        raise InvalidInput(argument, "is an empty path; give a file or folder.")
-    openable(path)
-
-
 def unused(destination: str | Path, exists: Callable[[str], Exception]) -> Path:
     """``destination`` as an absolute path (``~`` expanded), for a file or folder about to be
     created there.
@@ -132,8 +96,8 @@ def unused(destination: str | Path, exists: Callable[[str], Exception]) -> Path:
     """
     if not str(destination).strip():
         raise InvalidInput("destination", "is empty; give the path of a new file or folder.")
-    nameable(destination)
-    path = Path(destination).expanduser().absolute()
+    paths.nameable(destination)
+    path = paths.expanded(destination).absolute()
     if os.path.lexists(path):
         raise exists(str(path))
     return path

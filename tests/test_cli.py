@@ -146,7 +146,7 @@ def test_text_that_is_not_unicode_is_refused_as_input(runner: CliRunner, db_path
         (["import-memories", " "], "'PATH': is empty; give an export file"),
         (["--database", "", "check"], "'--database': is empty; give a database file"),
         (["--config", "", "check"], "'--config': is empty; give a JSON configuration file"),
-        (["backup", ""], "'DESTINATION': is empty; give the path of a new file or folder"),
+        (["backup", ""], "'DESTINATION': is empty; give the path of a new file."),
     ],
 )
 def test_an_empty_path_is_a_usage_error_not_the_working_folder(
@@ -180,6 +180,40 @@ def test_a_folder_given_as_the_database_is_a_file_error(runner: CliRunner, tmp_p
     assert result.exit_code == 1
     error = json.loads(result.stderr)["error"]
     assert error["type"] == "FileError" and "this is a folder" in error["message"]
+
+
+def test_a_database_path_starting_with_a_tilde_is_in_the_home_folder(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An MCP client's "args" pass through no shell: "~/memory.sqlite3" made a folder named
+    # "~" in the client's working folder (found by review); backup expanded it already.
+    monkeypatch.setenv("HOME", str(tmp_path / "me"))
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(cli, ["--database", "~/memory.sqlite3", "remember", "Diego likes tea."])
+    assert result.exit_code == 0, result.stderr
+    assert (tmp_path / "me" / "memory.sqlite3").exists() and not (tmp_path / "~").exists()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--database", "{folder}/", "remember", "Diego likes tea."],
+        ["--database", "{db}", "backup", "{folder}/"],
+        ["--database", "{db}", "import", "~nosuchuser/logs", "--speaker", "Diego=user"],
+    ],
+)
+def test_a_path_that_names_a_folder_or_no_home_is_refused_and_nothing_is_made(
+    runner: CliRunner, db_path: Path, tmp_path: Path, args: list[str]
+) -> None:
+    # A path ending in "/" names a folder: a file of that name was made (found by review).
+    runner.invoke(cli, ["--database", str(db_path), "remember", "Diego likes tea."])
+    folder = tmp_path / "new"
+    given = [arg.format(folder=folder, db=db_path) for arg in args]
+    result = runner.invoke(cli, given)
+    assert result.exit_code in (1, 2) and "Traceback" not in result.stderr
+    message = json.loads(result.stderr)["error"]["message"]
+    assert "names a folder" in message or "home folder" in message
+    assert not folder.exists()
 
 
 def test_a_speaker_name_that_is_not_unicode_is_refused_before_the_import(

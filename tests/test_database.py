@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from memstore import Fts5Unavailable, MemoryService, StoreBusy, StoreError
+from memstore import FileError, Fts5Unavailable, MemoryService, StoreBusy, StoreError
 from memstore.store import connections
 from memstore.store.database import Database
 
@@ -290,3 +290,24 @@ def test_an_empty_path_to_import_is_invalid_input_not_the_working_folder(
         service.import_markdown([""], speakers={"Diego": "user"})
     with pytest.raises(InvalidInput, match="empty path"):
         service.import_memories("")
+
+
+def test_a_path_ending_in_a_separator_names_a_folder_and_is_refused(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    # A file of the folder's name was made (found by review), by the API as by the CLI.
+    with pytest.raises(FileError, match="names a folder"):
+        MemoryService(f"{tmp_path}/new/")
+    service.remember("Diego likes tea.")
+    with pytest.raises(FileError, match="names a folder"):
+        service.backup(f"{tmp_path}/copy/")
+    assert not (tmp_path / "new").exists() and not (tmp_path / "copy").exists()
+
+
+def test_a_home_folder_in_the_path_is_expanded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "me"))
+    assert MemoryService("~/memory.sqlite3").path == tmp_path / "me" / "memory.sqlite3"
+    with pytest.raises(FileError, match="names a home folder that cannot be found"):
+        MemoryService("~nosuchuser-of-memstore/memory.sqlite3")

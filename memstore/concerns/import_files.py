@@ -13,6 +13,7 @@ from memstore import files
 from memstore.arguments import valid_unicode
 from memstore.errors import FileError, ImportRejected
 from memstore.logs.parse import ParsedLog, parse_log
+from memstore.paths import expanded
 from memstore.schemas import FileImport
 
 MAX_LOG_BYTES = 16 * 1024 * 1024
@@ -35,20 +36,20 @@ class LoadedLog:
 def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
     """Files to import: each file as given, each directory's ``*.md`` files sorted, not
     recursively. Paths are made absolute but symbolic links are not followed."""
-    files: list[Path] = []
+    found: list[Path] = []
     for given in paths:
-        path = Path(given).expanduser().absolute()
+        path = expanded(given).absolute()
         if is_real_directory(path):
-            files.extend(sorted(p for p in path.glob("*.md")))
+            found.extend(sorted(p for p in path.glob("*.md")))
         else:
-            files.append(path)
-    return files
+            found.append(path)
+    return found
 
 
 def empty_folders(paths: Iterable[str | Path]) -> list[Path]:
     """The folders among ``paths`` that hold no ``*.md`` file directly (their subfolders are
     not searched)."""
-    folders = [Path(given).expanduser().absolute() for given in paths]
+    folders = [expanded(given).absolute() for given in paths]
     return [path for path in folders if is_real_directory(path) and not any(path.glob("*.md"))]
 
 

@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
-from memstore import files
+from memstore import paths as path_rules
 from memstore.concerns import import_files, import_records
 from memstore.concerns.import_files import LoadedLog
 from memstore.errors import ImportRejected, InvalidInput
@@ -69,7 +69,7 @@ def import_markdown(
     if not all(isinstance(path, str | Path) for path in given):
         raise InvalidInput("paths", "must be a list of file or folder paths (str or Path).")
     for path in given:
-        files.given(path, "paths")  # a name not UTF-8 is that file's own error, below
+        path_rules.given(path, "paths")  # a name not UTF-8 is that file's own error, below
     reports = [import_files.empty_folder(path) for path in import_files.empty_folders(given)]
     logs = import_files.loaded(import_files.expand_paths(given))
     for path, loaded in logs:

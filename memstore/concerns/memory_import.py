@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
-from memstore import files
+from memstore import files, paths
 from memstore.concerns.memory_restore import Restore
 from memstore.concerns.memory_survey import Survey
 from memstore.errors import InvalidInput
@@ -53,9 +53,9 @@ def import_memories(db: Database, path: str | Path) -> MemoryImportReport:
         FileError: For a path no file system takes (NUL) or not UTF-8, a symbolic link, a
             file that is not regular or cannot be read, or a database this process has open.
     """
-    files.given(path, "path")
-    files.nameable(path)
-    source = Path(path).expanduser().absolute()
+    paths.given(path, "path")
+    paths.nameable(path)
+    source = paths.expanded(path).absolute()
     now = utc_now()
     form, checked = survey(source, fresh=examine.holds_store(db.path) is False, now=now)
     _, records = read(source)

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from contextlib import closing, contextmanager, suppress
 from pathlib import Path
 
-from memstore import files, open_stores
+from memstore import files, open_stores, paths
 from memstore.errors import BackupExists, StoreError
 from memstore.store import readers, sqlite_errors
 from memstore.store.connections import BUSY_TIMEOUT_MS
@@ -45,7 +45,9 @@ def target(destination: str | Path) -> Path:
 
     Raises:
         BackupExists: If anything, even a dangling symbolic link, is already there.
+        FileError: If it ends in a path separator, as a folder's name does.
     """
+    paths.file_named(destination, "the path of a new file")
     return files.unused(destination, BackupExists)
 
 

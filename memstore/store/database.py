@@ -23,7 +23,7 @@ from pathlib import Path
 from sqlite3 import Connection
 from typing import TYPE_CHECKING
 
-from memstore import files, open_stores
+from memstore import files, open_stores, paths
 from memstore.errors import FileError, StoreReadOnly
 from memstore.store import migrations, probe, readers
 from memstore.store.connections import ConnectionPool, connect, require_fts5, switch_to_wal
@@ -53,14 +53,17 @@ class Database:
         migrations: Another Alembic script folder (tests use it); memstore's by default.
 
     Raises:
-        FileError: If the path holds a NUL character (no file system takes one) or is not
-            valid UTF-8 (memstore's JSON output could not name it).
+        FileError: If the path holds a NUL character (no file system takes one), is not
+            valid UTF-8 (memstore's JSON output could not name it), ends in a path separator
+            (a folder's name) or starts with the ``~`` of a home folder that cannot be
+            found; a ``~`` that can is expanded.
     """
 
     def __init__(self, path: str | Path, *, migrations: str | None = None) -> None:
-        files.nameable(path)
-        open_stores.companions_fit(Path(path))
-        self.path = Path(path)
+        paths.nameable(path)
+        paths.file_named(path, "a database file such as memory.sqlite3")
+        self.path = paths.expanded(path)
+        open_stores.companions_fit(self.path)
         self.migrations = migrations
         self._pool: ConnectionPool | None = None
         self._lock = threading.Lock()

@@ -244,10 +244,15 @@ def silence_stdout() -> None:
 
 @click.group(cls=JsonErrors, params=format_options())
 @click.option(
-    "--database", type=GivenPath("a database file such as memory.sqlite3"), help="Database file."
+    "--database",
+    type=GivenPath("a database file such as memory.sqlite3", file=True),
+    help="Database file.",
 )
 @click.option(
-    "--config", "config_file", type=GivenPath("a JSON configuration file"), help="JSON config file."
+    "--config",
+    "config_file",
+    type=GivenPath("a JSON configuration file", file=True),
+    help="JSON config file.",
 )
 @click.option("-v", "--verbose", is_flag=True, help="Log to stderr.")
 @click.version_option(package_name="memstore")

@@ -29,7 +29,7 @@ def check(ctx: click.Context) -> None:
 
 
 @cli.command()
-@click.argument("destination", type=options.GivenPath(options.NEW_PATH))
+@click.argument("destination", type=options.GivenPath("the path of a new file", file=True))
 @click.pass_context
 def backup(ctx: click.Context, destination: Path) -> None:
     """Copy the database to DESTINATION, a new file, with SQLite's online backup API, then

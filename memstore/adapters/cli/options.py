@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from memstore import times
+from memstore import paths, times
 from memstore.arguments import MAX_POSITION, MAX_READER_ITEMS
 from memstore.errors import InvalidInput
 from memstore.kinds import Mode, Scope, SearchRole, values
@@ -95,16 +95,22 @@ class GivenPath(click.Path):
 
     Args:
         wanted: What to give instead, e.g. "a daily log or a folder of them".
+        file: Whether it names a file, so that a path ending in '/' (a folder's) is refused
+            too: the Path it becomes has dropped the '/' (found by review: ``backup sub/``
+            made a file named ``sub``).
     """
 
-    def __init__(self, wanted: str) -> None:
+    def __init__(self, wanted: str, *, file: bool = False) -> None:
         super().__init__(path_type=Path)
         self.wanted = wanted
+        self.file = file
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        """``value`` as a Path, refusing the empty text."""
+        """``value`` as a Path, refusing the empty text (and a folder's, for a file)."""
         if isinstance(value, str) and not value.strip():
             self.fail(f"is empty; give {self.wanted}.", param, ctx)
+        if self.file and paths.names_folder(value):
+            self.fail(f"names a folder (it ends in '/'); give {self.wanted}.", param, ctx)
         return super().convert(value, param, ctx)
 
 
