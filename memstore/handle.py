@@ -78,3 +78,8 @@ class StoreHandle:
         """Whether the file exists and is a memstore database, checked without changing
         anything; None when SQLite cannot read it. Raises FileError for a non-regular file."""
         return examine.holds_store(self._db.path)
+
+    def refuse_foreign(self) -> None:
+        """Raise FileError when the file holds another application's SQLite database, naming
+        what shows it; nothing for any other file. Changes nothing."""
+        examine.refuse_foreign(self._db.path)

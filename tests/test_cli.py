@@ -389,6 +389,11 @@ def test_reading_commands_leave_other_sqlite_files_untouched(
             assert result.exit_code == 1, (path, command)
             error = json.loads(result.stderr)["error"]
             assert error["type"] == "FileError" and "not a memstore database" in error["message"]
+            # another application's file is named as one, and nothing proposes to set it up
+            # (found by review: `remember` then refused the fix check had proposed)
+            foreign = "another application's SQLite database, with 1 table" in error["message"]
+            assert foreign == (path == other), (path, command)
+            assert ("sets up an empty one" in error["message"]) == (path == empty)
         assert path.read_bytes() == before
     # a file SQLite cannot read at all is still check's to report
     garbage = tmp_path / "garbage.sqlite3"

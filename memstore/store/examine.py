@@ -34,6 +34,21 @@ def holds_store(path: Path) -> bool | None:
     return None if schema is None else schema.is_memstore and not schema.at_base
 
 
+def refuse_foreign(path: Path) -> None:
+    """Raise the FileError that names another application's SQLite database at ``path``, and
+    what shows it is one (its tables, its marks: see :func:`probe.pending`); nothing for any
+    other file (found by review: ``check`` proposed that `remember` set it up, which
+    `remember` then refused).
+
+    Raises:
+        FileError: For another application's database.
+        StoreBusy: If another process kept the file locked past the probe's wait.
+    """
+    schema = read_schema(path)
+    if schema is not None and not schema.is_memstore:
+        probe.pending(schema, path, migrations.revisions(), migrations.code_version())
+
+
 def at_base(path: Path) -> bool:
     """Whether the existing file at ``path`` is one Alembic downgraded to base (its empty
     version table alone): no store yet, which only the commands that store something set

@@ -60,12 +60,13 @@ def service_from(ctx: click.Context, *, new_ok: bool = False) -> MemoryService:
             "one with `memstore import` or `memstore remember`.",
         )
     if held is False:
+        service.refuse_foreign()  # names another application's database as one
         raise FileError(
             str(service.path),
-            "it is not a memstore database (an empty file, one whose first import was "
-            "stopped before its tables were made, or another application's SQLite "
-            "database); it was left untouched. Check --database or the configuration; "
-            "`memstore import` or `memstore remember` sets up an empty one.",
+            "it is not a memstore database (an empty file, or one whose first import was "
+            "stopped before its tables were made); it was left untouched. Check --database "
+            "or the configuration; `memstore import` or `memstore remember` sets up an "
+            "empty one.",
         )
     return service
 
