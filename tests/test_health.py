@@ -77,6 +77,18 @@ def test_a_broken_fts_index_is_named_and_its_rebuild_repairs_it(
     assert code == 0 and report["ok"] is True
 
 
+def test_a_dropped_fts_index_is_named_missing_without_a_rebuild_that_fails(
+    runner: CliRunner, filled: MemoryService
+) -> None:
+    # Its rebuild statement failed with "no such table" (found by review).
+    execute(filled.path, "DROP TABLE memories_fts")
+    code, report, _ = check(runner, filled.path)
+    assert code == 1 and report["ok"] is False
+    problems = [p for p in report["problems"] if p.startswith("FTS5 index memories_fts")]
+    assert problems and all("rebuild it with" not in p for p in problems)
+    assert "is missing" in problems[0] and "restore a verified backup" in problems[0]
+
+
 def test_a_missing_fts_trigger_is_a_problem(runner: CliRunner, filled: MemoryService) -> None:
     # Found by a new-user trial: with a trigger dropped, the index passed its integrity-check
     # and check said ok, while new messages were never indexed.

@@ -153,7 +153,13 @@ def describe(found: Findings, code_version: int) -> list[str]:
 
 def fts_problem(check: IndexCheck, damaged: bool) -> str:
     """The finding of a failed FTS5 integrity-check; on an otherwise sound file the index
-    can be rebuilt from its table."""
+    can be rebuilt from its table, unless the index itself is gone (found by review: the
+    rebuild proposed failed with "no such table")."""
+    if (check.error or "").startswith("no such table"):
+        return (
+            f"FTS5 index {check.index} is missing (dropped or never made): no statement "
+            "rebuilds it; restore a verified backup (README, Backup and recovery)"
+        )
     found = f"FTS5 index {check.index} failed its integrity-check ({check.error})"
     if damaged:
         return found
