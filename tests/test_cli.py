@@ -704,3 +704,35 @@ def test_sigterm_stops_a_command_as_ctrl_c_does(tmp_path: Path) -> None:
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 1 and "Traceback" not in stderr
     assert json.loads(stderr.strip().splitlines()[-1])["error"]["type"] == "Aborted"
+
+
+INTERRUPTED_CLOSE = """
+import sys
+from sqlalchemy.engine import default
+
+def interrupted(self, connection):
+    raise KeyboardInterrupt  # Ctrl-C as the migration's connection closes
+
+default.DefaultDialect.do_close = interrupted
+from memstore.adapters.cli import main
+
+sys.argv = ["memstore", "--database", sys.argv[1], "remember", "Diego likes tea."]
+main()
+"""
+
+
+def test_ctrl_c_as_a_new_database_is_set_up_prints_only_the_json_error(tmp_path: Path) -> None:
+    # SQLAlchemy's pool printed "Exception closing connection" and a traceback first
+    # (found by review, twice in about 100 live runs).
+    script = tmp_path / "interrupted.py"
+    script.write_text(INTERRUPTED_CLOSE, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "new.sqlite3")],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+    )
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert json.loads(done.stderr.strip())["error"]["type"] == "Aborted"

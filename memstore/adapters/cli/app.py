@@ -273,9 +273,14 @@ def cli(
     Example: memstore --database memory.sqlite3 recall "jardín azul" --mode phrase
     """
     choose_format(ctx, output_format, as_json)
-    if verbose:
-        import logging
+    import logging
 
+    if verbose:
         logging.basicConfig(stream=sys.stderr, level=logging.INFO)
+    # SQLAlchemy serves only a migration; its pool's error on a Ctrl-C as it closes printed a
+    # traceback before the JSON error (found by review). With -v the root's handler shows it.
+    pool_log = logging.getLogger("sqlalchemy.pool")
+    if not pool_log.handlers:  # one per process: tests run many commands in one
+        pool_log.addHandler(logging.NullHandler())
     ctx.obj = Opener(database, config_file)
     ctx.call_on_close(ctx.obj.close)
