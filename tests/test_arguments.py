@@ -98,7 +98,7 @@ def test_wrong_types_are_invalid_input_naming_the_argument(
     assert str(caught.value).startswith(f"{argument}: ")
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(
     value=st.one_of(
         st.none(), st.booleans(), st.floats(), st.binary(), st.lists(st.integers()), st.text()

@@ -423,7 +423,7 @@ def test_an_empty_destination_is_refused_not_read_as_the_working_directory(
 
 
 @given(text=st.text(max_size=200), query=st.text(max_size=40))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 def test_marking_words_changes_only_styles(text: str, query: str) -> None:
     from memstore.adapters.cli.terminal import marked
     from memstore.text.printable import printable

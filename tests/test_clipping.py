@@ -89,7 +89,7 @@ def text_and_focus(draw: st.DrawFn) -> tuple[str, int]:
     return text, draw(st.integers(min_value=0, max_value=len(text)))
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=1000)
 @given(
     st.lists(st.integers(min_value=1, max_value=6), max_size=60),
     st.data(),
@@ -103,14 +103,14 @@ def test_window_equals_the_step_by_step_reference(
     assert window(spent, focus, room) == reference_window(costs, focus, room)
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=1000)
 @given(text_and_focus(), LIMITS)
 def test_clip_equals_the_reference(text_focus: tuple[str, int], limit: int) -> None:
     text, focus = text_focus
     assert clip(text, limit, focus) == reference_clip_costed(text, [1] * len(text), limit, focus)
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=1000)
 @given(text_and_focus(), LIMITS)
 def test_clip_json_equals_the_reference(text_focus: tuple[str, int], limit: int) -> None:
     text, focus = text_focus
@@ -118,7 +118,7 @@ def test_clip_json_equals_the_reference(text_focus: tuple[str, int], limit: int)
     assert clip_json(text, limit, focus) == reference_clip_costed(text, costs, limit, focus)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=500)
 @given(TEXT)
 def test_json_spent_sums_the_characters_costs(text: str) -> None:
     spent = json_spent(text)
@@ -126,7 +126,7 @@ def test_json_spent_sums_the_characters_costs(text: str) -> None:
     assert spent[-1] == json_length(text)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=500)
 @given(TEXT, st.integers(min_value=-3, max_value=200))
 def test_json_prefix_equals_the_reference(text: str, room: int) -> None:
     assert json_prefix(text, room) == reference_json_prefix(text, room)
@@ -188,7 +188,7 @@ def conversation_of(contents: list[str], truncated: list[bool]) -> RecallConvers
     )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(st.lists(st.tuples(CONTENT, st.booleans()), min_size=1, max_size=3))
 def test_the_content_free_size_is_the_json_size_of_the_emptied_conversation(
     messages: list[tuple[str, bool]],
@@ -199,7 +199,7 @@ def test_the_content_free_size_is_the_json_size_of_the_emptied_conversation(
     assert content_free_size(conversation, json_size(conversation)) == json_size(emptied)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(st.lists(CONTENT, min_size=1, max_size=3), st.integers(min_value=0, max_value=3000))
 def test_a_fitted_conversation_fits_its_room(contents: list[str], room: int) -> None:
     conversation = conversation_of(contents, [False] * len(contents))
@@ -212,7 +212,7 @@ def test_a_fitted_conversation_fits_its_room(contents: list[str], room: int) -> 
     assert fitted is None or json_size(fitted) <= room
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=500)
 @given(CONTENT)
 def test_json_length_is_what_json_takes_for_the_text(text: str) -> None:
     assert json_length(text) == len(json.dumps(text, ensure_ascii=False)) - 2
@@ -254,7 +254,7 @@ def assert_found_as_the_references(text: str, terms: frozenset[str]) -> None:
     assert first_form(text, prefixes, fold(text)) == reference_first_form(text, prefixes)
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=1000)
 @given(text_and_terms())
 def test_first_match_first_form_and_focus_equal_the_token_by_token_references(
     text_terms: tuple[str, frozenset[str]],
@@ -268,7 +268,7 @@ def test_first_match_first_form_and_focus_equal_the_token_by_token_references(
     assert focus(text, terms) == reference_focus(text, terms)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=500)
 @given(st.lists(TEXT, min_size=1, max_size=40), text_and_terms())
 def test_a_match_far_into_a_long_text_is_the_references(
     words: list[str], last: tuple[str, frozenset[str]]
@@ -298,7 +298,7 @@ def test_an_ascii_word_is_found_where_the_reference_finds_it(text: str) -> None:
     assert first_match(text, terms) == reference_first_match(text, terms)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(st.lists(st.sampled_from(["ab", "abc", "xab", "ab9", "a", "_", " ", ".", "B"]), max_size=40))
 def test_an_ascii_term_inside_longer_tokens_is_passed_over(pieces: list[str]) -> None:
     text = "".join(pieces)

@@ -44,7 +44,6 @@ QUERIES = st.one_of(
 )
 FUZZ = settings(
     max_examples=150,
-    deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
 

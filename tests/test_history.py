@@ -232,7 +232,7 @@ def test_recall_refuses_a_query_that_is_not_valid_unicode(service: MemoryService
         service.recall("caf\udce9")
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25)
 @given(
     steps=st.lists(
         st.tuples(st.sampled_from(["record", "delete", "interrupt"]), st.integers(0, 30)),

@@ -632,7 +632,7 @@ def fresh_database(template: Path) -> Iterator[MemoryService]:
         yield MemoryService(path)
 
 
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=50, suppress_health_check=[HealthCheck.too_slow])
 @given(data=ANY_BYTES, include_tail=st.booleans())
 def test_any_bytes_are_reported_never_raised(
     migrated: Path, data: bytes, include_tail: bool

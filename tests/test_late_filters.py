@@ -99,9 +99,7 @@ def recall_filters(drawn: dict[str, Any], sessions: list[str]) -> RecallFilters:
     )
 
 
-@settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     query=st.sampled_from(QUERIES[:2]),
     drawn=FILTERS,
@@ -145,9 +143,7 @@ class Used(dict[str, str]):
         return super().__getitem__(source)
 
 
-@settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(query=st.sampled_from(QUERIES), drawn=ROLE_ALONE | FILTERS, wide=st.integers(1, 40))
 def test_a_large_tier_checks_a_role_alone_last_and_recall_returns_the_same_page(
     garden: tuple[Path, list[str]], query: str, drawn: dict[str, Any], wide: int

@@ -12,7 +12,7 @@ from datetime import UTC, date, datetime, time, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from memstore.errors import ImportRejected
@@ -555,7 +555,6 @@ def check_invariants(data: bytes, log: ParsedLog) -> None:
         assert log.tail_start >= offsets[-1]
 
 
-@settings(deadline=None)
 @given(
     st.binary(max_size=300),
     st.sampled_from([NAME, "2026-02-30.md", "x.md", "9999-12-31.md", "0001-01-01.md"]),
@@ -568,7 +567,6 @@ def test_arbitrary_bytes_raise_nothing_but_import_rejected(data: bytes, file_nam
     check_invariants(data, log)
 
 
-@settings(deadline=None)
 @given(
     st.lists(st.sampled_from(FUZZ_TOKENS), max_size=60).map(b"".join),
     st.sampled_from(["2026-10-05", "9999-12-31", "0001-01-01"]),
@@ -679,7 +677,6 @@ def expected_time(day: date, record: Written) -> datetime:
     return datetime.combine(day, record.clock, zone).astimezone(UTC)
 
 
-@settings(deadline=None)
 @given(
     st.dates(min_value=date(2000, 1, 1), max_value=date(2100, 12, 31)),
     st.lists(written_records(), max_size=5).filter(

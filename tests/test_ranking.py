@@ -306,7 +306,7 @@ def test_long_memories_leave_the_conversations_half_the_page(db_path: Path, seed
     assert [m.truncated for m in service.recall("zebra gate", mode="all").memories] == [False]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(
     lengths=st.lists(st.integers(0, 3000), min_size=1, max_size=8),
     memories=st.lists(st.integers(0, 3900), max_size=3),
@@ -767,7 +767,7 @@ def small_archive(tmp_path_factory: pytest.TempPathFactory) -> tuple[MemoryServi
     return service, path
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=100)
 @given(words=st.lists(st.sampled_from(WORDS), min_size=1, max_size=5), mode=st.sampled_from(MODES))
 def test_the_tiers_find_exactly_what_the_mode_matches(
     small_archive: tuple[MemoryService, Path], words: list[str], mode: Mode

@@ -733,7 +733,7 @@ def test_arbitrary_queries_raise_nothing_but_invalid_query(
     service: MemoryService, literal: None
 ) -> None:
     # recall never writes, so the examples share one database.
-    @settings(max_examples=100, deadline=None)
+    @settings(max_examples=100)
     @given(query=st.text(max_size=600), mode=st.sampled_from(MODES))
     def recall_any(query: str, mode: str) -> None:
         with suppress(InvalidQuery):

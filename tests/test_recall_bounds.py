@@ -64,9 +64,7 @@ def shown(result: RecallResult) -> list[tuple[str, list[str]]]:
     return [(c.matched_id, [m.id for m in c.messages]) for c in result.conversations]
 
 
-@settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     word=st.sampled_from(WORDS),
     first=st.integers(0, DAYS),
@@ -226,9 +224,7 @@ def in_order(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[MemoryS
     service.close()
 
 
-@settings(
-    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=80, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     word=st.sampled_from(WORDS),
     first=st.integers(0, DAYS),

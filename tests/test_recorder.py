@@ -244,7 +244,7 @@ def test_a_log_folder_that_is_a_file_is_named_as_a_file(
 PIECES = ["a", " ", "\t", "\r", "\n", "\r\n", "[09:00:01 +0200]", "```", "Morgan: ", "~~~"]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(st.lists(st.sampled_from(PIECES), min_size=1, max_size=14).map("".join))
 def test_a_record_written_is_read_back_as_one_record_with_its_loggable_content(
     content: str,

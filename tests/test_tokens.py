@@ -97,7 +97,7 @@ def reference_fold(token: str) -> str:
     return "".join(map(sqlite_fold, token))
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=1000)
 @given(TEXT)
 def test_token_spans_equal_the_per_character_reference(text: str) -> None:
     assert token_spans(text) == reference_token_spans(text)
@@ -107,7 +107,7 @@ def pattern_spans(pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
     return [match.span() for match in pattern.finditer(text)]
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=1000)
 @given(st.text(st.characters(max_codepoint=0x7F), max_size=120))
 def test_ascii_text_is_split_as_the_unicode_patterns_split_it(text: str) -> None:
     # An ASCII text takes a shortcut past the patterns built from the Unicode tables.
@@ -119,13 +119,13 @@ def test_ascii_text_is_split_as_the_unicode_patterns_split_it(text: str) -> None
     assert cjk.index_form(text) is None
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(st.lists(st.sampled_from(SPECIAL), max_size=40).map("".join))
 def test_token_spans_on_special_characters_only(text: str) -> None:
     assert token_spans(text) == reference_token_spans(text)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=500)
 @given(TEXT)
 def test_fold_equals_the_per_character_reference(text: str) -> None:
     assert fold(text) == reference_fold(text)
@@ -134,7 +134,7 @@ def test_fold_equals_the_per_character_reference(text: str) -> None:
     ]
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=500)
 @given(TEXT, TEXT)
 def test_fold_works_character_by_character(first: str, second: str) -> None:
     # clipping.first_found folds all the tokens of a text in one go, joined, and relies on it.
@@ -172,7 +172,7 @@ def test_every_code_point_is_classed_by_its_table_role() -> None:
         ], hex(plane)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(TEXT)
 def test_each_token_folds_to_the_term_the_index_holds(text: str) -> None:
     # fold goes character by character; SQLite folds the token as a whole.
@@ -186,7 +186,7 @@ def test_each_token_folds_to_the_term_the_index_holds(text: str) -> None:
             assert [term for (term,) in connection.execute("SELECT term FROM v")] == [fold(token)]
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=500)
 @given(TEXT)
 def test_the_spans_of_chosen_positions_are_those_of_every_token(text: str) -> None:
     # instances.located reads only up to the page's last instance, counting CJK runs.

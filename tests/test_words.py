@@ -653,9 +653,7 @@ def figs(tmp_path_factory: pytest.TempPathFactory) -> tuple[MemoryService, list[
     return service, [(i.id, i.token_index, i.start, i.end) for i in whole.instances]
 
 
-@settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(offset=st.integers(0, 55), limit=st.integers(1, 50))
 def test_any_page_is_its_slice_of_every_instance(
     figs: tuple[MemoryService, list[tuple]], offset: int, limit: int
@@ -676,9 +674,7 @@ def test_pages_stay_within_recall_chars(db_path: Path) -> None:
 
 
 Grove = tuple[MemoryService, list[tuple[str, str, int]], list[str]]
-PAGING = settings(
-    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+PAGING = settings(max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 @pytest.fixture(scope="module")
@@ -1022,9 +1018,7 @@ def test_cli_word_filters_and_errors(
     assert result.exit_code == 1 and json.loads(result.stderr)["error"]["type"] == "NotFound"
 
 
-@settings(
-    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(word=st.text(alphabet=string.ascii_letters + string.digits, min_size=1, max_size=40))
 def test_an_ascii_word_folds_as_sqlite_folds_it(service: MemoryService, word: str) -> None:
     # _one_word skips SQLite's tokenizer for ASCII letters and digits: it must agree with it.
