@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memstore import FileImport, ImportReport, InvalidInput, MemoryService, Message
-from memstore.concerns.import_files import MAX_LOG_BYTES
+from memstore.logs.syntax import MAX_LOG_BYTES
 from tests import factories
 
 NAME = "2026-10-05.md"

@@ -287,3 +287,52 @@ def test_speakers_that_are_no_mapping_are_invalid_input(
     # Found by review: a TypeError traceback.
     with pytest.raises(InvalidInput, match="speakers: is"):
         Recorder(service, speakers=speakers)  # type: ignore[arg-type]
+
+
+FENCED_DAY = (
+    "Morgan Log — 2026-10-05\n\n[09:00:00 +0200] \nMorgan: el código:\n{fence}python\nprint(1)\n"
+)
+
+
+@pytest.mark.parametrize("fence", ["```", "~~~~"])
+def test_records_after_a_log_left_inside_a_code_fence_are_imported(
+    service: MemoryService, tmp_path: Path, fence: str
+) -> None:
+    # The day's log ended inside a fence (a hand edit, another writer): every record the
+    # recorder appended ran on as code, and an import deferred them all (found by review).
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "2026-10-05.md").write_text(FENCED_DAY.format(fence=fence), encoding="utf-8")
+    recorder = recorder_for(service, logs)
+    recorder.record("user", "¿Y después?", when=WHEN)
+    recorder.record("assistant", "Nada más.", when=WHEN + timedelta(seconds=1))
+    fresh = MemoryService(tmp_path / "fresh.sqlite3")
+    report = fresh.import_markdown(
+        [logs], speakers={v: k for k, v in SPEAKERS.items()}, include_tail=True
+    )
+    contents = [m.content for m in fresh.messages(report.files[0].session_id or "")]
+    assert contents == [f"el código:\n{fence}python\nprint(1)\n{fence}", "¿Y después?", "Nada más."]
+
+
+@pytest.mark.parametrize("held", ["\ufeff", "\n", "\r", " \n\n"])
+def test_a_day_log_holding_only_blanks_gets_its_header(
+    service: MemoryService, tmp_path: Path, held: str
+) -> None:
+    # No header was written into a file that was not empty, and no import read the day.
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "2026-10-05.md").write_text(held, encoding="utf-8")
+    recorder_for(service, logs).record("user", "Hola", when=WHEN)
+    log = parse_log((logs / "2026-10-05.md").read_bytes(), "2026-10-05.md")
+    assert log.assistant_name == "Morgan" and len(log.spans) == 1
+
+
+def test_a_day_log_whose_first_line_is_no_header_is_refused_untouched(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "2026-10-05.md").write_text("Notes for the day\n", encoding="utf-8")
+    with pytest.raises(FileError, match="no import could read what is appended to it"):
+        recorder_for(service, logs).record("user", "Hola", when=WHEN)
+    assert (logs / "2026-10-05.md").read_text(encoding="utf-8") == "Notes for the day\n"

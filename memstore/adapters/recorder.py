@@ -116,7 +116,8 @@ class Recorder:
         Raises:
             OSError: When the Markdown log cannot be written (the host's log is its own); the
                 file is then as it was before the append.
-            FileError: When the log folder or the day's log is not a folder or regular file.
+            FileError: When the log folder or the day's log is not a folder or regular file,
+                or the day's log is one no import could read (its first line no header).
             InvalidInput: For an argument of the wrong type, an unknown role, content that is
                 not valid Unicode, a speaker name a log cannot hold, or a ``when`` that is
                 naive, leaves the calendar in UTC or has an offset a log stamp cannot hold

@@ -17,11 +17,10 @@ from datetime import date, datetime
 from pathlib import Path
 
 from memstore import files, open_stores
-from memstore.concerns.import_files import MAX_LOG_BYTES
 from memstore.concerns.memories import memory_model
 from memstore.config import MemoryConfig
 from memstore.errors import FileError, ImportRejected
-from memstore.logs.syntax import day_from_file_name
+from memstore.logs.syntax import MAX_LOG_BYTES, day_from_file_name
 from memstore.repository import diary as diary_rows
 from memstore.schemas import Diary, DiaryConversation, Message
 from memstore.store import examine

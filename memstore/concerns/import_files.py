@@ -13,10 +13,10 @@ from memstore import files
 from memstore.arguments import valid_unicode
 from memstore.errors import FileError, ImportRejected
 from memstore.logs.parse import ParsedLog, parse_log
+from memstore.logs.syntax import MAX_LOG_BYTES
 from memstore.paths import expanded
 from memstore.schemas import FileImport
 
-MAX_LOG_BYTES = 16 * 1024 * 1024
 LARGE_TEXT_BYTES = 1024 * 1024  # a message this long goes in last, in pieces (FileText)
 PIECE_BYTES = 64 * 1024
 CHANGED = "changed while its long messages were read again; nothing was imported, import it again"

@@ -49,6 +49,7 @@ class ParsedLog:
             file, valid or not; None when the file has no record boundary. The text from here
             to the end may still be being written.
         open_fence: True when the file ends inside a fenced code block that was never closed.
+        fence_opening: The run of backticks or tildes that opened that block, or None.
         found: What was left out of the body, in file order: the first 100 warnings, then
             how many more of each kind (``found.shown()`` lists them).
         data: The raw file the offsets refer to.
@@ -59,6 +60,7 @@ class ParsedLog:
     spans: Sequence[RecordSpan]
     tail_start: int | None
     open_fence: bool
+    fence_opening: str | None
     found: Warnings = field(repr=False)
     data: bytes | bytearray = field(repr=False)
 
@@ -98,6 +100,7 @@ def parse_log(data: bytes | bytearray, file_name: str) -> ParsedLog:
         spans=spans,
         tail_start=segmenter.tail_start,
         open_fence=segmenter.open_fence,
+        fence_opening=segmenter.fence_opening,
         found=in_file_order(segmenter.stray, records),
         data=data,
     )

@@ -100,6 +100,11 @@ class Segmenter:
         """Whether the lines read so far end inside fenced code."""
         return self._fence.is_open
 
+    @property
+    def fence_opening(self) -> str | None:
+        """The run of backticks or tildes of the fence the lines read so far end inside."""
+        return self._fence.opening
+
     def segments(self, body: Iterable[Line]) -> Iterator[Segment]:
         """Each segment of the body lines, once the line after it (or the end) is read.
 

@@ -16,6 +16,9 @@ from memstore.errors import ImportRejected
 from memstore.logs.records import LogWarning
 from memstore.times import STORED_BEFORE, STORED_FROM
 
+MAX_LOG_BYTES = 16 * 1024 * 1024
+"""The largest daily log an import reads (LOGFORMAT.md, Limits)."""
+
 _DATE = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
 _FILE_NAME = re.compile(rf"(?P<day>{_DATE})\.md")
 _HEADER = re.compile(rf"(?:# )?(?P<name>.+) Log \u2014 (?P<day>{_DATE})")

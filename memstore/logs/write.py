@@ -20,6 +20,7 @@ from pathlib import Path
 from memstore import files, sources
 from memstore.arguments import unprintable
 from memstore.errors import InvalidInput
+from memstore.logs import existing
 from memstore.logs.fences import FenceTracker, starts_record
 from memstore.times import aware_utc, storable
 
@@ -154,10 +155,13 @@ class LogWriter:
         self.log_dir = log_dir
         self.assistant_name = assistant_name
         self._lock = threading.Lock()
+        self._read: set[Path] = set()  # the logs read at their first append (see existing)
 
     def append(self, when: datetime, speaker: str, content: str) -> Written:
         """Append one record to the log of its local date, creating the file (with its
-        header) and the folder when missing.
+        header) and the folder when missing; a day's log this writer did not start is
+        mended first where an import would not read the record (see
+        :mod:`~memstore.logs.existing`).
 
         Args:
             when: The aware time of the record; its local date names the file.
@@ -169,7 +173,8 @@ class LogWriter:
 
         Raises:
             InvalidInput: See :func:`render`.
-            FileError: When the log folder is not a folder or the day's log not a regular file.
+            FileError: When the log folder is not a folder, the day's log not a regular file,
+                or one no import could read (see :mod:`~memstore.logs.existing`).
             OSError: When the file cannot be written; it is then as it was before (a file
                 this append created is removed).
         """
@@ -182,13 +187,23 @@ class LogWriter:
             created = not path.exists()
             try:
                 with appending(path) as (descriptor, size):
-                    header = b"" if size else f"{self.assistant_name} Log — {day}".encode()
-                    write_whole(descriptor, header + record, size)
+                    size, lead = self._lead(path, descriptor, size, day)
+                    write_whole(descriptor, lead + record, size)
+                    self._read.add(path)  # once written: a failed write leaves it to mend
             except OSError:
                 if created:  # found by review: an empty log no import reads stayed behind
                     remove_if_empty(path)
                 raise
-        return Written(path, size + len(header) + 2)  # after the blank line before the stamp
+        return Written(path, size + len(lead) + 2)  # after the blank line before the stamp
+
+    def _lead(self, path: Path, descriptor: int, size: int, day: str) -> tuple[int, bytes]:
+        """The size the day's log keeps and what goes before the record: the header of an
+        empty file, what a file this writer reads for the first time needs (see
+        :func:`existing.before_records`), else nothing."""
+        lead = b""
+        if path not in self._read:
+            size, lead = existing.before_records(path, descriptor, size)
+        return size, (b"" if size else f"{self.assistant_name} Log — {day}".encode()) + lead
 
 
 def remove_if_empty(path: Path) -> None:
