@@ -24,6 +24,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import LATEST_PROTOCOL_VERSION
 
 from memstore.adapters.cli import cli
+from memstore.adapters.mcp_transport import stopped
 from memstore.adapters.tools import INSTRUCTIONS, TOOL_NAMES, MemoryTools
 from memstore.schemas import UNTRUSTED_WARNING
 from tests import factories
@@ -367,3 +368,38 @@ def test_one_ctrl_c_stops_the_server_while_its_client_is_silent(db_path: Path) -
         _, errors = process.communicate()
     assert code == 1
     assert json.loads(errors.splitlines()[-1])["error"]["type"] == "Aborted"
+
+
+def test_an_exception_group_of_a_stopped_server_is_its_one_error() -> None:
+    # The SDK's task groups raised them grouped, which printed a traceback (found by review).
+    broken = anyio.BrokenResourceError()
+    assert isinstance(stopped(ExceptionGroup("torn", [broken, broken])), KeyboardInterrupt)
+    pipe = BrokenPipeError(32, "Broken pipe")
+    assert stopped(ExceptionGroup("gone", [broken, ExceptionGroup("in", [pipe])])) is pipe
+    other = ExceptionGroup("bug", [ValueError("x")])
+    assert stopped(other) is other
+
+
+def test_a_client_that_closes_its_end_gets_no_traceback(db_path: Path) -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "memstore", "--database", str(db_path), "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+    )
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        assert exchange(process, '{"jsonrpc":"2.0","id":1,"method":"ping"}')["id"] == 1
+        process.stdout.close()  # the client stops reading: the next reply meets a broken pipe
+        process.stdin.write('{"jsonrpc":"2.0","id":2,"method":"ping"}\n')
+        process.stdin.close()
+        code = process.wait(timeout=DEADLINE_SECONDS)
+    finally:
+        process.kill()
+        assert process.stderr is not None
+        with process.stderr:
+            errors = process.stderr.read()
+    assert "Traceback" not in errors
+    assert code in (0, 1)

@@ -35,7 +35,7 @@ from mcp.types import Tool as MCPTool
 from pydantic import ValidationError
 from pydantic_core import to_json
 
-from memstore.adapters.mcp_transport import AnsweringReader, StdinLines, own_stdin
+from memstore.adapters.mcp_transport import AnsweringReader, StdinLines, own_stdin, stopped
 from memstore.adapters.tool_log import for_log
 from memstore.adapters.tools import INSTRUCTIONS, TOOL_FACTS, MemoryTools
 from memstore.service import MemoryService
@@ -169,4 +169,7 @@ def serve(service: MemoryService) -> None:
     Args:
         service: The memory store whose tools are served (none when memory is disabled).
     """
-    build_server(MemoryTools(service)).run("stdio")
+    try:
+        build_server(MemoryTools(service)).run("stdio")
+    except BaseExceptionGroup as group:
+        raise stopped(group) from None

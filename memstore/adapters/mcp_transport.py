@@ -15,6 +15,8 @@ line has one it can be told by, else null.
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import contextvars
 import json
 import logging
@@ -34,6 +36,10 @@ from memstore.adapters.tool_log import for_log
 
 log = logging.getLogger(__name__)
 
+AHEAD = 16
+"""Lines of standard input read ahead of the server."""
+CANCELLED = (asyncio.CancelledError, concurrent.futures.CancelledError)
+"""What a hand-over to the server's loop raises when a Ctrl-C cancelled it."""
 Incoming = SessionMessage | Exception
 """What the SDK's transport gives the server: a message, or what reading a line raised."""
 
@@ -122,35 +128,43 @@ class StdinLines:
     """The lines of ``source`` as the SDK's transport reads standard input (as UTF-8, each
     byte that is not replaced by U+FFFD), read by a daemon thread: a Ctrl-C cancels the wait
     for the next line, and the thread, blocked in its read, does not hold the process open.
-    A source that cannot be read (closed, gone) ends the input, as its end does."""
+    A source that cannot be read (closed, gone) ends the input, as its end does.
+
+    The thread hands a line over with a callback, not a task: a task cancelled in flight by
+    a Ctrl-C was reported by asyncio at its shutdown with a traceback (found by review). At
+    most :data:`AHEAD` lines wait, as ``room`` counts."""
 
     def __init__(self, source: BinaryIO) -> None:
         self.source = source
         self.lines: MemoryObjectReceiveStream[str] | None = None
+        self.room = threading.Semaphore(AHEAD)
 
     def __aiter__(self) -> StdinLines:
         return self
 
     async def __anext__(self) -> str:
         if self.lines is None:  # the thread starts with the first read, in the server's loop
-            send, self.lines = anyio.create_memory_object_stream[str]()
+            send, self.lines = anyio.create_memory_object_stream[str](AHEAD)
             token = anyio.lowlevel.current_token()
             threading.Thread(target=self.pump, args=(send, token), daemon=True).start()
         try:
-            return await self.lines.receive()
+            line = await self.lines.receive()
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
+        self.room.release()
+        return line
 
     def pump(self, send: MemoryObjectSendStream[str], token: anyio.lowlevel.EventLoopToken) -> None:
         """Hand each line of the source to the loop of ``token``, then the end of the input;
         stop when the loop or its reader is gone."""
         try:
             for line in iter(self.read, b""):
+                self.room.acquire()
                 text = line.decode("utf-8", errors="replace")
-                anyio.from_thread.run(send.send, text, token=token)
-            anyio.from_thread.run(send.aclose, token=token)
-        except (RuntimeError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-            return  # the server has stopped: nobody reads what is left
+                anyio.from_thread.run_sync(send.send_nowait, text, token=token)
+            anyio.from_thread.run_sync(send.close, token=token)
+        except (RuntimeError, *CANCELLED, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            return  # the server has stopped or was stopped: nobody reads what is left
 
     def read(self) -> bytes:
         """The source's next line, or ``b""`` at its end or when it cannot be read."""
@@ -168,3 +182,26 @@ def own_stdin() -> BinaryIO:
         return open(os.dup(0), "rb")
     except OSError:
         return open(os.devnull, "rb")
+
+
+def stopped(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The one error that ends a server whose tasks failed together (``group``): a Ctrl-C,
+    else the client's closed output (a BrokenPipeError), else a Ctrl-C again for streams
+    broken or cancelled as the tasks were torn down by one. The SDK's task groups raised
+    them as an exception group, which printed a traceback (found by review)."""
+    for wanted in (KeyboardInterrupt, BrokenPipeError):
+        found = group.subgroup(wanted)
+        if found is not None:
+            return leaves(found)[0]
+    torn = (anyio.BrokenResourceError, anyio.ClosedResourceError, *CANCELLED)
+    if all(isinstance(leaf, torn) for leaf in leaves(group)):
+        return KeyboardInterrupt()
+    return group
+
+
+def leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
+    """The exceptions of ``group`` and of the groups inside it, in order."""
+    found: list[BaseException] = []
+    for error in group.exceptions:
+        found.extend(leaves(error) if isinstance(error, BaseExceptionGroup) else [error])
+    return found
