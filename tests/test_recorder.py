@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import threading
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -336,3 +337,21 @@ def test_a_day_log_whose_first_line_is_no_header_is_refused_untouched(
     with pytest.raises(FileError, match="no import could read what is appended to it"):
         recorder_for(service, logs).record("user", "Hola", when=WHEN)
     assert (logs / "2026-10-05.md").read_text(encoding="utf-8") == "Notes for the day\n"
+
+
+def test_threads_recording_at_once_share_one_session(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    recorder = recorder_for(service, tmp_path / "logs")
+    start = threading.Barrier(4)
+
+    def record(n: int) -> None:
+        start.wait()
+        recorder.record("user", f"hola {n}", when=WHEN + timedelta(seconds=n))
+
+    threads = [threading.Thread(target=record, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert [s.id for s in service.list_sessions().sessions] == [recorder.session_id]

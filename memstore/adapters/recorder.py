@@ -11,6 +11,7 @@ the log recovers the gap without duplicates. Private turns write nothing anywher
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
@@ -80,6 +81,7 @@ class Recorder:
         folder = service.log_dir if log_dir is None else Path(log_dir)
         self.writer = LogWriter(folder, self.speakers["assistant"])
         self.session_id = session_id
+        self._starting = threading.Lock()
         self.memory_error: str | None = None
         """The last database failure, or None once a write succeeds again."""
 
@@ -178,7 +180,9 @@ class Recorder:
         return message
 
     def _session(self, moment: datetime) -> str:
-        """The recorder's session id, starting a session at ``moment`` when it has none."""
-        if self.session_id is None:
-            self.session_id = self.service.start_session(started_at=moment).id
-        return self.session_id
+        """The recorder's session id, starting a session at ``moment`` when it has none: one,
+        whatever threads record at once (found by review: four threads started four)."""
+        with self._starting:
+            if self.session_id is None:
+                self.session_id = self.service.start_session(started_at=moment).id
+            return self.session_id
