@@ -295,6 +295,18 @@ def test_the_tools_page_for_a_model_not_for_a_person(
     run(scenario)
 
 
+def served(db_path: Path, *, stderr: int) -> subprocess.Popen[str]:
+    """`memstore mcp` on ``db_path`` in a process of its own, its stdin and stdout piped."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "memstore", "--database", str(db_path), "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=stderr,
+        text=True,
+        encoding="utf-8",
+    )
+
+
 def exchange(process: subprocess.Popen[str], line: str) -> dict[str, Any]:
     """Send one line to a running server and read its one-line reply (the deadline fails a
     server that never answers)."""
@@ -325,14 +337,7 @@ def exchange(process: subprocess.Popen[str], line: str) -> dict[str, Any]:
 def test_a_line_the_server_cannot_read_is_answered_and_serving_goes_on(
     db_path: Path, line: str, reply_id: object, code: int
 ) -> None:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "memstore", "--database", str(db_path), "mcp"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        encoding="utf-8",
-    )
+    process = served(db_path, stderr=subprocess.DEVNULL)
     try:
         hello = {"protocolVersion": LATEST_PROTOCOL_VERSION, "capabilities": {}}
         hello["clientInfo"] = {"name": "test", "version": "1"}
@@ -351,14 +356,7 @@ def test_a_line_the_server_cannot_read_is_answered_and_serving_goes_on(
 
 def test_one_ctrl_c_stops_the_server_while_its_client_is_silent(db_path: Path) -> None:
     # It went on until the client's next line or the end of its input (found by review).
-    process = subprocess.Popen(
-        [sys.executable, "-m", "memstore", "--database", str(db_path), "mcp"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        encoding="utf-8",
-    )
+    process = served(db_path, stderr=subprocess.PIPE)
     try:
         assert exchange(process, '{"jsonrpc":"2.0","id":9,"method":"tools/list"}')["id"] == 9
         process.send_signal(signal.SIGINT)
@@ -381,14 +379,7 @@ def test_an_exception_group_of_a_stopped_server_is_its_one_error() -> None:
 
 
 def test_a_client_that_closes_its_end_gets_no_traceback(db_path: Path) -> None:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "memstore", "--database", str(db_path), "mcp"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        encoding="utf-8",
-    )
+    process = served(db_path, stderr=subprocess.PIPE)
     assert process.stdin is not None and process.stdout is not None
     try:
         assert exchange(process, '{"jsonrpc":"2.0","id":1,"method":"ping"}')["id"] == 1
