@@ -1,4 +1,4 @@
-"""The MCP server's stdio, as the SDK's transport serves it with two mends.
+"""The MCP server's stdio, as the SDK's transport serves it with three mends.
 
 Standard input is read by a daemon thread (:class:`StdinLines`): the SDK reads it in a worker
 thread that no cancel stops, so after a Ctrl-C the server went on until the client's next line
@@ -11,6 +11,10 @@ argument, JSON that no UTF-8 text can hold). Each such line is answered as JSON-
 and the server reads on: a parse error (-32700) for a line that is no JSON the SDK reads, an
 invalid request (-32600) for JSON that is no JSON-RPC message, with the request's id when the
 line has one it can be told by, else null.
+
+The exception group the SDK's task groups raise when a Ctrl-C or a client's closed output
+ends them is turned into its one error (:func:`stopped`), which the command line reports as
+its JSON error instead of a traceback.
 """
 
 from __future__ import annotations
