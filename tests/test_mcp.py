@@ -394,3 +394,31 @@ def test_a_client_that_closes_its_end_gets_no_traceback(db_path: Path) -> None:
             errors = process.stderr.read()
     assert "Traceback" not in errors
     assert code in (0, 1)
+
+
+def test_requests_piped_in_before_the_end_of_input_are_all_answered(db_path: Path) -> None:
+    # The SDK cancels the requests still running when its input ends: of 20 recalls piped
+    # in at once, about 10 were answered (found by review).
+    hello = {"protocolVersion": LATEST_PROTOCOL_VERSION, "capabilities": {}}
+    hello["clientInfo"] = {"name": "test", "version": "1"}
+    lines = [{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello}]
+    lines.append({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    recall = {"name": "recall", "arguments": {"query": "hello"}}
+    lines += [
+        {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": recall} for n in range(1, 21)
+    ]
+    lines.append({"jsonrpc": "2.0", "id": "last", "method": "tools/list"})
+    finished = subprocess.run(
+        [sys.executable, "-m", "memstore", "--database", str(db_path), "mcp"],
+        input="".join(json.dumps(line) + "\n" for line in lines),
+        capture_output=True,
+        text=True,
+        timeout=DEADLINE_SECONDS,
+    )
+    replies = [json.loads(line) for line in finished.stdout.splitlines()]
+    assert finished.returncode == 0, finished.stderr
+    assert sorted(map(str, (reply["id"] for reply in replies))) == sorted(
+        map(str, [0, *range(1, 21), "last"])
+    )
+    recalled = [reply for reply in replies if reply["id"] not in (0, "last")]
+    assert all(reply["result"]["isError"] is False for reply in recalled)

@@ -35,6 +35,7 @@ from mcp.types import Tool as MCPTool
 from pydantic import ValidationError
 from pydantic_core import to_json
 
+from memstore.adapters.mcp_answers import ReplyCounter, Unanswered
 from memstore.adapters.mcp_transport import AnsweringReader, StdinLines, own_stdin, stopped
 from memstore.adapters.tool_log import for_log
 from memstore.adapters.tools import INSTRUCTIONS, TOOL_FACTS, MemoryTools
@@ -94,9 +95,11 @@ class MemoryServer(MCPServer[Any]):
         dropped (see :mod:`~memstore.adapters.mcp_transport`)."""
         server = self._lowlevel_server  # what the SDK's own run_stdio_async serves
         lines = cast("anyio.AsyncFile[str]", StdinLines(own_stdin()))  # only iterated
+        unanswered = Unanswered()
         async with stdio_server(stdin=lines) as (read_stream, write_stream):
-            reader = AnsweringReader(read_stream, write_stream)
-            await server.run(reader, write_stream, server.create_initialization_options())
+            reader = AnsweringReader(read_stream, write_stream, unanswered)
+            writer = ReplyCounter(write_stream, unanswered)
+            await server.run(reader, writer, server.create_initialization_options())
 
 
 def refused(error: ValidationError) -> str:

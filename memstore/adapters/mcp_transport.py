@@ -1,8 +1,11 @@
-"""The MCP server's stdio, as the SDK's transport serves it with three mends.
+"""The MCP server's stdio, as the SDK's transport serves it with four mends.
 
 Standard input is read by a daemon thread (:class:`StdinLines`): the SDK reads it in a worker
 thread that no cancel stops, so after a Ctrl-C the server went on until the client's next line
 or the end of its input (found by review).
+
+The end of the input waits for the replies to the requests before it
+(:mod:`~memstore.adapters.mcp_answers`).
 
 A line the SDK cannot read is answered (:class:`AnsweringReader`). Its transport passes the
 server each line it cannot parse or validate as an exception, which the server drops: a client
@@ -36,6 +39,7 @@ from mcp.shared.message import SessionMessage
 from mcp.types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
 from pydantic import ValidationError
 
+from memstore.adapters.mcp_answers import Unanswered
 from memstore.adapters.tool_log import for_log
 
 log = logging.getLogger(__name__)
@@ -81,13 +85,15 @@ def reply_to(error: Exception) -> JSONRPCError:
 
 class AnsweringReader:
     """The server's read side: the transport's messages, each line the SDK could not read
-    answered on ``replies`` (see :func:`reply_to`) instead of passed on to be dropped.
+    answered on ``replies`` (see :func:`reply_to`) instead of passed on to be dropped, and
+    the end of the input passed on once each request passed on is answered (``unanswered``).
 
     It reads as the SDK's own read stream does, the sender's context included."""
 
-    def __init__(self, incoming: Any, replies: Any) -> None:
+    def __init__(self, incoming: Any, replies: Any, unanswered: Unanswered) -> None:
         self.incoming = incoming
         self.replies = replies
+        self.unanswered = unanswered
 
     @property
     def last_context(self) -> contextvars.Context | None:
@@ -97,8 +103,13 @@ class AnsweringReader:
     async def receive(self) -> SessionMessage:
         """The next message the SDK could read, each one before it answered."""
         while True:
-            item: Incoming = await self.incoming.receive()
+            try:
+                item: Incoming = await self.incoming.receive()
+            except anyio.EndOfStream:
+                await self.unanswered.settled()
+                raise
             if isinstance(item, SessionMessage):
+                self.unanswered.asked(item)
                 return item
             reply = reply_to(item)  # the line itself is not logged: it may hold a credential
             log.info("answered a line it could not read: %s", for_log(reply.error.message))

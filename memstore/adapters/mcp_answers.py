@@ -1,0 +1,94 @@
+"""The requests an MCP server was given and has not answered yet, so that the end of its input
+waits for their replies.
+
+The SDK cancels the requests still running when its input ends: a client that pipes its
+requests in and closes its end (``printf ... | memstore mcp``) lost about half of the replies
+(found by review). The server's read side notes each request it passes on
+(:meth:`Unanswered.asked`), its write side each reply (:class:`ReplyCounter`), and the end of
+the input is passed on only once every request has its reply (:meth:`Unanswered.settled`). A
+request the client cancelled is never answered (the protocol forbids it), so its
+``notifications/cancelled`` settles it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from types import TracebackType
+from typing import Any
+
+import anyio
+from mcp.shared.dispatcher import coerce_request_id
+from mcp.shared.jsonrpc_dispatcher import cancelled_request_id_from_params
+from mcp.shared.message import SessionMessage
+from mcp.types import JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
+
+CANCELLED = "notifications/cancelled"
+
+
+class Unanswered:
+    """Requests passed to the server and not yet answered, counted by id (``"7"`` and ``7``
+    are one id, as the SDK correlates them; a repeated id counts twice)."""
+
+    def __init__(self) -> None:
+        self.waiting: Counter[int | str] = Counter()
+        self.changed = anyio.Event()
+
+    def asked(self, message: SessionMessage) -> None:
+        """Note ``message``, read from the client: a request waits for its reply, and a
+        cancellation settles the request it names."""
+        found = message.message
+        if isinstance(found, JSONRPCRequest):
+            self.waiting[coerce_request_id(found.id)] += 1
+        elif isinstance(found, JSONRPCNotification) and found.method == CANCELLED:
+            named = cancelled_request_id_from_params(found.params)
+            if named is not None:
+                self.settle(coerce_request_id(named), everyone=True)
+
+    def answered(self, message: SessionMessage) -> None:
+        """Note ``message``, written to the client: a reply settles its request."""
+        found = message.message
+        if isinstance(found, JSONRPCResponse | JSONRPCError) and found.id is not None:
+            self.settle(coerce_request_id(found.id), everyone=False)
+
+    def settle(self, request_id: int | str, *, everyone: bool) -> None:
+        """One request of ``request_id`` settled, or every one of them."""
+        left = 0 if everyone else self.waiting[request_id] - 1
+        if left > 0:
+            self.waiting[request_id] = left
+        else:
+            self.waiting.pop(request_id, None)
+        self.changed.set()
+
+    async def settled(self) -> None:
+        """Return once every request noted has its reply (a Ctrl-C still cancels the wait)."""
+        while self.waiting:
+            self.changed = anyio.Event()
+            await self.changed.wait()
+
+
+class ReplyCounter:
+    """The server's write side: ``replies``, each message written noted in ``unanswered``."""
+
+    def __init__(self, replies: Any, unanswered: Unanswered) -> None:
+        self.replies = replies
+        self.unanswered = unanswered
+
+    async def send(self, message: SessionMessage, /) -> None:
+        try:
+            await self.replies.send(message)
+        finally:  # a reply that cannot be written is not waited for either
+            self.unanswered.answered(message)
+
+    async def aclose(self) -> None:
+        await self.replies.aclose()
+
+    async def __aenter__(self) -> ReplyCounter:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
