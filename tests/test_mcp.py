@@ -332,6 +332,11 @@ def exchange(process: subprocess.Popen[str], line: str) -> dict[str, Any]:
         ("[" * 100_000, None, -32700),
         ('{"jsonrpc":"2.0","id":"x","method":"tools/list","params":5}', "x", -32600),
         ('{"id":8,"method":"tools/list"}', 8, -32600),
+        # An id no reply can carry made the SDK read a notification, and answer none.
+        ('{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}', None, -32600),
+        ('{"jsonrpc":"2.0","id":null,"method":"tools/list"}', None, -32600),
+        ('{"jsonrpc":"2.0","id":true,"method":"ping"}', None, -32600),
+        ('{"jsonrpc":"2.0","id":{"n":1},"method":"ping"}', None, -32600),
     ],
 )
 def test_a_line_the_server_cannot_read_is_answered_and_serving_goes_on(

@@ -94,10 +94,11 @@ class MemoryServer(MCPServer[Any]):
         server, and each line it cannot read answered with a JSON-RPC error instead of
         dropped (see :mod:`~memstore.adapters.mcp_transport`)."""
         server = self._lowlevel_server  # what the SDK's own run_stdio_async serves
-        lines = cast("anyio.AsyncFile[str]", StdinLines(own_stdin()))  # only iterated
+        lines = StdinLines(own_stdin())
         unanswered = Unanswered()
-        async with stdio_server(stdin=lines) as (read_stream, write_stream):
-            reader = AnsweringReader(read_stream, write_stream, unanswered)
+        stdin = cast("anyio.AsyncFile[str]", lines)  # only iterated
+        async with stdio_server(stdin=stdin) as (read_stream, write_stream):
+            reader = AnsweringReader(read_stream, write_stream, unanswered, lines.given)
             writer = ReplyCounter(write_stream, unanswered)
             await server.run(reader, writer, server.create_initialization_options())
 

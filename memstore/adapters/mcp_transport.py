@@ -13,7 +13,9 @@ waiting for that request's reply waited forever (found by review: a ``"\\ud800"`
 argument, JSON that no UTF-8 text can hold). Each such line is answered as JSON-RPC 2.0 asks,
 and the server reads on: a parse error (-32700) for a line that is no JSON the SDK reads, an
 invalid request (-32600) for JSON that is no JSON-RPC message, with the request's id when the
-line has one it can be told by, else null.
+line has one it can be told by, else null. A request whose id is none a reply can carry (a
+fraction, null, a boolean, an object) was read by the SDK as a notification and went
+unanswered (found by review): it is answered as an invalid request, with a null id.
 
 The exception group the SDK's task groups raise when a Ctrl-C or a client's closed output
 ends them is turned into its one error (:func:`stopped`), which the command line reports as
@@ -29,6 +31,7 @@ import json
 import logging
 import os
 import threading
+from collections import deque
 from types import TracebackType
 from typing import Any, BinaryIO
 
@@ -36,7 +39,13 @@ import anyio
 import anyio.lowlevel
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
-from mcp.types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
+from mcp.types import (
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    ErrorData,
+    JSONRPCError,
+    JSONRPCNotification,
+)
 from pydantic import ValidationError
 
 from memstore.adapters.mcp_answers import Unanswered
@@ -68,6 +77,23 @@ def parsed_id(line: str) -> int | str | None:
         return None
 
 
+def misread(message: SessionMessage, line: str | None) -> JSONRPCError | None:
+    """The invalid-request error that answers ``message`` when the SDK read a notification
+    from a ``line`` that holds an id (a request whose id no reply can carry), else None."""
+    if not isinstance(message.message, JSONRPCNotification) or line is None:
+        return None
+    try:
+        sent = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    method = message.message.method
+    if not isinstance(sent, dict) or "id" not in sent or sent.get("method") != method:
+        return None
+    why = "Invalid request: an id is a string or an integer"
+    data = ErrorData(code=INVALID_REQUEST, message=why)
+    return JSONRPCError(jsonrpc="2.0", id=None, error=data)
+
+
 def reply_to(error: Exception) -> JSONRPCError:
     """The JSON-RPC error that answers a line the SDK could not read, ``error`` being what
     reading it raised: a parse error when the line is no JSON the SDK reads, else an invalid
@@ -85,15 +111,21 @@ def reply_to(error: Exception) -> JSONRPCError:
 
 class AnsweringReader:
     """The server's read side: the transport's messages, each line the SDK could not read
-    answered on ``replies`` (see :func:`reply_to`) instead of passed on to be dropped, and
-    the end of the input passed on once each request passed on is answered (``unanswered``).
+    answered on ``replies`` (see :func:`reply_to` and :func:`misread`) instead of passed on
+    to be dropped, and the end of the input passed on once each request passed on is
+    answered (``unanswered``).
 
-    It reads as the SDK's own read stream does, the sender's context included."""
+    The transport reads one message (or error) from each line, in order: ``lines`` holds
+    the lines read and not yet matched with theirs. It reads as the SDK's own read stream
+    does, the sender's context included."""
 
-    def __init__(self, incoming: Any, replies: Any, unanswered: Unanswered) -> None:
+    def __init__(
+        self, incoming: Any, replies: Any, unanswered: Unanswered, lines: deque[str]
+    ) -> None:
         self.incoming = incoming
         self.replies = replies
         self.unanswered = unanswered
+        self.lines = lines
 
     @property
     def last_context(self) -> contextvars.Context | None:
@@ -108,10 +140,14 @@ class AnsweringReader:
             except anyio.EndOfStream:
                 await self.unanswered.settled()
                 raise
+            line = self.lines.popleft() if self.lines else None
             if isinstance(item, SessionMessage):
-                self.unanswered.asked(item)
-                return item
-            reply = reply_to(item)  # the line itself is not logged: it may hold a credential
+                reply = misread(item, line)
+                if reply is None:
+                    self.unanswered.asked(item)
+                    return item
+            else:
+                reply = reply_to(item)  # the line itself is not logged: it may hold a credential
             log.info("answered a line it could not read: %s", for_log(reply.error.message))
             await self.replies.send(SessionMessage(reply))
 
@@ -151,6 +187,8 @@ class StdinLines:
 
     def __init__(self, source: BinaryIO) -> None:
         self.source = source
+        self.given: deque[str] = deque()
+        """The lines given to the transport and not yet matched by the server's reader."""
         self.lines: MemoryObjectReceiveStream[str] | None = None
         self.room = threading.Semaphore(AHEAD)
 
@@ -167,6 +205,7 @@ class StdinLines:
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
         self.room.release()
+        self.given.append(line)
         return line
 
     def pump(self, send: MemoryObjectSendStream[str], token: anyio.lowlevel.EventLoopToken) -> None:
