@@ -713,6 +713,33 @@ INCONSISTENT = {
         r"line 2: superseded_by mem_b is a candidate; a candidate never "
         "supersedes a memory",
     ),
+    # found by the fifteenth review: times and names no API call stores, which then failed
+    # every Markdown export and showed the diary's first day as its own previous day
+    "a message on the calendar's first day": (
+        [SESSION, {**message_line("msg_a", "ses_a", 1), "created_at": "0001-01-01T00:00:00Z"}],
+        r"line 3: message.created_at: Value error, 0001-01-01T00:00:00\+00:00 is within a day "
+        "of the calendar's ends",
+    ),
+    "a message on the calendar's last day": (
+        [SESSION, {**message_line("msg_a", "ses_a", 1), "created_at": "9999-12-31T00:00:00Z"}],
+        r"line 3: message.created_at: Value error, 9999-12-31T00:00:00\+00:00 is within",
+    ),
+    "a session started on the calendar's first day": (
+        [{**SESSION, "started_at": "0001-01-01T12:00:00Z"}],
+        r"line 2: session.started_at: Value error, 0001-01-01T12:00:00\+00:00 is within",
+    ),
+    "a session ended on the calendar's last day": (
+        [{**SESSION, "ended_at": "9999-12-31T12:00:00Z"}],
+        r"line 2: session.ended_at: Value error, 9999-12-31T12:00:00\+00:00 is within",
+    ),
+    "a speaker with a space at its end": (
+        [SESSION, {**message_line("msg_a", "ses_a", 1), "speaker": "Diego "}],
+        r"line 3: message.speaker: Value error, 'Diego ' cannot head a log record",
+    ),
+    "a speaker with a colon": (
+        [SESSION, {**message_line("msg_a", "ses_a", 1), "speaker": "Diego: hi"}],
+        r"line 3: message.speaker: Value error, 'Diego: hi' cannot head a log record",
+    ),
     "a session that ends before it starts": (
         [{**SESSION, "ended_at": "2026-10-05T08:00:00+01:00"}],
         r"line 2 \(session ses_a\): ended_at 2026-10-05T07:00:00\+00:00 is before started_at "
