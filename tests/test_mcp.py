@@ -379,6 +379,8 @@ def test_an_exception_group_of_a_stopped_server_is_its_one_error() -> None:
     assert isinstance(stopped(ExceptionGroup("torn", [broken, broken])), KeyboardInterrupt)
     pipe = BrokenPipeError(32, "Broken pipe")
     assert stopped(ExceptionGroup("gone", [broken, ExceptionGroup("in", [pipe])])) is pipe
+    full = OSError(28, "No space left on device")
+    assert stopped(ExceptionGroup("full", [broken, full])) is full
     other = ExceptionGroup("bug", [ValueError("x")])
     assert stopped(other) is other
 
@@ -401,29 +403,107 @@ def test_a_client_that_closes_its_end_gets_no_traceback(db_path: Path) -> None:
     assert code in (0, 1)
 
 
+HELLO = {
+    "protocolVersion": LATEST_PROTOCOL_VERSION,
+    "capabilities": {},
+    "clientInfo": {"name": "test", "version": "1"},
+}
+OPENING = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": HELLO}
+
+
+def piped(db_path: Path, lines: list[Any], **options: Any) -> subprocess.CompletedProcess[str]:
+    """`memstore mcp` given ``lines`` (each a message, or a line as it is) on its stdin, to
+    the end of its input; the deadline fails a server that does not exit."""
+    text = "".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines)
+    return subprocess.run(
+        [sys.executable, "-m", "memstore", "--database", str(db_path), "mcp"],
+        input=text,
+        text=True,
+        timeout=DEADLINE_SECONDS,
+        **{"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, **options},
+    )
+
+
+def replies(finished: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in finished.stdout.splitlines()]
+
+
 def test_requests_piped_in_before_the_end_of_input_are_all_answered(db_path: Path) -> None:
     # The SDK cancels the requests still running when its input ends: of 20 recalls piped
     # in at once, about 10 were answered (found by review).
-    hello = {"protocolVersion": LATEST_PROTOCOL_VERSION, "capabilities": {}}
-    hello["clientInfo"] = {"name": "test", "version": "1"}
-    lines = [{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello}]
-    lines.append({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    lines = [OPENING, {"jsonrpc": "2.0", "method": "notifications/initialized"}]
     recall = {"name": "recall", "arguments": {"query": "hello"}}
     lines += [
         {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": recall} for n in range(1, 21)
     ]
     lines.append({"jsonrpc": "2.0", "id": "last", "method": "tools/list"})
-    finished = subprocess.run(
-        [sys.executable, "-m", "memstore", "--database", str(db_path), "mcp"],
-        input="".join(json.dumps(line) + "\n" for line in lines),
-        capture_output=True,
-        text=True,
-        timeout=DEADLINE_SECONDS,
-    )
-    replies = [json.loads(line) for line in finished.stdout.splitlines()]
+    finished = piped(db_path, lines)
     assert finished.returncode == 0, finished.stderr
-    assert sorted(map(str, (reply["id"] for reply in replies))) == sorted(
+    answered = replies(finished)
+    assert sorted(map(str, (reply["id"] for reply in answered))) == sorted(
         map(str, [0, *range(1, 21), "last"])
     )
-    recalled = [reply for reply in replies if reply["id"] not in (0, "last")]
+    recalled = [reply for reply in answered if reply["id"] not in (0, "last")]
     assert all(reply["result"]["isError"] is False for reply in recalled)
+
+
+def test_a_listen_request_does_not_hold_the_server_open_after_the_end_of_input(
+    db_path: Path,
+) -> None:
+    # A subscriptions/listen request ends only when its client leaves, which the end of the
+    # input is: waiting for its reply kept the server running for ever (found by review).
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    listen = {"notifications": {"toolsListChanged": True}, "_meta": meta}
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen", "params": listen},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": meta}},
+    ]
+    finished = piped(db_path, lines)
+    assert finished.returncode == 0, finished.stderr
+    assert 2 in [reply.get("id") for reply in replies(finished)]
+
+
+def test_a_response_from_the_client_is_never_answered_nor_an_id_inside_a_message(
+    db_path: Path,
+) -> None:
+    # An invalid response was answered with an id from inside its error object, so a
+    # request of that id got two replies (found by review).
+    lines = [
+        OPENING,
+        '{"jsonrpc":"2.0","id":1,"result":"not an object"}',
+        '{"jsonrpc":"2.0","id":1.5,"error":{"id":2}}',
+        '{"jsonrpc":"2.0","error":{"id":"inner","code":"a"}}',
+        '{"jsonrpc":"2.0","method":"ping","params":{"id":4}}',
+        '{"jsonrpc":"2.0","id":3,"method":"ping"}',
+    ]
+    finished = piped(db_path, lines)
+    assert [reply["id"] for reply in replies(finished)] == [0, 3]
+
+
+def test_a_cancelled_request_whose_id_another_shares_leaves_that_one_answered(
+    db_path: Path,
+) -> None:
+    # The cancel settled both requests of the id, though the SDK cancels one: the end of
+    # the input then cut the other off without its reply (found by review).
+    remember = {"name": "remember", "arguments": {"content": "Diego likes tea."}}
+    lines = [
+        OPENING,
+        {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": remember},
+        {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": remember},
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5}},
+    ]
+    finished = piped(db_path, lines)
+    assert 5 in [reply["id"] for reply in replies(finished)]
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs Linux's /dev/full")
+def test_a_full_disk_behind_stdout_is_an_error_without_a_traceback(db_path: Path) -> None:
+    with open("/dev/full", "w") as full:
+        finished = piped(db_path, ['{"jsonrpc":"2.0","id":1,"method":"ping"}'], stdout=full)
+    assert finished.returncode == 1
+    assert "Traceback" not in finished.stderr
+    assert json.loads(finished.stderr.splitlines()[-1])["error"]["type"]

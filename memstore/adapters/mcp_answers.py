@@ -7,7 +7,8 @@ requests in and closes its end (``printf ... | memstore mcp``) lost about half o
 (:meth:`Unanswered.asked`), its write side each reply (:class:`ReplyCounter`), and the end of
 the input is passed on only once every request has its reply (:meth:`Unanswered.settled`). A
 request the client cancelled is never answered (the protocol forbids it), so its
-``notifications/cancelled`` settles it.
+``notifications/cancelled`` settles it; a request that lasts until the client leaves
+(:data:`LASTING`) is not waited for.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ from mcp.shared.message import SessionMessage
 from mcp.types import JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 
 CANCELLED = "notifications/cancelled"
+LASTING = frozenset({"subscriptions/listen"})
+"""Requests that last until the client leaves, which the end of its input is: not waited
+for (found by review: waiting for a listen request's reply kept the server open for ever)."""
 
 
 class Unanswered:
@@ -37,22 +41,24 @@ class Unanswered:
         """Note ``message``, read from the client: a request waits for its reply, and a
         cancellation settles the request it names."""
         found = message.message
-        if isinstance(found, JSONRPCRequest):
+        if isinstance(found, JSONRPCRequest) and found.method not in LASTING:
             self.waiting[coerce_request_id(found.id)] += 1
         elif isinstance(found, JSONRPCNotification) and found.method == CANCELLED:
             named = cancelled_request_id_from_params(found.params)
             if named is not None:
-                self.settle(coerce_request_id(named), everyone=True)
+                self.settle(coerce_request_id(named))
 
     def answered(self, message: SessionMessage) -> None:
         """Note ``message``, written to the client: a reply settles its request."""
         found = message.message
         if isinstance(found, JSONRPCResponse | JSONRPCError) and found.id is not None:
-            self.settle(coerce_request_id(found.id), everyone=False)
+            self.settle(coerce_request_id(found.id))
 
-    def settle(self, request_id: int | str, *, everyone: bool) -> None:
-        """One request of ``request_id`` settled, or every one of them."""
-        left = 0 if everyone else self.waiting[request_id] - 1
+    def settle(self, request_id: int | str) -> None:
+        """One request of ``request_id`` settled: a cancellation ends one of the requests
+        that share an id, as the SDK cancels only the last (found by review: settling them
+        all cut the other off without its reply)."""
+        left = self.waiting[request_id] - 1
         if left > 0:
             self.waiting[request_id] = left
         else:

@@ -68,24 +68,27 @@ def request_id(message: object) -> int | str | None:
     return found if isinstance(found, str | int) and not isinstance(found, bool) else None
 
 
-def parsed_id(line: str) -> int | str | None:
-    """The id of the JSON-RPC message on ``line`` as Python's own JSON reader reads it
-    (which takes a lone surrogate escape), or None when it reads none."""
+def sent_json(line: str | None) -> object:
+    """The JSON on ``line`` as Python's own JSON reader reads it (which takes a lone
+    surrogate escape), or None when it reads none."""
     try:
-        return request_id(json.loads(line))
+        return None if line is None else json.loads(line)
     except (ValueError, RecursionError):
         return None
+
+
+def is_response(sent: object) -> bool:
+    """Whether ``sent`` (parsed JSON) is shaped as a response (a result or an error, no
+    method), which JSON-RPC never answers, valid or not."""
+    return isinstance(sent, dict) and ("result" in sent or "error" in sent) and "method" not in sent
 
 
 def misread(message: SessionMessage, line: str | None) -> JSONRPCError | None:
     """The invalid-request error that answers ``message`` when the SDK read a notification
     from a ``line`` that holds an id (a request whose id no reply can carry), else None."""
-    if not isinstance(message.message, JSONRPCNotification) or line is None:
+    if not isinstance(message.message, JSONRPCNotification):
         return None
-    try:
-        sent = json.loads(line)
-    except (ValueError, RecursionError):
-        return None
+    sent = sent_json(line)
     method = message.message.method
     if not isinstance(sent, dict) or "id" not in sent or sent.get("method") != method:
         return None
@@ -94,19 +97,23 @@ def misread(message: SessionMessage, line: str | None) -> JSONRPCError | None:
     return JSONRPCError(jsonrpc="2.0", id=None, error=data)
 
 
-def reply_to(error: Exception) -> JSONRPCError:
-    """The JSON-RPC error that answers a line the SDK could not read, ``error`` being what
-    reading it raised: a parse error when the line is no JSON the SDK reads, else an invalid
-    request, each with the message's id when it has one."""
+def reply_to(error: Exception, line: str | None) -> JSONRPCError | None:
+    """The JSON-RPC error that answers a ``line`` the SDK could not read, ``error`` being
+    what reading it raised: a parse error when the line is no JSON the SDK reads, else an
+    invalid request, each with the id at the top of the line's message when it has one
+    a reply can carry. None for a line shaped as a response: a reply to it carried an id
+    from inside its error object, which another request held (found by review)."""
+    sent = sent_json(line)
+    if is_response(sent):
+        return None
     found = error.errors(include_url=False) if isinstance(error, ValidationError) else []
     unparsed = [item for item in found if item["type"] == "json_invalid"]
     if unparsed:
         why = unparsed[0]["ctx"]["error"]
         data = ErrorData(code=PARSE_ERROR, message=f"Parse error: {why}")
-        return JSONRPCError(jsonrpc="2.0", id=parsed_id(unparsed[0]["input"]), error=data)
-    ids = (request_id(item["input"]) for item in found)
-    data = ErrorData(code=INVALID_REQUEST, message="Invalid request: no JSON-RPC 2.0 message")
-    return JSONRPCError(jsonrpc="2.0", id=next((i for i in ids if i is not None), None), error=data)
+    else:
+        data = ErrorData(code=INVALID_REQUEST, message="Invalid request: no JSON-RPC 2.0 message")
+    return JSONRPCError(jsonrpc="2.0", id=request_id(sent), error=data)
 
 
 class AnsweringReader:
@@ -147,9 +154,10 @@ class AnsweringReader:
                     self.unanswered.asked(item)
                     return item
             else:
-                reply = reply_to(item)  # the line itself is not logged: it may hold a credential
-            log.info("answered a line it could not read: %s", for_log(reply.error.message))
-            await self.replies.send(SessionMessage(reply))
+                reply = reply_to(item, line)
+            if reply is not None:  # the line itself is not logged: it may hold a credential
+                log.info("answered a line it could not read: %s", for_log(reply.error.message))
+                await self.replies.send(SessionMessage(reply))
 
     def __aiter__(self) -> AnsweringReader:
         return self
@@ -240,10 +248,11 @@ def own_stdin() -> BinaryIO:
 
 def stopped(group: BaseExceptionGroup[BaseException]) -> BaseException:
     """The one error that ends a server whose tasks failed together (``group``): a Ctrl-C,
-    else the client's closed output (a BrokenPipeError), else a Ctrl-C again for streams
+    else the client's closed output (a BrokenPipeError), else another failure to write
+    (a full disk behind stdout: found by review), else a Ctrl-C again for streams
     broken or cancelled as the tasks were torn down by one. The SDK's task groups raised
     them as an exception group, which printed a traceback (found by review)."""
-    for wanted in (KeyboardInterrupt, BrokenPipeError):
+    for wanted in (KeyboardInterrupt, BrokenPipeError, OSError):
         found = group.subgroup(wanted)
         if found is not None:
             return leaves(found)[0]
