@@ -282,3 +282,40 @@ def test_the_log_header_names_the_assistant_not_a_person_who_once_spoke_as_one(
     service.export(tmp_path / "md3", format="markdown", tz="UTC")
     log = (tmp_path / "md3" / "history" / "2026-10-05.md").read_text(encoding="utf-8")
     assert log.splitlines()[0] == "Assistant Log — 2026-10-05"
+
+
+def test_a_message_at_a_local_mean_time_is_stamped_in_whole_minutes(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    # New York kept its local mean time, -4:56:02, until 1883: the whole Markdown export
+    # failed on such a message, which record_message stores (found by review).
+    session = service.start_session()
+    when = datetime(1800, 1, 1, 12, 0, 30, tzinfo=UTC)
+    service.record_message(session.id, "user", "Hola", created_at=when, speaker="Diego")
+    report = service.export(tmp_path / "md", format="markdown", tz="America/New_York")
+    assert report.counts["message"] == 1
+    log = tmp_path / "md" / "history" / "1800-01-01.md"
+    assert "\n[07:04:30 -0456] \nDiego: Hola" in log.read_text(encoding="utf-8")
+    target = fresh(tmp_path)
+    back = target.import_markdown([log.parent], speakers={"Diego": "user"}, include_tail=True)
+    (message,) = target.messages(back.files[0].session_id or "")
+    assert message.created_at == when
+
+
+def test_a_speaker_name_no_log_record_carries_is_a_warning(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    # A name from a log holding a tab was written under its role's name without a word
+    # (found by review).
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "2026-10-05.md").write_text(
+        "Morgan Log — 2026-10-05\n\n[09:00:00 +0200]\nDie\tgo: hola\n", encoding="utf-8"
+    )
+    service.import_markdown([logs], speakers={"Die\tgo": "user"}, include_tail=True)
+    report = service.export(tmp_path / "md", format="markdown", tz="UTC")
+    assert report.speakers == {"User": "user"}
+    assert report.warnings == [
+        "'Die\\tgo' cannot head a log record (a control character, a colon or a space at an "
+        "end); its messages are written under User."
+    ]

@@ -9,7 +9,7 @@ log holds no ids, statuses or session boundaries: an import makes one session pe
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date, tzinfo
+from datetime import date, datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 from typing import BinaryIO
 
@@ -30,12 +30,15 @@ class LogRecord:
         speaker: The name heading the record.
         text: The record as written (blank line, stamp line, ``Speaker: content``).
         reshaped: Whether the log form changes the content (an import reads back other text).
+        renamed: The message's speaker name when no record can carry it (then ``speaker``
+            is its role's name), else None.
     """
 
     day: date
     speaker: str
     text: str
     reshaped: bool
+    renamed: str | None = None
 
 
 @dataclass
@@ -50,6 +53,8 @@ class Speakers:
 
     roles: dict[str, Role] = field(default_factory=dict)
     clashes: set[tuple[str, Role]] = field(default_factory=set)
+    renamed: dict[str, str] = field(default_factory=dict)
+    """Each stored name no record can carry -> the role's name written instead."""
     _names: dict[str, str] = field(default_factory=dict)
 
     def add(self, name: str, role: Role) -> None:
@@ -59,11 +64,16 @@ class Speakers:
             self.clashes.add((first, role))
 
     def warnings(self) -> list[str]:
-        """One sentence per clash: an import maps a name to one role only."""
+        """One sentence per clash (an import maps a name to one role only), and per name
+        written under its role's."""
         return [
             f"{name!r} speaks as {self.roles[name]} and as {role}; an import maps a name to "
             f"one role, so its {role} messages come back as {self.roles[name]} ones."
             for name, role in sorted(self.clashes)
+        ] + [
+            f"{name!r} cannot head a log record (a control character, a colon or a space at "
+            f"an end); its messages are written under {written}."
+            for name, written in sorted(self.renamed.items())
         ]
 
 
@@ -71,17 +81,29 @@ def log_record(message: MessageRecord, place: tzinfo) -> LogRecord:
     """``message`` as a record of the daily log of its local day in ``place``.
 
     Raises:
-        InvalidInput: If the local time has an offset a stamp cannot hold (whole minutes up
-            to 14 hours; only historic local mean times have others).
+        InvalidInput: If the local time's offset passes 14 hours, which no zone's does.
     """
-    local = stamp_time(local_time(message.created_at, place))
+    local = stamp_time(whole_minutes(local_time(message.created_at, place)))
     speaker = message.speaker or message.role.capitalize()
+    renamed = None
     try:
         check_speaker(speaker)
-    except InvalidInput:  # older imports kept names with spaces around them
-        speaker = message.role.capitalize()
+    except InvalidInput:  # a log's name holding a tab; older imports kept spaces around
+        renamed, speaker = speaker, message.role.capitalize()
     text = loggable(message.content)
-    return LogRecord(local.date(), speaker, render(local, speaker, text), text != message.content)
+    stamped = render(local, speaker, text)
+    return LogRecord(local.date(), speaker, stamped, text != message.content, renamed)
+
+
+def whole_minutes(local: datetime) -> datetime:
+    """``local``, the same instant, in its UTC offset rounded to whole minutes, which a
+    stamp holds: a historic local mean time's offset has seconds (New York's -4:56:02
+    until 1883), which failed the whole export (found by review)."""
+    offset = local.utcoffset()
+    if offset is None or not offset % timedelta(minutes=1):
+        return local
+    minutes = round(offset / timedelta(minutes=1))
+    return local.astimezone(timezone(timedelta(minutes=minutes)))
 
 
 def header(name: str, day: date) -> str:
@@ -126,6 +148,8 @@ class DailyLogFiles:
             self._day, self.days = record.day, self.days + 1
         self._out.write(record.text.encode("utf-8"))
         self.speakers.add(record.speaker, message.role)
+        if record.renamed is not None:
+            self.speakers.renamed[record.renamed] = record.speaker
         self.messages += 1
         self.reshaped += record.reshaped
 
