@@ -11,6 +11,7 @@ UTC (:func:`local_time`).
 
 from __future__ import annotations
 
+import os
 import re
 from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
 
@@ -187,10 +188,22 @@ def machine_zone() -> tzinfo:
     except (ZoneInfoNotFoundError, ValueError, OSError) as error:
         fixed = fixed_machine_zone()
         if fixed is None:
-            raise InvalidInput(
-                "tz", f"the machine's time zone cannot be determined ({error}); give one."
-            ) from error
+            raise InvalidInput("tz", unknown_machine_zone(error)) from error
         return fixed
+
+
+def unknown_machine_zone(error: Exception) -> str:
+    """Why the machine's zone cannot be used, ``error`` being tzlocal's, and what to do: a
+    ``TZ`` of POSIX daylight saving rules is named as such (found by review: tzlocal's own
+    message, with its line break, was shown)."""
+    rules = os.environ.get("TZ")
+    if rules:
+        return (
+            f"the machine's time zone, TZ={rules!r}, holds daylight saving rules that only "
+            "the C library reads; set TZ to a zone name such as America/New_York, or give one."
+        )
+    first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    return f"the machine's time zone cannot be determined ({first}); give one."
 
 
 def fixed_machine_zone() -> timezone | None:

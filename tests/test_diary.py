@@ -203,6 +203,20 @@ def test_the_machine_zone_from_a_file_or_posix_rules_cuts_the_day_in_json_and_te
     assert f"{clock} " in as_text.stdout
 
 
+def test_posix_daylight_saving_rules_in_tz_are_named_with_what_to_do(db_path: Path) -> None:
+    # tzlocal's own message was shown, line break and all (found by review).
+    command = [sys.executable, "-m", "memstore", "--database", str(db_path), "diary", "--json"]
+    environment = {**os.environ, "TZ": "EST5EDT,M3.2.0,M11.1.0"}
+    done = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=60)
+    assert done.returncode == 1
+    message = json.loads(done.stderr)["error"]["message"]
+    assert message == (
+        "--tz: the machine's time zone, TZ='EST5EDT,M3.2.0,M11.1.0', holds daylight saving "
+        "rules that only the C library reads; set TZ to a zone name such as "
+        "America/New_York, or give one."
+    )
+
+
 # Local days
 
 
