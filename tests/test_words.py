@@ -39,6 +39,7 @@ from memstore.repository import instance_offsets, words
 from memstore.repository import instances as instance_rows
 from memstore.schemas import UNTRUSTED_WARNING, InstancePage, WordEntry, WordPage
 from memstore.text.highlight import SEPARATOR, excerpt, marked_spans, pieces
+from memstore.text.order import after_prefix
 from tests import factories
 
 T0 = datetime(2021, 10, 5, 9, 0, tzinfo=UTC)  # before any clock the tests run on
@@ -99,6 +100,37 @@ def test_excerpt_keeps_sixty_characters_each_side_within_the_text() -> None:
 
 
 # Exact positions in awkward texts
+
+
+def test_a_prefix_finds_the_words_that_go_on_with_the_last_code_point(
+    service: MemoryService,
+) -> None:
+    # The range [p, p + U+10FFFF) left out "a\U0010ffff" from the words of "a", and a word
+    # starting with U+10FFFF from every listing (found by review).
+    one_message(service, "a\U0010ffff ab \U0010ffffz b")
+    assert [w.word for w in service.search_words("a").words] == ["ab", "a\U0010ffff"]
+    assert service.search_words("a").total == 2
+    everything = service.search_words("")
+    assert (everything.total, everything.words[-1].word) == (4, "\U0010ffffz")
+    assert [w.word for w in service.search_words("\U0010ffff").words] == ["\U0010ffffz"]
+
+
+# Characters at the edges of the order: the last code point, those around the surrogates.
+EDGE_CHARS = st.one_of(
+    st.sampled_from("ab\U0010ffff\ud7ff\ue000"), st.characters(exclude_categories=["Cs"])
+)
+
+
+@settings(max_examples=300)
+@given(prefix=st.text(EDGE_CHARS, max_size=4), text=st.text(EDGE_CHARS, max_size=6))
+def test_after_prefix_bounds_exactly_the_texts_that_start_with_the_prefix(
+    prefix: str, text: str
+) -> None:
+    bound = after_prefix(prefix)
+    in_range = prefix.encode() <= text.encode() and (
+        isinstance(bound, bytes) or text.encode() < bound.encode()
+    )
+    assert in_range == text.startswith(prefix)
 
 
 def test_emoji_count_as_one_character_and_separate_glued_words(service: MemoryService) -> None:

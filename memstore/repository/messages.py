@@ -11,6 +11,7 @@ from typing import Any
 from memstore.kinds import MessageStatus, Role
 from memstore.sources import BYTE_MARK
 from memstore.text.cjk import index_form
+from memstore.text.order import after_prefix
 from memstore.times import format_utc, parse_utc
 
 MESSAGE_COLUMNS = "id, session_id, sequence, role, content, created_at, status, source_ref, speaker"
@@ -190,7 +191,7 @@ def refs_with_prefix(
 ) -> tuple[dict[str, str], set[str]]:
     """Stored contents by source reference, and tombstoned references, starting with
     ``prefix`` (a range scan on the unique indexes)."""
-    bounds = {"low": prefix, "high": prefix[:-1] + chr(ord(prefix[-1]) + 1)}
+    bounds = {"low": prefix, "high": after_prefix(prefix)}
     stored = connection.execute(STORED_IN_RANGE, bounds)
     deleted = connection.execute(DELETED_IN_RANGE, bounds)
     return dict(stored.fetchall()), {ref for (ref,) in deleted}

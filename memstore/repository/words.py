@@ -23,6 +23,7 @@ from memstore.repository.messages import filters_sql
 from memstore.repository.recall import MEMORY_FILTERS
 from memstore.store.fts_names import MEMORIES_FTS, MESSAGES_FTS
 from memstore.text import cjk
+from memstore.text.order import after_prefix
 from memstore.times import format_utc
 
 TEMP_TABLES = (
@@ -38,7 +39,6 @@ TEMP_TABLES = (
     "USING fts5vocab(temp, word_probe, instance)",
 )
 PREPARED = "SELECT 1 FROM temp.sqlite_master WHERE name = 'word_probe_instance'"
-LAST_CHAR = "\U0010ffff"  # above every token character, so [p, p + LAST_CHAR) holds p*
 
 PROBE_INSERT = "INSERT INTO temp.word_probe (text) VALUES (:value)"
 PROBE_CLEAR = "DELETE FROM temp.word_probe"
@@ -170,7 +170,7 @@ def words(
     alphabetical order, and their total (from the row table for unfiltered history). A CJK
     prefix of several characters is the one word it can start: itself."""
     sequence = is_sequence(prefix)
-    bounds = {"low": prefix, "high": prefix + LAST_CHAR, **scope_params(query, now)}
+    bounds = {"low": prefix, "high": after_prefix(prefix), **scope_params(query, now)}
     bounds |= sequence_params(prefix)
     fast = query.unfiltered_history and not sequence
     page, total = (
