@@ -40,6 +40,7 @@ from memstore.concerns.pages import page_limit
 from memstore.config import PageSize
 from memstore.errors import InvalidInput, InvalidQuery
 from memstore.kinds import Mode
+from memstore.machine_zone import machine_zone
 from memstore.queries import RecallFilters
 from memstore.repository.recall import history_hits, history_span, memory_hits
 from memstore.schemas import RecallResult
@@ -49,7 +50,7 @@ from memstore.text.clipping import json_size
 from memstore.text.dates import YEARS, named_time
 from memstore.text.fts_query import build_match, pairs_of_long_runs, query_tokens
 from memstore.text.tokens import fold
-from memstore.times import machine_zone, month_start, utc_now
+from memstore.times import month_start, utc_now
 
 HITS_READ_FIRST = 2
 """Hits read with their text at first, per conversation of the page (then twice as many

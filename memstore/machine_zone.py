@@ -1,0 +1,72 @@
+"""The machine's own time zone: the one a local day is cut in when none is given."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timedelta, timezone, tzinfo
+
+from memstore.errors import InvalidInput
+
+
+def machine_zone() -> tzinfo:
+    """The machine's time zone (``TZ``, else the system setting); where tzlocal cannot name
+    it (``TZ`` holding POSIX rules such as ``UTC0`` or ``<+03>-3``), the C library's zone
+    when it has one offset all year.
+
+    Raises:
+        InvalidInput: When the system setting is missing or contradicts itself, or holds
+            daylight saving rules that only the C library reads.
+    """
+    from zoneinfo import ZoneInfoNotFoundError  # on first use, as tzlocal: start-up (README)
+
+    import tzlocal
+
+    try:
+        return tzlocal.get_localzone()
+    except (ZoneInfoNotFoundError, ValueError, OSError) as error:
+        fixed = fixed_machine_zone()
+        if fixed is None:
+            raise InvalidInput("tz", unknown_machine_zone(error)) from error
+        return fixed
+
+
+def unknown_machine_zone(error: Exception) -> str:
+    """Why the machine's zone cannot be used, ``error`` being tzlocal's, and what to do: a
+    ``TZ`` of POSIX daylight saving rules is named as such (found by review: tzlocal's own
+    message, with its line break, was shown)."""
+    rules = os.environ.get("TZ")
+    if rules:
+        return (
+            f"the machine's time zone, TZ={rules!r}, holds daylight saving rules that only "
+            "the C library reads; set TZ to a zone name such as America/New_York, or give one."
+        )
+    first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    return f"the machine's time zone cannot be determined ({first}); give one."
+
+
+def fixed_machine_zone() -> timezone | None:
+    """The C library's zone for this process, when it keeps one offset all year (no
+    daylight saving time), named as the C library names it, unless that name is a zone of
+    the zone database with another offset (``TZ=UTC-3`` is called UTC and is 3 hours east:
+    found by review, its diary's text view read the name as UTC); such a one is named by its
+    offset (``UTC+03:00``). Else None."""
+    import time as clock
+
+    if clock.daylight:
+        return None
+    offset = timedelta(seconds=-clock.timezone)
+    name = clock.tzname[0]
+    return (
+        timezone(offset) if database_offset(name) not in (None, offset) else timezone(offset, name)
+    )
+
+
+def database_offset(name: str) -> timedelta | None:
+    """The UTC offset now of the zone database's zone called ``name``, or None when it has
+    none of that name."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        return datetime.now(ZoneInfo(name)).utcoffset()
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        return None
