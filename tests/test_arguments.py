@@ -214,8 +214,11 @@ def test_times_an_older_store_kept_at_the_calendars_ends_are_shown_in_utc(
         assert completed.returncode == 0, (args, completed.stderr)
         assert "Traceback" not in completed.stderr
     assert "9999-12-31 23:00" in memstore("instances", "heron", "--format", "text").stdout
+    # its export is refused by an import, which stores only the times the API stores
+    # (found by review: such a time failed every Markdown export of the new store)
     fresh = MemoryService(tmp_path / "fresh.sqlite3")
-    assert fresh.import_memories(tmp_path / "all.jsonl").imported >= 1
+    with pytest.raises(InvalidInput, match=r"line 2: session.started_at: .* calendar's ends"):
+        fresh.import_memories(tmp_path / "all.jsonl")
 
 
 def test_a_far_future_expiry_stands_for_never(service: MemoryService) -> None:

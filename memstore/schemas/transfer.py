@@ -18,7 +18,15 @@ import json
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationInfo,
+)
 
 from memstore.kinds import (
     Category,
@@ -63,15 +71,26 @@ Time = Annotated[AwareDatetime, AfterValidator(in_utc)]
 """An aware time, converted to UTC."""
 
 
-def stored(value: datetime) -> datetime:
+READ_BACK = {"read_back": True}
+"""The validation context of a record read back from a file, which only a state the store
+makes passes; a record built from an older store's rows is checked as it is kept."""
+
+
+def read_back(info: ValidationInfo) -> bool:
+    """Whether the record is read back from a file (see :data:`READ_BACK`)."""
+    return isinstance(info.context, dict) and info.context.get("read_back") is True
+
+
+def stored(value: datetime, info: ValidationInfo) -> datetime:
     """``value`` when memstore stores a message's or a session's time at it (see
-    :data:`memstore.times.STORED_FROM`).
+    :data:`memstore.times.STORED_FROM`), for a record read back; an older store's rows may
+    hold others, which its export keeps.
 
     Raises:
         ValueError: If it lies within a day of the calendar's ends, which no API call stores
             (found by review: such a message failed every later Markdown export).
     """
-    if not STORED_FROM <= value < STORED_BEFORE:
+    if read_back(info) and not STORED_FROM <= value < STORED_BEFORE:
         raise ValueError(f"{value.isoformat()} {OUT_OF_STORED_RANGE}")
     return value
 
@@ -80,17 +99,18 @@ StoredTime = Annotated[Time, AfterValidator(stored)]
 """The time of a message or a session, in UTC."""
 
 
-def log_speaker(value: str) -> str:
-    """``value`` when a message may be stored under it: a name a log record can carry (see
-    :func:`memstore.logs.write.heads_a_record`), with no space at either end (a log's names
-    are stored stripped, and ``record_message`` refuses such a name). A log's names may hold
-    control characters, which ``record_message`` refuses, so they are kept.
+def log_speaker(value: str, info: ValidationInfo) -> str:
+    """``value`` when a message may be stored under it, for a record read back: a name a
+    log record can carry (see :func:`memstore.logs.write.heads_a_record`), with no space at
+    either end (a log's names are stored stripped, and ``record_message`` refuses such a
+    name; older imports kept them, which their export keeps). A log's names may hold control
+    characters, which ``record_message`` refuses, so they are kept.
 
     Raises:
         ValueError: For a name no import or API call stores (found by review: " Diego"
             was stored, and a Markdown export then wrote it as "User").
     """
-    if not heads_a_record(value) or value != value.strip():
+    if read_back(info) and (not heads_a_record(value) or value != value.strip()):
         raise ValueError(
             f"{value!r} cannot head a log record; use 1-100 characters, no colon or line "
             "ending, no space at either end"

@@ -19,7 +19,14 @@ from pydantic import TypeAdapter, ValidationError
 
 from memstore import files, open_stores
 from memstore.errors import FileError
-from memstore.schemas.transfer import AnyRecord, ExportEnd, ExportHeader, Record, Restorable
+from memstore.schemas.transfer import (
+    READ_BACK,
+    AnyRecord,
+    ExportEnd,
+    ExportHeader,
+    Record,
+    Restorable,
+)
 from memstore.transfer.problems import describe, refused
 
 RECORDS: TypeAdapter[AnyRecord] = TypeAdapter(AnyRecord)
@@ -105,7 +112,7 @@ def parse(raw: bytes, where: str) -> AnyRecord:
     except UnicodeDecodeError as error:
         raise refused(where, f"not UTF-8 (byte {error.start} of the line)") from error
     try:
-        return RECORDS.validate_json(text, strict=True)
+        return RECORDS.validate_json(text, strict=True, context=READ_BACK)
     except ValidationError as error:
         raise refused(where, describe(error)) from error
 

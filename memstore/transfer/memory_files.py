@@ -41,7 +41,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from memstore import files
 from memstore.errors import FileError
-from memstore.schemas.transfer import MemoryRecord, MemorySourceRecord, SourceLink
+from memstore.schemas.transfer import READ_BACK, MemoryRecord, MemorySourceRecord, SourceLink
 from memstore.transfer.front_matter import DuplicateKey, load
 from memstore.transfer.problems import describe, refused, unlinked
 
@@ -102,8 +102,9 @@ def parse(text: str, where: str) -> tuple[MemoryRecord, list[SourceLink]]:
         raise refused(where, f"sources is no list; {shape}")
     memory_json = as_json(DEFAULTS | fields | {"content": body.strip()}, where)
     try:
-        memory = MemoryRecord.model_validate_json(memory_json, strict=True)
-        return memory, LINKS.validate_json(as_json(links or [], where), strict=True)
+        memory = MemoryRecord.model_validate_json(memory_json, strict=True, context=READ_BACK)
+        links_json = as_json(links or [], where)
+        return memory, LINKS.validate_json(links_json, strict=True, context=READ_BACK)
     except ValidationError as error:
         raise refused(where, describe(error)) from error
 
