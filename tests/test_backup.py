@@ -302,6 +302,34 @@ def test_a_copy_that_a_running_backup_holds_is_left_alone(
         assert running.read_bytes() == b"being written"
 
 
+def test_a_sweep_that_removes_a_new_copy_before_its_lock_does_not_spoil_the_backup(
+    written: MemoryService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Found by review: ten backups into one folder at once. One backup's sweep removed
+    # another's staged file between its creation and its lock; SQLite then made a new file
+    # of that name, world-readable and unlocked, which a later sweep removed too: a backup
+    # failed, or put a 0644 or an empty copy in place and reported it ok.
+    if fcntl is None:
+        pytest.skip("no flock on this platform")
+    folder = tmp_path / "backups"
+    folder.mkdir()
+    locking = fcntl.flock
+    swept: list[bool] = []
+
+    def sweep_first(descriptor: int, operation: int) -> None:
+        if not swept:  # another backup's sweep, just before this one locks its copy
+            swept.append(True)
+            backups.remove_abandoned(folder, folder / "another.partial")
+        locking(descriptor, operation)
+
+    monkeypatch.setattr(backups.fcntl, "flock", sweep_first)
+    report = written.backup(folder / "copy.sqlite3")
+    assert swept and report.ok
+    assert stat.S_IMODE((folder / "copy.sqlite3").stat().st_mode) == 0o600
+    assert count_messages(folder / "copy.sqlite3") == 30
+    assert leftovers(folder) == []
+
+
 def test_a_destination_name_near_the_file_systems_limit_is_backed_up_and_exported(
     written: MemoryService, tmp_path: Path
 ) -> None:

@@ -38,6 +38,7 @@ SCRATCH = "memstore-check-"
 """The start of the name of a check's scratch folder, followed by its process id."""
 STAGED_MARK = ".memstore-"
 STAGED_SUFFIX = ".partial"
+STAGING_ATTEMPTS = 8
 
 
 def target(destination: str | Path) -> Path:
@@ -62,22 +63,43 @@ def staging(destination: Path) -> Iterator[Path]:
     """
     try:
         files.make_folders(destination.parent)
-        handle, name = tempfile.mkstemp(
-            dir=destination.parent,
-            prefix=files.staged_prefix(destination, STAGED_MARK),
-            suffix=STAGED_SUFFIX,
-        )
+        handle, staged = locked_file(destination)
     except OSError as error:
         raise files.unwritable(destination.parent, error) from error
-    staged = Path(name)
     try:
-        if fcntl is not None:
-            fcntl.flock(handle, fcntl.LOCK_EX)
         remove_abandoned(destination.parent, staged)
         yield staged
     finally:
         remove_copy(staged)
         os.close(handle)
+
+
+def locked_file(destination: Path) -> tuple[int, Path]:
+    """A new empty private file beside ``destination``, locked, and its descriptor.
+
+    Another backup's sweep may remove the file between its creation and its lock (it is
+    unlocked then, as an abandoned copy is): SQLite then made a new file of that name,
+    world-readable and unlocked, which the next sweep removed too (found by review: of ten
+    backups into one folder at once, one failed or placed a 0644 or empty copy). So the
+    file is made again until its name still names it once locked.
+
+    Raises:
+        OSError: If the file cannot be made, or was removed each time.
+    """
+    for _ in range(STAGING_ATTEMPTS):
+        handle, name = tempfile.mkstemp(
+            dir=destination.parent,
+            prefix=files.staged_prefix(destination, STAGED_MARK),
+            suffix=STAGED_SUFFIX,
+        )
+        if fcntl is None:
+            return handle, Path(name)
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        with suppress(FileNotFoundError):
+            if os.path.samestat(os.fstat(handle), os.stat(name)):
+                return handle, Path(name)
+        os.close(handle)
+    raise OSError(errno.EAGAIN, "each staged copy was removed by another backup's sweep")
 
 
 def remove_abandoned(folder: Path, own: Path) -> None:
