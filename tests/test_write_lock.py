@@ -118,20 +118,30 @@ def test_a_turn_kept_past_its_wait_is_store_busy_and_comes_back_after_an_error(
         assert connection.execute("SELECT 1").fetchone() == (1,)
 
 
-def lines_of_taking_the_turn() -> list[int]:
-    """The source lines of ``WriterTurns.turn`` before its ``finally``: where an interrupt may
-    land while a writer takes its turn (one inside the ``finally`` itself no code can stop)."""
-    code = WriterTurns.turn.__wrapped__.__code__  # type: ignore[attr-defined]
-    source, first = inspect.getsourcelines(code)
-    end = first + next(n for n, text in enumerate(source) if text.strip() == "finally:")
-    return sorted({line for _, _, line in code.co_lines() if line is not None and line < end})
+TAKING = {
+    "turn": WriterTurns.turn.__wrapped__.__code__,  # type: ignore[attr-defined]
+    "_take": WriterTurns._take.__code__,
+}
+
+
+def lines_of_taking_the_turn() -> list[tuple[str, int]]:
+    """The source lines of ``WriterTurns.turn`` and of ``_take`` before their ``finally``:
+    where an interrupt may land while a writer takes its turn (one inside the ``finally``
+    itself no code can stop)."""
+    found = []
+    for name, code in TAKING.items():
+        source, first = inspect.getsourcelines(code)
+        end = first + next(n for n, text in enumerate(source) if text.strip() == "finally:")
+        lines = {line for _, _, line in code.co_lines() if line is not None and line < end}
+        found += [(name, line) for line in sorted(lines)]
+    return found
 
 
 @contextmanager
-def interrupt_at(line: int) -> Iterator[None]:
-    """Raise KeyboardInterrupt in ``WriterTurns.turn`` when it reaches ``line`` in this thread,
-    as a Ctrl-C does when it lands there."""
-    code = WriterTurns.turn.__wrapped__.__code__  # type: ignore[attr-defined]
+def interrupt_at(name: str, line: int) -> Iterator[None]:
+    """Raise KeyboardInterrupt in ``WriterTurns.<name>`` when it reaches ``line`` in this
+    thread, as a Ctrl-C does when it lands there."""
+    code = TAKING[name]
 
     def on_line(frame: FrameType, event: str, arg: object) -> object:
         if event == "line" and frame.f_lineno == line:
@@ -161,17 +171,18 @@ def taken_by_another_thread(turns: WriterTurns) -> bool:
     return taken == [True]
 
 
-@pytest.mark.parametrize("line", lines_of_taking_the_turn())
+@pytest.mark.parametrize(("name", "line"), lines_of_taking_the_turn())
 def test_an_interrupt_anywhere_in_taking_the_turn_gives_it_back(
-    line: int, monkeypatch: pytest.MonkeyPatch
+    name: str, line: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A KeyboardInterrupt just after RLock.acquire returned kept the turn forever: 6 of 100
     # interrupted writers wedged the others (found by review of the writer turns).
     monkeypatch.setattr(write_lock, "TURN_WAIT_SECONDS", 0.2)
     turns = WriterTurns()
-    with contextlib.suppress(KeyboardInterrupt), interrupt_at(line), turns.turn():
+    with contextlib.suppress(KeyboardInterrupt), interrupt_at(name, line), turns.turn():
         pass
     assert taken_by_another_thread(turns)
+    assert turns.waiting() == 0
 
 
 def test_a_write_begun_inside_a_write_of_the_same_thread_fails_at_once(db_path: Path) -> None:
@@ -186,3 +197,28 @@ def test_a_write_begun_inside_a_write_of_the_same_thread_fails_at_once(db_path: 
     assert taken_by_another_thread(db._writers)
     with db.read() as connection:
         assert connection.execute("SELECT n FROM kept").fetchall() == [(1,)]
+
+
+def test_a_writer_waiting_for_its_turn_comes_before_the_next_turn_of_the_one_writing() -> None:
+    # The turns went to whichever thread woke first: two threads remembering in a loop kept
+    # a third thread's start_session waiting for 24 s (found by review).
+    turns = WriterTurns()
+    order: list[str] = []
+    waiting = threading.Event()
+
+    def second() -> None:
+        waiting.set()
+        with turns.turn():
+            order.append("second")
+
+    with turns.turn():
+        order.append("first")
+        thread = threading.Thread(target=second)
+        thread.start()
+        waiting.wait()
+        while not turns.waiting():  # until the second writer stands in line
+            time.sleep(0.001)
+    with turns.turn():
+        order.append("first again")
+    thread.join()
+    assert order == ["first", "second", "first again"]
