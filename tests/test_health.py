@@ -312,6 +312,29 @@ def test_a_stored_time_that_is_no_time_is_a_problem_check_names(
     assert any(p.startswith(found) and "which is no time" in p for p in report["problems"])
 
 
+@pytest.mark.parametrize(
+    ("damage", "found"),
+    [
+        ("UPDATE sessions SET metadata = '{not json'", "sessions.metadata"),
+        ("UPDATE sessions SET metadata = '[1, 2]'", "sessions.metadata"),
+        ("UPDATE sessions SET metadata = 42", "sessions.metadata"),
+        ("UPDATE messages SET sequence = 'abc' WHERE sequence = 2", "messages.sequence"),
+        ("UPDATE messages SET speaker = x'ff00' WHERE sequence = 2", "messages.speaker"),
+        ("UPDATE messages SET content = x'6869' WHERE sequence = 2", "messages.content"),
+        ("UPDATE memories SET key = x'6b6579'", "memories.key"),
+    ],
+)
+def test_a_value_of_another_type_is_a_problem_check_names(
+    runner: CliRunner, filled: MemoryService, damage: str, found: str
+) -> None:
+    # Found by review: check said ok of such a value, which later commands read with a
+    # traceback (a session's metadata that is no JSON object, a blob for a text).
+    execute(filled.path, damage)
+    code, report, _ = check(runner, filled.path)
+    assert code == 1 and report["ok"] is False
+    assert any(p.startswith(found) and "which is not " in p for p in report["problems"])
+
+
 def test_damaged_pages_are_reported_with_where_and_what_to_do(
     runner: CliRunner, filled: MemoryService
 ) -> None:

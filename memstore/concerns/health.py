@@ -96,8 +96,8 @@ def checked_once(db: Database) -> HealthReport:
 
 def report(found: Findings, path: str, code_version: int) -> HealthReport:
     """The report of ``found``; ``ok`` only when every check passed."""
-    damaged = found.integrity != "ok" or bool(found.failed) or bool(found.bad_times)
-    problems = describe(found, code_version) + found.failed + found.bad_times
+    damaged = found.integrity != "ok" or bool(found.failed) or bool(found.bad_values)
+    problems = describe(found, code_version) + found.failed + found.bad_values
     problems += [
         f"trigger {name} is missing: changes to its table no longer reach the index; restore "
         "a verified backup (README, Backup and recovery)"

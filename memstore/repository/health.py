@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TypeVar
 
+from memstore.repository.stored_values import unreadable_values
 from memstore.store.fts_names import (
     FTS_INDEXES,
     FTS_TRIGGERS,
@@ -81,8 +82,9 @@ class Findings:
     schema_version: int
     counts: dict[str, int]
     failed: list[str] = field(default_factory=list)
-    bad_times: list[str] = field(default_factory=list)
-    """A sentence for each stored time that is no time (see :func:`unreadable_times`)."""
+    bad_values: list[str] = field(default_factory=list)
+    """A sentence for each stored value no command can read: a time that is no time, a
+    value of another type (see :func:`~memstore.repository.stored_values.unreadable_values`)."""
 
 
 def integrity(connection: sqlite3.Connection) -> str:
@@ -195,39 +197,6 @@ def broken_search_views(connection: sqlite3.Connection) -> list[str]:
     return broken
 
 
-TIME_COLUMNS = (
-    ("sessions", "started_at"),
-    ("sessions", "ended_at"),
-    ("messages", "created_at"),
-    ("memories", "created_at"),
-    ("memories", "modified_at"),
-    ("memories", "expires_at"),
-    ("imports", "imported_at"),
-    ("deleted_sources", "deleted_at"),
-)
-# A stored time is text starting with a date that SQLite reads as a time ('now' and a bare
-# number are read as times by julianday(), never by memstore).
-NO_TIME = (
-    "SELECT rowid, {column} FROM {table} WHERE {column} IS NOT NULL AND (typeof({column}) "
-    "<> 'text' OR {column} NOT GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*' "
-    "OR julianday({column}) IS NULL) LIMIT 5"
-)
-
-
-def unreadable_times(connection: sqlite3.Connection) -> list[str]:
-    """A sentence for each stored time that is no time, at most five per column: every
-    command reading it fails as StoreDamaged (found by review: check said ok)."""
-    found: list[str] = []
-    for table, column in TIME_COLUMNS:
-        rows = connection.execute(NO_TIME.format(table=table, column=column)).fetchall()
-        found += [
-            f"{table}.{column} of row {rowid} holds {value!r}, which is no time; restore a "
-            "verified backup (README, Backup and recovery)"
-            for rowid, value in rows
-        ]
-    return found
-
-
 def scalar(connection: sqlite3.Connection, query: str, params: dict[str, Any]) -> Any:
     """The first column of the first row of ``query``, or None."""
     row = connection.execute(query, params).fetchone()
@@ -273,7 +242,7 @@ def findings(
     counts = {
         t: attempt(failed, f"counting {t}", partial(count, connection, t)) for t in COUNTED_TABLES
     }
-    times = attempt(failed, "reading the stored times", partial(unreadable_times, connection))
+    values = attempt(failed, "reading the stored values", partial(unreadable_values, connection))
     return Findings(
         integrity=found_integrity,
         foreign_key_errors=found_fk or [],
@@ -284,5 +253,5 @@ def findings(
         schema_version=int(version or 0),
         counts={table: n for table, n in counts.items() if n is not None},
         failed=failed,
-        bad_times=times or [],
+        bad_values=values or [],
     )
