@@ -102,6 +102,7 @@ def is_sqlite_file(path: str) -> bool:
 
 NAME_MAX_BYTES = 255  # the longest file name of the common file systems
 LONGEST_COMPANION = "-journal"  # the longest name SQLite puts after a database's
+PATH_MAX_BYTES = 512  # the longest path SQLite's Unix and Windows file layers open
 
 
 def companions_fit(path: Path) -> None:
@@ -110,7 +111,8 @@ def companions_fit(path: Path) -> None:
     OSError, and an empty file left behind).
 
     Raises:
-        FileError: If the name and ``-journal`` exceed :data:`NAME_MAX_BYTES` bytes.
+        FileError: If the name and ``-journal`` exceed :data:`NAME_MAX_BYTES` bytes, or the
+            absolute path and ``-journal`` :data:`PATH_MAX_BYTES`.
     """
     size = len(os.fsencode(path.name))
     if size + len(LONGEST_COMPANION) > NAME_MAX_BYTES:
@@ -119,4 +121,12 @@ def companions_fit(path: Path) -> None:
             str(path),
             f"its name is {size} bytes; a database's is at most {most}, so that SQLite's "
             f"{LONGEST_COMPANION} and -wal files fit beside it.",
+        )
+    whole = len(os.fsencode(os.path.abspath(path)))
+    if whole + len(LONGEST_COMPANION) > PATH_MAX_BYTES:  # found by review: a wrong diagnosis
+        most = PATH_MAX_BYTES - len(LONGEST_COMPANION)
+        raise FileError(
+            str(path),
+            f"its path is {whole} bytes; SQLite opens one of at most {most}, with its "
+            f"{LONGEST_COMPANION}; use a shorter folder.",
         )

@@ -330,6 +330,19 @@ def test_a_sweep_that_removes_a_new_copy_before_its_lock_does_not_spoil_the_back
     assert leftovers(folder) == []
 
 
+def test_a_destination_whose_staged_copy_sqlite_cannot_open_is_a_file_error(
+    written: MemoryService, tmp_path: Path
+) -> None:
+    # Found by review: a destination path of about 480 bytes failed as "SQLite failed while
+    # copying" the database, and left the folders it made.
+    folder = tmp_path / "backups"
+    while len(os.fsencode(folder)) < 440:
+        folder = folder / ("d" * 100)
+    with pytest.raises(FileError, match="SQLite opens one of at most 512. Use a shorter folder"):
+        written.backup(folder / "copy.sqlite3")
+    assert not (tmp_path / "backups").exists()
+
+
 def test_a_destination_name_near_the_file_systems_limit_is_backed_up_and_exported(
     written: MemoryService, tmp_path: Path
 ) -> None:
@@ -348,7 +361,7 @@ def test_a_destination_name_too_long_is_a_file_error_and_leaves_nothing(
 ) -> None:
     # Found by review: backup raised a bare OSError (export already gave a FileError).
     before = sorted(tmp_path.iterdir())
-    with pytest.raises(FileError, match="could not be written"):
+    with pytest.raises(FileError, match=r"its name is \d+ bytes; a database's is at most 247"):
         written.backup(tmp_path / name)
     assert sorted(tmp_path.iterdir()) == before
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 import threading
 import time
@@ -276,6 +277,27 @@ def test_a_database_name_too_long_for_sqlites_companions_is_refused_before_any_f
         MemoryService(tmp_path / ("n" * 250)).remember("Diego likes figs.")
     assert list(tmp_path.iterdir()) == []
     MemoryService(tmp_path / ("n" * 247)).remember("Diego likes figs.")  # the longest
+
+
+def long_path(base: Path, size: int) -> Path:
+    """A path under ``base`` of ``size`` bytes, in names of at most 200 bytes."""
+    path = base
+    while size - len(os.fsencode(path)) > 200:
+        path = path / ("d" * 150)
+    return path / ("n" * (size - len(os.fsencode(path)) - 1))
+
+
+def test_a_database_path_too_long_for_sqlite_is_refused_before_any_file(tmp_path: Path) -> None:
+    # Found by review: a path of 505 bytes or more made its folders and an empty file, then
+    # failed on a -wal that did not exist, and so did every later command.
+    from memstore import FileError, MemoryService
+
+    with pytest.raises(FileError, match="path is 505 bytes; SQLite opens one of at most 504"):
+        MemoryService(long_path(tmp_path, 505)).remember("Diego likes figs.")
+    assert list(tmp_path.iterdir()) == []
+    longest = long_path(tmp_path, 504)
+    MemoryService(longest).remember("Diego likes figs.")
+    assert longest.is_file()
 
 
 def test_an_empty_path_to_import_is_invalid_input_not_the_working_folder(

@@ -25,7 +25,7 @@ from contextlib import closing, contextmanager, suppress
 from pathlib import Path
 
 from memstore import files, open_stores, paths
-from memstore.errors import BackupExists, StoreError
+from memstore.errors import BackupExists, FileError, StoreError
 from memstore.store import readers, sqlite_errors
 from memstore.store.connections import BUSY_TIMEOUT_MS
 
@@ -38,6 +38,7 @@ SCRATCH = "memstore-check-"
 """The start of the name of a check's scratch folder, followed by its process id."""
 STAGED_MARK = ".memstore-"
 STAGED_SUFFIX = ".partial"
+STAGED_RANDOM = 8  # the characters tempfile puts between a staged copy's prefix and suffix
 STAGING_ATTEMPTS = 8
 
 
@@ -46,10 +47,22 @@ def target(destination: str | Path) -> Path:
 
     Raises:
         BackupExists: If anything, even a dangling symbolic link, is already there.
-        FileError: If it ends in a path separator, as a folder's name does.
+        FileError: If it ends in a path separator, as a folder's name does, or its path, or
+            that of the copy written first beside it, is too long for SQLite.
     """
     paths.file_named(destination, "the path of a new file")
-    return files.unused(destination, BackupExists)
+    found = files.unused(destination, BackupExists)
+    open_stores.companions_fit(found)
+    staged = len(os.fsencode(found.parent / files.staged_prefix(found, STAGED_MARK)))
+    longest = staged + STAGED_RANDOM + len(STAGED_SUFFIX) + len(open_stores.LONGEST_COMPANION)
+    if longest > open_stores.PATH_MAX_BYTES:  # found by review: it blamed the database
+        raise FileError(
+            str(found),
+            f"the copy is written first beside it, as a file whose path is {longest} bytes "
+            f"with its {open_stores.LONGEST_COMPANION}; SQLite opens one of at most "
+            f"{open_stores.PATH_MAX_BYTES}. Use a shorter folder.",
+        )
+    return found
 
 
 @contextmanager
