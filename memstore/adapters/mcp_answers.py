@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 import anyio
 from mcp.shared.dispatcher import coerce_request_id
@@ -72,7 +72,26 @@ class Unanswered:
             await self.changed.wait()
 
 
-class ReplyCounter:
+class ClosedOnExit:
+    """A stream that is its own async context manager, closed (``aclose``) on exit, as the
+    SDK uses its streams."""
+
+    async def aclose(self) -> None:
+        raise NotImplementedError
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+class ReplyCounter(ClosedOnExit):
     """The server's write side: ``replies``, each message written noted in ``unanswered``."""
 
     def __init__(self, replies: Any, unanswered: Unanswered) -> None:
@@ -87,14 +106,3 @@ class ReplyCounter:
 
     async def aclose(self) -> None:
         await self.replies.aclose()
-
-    async def __aenter__(self) -> ReplyCounter:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()

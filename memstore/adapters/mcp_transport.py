@@ -32,7 +32,6 @@ import logging
 import os
 import threading
 from collections import deque
-from types import TracebackType
 from typing import Any, BinaryIO
 
 import anyio
@@ -48,7 +47,7 @@ from mcp.types import (
 )
 from pydantic import ValidationError
 
-from memstore.adapters.mcp_answers import Unanswered
+from memstore.adapters.mcp_answers import ClosedOnExit, Unanswered
 from memstore.adapters.tool_log import for_log
 
 log = logging.getLogger(__name__)
@@ -116,7 +115,7 @@ def reply_to(error: Exception, line: str | None) -> JSONRPCError | None:
     return JSONRPCError(jsonrpc="2.0", id=request_id(sent), error=data)
 
 
-class AnsweringReader:
+class AnsweringReader(ClosedOnExit):
     """The server's read side: the transport's messages, each line the SDK could not read
     answered on ``replies`` (see :func:`reply_to` and :func:`misread`) instead of passed on
     to be dropped, and the end of the input passed on once each request passed on is
@@ -170,17 +169,6 @@ class AnsweringReader:
 
     async def aclose(self) -> None:
         await self.incoming.aclose()
-
-    async def __aenter__(self) -> AnsweringReader:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
 
 class StdinLines:
