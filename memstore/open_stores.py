@@ -122,11 +122,12 @@ def companions_fit(path: Path) -> None:
             f"its name is {size} bytes; a database's is at most {most}, so that SQLite's "
             f"{LONGEST_COMPANION} and -wal files fit beside it.",
         )
-    whole = len(os.fsencode(os.path.abspath(path)))
+    whole = len(os.fsencode(os.path.realpath(path)))  # SQLite opens it with links followed
     if whole + len(LONGEST_COMPANION) > PATH_MAX_BYTES:  # found by review: a wrong diagnosis
         most = PATH_MAX_BYTES - len(LONGEST_COMPANION)
         raise FileError(
             str(path),
-            f"its path is {whole} bytes; SQLite opens one of at most {most}, with its "
+            f"its path is {whole} bytes (links followed); SQLite opens one of at most {most}, "
+            f"with its "
             f"{LONGEST_COMPANION}; use a shorter folder.",
         )

@@ -292,12 +292,25 @@ def test_a_database_path_too_long_for_sqlite_is_refused_before_any_file(tmp_path
     # failed on a -wal that did not exist, and so did every later command.
     from memstore import FileError, MemoryService
 
-    with pytest.raises(FileError, match="path is 505 bytes; SQLite opens one of at most 504"):
+    too_long = "path is 505 bytes \\(links followed\\); SQLite opens one of at most 504"
+    with pytest.raises(FileError, match=too_long):
         MemoryService(long_path(tmp_path, 505)).remember("Diego likes figs.")
     assert list(tmp_path.iterdir()) == []
     longest = long_path(tmp_path, 504)
     MemoryService(longest).remember("Diego likes figs.")
     assert longest.is_file()
+    # SQLite follows links before it measures (found by review): a short path through a
+    # link to a long folder is too long, and a long one through links to "." is not
+    deep = long_path(tmp_path, 505)
+    deep.parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "link").symlink_to(deep.parent)
+    with pytest.raises(FileError, match="path is 505 bytes"):
+        MemoryService(tmp_path / "link" / deep.name).remember("Diego likes figs.")
+    assert not deep.exists()
+    (tmp_path / ("s" * 250)).symlink_to(".")
+    winding = tmp_path / ("s" * 250) / ("s" * 250) / "short.sqlite3"
+    MemoryService(winding).remember("Diego likes figs.")
+    assert (tmp_path / "short.sqlite3").is_file()
 
 
 def test_an_empty_path_to_import_is_invalid_input_not_the_working_folder(

@@ -53,7 +53,8 @@ def target(destination: str | Path) -> Path:
     paths.file_named(destination, "the path of a new file")
     found = files.unused(destination, BackupExists)
     open_stores.companions_fit(found)
-    staged = len(os.fsencode(found.parent / files.staged_prefix(found, STAGED_MARK)))
+    folder = os.path.realpath(found.parent)  # as SQLite opens it, links followed
+    staged = len(os.fsencode(os.path.join(folder, files.staged_prefix(found, STAGED_MARK))))
     longest = staged + STAGED_RANDOM + len(STAGED_SUFFIX) + len(open_stores.LONGEST_COMPANION)
     if longest > open_stores.PATH_MAX_BYTES:  # found by review: it blamed the database
         raise FileError(
