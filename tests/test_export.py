@@ -302,6 +302,18 @@ def test_a_message_at_a_local_mean_time_is_stamped_in_whole_minutes(
     assert message.created_at == when
 
 
+def test_a_local_mean_time_past_fourteen_hours_is_stamped_in_utc(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    # Sitka kept +14:58:47 until 1867, which no stamp holds (found by review).
+    session = service.start_session(started_at=datetime(1850, 6, 1, 12, tzinfo=UTC))
+    when = datetime(1850, 6, 1, 12, 0, 1, tzinfo=UTC)
+    service.record_message(session.id, "user", "Hola", created_at=when, speaker="Diego")
+    service.export(tmp_path / "md", format="markdown", tz="America/Sitka")
+    log = tmp_path / "md" / "history" / "1850-06-01.md"
+    assert "\n[12:00:01 +0000] \nDiego: Hola" in log.read_text(encoding="utf-8")
+
+
 def test_a_speaker_name_no_log_record_carries_is_a_warning(
     service: MemoryService, tmp_path: Path
 ) -> None:

@@ -4,6 +4,7 @@ writes nothing (not even a new database file)."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections import Counter
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -732,14 +733,6 @@ INCONSISTENT = {
         [{**SESSION, "ended_at": "9999-12-31T12:00:00Z"}],
         r"line 2: session.ended_at: Value error, 9999-12-31T12:00:00\+00:00 is within",
     ),
-    "a speaker with a space at its end": (
-        [SESSION, {**message_line("msg_a", "ses_a", 1), "speaker": "Diego "}],
-        r"line 3: message.speaker: Value error, 'Diego ' cannot head a log record",
-    ),
-    "a speaker with a colon": (
-        [SESSION, {**message_line("msg_a", "ses_a", 1), "speaker": "Diego: hi"}],
-        r"line 3: message.speaker: Value error, 'Diego: hi' cannot head a log record",
-    ),
     "a session that ends before it starts": (
         [{**SESSION, "ended_at": "2026-10-05T08:00:00+01:00"}],
         r"line 2 \(session ses_a\): ended_at 2026-10-05T07:00:00\+00:00 is before started_at "
@@ -1089,3 +1082,18 @@ def test_sources_that_are_no_list_are_refused(
     path.write_text(f"---\n{fields}{times}sources: {value}\n---\nA.\n", encoding="utf-8")
     with pytest.raises(InvalidInput, match="mem_a.md: sources is no list"):
         target.import_memories(path)
+
+
+def test_a_speaker_name_an_older_import_kept_with_a_space_round_trips(tmp_path: Path) -> None:
+    # Older imports kept names with spaces around them: the store's own JSONL export must
+    # import back (found by review, after the import briefly refused such names).
+    source = MemoryService(tmp_path / "old.sqlite3")
+    session = source.start_session()
+    source.record_message(session.id, "user", "Hola.", speaker="Diego")
+    with sqlite3.connect(tmp_path / "old.sqlite3") as connection:
+        connection.execute("UPDATE messages SET speaker = ' Diego'")
+    connection.close()
+    source.export(tmp_path / "all.jsonl")
+    copy = MemoryService(tmp_path / "new.sqlite3")
+    assert copy.import_memories(tmp_path / "all.jsonl").records["message"]["imported"] == 1
+    assert [m.speaker for m in copy.messages(session.id)] == [" Diego"]

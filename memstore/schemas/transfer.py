@@ -37,7 +37,6 @@ from memstore.kinds import (
     TransferFormat,
     TransferScope,
 )
-from memstore.logs.write import heads_a_record
 from memstore.schemas.records import Result
 from memstore.times import OUT_OF_STORED_RANGE, STORED_BEFORE, STORED_FROM
 
@@ -97,25 +96,6 @@ def stored(value: datetime, info: ValidationInfo) -> datetime:
 
 StoredTime = Annotated[Time, AfterValidator(stored)]
 """The time of a message or a session, in UTC."""
-
-
-def log_speaker(value: str, info: ValidationInfo) -> str:
-    """``value`` when a message may be stored under it, for a record read back: a name a
-    log record can carry (see :func:`memstore.logs.write.heads_a_record`), with no space at
-    either end (a log's names are stored stripped, and ``record_message`` refuses such a
-    name; older imports kept them, which their export keeps). A log's names may hold control
-    characters, which ``record_message`` refuses, so they are kept.
-
-    Raises:
-        ValueError: For a name no import or API call stores (found by review: " Diego"
-            was stored, and a Markdown export then wrote it as "User").
-    """
-    if read_back(info) and (not heads_a_record(value) or value != value.strip()):
-        raise ValueError(
-            f"{value!r} cannot head a log record; use 1-100 characters, no colon or line "
-            "ending, no space at either end"
-        )
-    return value
 
 
 def not_blank(value: str) -> str:
@@ -188,7 +168,7 @@ class MessageRecord(Record):
     session_id: Id
     sequence: int = Field(ge=1, le=MAX_SEQUENCE)
     role: Role
-    speaker: Annotated[str, AfterValidator(log_speaker)] | None
+    speaker: str | None
     content: str
     created_at: StoredTime
     status: MessageStatus

@@ -9,13 +9,13 @@ log holds no ids, statuses or session boundaries: an import makes one session pe
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta, timezone, tzinfo
+from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 from typing import BinaryIO
 
 from memstore.errors import InvalidInput
 from memstore.kinds import Role
-from memstore.logs.write import check_speaker, loggable, render, stamp_time
+from memstore.logs.write import MAX_OFFSET, check_speaker, loggable, render, stamp_time
 from memstore.schemas.transfer import MessageRecord
 from memstore.times import local_time
 from memstore.transfer.destination import create, make_folder
@@ -78,11 +78,7 @@ class Speakers:
 
 
 def log_record(message: MessageRecord, place: tzinfo) -> LogRecord:
-    """``message`` as a record of the daily log of its local day in ``place``.
-
-    Raises:
-        InvalidInput: If the local time's offset passes 14 hours, which no zone's does.
-    """
+    """``message`` as a record of the daily log of its local day in ``place``."""
     local = stamp_time(whole_minutes(local_time(message.created_at, place)))
     speaker = message.speaker or message.role.capitalize()
     renamed = None
@@ -96,14 +92,15 @@ def log_record(message: MessageRecord, place: tzinfo) -> LogRecord:
 
 
 def whole_minutes(local: datetime) -> datetime:
-    """``local``, the same instant, in its UTC offset rounded to whole minutes, which a
-    stamp holds: a historic local mean time's offset has seconds (New York's -4:56:02
-    until 1883), which failed the whole export (found by review)."""
+    """``local``, the same instant, in an offset a stamp holds: its UTC offset rounded to
+    whole minutes, or UTC's past 14 hours. A historic local mean time's offset has seconds
+    (New York's -4:56:02 until 1883), and a few passed 14 hours (Sitka's +14:58:47 until
+    1867): either failed the whole export (found by review)."""
     offset = local.utcoffset()
-    if offset is None or not offset % timedelta(minutes=1):
+    if offset is None or (not offset % timedelta(minutes=1) and abs(offset) <= MAX_OFFSET):
         return local
-    minutes = round(offset / timedelta(minutes=1))
-    return local.astimezone(timezone(timedelta(minutes=minutes)))
+    minutes = timedelta(minutes=round(offset / timedelta(minutes=1)))
+    return local.astimezone(timezone(minutes) if abs(minutes) <= MAX_OFFSET else UTC)
 
 
 def header(name: str, day: date) -> str:
