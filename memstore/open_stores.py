@@ -128,6 +128,5 @@ def companions_fit(path: Path) -> None:
         raise FileError(
             str(path),
             f"its path is {whole} bytes (links followed); SQLite opens one of at most {most}, "
-            f"with its "
-            f"{LONGEST_COMPANION}; use a shorter folder.",
+            f"with its {LONGEST_COMPANION}; use a shorter folder.",
         )

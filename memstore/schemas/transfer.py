@@ -28,6 +28,7 @@ from pydantic import (
     ValidationInfo,
 )
 
+from memstore.errors import InvalidInput
 from memstore.kinds import (
     Category,
     MemoryStatus,
@@ -38,7 +39,7 @@ from memstore.kinds import (
     TransferScope,
 )
 from memstore.schemas.records import Result
-from memstore.times import OUT_OF_STORED_RANGE, STORED_BEFORE, STORED_FROM
+from memstore.times import storable
 
 FORMAT_VERSION: Literal[1] = 1
 """The version of the export format; an import refuses any other."""
@@ -89,8 +90,11 @@ def stored(value: datetime, info: ValidationInfo) -> datetime:
         ValueError: If it lies within a day of the calendar's ends, which no API call stores
             (found by review: such a message failed every later Markdown export).
     """
-    if read_back(info) and not STORED_FROM <= value < STORED_BEFORE:
-        raise ValueError(f"{value.isoformat()} {OUT_OF_STORED_RANGE}")
+    if read_back(info):
+        try:
+            storable(value, "time")
+        except InvalidInput as error:
+            raise ValueError(error.reason.rstrip(".")) from None
     return value
 
 
