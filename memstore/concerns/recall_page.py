@@ -22,7 +22,6 @@ come first, and take at most half the budget when the conversations do not fit b
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -93,28 +92,30 @@ def fitted(
     room: int,
     folded_terms: frozenset[str],
 ) -> RecallResult:
-    """The recall page of these memories and conversations (best first) within ``room``
-    characters of JSON: the memories their share (:func:`memory_share`), the conversations
-    the rest (:func:`fill_page`); ``truncated`` when anything was clipped or left out."""
-    memory_room = memory_share(memories, conversations, room)
+    """The recall page of these memories and the best ``limit`` conversations (best first)
+    within ``room`` characters of JSON: the memories their share (:func:`memory_share`), the
+    conversations the rest (:func:`fill_page`); ``truncated`` when anything was clipped or
+    left out for the budget (reaching ``limit`` is not truncation)."""
+    chosen = conversations[:limit]
+    sizes = [json_size(conversation) for conversation in chosen]  # serialised once
+    memory_room = memory_share(memories, sizes, room)
     kept, left, clipped = fill_memories(memories, room=memory_room, folded_terms=folded_terms)
-    page = fill_page(
-        conversations, limit=limit, room=room - memory_room + left, folded_terms=folded_terms
-    )
+    page = fill_page(chosen, sizes, room=room - memory_room + left, folded_terms=folded_terms)
     return RecallResult(
         memories=kept, conversations=page.conversations, truncated=clipped or page.truncated
     )
 
 
-def memory_share(memories: list[Memory], conversations: list[RecallConversation], room: int) -> int:
-    """The characters of JSON the memories of a page may take of its ``room``: all they need
-    when the conversations fit beside them, else at most half, or what the conversations
-    leave, whichever is more (found by review: two long memories took the whole page, and
-    the conversation that matched the words best was left out)."""
+def memory_share(memories: list[Memory], sizes: list[int], room: int) -> int:
+    """The characters of JSON the memories of a page may take of its ``room``, beside
+    conversations of JSON ``sizes``: all they need when the conversations fit beside them,
+    else at most half, or what the conversations leave, whichever is more (found by review:
+    two long memories took the whole page, and the conversation that matched the words best
+    was left out)."""
     needed = sum(map(json_size, memories)) + max(len(memories) - 1, 0)
-    if not conversations:
+    if not sizes:
         return room
-    talk = sum(map(json_size, conversations)) + len(conversations) - 1
+    talk = sum(sizes) + len(sizes) - 1
     return min(needed, max(room // 2, room - talk))
 
 
@@ -135,24 +136,22 @@ def fill_memories(
 
 
 def fill_page(
-    candidates: Iterable[RecallConversation],
+    chosen: list[RecallConversation],
+    sizes: list[int],
     *,
-    limit: int,
     room: int,
     folded_terms: frozenset[str],
 ) -> Page:
-    """The best ``limit`` conversations within ``room`` characters, each clipped no more
-    than it must be.
+    """The ``chosen`` conversations (best first; their JSON ``sizes``) within ``room``
+    characters, each clipped no more than it must be.
 
     Conversations that fit together are taken whole. Otherwise every one gets an even share
     of the room, a short one giving what it does not need to the longer ones (see
     :func:`fair_share`), so one long message cannot crowd the others out; when even that
     cannot keep a few characters of every matched message, the worst conversations are left
     out. ``truncated`` reports the character budget only: a clipped message, or a
-    conversation left out. Reaching ``limit`` is not truncation.
+    conversation left out.
     """
-    chosen = list(itertools.islice(candidates, limit))
-    sizes = [json_size(conversation) for conversation in chosen]
     for count in range(fitting_count(chosen, sizes, room), 0, -1):
         fitted = fit_shares(chosen[:count], sizes[:count], room, folded_terms)
         if fitted is not None:
