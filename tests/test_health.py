@@ -297,31 +297,33 @@ def test_text_or_a_time_no_longer_readable_is_store_damaged_not_a_traceback(
 NO_TIME, NOT_TEXT = "which is no time", "which is not text"
 
 
-@pytest.mark.parametrize(
-    ("damage", "found", "says"),
-    [
-        # found by review: check said ok of a file every reading command calls StoreDamaged
-        (
-            "UPDATE messages SET created_at = 'yesterday' WHERE sequence = 3",
-            "messages.created_at",
-            NO_TIME,
-        ),
-        ("UPDATE memories SET expires_at = 'now'", "memories.expires_at", NO_TIME),
-        ("UPDATE sessions SET started_at = 2461000.5", "sessions.started_at", NO_TIME),
-        # found by review: check said ok of these, which later commands read with a traceback
-        ("UPDATE sessions SET metadata = '{not json'", "sessions.metadata", "not a JSON object"),
-        ("UPDATE sessions SET metadata = '[1, 2]'", "sessions.metadata", "not a JSON object"),
-        ("UPDATE sessions SET metadata = 42", "sessions.metadata", "not a JSON object"),
-        (
-            "UPDATE messages SET sequence = 'abc' WHERE sequence = 2",
-            "messages.sequence",
-            "not an integer",
-        ),
-        ("UPDATE messages SET speaker = x'ff00' WHERE sequence = 2", "messages.speaker", NOT_TEXT),
-        ("UPDATE messages SET content = x'6869' WHERE sequence = 2", "messages.content", NOT_TEXT),
-        ("UPDATE memories SET key = x'6b6579'", "memories.key", NOT_TEXT),
-    ],
-)
+VALUE_DAMAGE = [
+    # found by review: check said ok of a file every reading command calls StoreDamaged
+    (
+        "UPDATE messages SET created_at = 'yesterday' WHERE sequence = 3",
+        "messages.created_at",
+        NO_TIME,
+    ),
+    ("UPDATE memories SET expires_at = 'now'", "memories.expires_at", NO_TIME),
+    ("UPDATE sessions SET started_at = 2461000.5", "sessions.started_at", NO_TIME),
+    # found by review: check said ok of these, which later commands read with a traceback
+    ("UPDATE sessions SET metadata = '{not json'", "sessions.metadata", "not a JSON object"),
+    ("UPDATE sessions SET metadata = '[1, 2]'", "sessions.metadata", "not a JSON object"),
+    ("UPDATE sessions SET metadata = 42", "sessions.metadata", "not a JSON object"),
+    (
+        "UPDATE messages SET sequence = 'abc' WHERE sequence = 2",
+        "messages.sequence",
+        "not an integer",
+    ),
+    ("UPDATE messages SET speaker = x'ff00' WHERE sequence = 2", "messages.speaker", NOT_TEXT),
+    ("UPDATE messages SET content = x'6869' WHERE sequence = 2", "messages.content", NOT_TEXT),
+    ("UPDATE memories SET key = x'6b6579'", "memories.key", NOT_TEXT),
+    # found by review: the JSON export of metadata holding NaN failed with a traceback
+    ("""UPDATE sessions SET metadata = '{"x": NaN}'""", "sessions.metadata", "not a JSON object"),
+]
+
+
+@pytest.mark.parametrize(("damage", "found", "says"), VALUE_DAMAGE)
 def test_a_stored_value_no_command_reads_is_a_problem_check_names(
     runner: CliRunner, filled: MemoryService, damage: str, found: str, says: str
 ) -> None:
@@ -329,6 +331,33 @@ def test_a_stored_value_no_command_reads_is_a_problem_check_names(
     code, report, _ = check(runner, filled.path)
     assert code == 1 and report["ok"] is False
     assert any(p.startswith(found) and says in p for p in report["problems"])
+
+
+@pytest.mark.parametrize(("damage", "found", "says"), VALUE_DAMAGE)
+def test_a_stored_value_check_names_is_store_damaged_in_every_command_never_a_traceback(
+    runner: CliRunner, filled: MemoryService, tmp_path: Path, damage: str, found: str, says: str
+) -> None:
+    # Found by review: a list as metadata, text as a sequence number or a blob as content
+    # failed sessions, conversation, message and export with a traceback.
+    message_id = filled.messages("ses_check")[1].id
+    execute(filled.path, damage)
+    reads = [
+        ["sessions"],
+        ["conversation", "ses_check"],
+        ["message", message_id],
+        ["memories"],
+        ["recall", "lavanda", "--limit", "50"],
+    ]
+    for command in reads:
+        result = runner.invoke(cli, ["--database", str(filled.path), *command])
+        assert result.exception is None or isinstance(result.exception, SystemExit), command
+        if result.exit_code:
+            assert json.loads(result.stderr)["error"]["type"] == "StoreDamaged", command
+    export = runner.invoke(cli, ["--database", str(filled.path), "export", str(tmp_path / "x")])
+    error = json.loads(export.stderr)["error"]
+    assert export.exit_code == 1 and error["type"] == "StoreDamaged"
+    assert found in error["message"] or says == NO_TIME
+    assert not (tmp_path / "x").exists()
 
 
 def test_damaged_pages_are_reported_with_where_and_what_to_do(

@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from memstore.kinds import MemoryStatus
+from memstore.repository.stored_values import MAYBE_TEXT, TEXT_VALUE, column_kinds, typed_row
 from memstore.text.cjk import index_form
 from memstore.times import format_utc, parse_utc
 
@@ -42,7 +43,12 @@ class StoredMemory:
 
     @classmethod
     def from_row(cls, row: Sequence[Any]) -> StoredMemory:
-        """The memory of a row holding :data:`MEMORY_FIELDS` in order."""
+        """The memory of a row holding :data:`MEMORY_FIELDS` in order.
+
+        Raises:
+            StoreDamaged: For a value of another type than its column's, or no time.
+        """
+        typed_row("memories", MEMORY_FIELDS, row, MEMORY_KINDS)
         values = dict(zip(MEMORY_FIELDS, row, strict=True))
         for name in ("created_at", "modified_at", "expires_at"):
             if values[name] is not None:
@@ -76,6 +82,10 @@ class StoredMemory:
 
 
 MEMORY_FIELDS = tuple(field.name for field in fields(StoredMemory))
+# The type of each text column no CHECK constraint keeps, in the order of the fields.
+MEMORY_KINDS = column_kinds(
+    MEMORY_FIELDS, id=TEXT_VALUE, content=TEXT_VALUE, key=MAYBE_TEXT, superseded_by=MAYBE_TEXT
+)
 SELECT_MEMORY = f"SELECT {', '.join(MEMORY_FIELDS)} FROM memories"
 CANDIDATE_WITH = (
     f"{SELECT_MEMORY} WHERE status = 'candidate' AND normalized_content = :value "

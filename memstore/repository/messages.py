@@ -9,12 +9,30 @@ from datetime import datetime
 from typing import Any
 
 from memstore.kinds import MessageStatus, Role
+from memstore.repository.stored_values import (
+    INTEGER_VALUE,
+    MAYBE_TEXT,
+    TEXT_VALUE,
+    column_kinds,
+    typed_row,
+)
 from memstore.sources import BYTE_MARK
 from memstore.text.cjk import index_form
 from memstore.text.order import after_prefix
 from memstore.times import format_utc, parse_utc
 
 MESSAGE_COLUMNS = "id, session_id, sequence, role, content, created_at, status, source_ref, speaker"
+MESSAGE_NAMES = MESSAGE_COLUMNS.split(", ")
+# The type of each column no CHECK constraint keeps and no time, in the order of the names.
+MESSAGE_KINDS = column_kinds(
+    MESSAGE_NAMES,
+    id=TEXT_VALUE,
+    session_id=TEXT_VALUE,
+    sequence=INTEGER_VALUE,
+    content=TEXT_VALUE,
+    source_ref=MAYBE_TEXT,
+    speaker=MAYBE_TEXT,
+)
 INSERT_MESSAGE = (
     f"INSERT INTO messages ({MESSAGE_COLUMNS}, index_text) VALUES (:id, :session_id, "
     ":sequence, :role, :content, :created_at, :status, :source_ref, :speaker, :index_text)"
@@ -107,7 +125,12 @@ class StoredMessage:
 
     @classmethod
     def from_row(cls, row: Sequence[Any]) -> StoredMessage:
-        """The message of a row holding :data:`MESSAGE_COLUMNS` in order."""
+        """The message of a row holding :data:`MESSAGE_COLUMNS` in order.
+
+        Raises:
+            StoreDamaged: For a value of another type than its column's, or no time.
+        """
+        typed_row("messages", MESSAGE_NAMES, row, MESSAGE_KINDS)
         id_, session_id, sequence, role, content, created_at, *rest = row
         return cls(id_, session_id, sequence, role, content, parse_utc(created_at), *rest)
 

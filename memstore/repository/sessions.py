@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from memstore.repository.stored_values import TEXT_VALUE, json_object, typed_row
 from memstore.times import format_utc, parse_utc
 
 SESSION_COLUMNS = "id, started_at, ended_at, metadata"
@@ -57,10 +58,17 @@ class StoredSession:
 
     @classmethod
     def from_row(cls, row: Sequence[Any]) -> StoredSession:
-        """The session of a row holding :data:`SESSION_COLUMNS` in order."""
+        """The session of a row holding :data:`SESSION_COLUMNS` in order.
+
+        Raises:
+            StoreDamaged: For an id that is no text, metadata that is no JSON object, or a
+                time that is no time.
+        """
+        typed_row("sessions", ("id",), row[:1], (TEXT_VALUE,))
         id_, started_at, ended_at, metadata = row
         ended = None if ended_at is None else parse_utc(ended_at)
-        return cls(id_, parse_utc(started_at), ended, json.loads(metadata or "{}"))
+        details = json_object("sessions", "metadata", id_, metadata)
+        return cls(id_, parse_utc(started_at), ended, details)
 
     def values(self) -> dict[str, Any]:
         """The bound parameters of :data:`INSERT_SESSION`."""

@@ -4,7 +4,12 @@ failed, as StoreDamaged for a time, with a traceback for the others)."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+from memstore.errors import StoreDamaged
 
 TIME_COLUMNS = (
     ("sessions", "started_at"),
@@ -70,6 +75,66 @@ def unreadable_values(connection: sqlite3.Connection) -> list[str]:
             for rowid, value in connection.execute(query).fetchall()
         ]
     return found
+
+
+# What each column of a row read back holds, by position, as commands read it: the row
+# readers (``from_row``) test each value's type (found by review: a blob stored as a
+# message's content, text as its sequence number, or a list as a session's metadata
+# failed each command reading it with a traceback). A column no test names is kept by a
+# CHECK constraint or read as a time (times.parse_utc).
+TEXT_VALUE = (str,)
+MAYBE_TEXT = (str, type(None))
+INTEGER_VALUE = (int,)
+KIND_NAMES = {TEXT_VALUE: "text", MAYBE_TEXT: "text", INTEGER_VALUE: "an integer"}
+
+
+def column_kinds(names: Sequence[str], **kinds: tuple[type, ...]) -> tuple[Any, ...]:
+    """The ``kinds`` of the columns ``names`` in their order, None for a column not named,
+    as :func:`typed_row` takes them."""
+    return tuple(kinds.get(name) for name in names)
+
+
+def typed_row(table: str, names: Sequence[str], row: Sequence[Any], kinds: Sequence[Any]) -> None:
+    """Check that each value of ``row`` (its columns ``names``) has one of the types of its
+    ``kinds`` entry (a tuple of types, or None for a column not tested here).
+
+    Raises:
+        StoreDamaged: Naming the table, the column, the row's id (its first column) and the
+            value, for the first value of another type.
+    """
+    for name, value, kind in zip(names, row, kinds, strict=True):
+        if kind is not None and type(value) not in kind:
+            raise damaged(table, name, row[0], value, KIND_NAMES[kind])
+
+
+def json_object(table: str, column: str, key: object, text: object) -> dict[str, Any]:
+    """The JSON object ``text`` holds, as ``check`` reads it (strict JSON: no NaN).
+
+    Raises:
+        StoreDamaged: For anything else (see :func:`damaged`).
+    """
+    try:
+        value = json.loads(text, parse_constant=reject_constant) if isinstance(text, str) else None
+    except ValueError:
+        value = None
+    if not isinstance(value, dict):
+        raise damaged(table, column, key, text, "a JSON object")
+    return value
+
+
+def reject_constant(name: str) -> None:
+    """Refuses NaN and the infinities, which JSON does not hold (see :func:`json_object`)."""
+    raise ValueError(f"{name} is not JSON")
+
+
+def damaged(table: str, column: str, key: object, value: object, kind: str) -> StoreDamaged:
+    """The error of a stored value a command cannot read, in the words ``check`` uses."""
+    return StoreDamaged(
+        f"The database holds {shown(value)} in {table}.{column} of the row with id "
+        f"{shown(key)}, which is not {kind}: it is damaged. Keep it and its -wal/-shm files "
+        "for investigation and restore a verified backup (README, Backup and recovery); "
+        "`memstore check` lists every such value."
+    )
 
 
 def shown(value: object) -> str:

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from memstore.queries import RecallFilters
@@ -24,8 +23,9 @@ from memstore.repository.messages import (
     filters_sql,
 )
 from memstore.repository.partners import partner_sql
+from memstore.repository.ranked_hits import near_hits, neighbour_ranks
 from memstore.store.fts_names import MESSAGES_FTS, MESSAGES_STEM_FTS, PLACES_INDEX
-from memstore.text import neighbours, ranking
+from memstore.text import ranking
 from memstore.text.fts_query import time_words_match
 
 
@@ -263,38 +263,12 @@ def tier_hits(
             "around": 2 * ranking.REACH,  # the hits whose own ranks the ranked ones add
         }
         near = near_hits(connection.execute(best, params | bounds))
-        ranked = neighbours.neighbour_ranks(near.hits, near.ranked, rounded=rounded)
+        ranked = neighbour_ranks(near.hits, near.ranked, rounded=rounded)
         yield from read_best_first(connection, *ranked, first)
         if near.candidates < ranking.CANDIDATES:
             return
         shown = near.ranked
-    ranks, owns = neighbours.neighbour_ranks(connection.execute(every, params), rounded=rounded)
+    ranks, owns = neighbour_ranks(connection.execute(every, params), None, rounded=rounded)
     if shown:
         ranks = [(rank, pk) for rank, pk in ranks if pk not in shown]
     yield from read_best_first(connection, ranks, owns, first)
-
-
-@dataclass(frozen=True)
-class Near:
-    """What :data:`BEST_HITS` read: every hit among the messages near the candidates and
-    their pair partners, as neighbours.neighbour_ranks takes them; those of them within its
-    reach of a candidate (whose ranks are whole); and how many candidates there were."""
-
-    hits: list[tuple[int, str, int, float]]
-    ranked: set[int]
-    candidates: int
-
-
-def near_hits(rows: Iterable[tuple[Any, ...]]) -> Near:
-    """The :class:`Near` of the two row sets of :data:`BEST_HITS`."""
-    rows = list(rows)
-    hits = [
-        (pk, session, sequence, own) for pk, session, sequence, _, own in rows if own is not None
-    ]
-    found = {pk for pk, *_ in hits}
-    away = [(pk, away) for pk, _, _, away, own in rows if own is None]
-    return Near(
-        hits=hits,
-        ranked={pk for pk, far in away if far <= ranking.REACH and pk in found},
-        candidates=sum(far == 0 for _, far in away),
-    )
