@@ -580,6 +580,31 @@ def test_long_messages_are_clipped_to_the_budget(db_path: Path, seeded: Seeded) 
     assert any(m.truncated for c in result.conversations for m in c.messages)
 
 
+def test_a_pair_too_wide_for_the_budget_shows_its_matched_message_alone(
+    db_path: Path, seeded: Seeded
+) -> None:
+    # Found by review: a log folder's long path, in each message's source reference, left
+    # every page of a 1,024-character budget empty, hiding every hit.
+    folder = "/logs/" + "d" * 270
+    with seeded():
+        session_id = SessionFactory().id
+        for sequence, (role, content) in enumerate(
+            [("user", "where is the zebra?"), ("assistant", "By the river.")], start=1
+        ):
+            MessageFactory(
+                session_id=session_id,
+                sequence=sequence,
+                role=role,
+                content=content,
+                source_ref=f"{folder}/2026-10-05.md#byte={sequence}",
+            )
+    result = budget_service(db_path).recall("zebra")
+    assert_within_budget(result)
+    (conversation,) = result.conversations
+    assert [m.content for m in conversation.messages] == ["where is the zebra?"]
+    assert result.truncated is True
+
+
 @pytest.mark.parametrize("position", [0, 1500, 2990, 6000])
 def test_the_clipped_window_keeps_the_matched_word(
     db_path: Path, seeded: Seeded, position: int

@@ -149,15 +149,29 @@ def fill_page(
     of the room, a short one giving what it does not need to the longer ones (see
     :func:`fair_share`), so one long message cannot crowd the others out; when even that
     cannot keep a few characters of every matched message, the worst conversations are left
-    out. ``truncated`` reports the character budget only: a clipped message, or a
-    conversation left out.
+    out, and when not even the best one fits, its matched message alone is shown if that
+    fits (see :func:`matched_alone`). ``truncated`` reports the character budget only: a
+    clipped message, or a message or conversation left out.
     """
     for count in range(fitting_count(chosen, sizes, room), 0, -1):
         fitted = fit_shares(chosen[:count], sizes[:count], room, folded_terms)
         if fitted is not None:
             clipped = any(new is not old for new, old in zip(fitted, chosen, strict=False))
             return Page(fitted, clipped or count < len(chosen))
-    return Page([], bool(chosen))
+    alone = matched_alone(chosen[0]) if chosen else None
+    kept = None if alone is None else fit_shares([alone], [json_size(alone)], room, folded_terms)
+    return Page(kept or [], bool(chosen))
+
+
+def matched_alone(conversation: RecallConversation) -> RecallConversation | None:
+    """The conversation with its matched message alone, None when it holds no other: for a
+    page whose room cannot hold the best conversation's pair (found by review: a log
+    folder's path of 379 characters, in each message's source reference, left every page of
+    a 1,024-character budget empty)."""
+    if len(conversation.messages) == 1:
+        return None
+    alone = [m for m in conversation.messages if m.id == conversation.matched_id]
+    return conversation.model_copy(update={"messages": alone})
 
 
 def fitting_count(chosen: list[RecallConversation], sizes: list[int], room: int) -> int:
