@@ -430,6 +430,59 @@ def test_a_later_export_of_the_same_store_updates_an_earlier_import(tmp_path: Pa
     assert state(y) == before
 
 
+def places(service: MemoryService, session_id: str) -> list[tuple[int, str, str]]:
+    return [(m.sequence, m.id, m.content) for m in service.messages(session_id)]
+
+
+def test_a_sync_moves_messages_to_the_places_a_renumbered_session_gives_them(
+    tmp_path: Path,
+) -> None:
+    # Found by review: X's log was imported again with a speaker named since, which put the
+    # recovered record at its place in the file and moved the later ones on; Y, holding
+    # X's earlier export, refused the next one: "needs place 2 ..., which ... holds".
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "2026-02-01.md").write_text(
+        "Morgan Log — 2026-02-01\n\n[09:00:00 +0000]\nDiego: q1\n\n[09:00:05 +0000]\n"
+        "Ana: interjection\n\n[09:00:10 +0000]\nMorgan: a1\n",
+        encoding="utf-8",
+    )
+    speakers = {"Diego": "user", "Morgan": "assistant"}
+    x, y = MemoryService(tmp_path / "x.sqlite3"), MemoryService(tmp_path / "y.sqlite3")
+    x.import_markdown([logs], speakers=speakers, include_tail=True)
+    x.export(tmp_path / "e1.jsonl")
+    y.import_memories(tmp_path / "e1.jsonl")
+    x.import_markdown([logs], speakers=speakers | {"Ana": "user"}, include_tail=True)
+    x.export(tmp_path / "e2.jsonl")
+    report = y.import_memories(tmp_path / "e2.jsonl")
+    assert report.records["message"] == {"imported": 1, "skipped": 1, "updated": 1, "deleted": 0}
+    (session,) = x.list_sessions().sessions
+    assert [content for _, _, content in places(x, session.id)] == ["q1", "interjection", "a1"]
+    assert places(y, session.id) == places(x, session.id)
+    assert y.health().ok
+    again = y.import_memories(tmp_path / "e2.jsonl")
+    assert again.records["message"]["skipped"] == 3
+
+
+def test_a_place_a_message_the_export_does_not_hold_takes_is_still_a_conflict(
+    tmp_path: Path,
+) -> None:
+    x, y = MemoryService(tmp_path / "x.sqlite3"), MemoryService(tmp_path / "y.sqlite3")
+    session = x.start_session()
+    x.record_message(session.id, "user", "first")
+    x.export(tmp_path / "e1.jsonl")
+    y.import_memories(tmp_path / "e1.jsonl")
+    own = y.record_message(session.id, "user", "recorded in Y")
+    x.record_message(session.id, "assistant", "recorded in X")
+    x.export(tmp_path / "e2.jsonl")
+    before = places(y, session.id)
+    with pytest.raises(
+        ImportConflict, match=f"needs place 2 of session {session.id}, which {own.id}"
+    ):
+        y.import_memories(tmp_path / "e2.jsonl")
+    assert places(y, session.id) == before
+
+
 def test_a_memory_edited_in_place_since_an_import_is_updated_by_the_next(
     tmp_path: Path,
 ) -> None:

@@ -25,8 +25,9 @@ whole import. What the file alone can show was checked before
   link to a memory neither in the export nor in the database, or one closing a cycle, is
   refused.
 - A message whose id is held by the same content, or whose source reference is stored or
-  tombstoned, is skipped; its session must come first (or be in the database), and its
-  place in the session must be free.
+  tombstoned, is skipped, or moved to the export's place in its session (``updated``); its
+  session must come first (or be in the database), and once every record is in, no other
+  message may hold its place (see :mod:`~memstore.concerns.message_places`).
 - A tombstone (a message deleted in the exported store) whose source reference a stored
   message holds deletes that message as :meth:`MemoryService.delete_message` does: its
   search entry goes, its memories' links keep the source reference (counted as the
@@ -40,6 +41,7 @@ whole import. What the file alone can show was checked before
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from collections import Counter, defaultdict
 from collections.abc import Mapping
@@ -47,6 +49,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
+from memstore.concerns.message_places import Places, free_place
 from memstore.concerns.restore_rows import (
     candidate_link,
     cycle_reason,
@@ -94,6 +97,7 @@ class Restore:
     _kept: set[str] = field(default_factory=set)
     _sessions: set[str] = field(default_factory=set)
     _links: list[tuple[str, str, str]] = field(default_factory=list)
+    _places: Places = field(default_factory=Places)
 
     def add(self, where: str, record: Restorable) -> None:
         """Restore (or skip, or update) one record found at ``where`` (a file, and line).
@@ -131,7 +135,12 @@ class Restore:
         if existing is not None:
             if existing.content != record.content:
                 raise ImportConflict(where, record.id, "is in the database with other content")
-            return "skipped"
+            if (existing.session_id, existing.sequence) == (record.session_id, record.sequence):
+                return "skipped"
+            if existing.session_id != record.session_id:
+                raise ImportConflict(where, record.id, "is in the database in another session")
+            self._places.want(where, record.session_id, record.id, record.sequence)
+            return "updated"
         ref = record.source_ref
         if ref is not None and (
             messages.is_tombstoned(self.connection, ref)
@@ -139,11 +148,12 @@ class Restore:
         ):
             return "skipped"  # the same record, stored (or deleted) under another id
         self.require_session(where, record.session_id)
-        taken = rows.sequence_holder(self.connection, record.session_id, record.sequence)
-        if taken is not None:
-            place = f"place {record.sequence} of session {record.session_id}"
-            raise ImportConflict(where, record.id, f"needs {place}, which {taken} holds")
-        messages.add_message(self.connection, message_row(record))
+        stored = message_row(record)
+        if rows.sequence_holder(self.connection, record.session_id, record.sequence):
+            self._places.want(where, record.session_id, record.id, record.sequence)
+            place = free_place(self.connection, record.session_id)
+            stored = dataclasses.replace(stored, sequence=place)
+        messages.add_message(self.connection, stored)
         return "imported"
 
     def deleted_source(self, record: DeletedSourceRecord) -> Outcome:
@@ -212,12 +222,16 @@ class Restore:
         return "imported"
 
     def finish(self) -> None:
-        """Set the supersession links of the memories written.
+        """Move the messages to the places the export gives them (see
+        :mod:`~memstore.concerns.message_places`), then set the supersession links of the
+        memories written.
 
         Raises:
+            ImportConflict: For two messages at one place of a session.
             InvalidInput: For a link to a memory neither in the export nor in the database,
                 or to a candidate, or links that go round in a cycle.
         """
+        self._places.settle(self.connection)
         for where, memory_id, by in self._links:
             holder = memories.get(self.connection, by)
             if holder is None:

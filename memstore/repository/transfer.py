@@ -31,6 +31,8 @@ ALL_MESSAGES = (
 ALL_MEMORIES = f"{SELECT_MEMORY} ORDER BY created_at, pk"
 ALL_SOURCES = "SELECT memory_id, message_id, source_ref FROM memory_sources ORDER BY pk"
 ALL_TOMBSTONES = "SELECT source_ref, deleted_at FROM deleted_sources ORDER BY source_ref"
+SESSION_PLACES = "SELECT id, sequence FROM messages WHERE session_id = :session_id"
+SET_SEQUENCE = "UPDATE messages SET sequence = :sequence WHERE id = :id"
 SEQUENCE_HOLDER = "SELECT id FROM messages WHERE session_id = :session_id AND sequence = :sequence"
 SET_SUPERSEDED_BY = "UPDATE memories SET superseded_by = :by WHERE id = :id"
 SET_STATUS = "UPDATE memories SET status = :status WHERE id = :id"
@@ -101,6 +103,17 @@ def sequence_holder(connection: sqlite3.Connection, session_id: str, sequence: i
     params = {"session_id": session_id, "sequence": sequence}
     row = connection.execute(SEQUENCE_HOLDER, params).fetchone()
     return None if row is None else str(row[0])
+
+
+def session_places(connection: sqlite3.Connection, session_id: str) -> dict[str, int]:
+    """The place (sequence number) of each message of the session, by id."""
+    return dict(connection.execute(SESSION_PLACES, {"session_id": session_id}).fetchall())
+
+
+def set_sequence(connection: sqlite3.Connection, message_id: str, sequence: int) -> None:
+    """Move a message to another place of its session (its search entry stays: the index
+    does not hold places)."""
+    connection.execute(SET_SEQUENCE, {"id": message_id, "sequence": sequence})
 
 
 def set_superseded_by(connection: sqlite3.Connection, memory_id: str, by: str) -> None:
