@@ -511,6 +511,29 @@ def test_the_text_format_shows_times_speakers_accents_and_code_as_it_is(
     ]
 
 
+def test_the_text_format_names_the_zone_of_an_hour_the_clocks_go_through_twice(
+    runner: CliRunner, db_path: Path, seeded: Seeded
+) -> None:
+    # Found by review: the night summer time ended read 02:30, 02:00, 02:30.
+    with seeded():
+        talk(
+            "ses_night",
+            ("2026-10-25T00:30", "user", "one"),
+            ("2026-10-25T01:00", "assistant", "two"),
+            ("2026-10-25T01:30", "user", "three"),
+            ("2026-10-25T02:15", "assistant", "four"),
+        )
+    code, out, _ = invoke(runner, db_path, "2026-10-25", "--tz", MADRID, "--format", "text")
+    assert code == 0
+    assert out.splitlines()[3:8] == [
+        "Conversation 02:30 CEST\u201303:15, 4 messages (ses_night)",
+        "  02:30 CEST user: one",
+        "  02:00 CET assistant: two",
+        "  02:30 CET user: three",
+        "  03:15 assistant: four",
+    ]
+
+
 def log_day_as_text(runner: CliRunner, tmp_path: Path, log_dir: Path) -> Result:
     """The text diary of 2026-10-05 in Madrid from a new database: the day's log alone."""
     config = tmp_path / "config.json"

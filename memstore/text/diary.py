@@ -111,5 +111,13 @@ def memory_lines(memories: list[Memory], day: date, place: tzinfo) -> list[str]:
 
 
 def clock(moment: datetime, place: tzinfo) -> str:
-    """``HH:MM`` of ``moment`` in ``place``."""
-    return local_time(moment, place).strftime("%H:%M")
+    """``HH:MM`` of ``moment`` in ``place``, with the zone's name for it (``02:30 CEST``,
+    or its offset when both names are one) in an hour the clocks go through twice (found
+    by review: the night summer time ended read 02:30, 02:00, 02:30 for messages half an
+    hour apart)."""
+    local = local_time(moment, place)
+    other = local.replace(fold=1 - local.fold)
+    if other.utcoffset() == local.utcoffset():
+        return local.strftime("%H:%M")
+    name = "%Z" if other.tzname() != local.tzname() else "%z"
+    return local.strftime(f"%H:%M {name}")
