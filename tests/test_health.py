@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from memstore import MemoryService, StoreBusy, StoreError
+from memstore import MemoryService, StoreBusy, StoreDamaged, StoreError
 from memstore.adapters.cli import cli
 from memstore.store.sqlite_errors import translate_errors
 
@@ -271,6 +271,28 @@ def test_other_commands_on_a_file_that_is_not_a_database_give_a_json_error(
     assert result.exit_code == 1 and result.stdout == ""
     error = json.loads(result.stderr)["error"]
     assert error["type"] == "StoreDamaged" and "file is not a database" in error["message"]
+
+
+def test_schema_text_holding_a_byte_that_is_not_utf8_is_damage_never_a_traceback(
+    runner: CliRunner, filled: MemoryService
+) -> None:
+    # Found by review: SQLite's error message quotes the schema text it cannot parse, and
+    # Python's sqlite3 failed to decode it: every command, check included, and the API
+    # raised UnicodeDecodeError.
+    data = filled.path.read_bytes()
+    at = data.index(b"PRIMARY KEY, block BLOB") + 10
+    filled.path.write_bytes(data[:at] + b"\xd3" + data[at + 1 :])
+    damaged = filled.path.read_bytes()
+    code, report, stderr = check(runner, filled.path)
+    assert code == 1 and stderr == "" and report["ok"] is False
+    assert "not UTF-8" in report["problems"][0]
+    for command in (["recall", "lavanda"], ["memories"], ["remember", "Diego grows thyme."]):
+        result = runner.invoke(cli, ["--database", str(filled.path), *command])
+        assert result.exit_code == 1, command
+        assert json.loads(result.stderr)["error"]["type"] == "StoreDamaged", command
+    with pytest.raises(StoreDamaged, match="not UTF-8"):
+        MemoryService(filled.path).list_memories()
+    assert filled.path.read_bytes() == damaged
 
 
 @pytest.mark.parametrize(

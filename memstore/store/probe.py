@@ -84,6 +84,8 @@ def read_schema(path: Path) -> Schema | None:
         if getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_READONLY_ROLLBACK:
             return rolled_back_schema(path)
         return None
+    except UnicodeDecodeError:  # SQLite's message quoting damaged schema text (sqlite_errors)
+        return None
 
 
 HEADER_BYTES = 100

@@ -22,10 +22,16 @@ def translate_errors(path: Path | None = None) -> Iterator[None]:
     StoreBusy, a refused write to a read-only file into StoreReadOnly, other operational
     errors into StoreError, constraint and other statement errors (bugs or races) into
     StoreError, and a file that is not a database (or is damaged) into StoreDamaged, whether
-    SQLite's error comes wrapped by SQLAlchemy or straight from ``sqlite3``; any other
-    exception passes unchanged."""
+    SQLite's error comes wrapped by SQLAlchemy or straight from ``sqlite3`` (or as the
+    UnicodeDecodeError of its message quoting damaged text); any other exception passes
+    unchanged."""
     try:
         yield
+    except UnicodeDecodeError as error:
+        # Python's sqlite3 module decodes SQLite's own error message, which quotes the
+        # schema text it failed to parse: a damaged byte there failed every command with
+        # this traceback (found by review).
+        raise damaged("its error message quotes schema text that is not UTF-8") from error
     except Exception as error:
         cause = sqlite_cause(error)
         if cause is None:
@@ -70,8 +76,9 @@ def translated(cause: sqlite3.DatabaseError, path: Path | None) -> MemstoreError
     return damaged(cause)
 
 
-def damaged(cause: Exception) -> StoreDamaged:
-    """The StoreDamaged of a file SQLite (or Python's reading of its text) cannot read."""
+def damaged(cause: object) -> StoreDamaged:
+    """The StoreDamaged of a file SQLite (or Python's reading of its text) cannot read;
+    ``cause`` says why (an exception, or its words)."""
     return StoreDamaged(
         f"SQLite cannot read the database file ({cause}): it is not a SQLite "
         "database or it is damaged. Keep it and its -wal/-shm files for investigation and "
