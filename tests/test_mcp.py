@@ -484,6 +484,16 @@ def test_a_response_from_the_client_is_never_answered_nor_an_id_inside_a_message
     assert [reply["id"] for reply in replies(finished)] == [0, 3]
 
 
+def test_an_unknown_prompt_is_invalid_params_without_a_traceback(db_path: Path) -> None:
+    # The SDK answered it with code 0 and logged two tracebacks (found by review).
+    lines = [OPENING, {"jsonrpc": "2.0", "id": 5, "method": "prompts/get", "params": {"name": "x"}}]
+    finished = piped(db_path, lines)
+    (_, answer) = replies(finished)
+    assert answer["id"] == 5 and answer["error"]["code"] == -32602
+    assert "Unknown prompt: x" in answer["error"]["message"]
+    assert "Traceback" not in finished.stderr
+
+
 def test_a_cancelled_request_whose_id_another_shares_leaves_that_one_answered(
     db_path: Path,
 ) -> None:

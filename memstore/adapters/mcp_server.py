@@ -30,7 +30,15 @@ import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.stdio import stdio_server
-from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
+from mcp.shared.exceptions import MCPError
+from mcp.types import (
+    INVALID_PARAMS,
+    CallToolResult,
+    GetPromptResult,
+    InputRequiredResult,
+    TextContent,
+    ToolAnnotations,
+)
 from mcp.types import Tool as MCPTool
 from pydantic import ValidationError
 from pydantic_core import to_json
@@ -88,6 +96,17 @@ class MemoryServer(MCPServer[Any]):
         if message is not None:
             raise ToolError(message)  # the SDK answers with isError=True and this text
         return compact(result)
+
+    async def get_prompt(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        context: Context[Any, Any] | None = None,
+    ) -> GetPromptResult | InputRequiredResult:
+        """Refuse every name as invalid params (-32602, as MCP answers an unknown prompt):
+        the server offers no prompt, and the SDK's own refusal went out with code 0 and two
+        tracebacks on stderr (found by review)."""
+        raise MCPError(INVALID_PARAMS, f"Unknown prompt: {for_log(name)}; there are none.")
 
     async def run_stdio_async(self) -> None:
         """Serve over stdio as the SDK does, standard input read so that a Ctrl-C stops the
