@@ -494,6 +494,17 @@ def test_an_unknown_prompt_is_invalid_params_without_a_traceback(db_path: Path) 
     assert "Traceback" not in finished.stderr
 
 
+def test_each_request_of_a_batch_is_answered_with_its_own_id(db_path: Path) -> None:
+    # A batch got one invalid-request error of a null id, and its requests no reply, though
+    # the server agrees to 2025-03-26, whose clients may batch (found by review).
+    ping = {"jsonrpc": "2.0", "method": "ping"}
+    batch = [{**ping, "id": 10}, {**ping, "id": "eleven"}, {"jsonrpc": "2.0", "method": "x/y"}]
+    finished = piped(db_path, [OPENING, batch, [], [{**ping, "id": 12}]])
+    answered = replies(finished)[1:]
+    assert [reply["id"] for reply in answered] == [10, "eleven", None, 12]
+    assert answered[2]["error"]["code"] == -32600  # an empty batch is an invalid request
+
+
 def test_a_cancelled_request_whose_id_another_shares_leaves_that_one_answered(
     db_path: Path,
 ) -> None:
