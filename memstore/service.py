@@ -292,7 +292,7 @@ class MemoryService(UpkeepMethods):
 
     @checked
     def read_memory_message(self, message_id: str, *, offset: int = 0) -> schemas.MessageChunk:
-        """The characters of one message from ``offset``, as many as fit the page size
-        (``recall_chars`` by default); follow ``next_offset`` until None. Raises NotFound or
-        InvalidInput."""
+        """The characters of one message (or memory, by its id) from ``offset``, as many as
+        fit the page size (``recall_chars`` by default); follow ``next_offset`` until None.
+        Raises NotFound or InvalidInput."""
         return reading.read_message(self._db, self.pages, message_id, offset)

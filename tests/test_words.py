@@ -35,6 +35,7 @@ from memstore import (
     StoreDamaged,
 )
 from memstore.adapters.cli import cli
+from memstore.adapters.tools import MemoryTools
 from memstore.repository import instance_offsets, words
 from memstore.repository import instances as instance_rows
 from memstore.schemas import UNTRUSTED_WARNING, InstancePage, WordEntry, WordPage
@@ -975,6 +976,26 @@ def test_read_memory_message_reads_any_message_and_checks_the_offset(
         service.read_memory_message(system.id, offset=-1)
     with pytest.raises(NotFound):
         service.read_memory_message("msg_missing")
+
+
+def test_a_memory_clipped_in_its_listing_is_read_whole_by_its_id(db_path: Path) -> None:
+    # Found by review: recall and list_memories clip a memory longer than their page, and
+    # read_memory_message refused a memory's id, so an agent could never read it whole.
+    service = MemoryService(db_path, config=MemoryConfig(recall_chars=1024))
+    content = "Diego's packing list: " + ", ".join(f'item "{n}"' for n in range(150))
+    memory = service.remember(content, category="project")
+    (listed,) = service.list_memories(limit=1).memories
+    assert listed.truncated and len(listed.content) < len(content)
+    assert read_whole(service, memory.id) == content
+    first = service.read_memory_message(memory.id)
+    assert first.message.id == memory.id and first.total_chars == len(content)
+    assert first.message.model_dump(mode="json")["category"] == "project"
+    assert "content" not in first.message.model_dump()
+    tools = MemoryTools(service)
+    chunk = tools.read_memory_message(memory.id)["result"]
+    assert chunk["message"]["status"] == "active" and chunk["next_offset"] is not None
+    with pytest.raises(NotFound, match="message or memory"):
+        service.read_memory_message("mem_missing")
 
 
 def test_every_page_carries_the_untrusted_warning(service: MemoryService) -> None:

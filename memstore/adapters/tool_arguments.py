@@ -98,7 +98,11 @@ After = Annotated[
     ),
 ]
 MessageId = Annotated[
-    str, Field(description="The message's id, from recall, word_instances or read_conversation.")
+    str,
+    Field(
+        description="The message's id, from recall, word_instances or read_conversation, "
+        "or a memory's id."
+    ),
 ]
 CharacterOffset = Annotated[
     int,

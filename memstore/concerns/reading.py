@@ -3,14 +3,25 @@ the characters of JSON of the page size (``recall_chars`` for an agent)."""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from memstore.arguments import position
 from memstore.concerns.pages import room
 from memstore.config import PageSize
 from memstore.errors import InvalidInput, NotFound
-from memstore.repository import messages, sessions
-from memstore.schemas import ConversationPage, Message, MessageChunk, MessageInfo, Session
+from memstore.repository import memories, messages, sessions
+from memstore.repository.memories import StoredMemory
+from memstore.schemas import (
+    ConversationPage,
+    MemoryInfo,
+    Message,
+    MessageChunk,
+    MessageInfo,
+    Session,
+)
 from memstore.store.database import Database
 from memstore.text.clipping import fill_dialogue, json_prefix
+from memstore.times import utc_now
 
 
 def read_conversation(
@@ -44,18 +55,25 @@ def read_conversation(
 
 
 def read_message(db: Database, pages: PageSize, message_id: str, offset: int) -> MessageChunk:
-    """The characters of one message from ``offset``, as many as fit ``pages``;
-    follow ``next_offset`` until None to read every character.
+    """The characters of one message (or memory: ``message_id`` may be a memory's id) from
+    ``offset``, as many as fit ``pages``; follow ``next_offset`` until None to read every
+    character. A memory longer than a page is clipped in recall and in its listing, so its
+    whole content is read here too (found by review: an agent had no way to read it).
 
     Raises:
-        NotFound: If there is no such message.
+        NotFound: If there is no such message or memory.
         InvalidInput: If ``offset`` is outside ``0..total_chars``.
     """
     with db.read() as connection:
         message = messages.get_message(connection, message_id)
-    if message is None:
-        raise NotFound("message", message_id)
-    info, content = MessageInfo.model_validate(message), message.content
+        memory = None if message is not None else memories.get(connection, message_id)
+    if message is not None:
+        info: MessageInfo | MemoryInfo = MessageInfo.model_validate(message)
+        content = message.content
+    elif memory is not None:
+        info, content = memory_info(memory, utc_now()), memory.content
+    else:
+        raise NotFound("message or memory", message_id)
     if not 0 <= offset <= len(content):
         raise InvalidInput("offset", f"is {offset}; use 0..{len(content)} (total_chars).")
     empty = MessageChunk(
@@ -66,3 +84,8 @@ def read_message(db: Database, pages: PageSize, message_id: str, offset: int) ->
     return empty.model_copy(
         update={"content": chunk, "next_offset": end if end < len(content) else None}
     )
+
+
+def memory_info(memory: StoredMemory, now: datetime) -> MemoryInfo:
+    """The memory's fields besides its content, its status as shown at ``now``."""
+    return MemoryInfo.model_validate(memory).model_copy(update={"status": memory.shown_status(now)})

@@ -11,6 +11,7 @@ from memstore.schemas.records import (
     UNTRUSTED_WARNING,
     Instance,
     Memory,
+    MemoryInfo,
     Message,
     MessageInfo,
     Result,
@@ -129,10 +130,13 @@ class ConversationPage(Result):
 
 
 class MessageChunk(Result):
-    """A run of one message's characters; follow ``next_offset`` to read every one."""
+    """A run of one message's characters, or one memory's; follow ``next_offset`` to read
+    every one."""
 
     warning: str = UNTRUSTED_WARNING
-    message: MessageInfo
+    message: MessageInfo | MemoryInfo
+    """The message's fields besides its content, or the memory's (a memory's id read:
+    recall and list_memories clip a memory longer than their page too)."""
     offset: int
     """Character offset of ``content`` in the message."""
     total_chars: int

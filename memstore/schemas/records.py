@@ -91,6 +91,23 @@ class Memory(Result):
     """True when ``content`` was clipped to fit a budget (it then ends with …)."""
 
 
+class MemoryInfo(Result):
+    """A memory's fields besides its content, for reading its content in chunks
+    (:class:`~memstore.schemas.pages.MessageChunk`)."""
+
+    id: str
+    category: Category
+    key: str | None
+    status: MemoryStatus
+    origin: Origin
+    confidence: float
+    pinned: bool
+    created_at: datetime
+    modified_at: datetime
+    expires_at: datetime | None
+    superseded_by: str | None
+
+
 class MemorySource(Result):
     """Where a memory came from; ``message_id`` is None once that message was deleted."""
 

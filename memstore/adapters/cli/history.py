@@ -184,7 +184,7 @@ def sessions(ctx: click.Context, /, **window: Any) -> None:
 @options.offset("Character offset to read from (a previous next_offset).")
 @click.pass_context
 def message(ctx: click.Context, /, message_id: str, offset: int) -> None:
-    """Read one message whole, chunk by chunk.
+    """Read one message (or memory, by its id) whole, chunk by chunk.
 
     Example: memstore message msg_0123456789abcdef0123456789abcdef --offset 0
     """

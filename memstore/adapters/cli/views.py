@@ -167,9 +167,11 @@ def conversation_text(page: schemas.ConversationPage) -> str:
 
 
 def chunk_text(chunk: schemas.MessageChunk) -> str:
-    """One message's text from the offset read, then where the next chunk starts."""
+    """One message's text (or memory's) from the offset read, then where the next chunk
+    starts."""
     info = chunk.message
-    head = f"{local(info.created_at)} {printable(info.speaker or info.role)}  {dim(info.id)}"
+    who = info.category if isinstance(info, schemas.MemoryInfo) else info.speaker or info.role
+    head = f"{local(info.created_at)} {printable(who)}  {dim(info.id)}"
     tail = [] if chunk.next_offset is None else [dim(f"next chunk: --offset {chunk.next_offset}")]
     return "\n".join([head, printable(chunk.content), *tail])
 
