@@ -172,6 +172,38 @@ def test_partial_first_stamp_is_not_sealed(service: MemoryService, tmp_path: Pat
     assert (file_import.imported, file_import.deferred, file_import.error) == (0, 1, None)
 
 
+@pytest.mark.parametrize(
+    ("written", "rest"),
+    [
+        (b"\n\n[09:01:00 +0000] \nDiego: caf\xc3", b"\xa9 listo"),  # inside a character
+        (b"\n\n[09:01", b":00 +0000] \nDiego: caf\xc3\xa9 listo"),  # inside its stamp
+        (b"\n\n[09:01:00 +0000] \nDie", b"go: caf\xc3\xa9 listo"),  # inside the speaker
+        (b"\n\n[09:01:00 +0000] \nDiego: ", "caf\u00e9 listo".encode()),  # before its text
+    ],
+)
+def test_a_final_record_half_written_is_deferred_without_a_warning(
+    service: MemoryService, tmp_path: Path, written: bytes, rest: bytes
+) -> None:
+    # Found by review: it was reported as text left out ("not imported"), and the next
+    # import, once the writer had finished it, took it.
+    path = write(tmp_path, log_bytes(FIRST) + written)
+    file = one(run(service, path))
+    assert (file.imported, file.deferred, file.warnings, file.warning_counts) == (1, 1, [], {})
+    with path.open("ab") as log:
+        log.write(rest + FOURTH.encode())
+    file = one(run(service, path))
+    assert file.imported == 1 and file.warnings == []
+    assert contents(stored(service, file))[-1] == "caf\u00e9 listo"
+
+
+def test_a_final_record_still_bad_with_include_tail_is_a_warning(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    path = write(tmp_path, log_bytes(FIRST) + b"\n\n[09:01:00 +0000] \nDiego: caf\xc3")
+    file = one(run(service, path, include_tail=True))
+    assert (file.imported, file.deferred, file.warning_counts) == (1, 0, {"invalid_utf8": 1})
+
+
 def test_unterminated_fence_keeps_tail_deferred_even_with_include_tail(
     service: MemoryService, tmp_path: Path
 ) -> None:

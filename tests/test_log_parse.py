@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from memstore.errors import ImportRejected
 from memstore.logs.parse import ParsedLog, parse_log
+from memstore.logs.records import MAX_LISTED, LogWarning, Warnings
 from tests.logrecords import LogRecord, records_of, warnings_of
 
 NAME = "2026-10-05.md"
@@ -734,3 +735,15 @@ def test_corpus_logs_give_exactly_their_manifest(corpus_logs: Path, set_name: st
         assert (warnings_of(log), log.open_fence) == ((), False), path
         assert list(records_of(log)) == records, path
         assert log.tail_start == records[-1].byte, path
+
+
+@pytest.mark.parametrize("count", [1, MAX_LISTED, MAX_LISTED + 1, MAX_LISTED + 2])
+def test_the_warning_of_a_final_record_past_the_sealed_bytes_is_left_out(count: int) -> None:
+    found = Warnings()
+    for byte in range(count):
+        found.add(LogWarning("malformed_stamp", byte * 10, "bad stamp"))
+    kept, dropped = found.within(sealed=(count - 1) * 10)
+    assert dropped == 1 and sum(kept.counts.values()) == count - 1
+    assert len(kept.shown()) == min(count - 1, MAX_LISTED + 1)
+    assert kept.first_unlisted == (MAX_LISTED * 10 if count - 1 > MAX_LISTED else None)
+    assert found.within(sealed=(count - 1) * 10 + 1) == (found, 0)

@@ -224,8 +224,9 @@ def store(
     # Hashed now: storing a message of over a MiB empties the log's bytes (release).
     prefix = Sealed(sealed, prefix_sha256(log, sealed))
     session_id = ensure_session(connection, log)
-    tally = Tally()
-    tally.found.extend(log.parsed.found)
+    found, writing = log.parsed.found.within(sealed)  # the final record may be half written
+    tally = Tally(deferred=writing)
+    tally.found.extend(found)
     insert_records(
         deferral, log, session_id, classify(connection, log, speakers, sealed, tally), tally
     )
