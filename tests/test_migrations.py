@@ -263,6 +263,21 @@ def test_non_contiguous_versions_are_refused(db_path: Path) -> None:
         MemoryService(db_path).health()
 
 
+def test_version_records_older_than_the_tables_are_a_schema_error(db_path: Path) -> None:
+    # Found by review: the upgrade's "index ... already exists" was a StoreError telling
+    # the user to run `memstore check`, which failed the same way.
+    MemoryService(db_path).health()
+    with closing(sqlite3.connect(db_path)) as connection, connection:
+        connection.execute("UPDATE alembic_version SET version_num = '0005'")
+        connection.execute("DELETE FROM schema_migrations WHERE version > 5")
+    before = db_path.read_bytes()
+    with pytest.raises(SchemaError, match="from schema version 5 to 7 failed") as caught:
+        MemoryService(db_path).health()
+    assert "already exists" in str(caught.value) and "memstore check" not in str(caught.value)
+    assert (caught.value.database_version, caught.value.code_version) == (5, 7)
+    assert db_path.read_bytes() == before
+
+
 def test_failing_revision_leaves_the_file_as_it_was(tmp_path: Path, db_path: Path) -> None:
     # Every pending revision runs in one transaction: a failure in the last one undoes all.
     scripts = tmp_path / "scripts"

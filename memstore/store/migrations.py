@@ -14,6 +14,7 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memstore.errors import StoreError
 from memstore.store.fts_names import FTS_TABLES, SEARCHABLE_VIEW_SUFFIX
 
 if TYPE_CHECKING:
@@ -24,6 +25,10 @@ log = logging.getLogger(__name__)
 
 REVISION = re.compile(r"^revision(?:: *str)? *= *[\"']([^\"']+)[\"']", re.MULTILINE)
 """A revision file's ``revision = "0004"`` line, as Alembic's templates write it."""
+
+
+SCHEMA_CLASH = re.compile(r"already exists|no such (table|index|column|trigger|view)")
+"""What SQLite says of a revision's statement that the file's tables contradict."""
 
 
 def script_location() -> str:
@@ -86,9 +91,13 @@ def upgrade_file(path: Path, scripts: str | None, known: dict[str, int], code: i
         scripts: Another Alembic script folder (tests use it); memstore's by default.
         known: Every revision id this code ships -> its schema version.
         code: The newest schema version this code ships.
+
+    Raises:
+        SchemaError: If SQLite refuses a statement of a revision (nothing is changed).
     """
     from memstore.store import probe, schema_records
     from memstore.store.engine import make_engine, raw_sqlite
+    from memstore.store.sqlite_errors import translate_errors
 
     engine = make_engine(path).execution_options(memstore_begin="IMMEDIATE")
     try:
@@ -96,6 +105,17 @@ def upgrade_file(path: Path, scripts: str | None, known: dict[str, int], code: i
             schema = schema_records.schema_of(raw_sqlite(connection))
             if probe.pending(schema, path, known, code):
                 log.info("upgrading %s to schema version %d", path, code)
-                upgrade(connection, scripts)
+                found = max(schema.recorded or (0,))
+                try:
+                    with translate_errors(path):
+                        upgrade(connection, scripts)
+                except StoreError as error:
+                    # a table or index there already, or not there (a file whose version
+                    # records say older than its tables: found by review, its StoreError
+                    # said to run `check`, which failed the same way); anything else (busy,
+                    # read-only, damaged, a full disk) stays as it is
+                    if type(error) is not StoreError or not SCHEMA_CLASH.search(str(error)):
+                        raise
+                    raise probe.upgrade_refused(path, found, code, error) from error
     finally:
         engine.dispose()

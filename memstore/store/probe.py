@@ -116,6 +116,19 @@ def not_upgraded(path: Path, version: int, code: int) -> SchemaError:
     )
 
 
+def upgrade_refused(path: Path, version: int, code: int, cause: Exception) -> SchemaError:
+    """The refusal of a file at schema ``version`` that the upgrade to ``code`` failed on,
+    ``cause`` saying why; nothing was changed (it runs in one transaction)."""
+    return SchemaError(
+        f"The upgrade of the database {path} from schema version {version} to {code} failed, "
+        f"and nothing was changed: {str(cause).removesuffix('; run `memstore check`.')}. Its "
+        "version records do not match its tables (edited by hand or by another tool?). Keep "
+        "it as it is and restore a verified backup (README, Backup and recovery).",
+        database_version=version,
+        code_version=code,
+    )
+
+
 def read_only_reason(path: Path) -> str | None:
     """Why this process cannot write the existing database at ``path``, or None when it can
     (SQLite also needs to create its ``-wal``/``-shm`` or journal files in the folder)."""
