@@ -588,6 +588,17 @@ def test_folder_expands_to_its_md_files_sorted_not_recursively(
     assert (report.errors, report.imported) == (0, 2)
 
 
+def test_a_file_named_itself_and_through_its_folder_is_one_file(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    # Found by review: the summary counted it twice ("from 5 files" for 4).
+    folder = tmp_path / "logs"
+    earlier = write(folder, log_bytes(FIRST, SECOND), "2026-10-05.md")
+    report = run(service, folder, earlier)
+    assert [f.path for f in report.files] == [str(earlier)]
+    assert (report.imported, report.skipped) == (1, 0)
+
+
 def test_original_files_are_never_modified(service: MemoryService, tmp_path: Path) -> None:
     # The logs are the user's own record: import only ever reads them.
     good = write(tmp_path / "a", log_bytes(FIRST, SECOND, THIRD))

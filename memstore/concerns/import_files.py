@@ -35,7 +35,9 @@ class LoadedLog:
 
 def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
     """Files to import: each file as given, each directory's ``*.md`` files sorted, not
-    recursively. Paths are made absolute but symbolic links are not followed."""
+    recursively, each once (found by review: a file named both itself and through its
+    folder was counted as two). Paths are made absolute but symbolic links are not
+    followed."""
     found: list[Path] = []
     for given in paths:
         path = expanded(given).absolute()
@@ -43,7 +45,7 @@ def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
             found.extend(sorted(p for p in path.glob("*.md")))
         else:
             found.append(path)
-    return found
+    return list(dict.fromkeys(found))
 
 
 def empty_folders(paths: Iterable[str | Path]) -> list[Path]:
