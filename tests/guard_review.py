@@ -139,6 +139,32 @@ CREDENTIALS: list[tuple[str, str]] = [
     ("regression", "psw: Sunflower88"),
     ("regression", "p/w: Sunflower88"),
     ("regression", "passw: Sunflower88"),
+    # a later review (2026-12-06): a verb of another tense or with an adverb after the label
+    ("password_tense", "the wifi password is now Hunter22"),
+    ("password_tense", "Remember: the new wifi password will be Hunter22"),
+    ("password_tense", "Diego's password is still Hunter22"),
+    ("password_tense", "the password has been changed to Hunter22"),
+    ("password_tense", "password was set to Hunter22"),
+    ("password_tense", "la contraseña ahora es Girasol2024"),
+    ("password_tense", "le mot de passe sera Soleil2023"),
+    ("password_tense", "das Passwort ist jetzt Sommer2024"),
+    ("password_tense", "Passwort geändert auf Sommer2024"),
+    ("password_tense", "пароль был romashka2024"),
+    ("pin_tense", "his bank PIN will be 4821"),
+    # a bracket inside a password, read as a call
+    ("password_bracket", "my password is Tr0ub(le)42"),
+    ("password_bracket", "password: Abc(123!x"),
+    # a model's name inside a password
+    ("password_model", "password: Gpt4Rocks!"),
+    # formats
+    (
+        "openrouter",
+        "Use sk-or-v1-" + "39a8d4aed25793685798b37957842e2e21098d25967580541ec0f152baf19553",
+    ),
+    ("elevenlabs", "ElevenLabs: sk_" + "1e5a40fde802357419d1a8f25c875fe1adeb614f44e107d4"),
+    ("app_password", "Diego's gmail app password is qwer tyui asdf ghjk"),
+    ("app_password", "app password: qwer-tyui-asdf-ghjk"),
+    ("databricks", "dapi" + "0123456789abcdef0123456789abcdef"),
 ]
 
 ORDINARY: list[tuple[str, str]] = [
@@ -254,4 +280,11 @@ ORDINARY: list[tuple[str, str]] = [
     ("various", "DB_PASSWORD=$$POSTGRES_PASSWORD"),
     ("various", "password = $env:DB_PASSWORD"),
     ("various", "password = %(db_password)s"),
+    # a later review (2026-12-06): a measure or a description after a label
+    ("english", "Diego's password is 2FA-protected now."),
+    ("english", "The pin is 3.5mm, Diego needs a new one for the hinge."),
+    ("english", "Diego's Kubernetes token TTL is 3600s."),
+    ("english", "his password should be longer"),
+    ("english", "The app password is what lets Thunderbird sign in."),
+    ("english", "password: getpass()"),
 ]

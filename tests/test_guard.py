@@ -233,6 +233,39 @@ def test_the_key_is_scanned_too(service: MemoryService) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("content", "key"),
+    [
+        ("Sunflower77!", "wifi_password"),
+        ("Tr0ub4dor&3", "gmail_password"),
+        ("8271", "bank_pin"),
+        ("hunter22", "password"),
+    ],
+)
+def test_content_that_is_the_credential_its_key_names_is_refused(
+    service: MemoryService, tmp_path: Path, content: str, key: str
+) -> None:
+    # Found by review: content and key passed one by one, and the context showed the
+    # password on every turn.
+    with pytest.raises(SecretRejected) as caught:
+        service.remember(content, key=key)
+    assert (caught.value.argument, caught.value.length) == ("content", len(content))
+    kept = service.remember("Diego keeps it in the drawer.", key=key)
+    with pytest.raises(SecretRejected):
+        service.update_memory(kept.id, content)
+    named = service.remember(content, key="wifi_name")  # alone, it is no credential
+    with pytest.raises(SecretRejected):
+        service.update_memory(named.id, key=key)
+    assert service.get_memory(named.id).key == "wifi_name"  # type: ignore[union-attr]
+    assert service.list_memories(include_inactive=True).total == 2
+    export = tmp_path / "e.jsonl"
+    service.export(export)
+    forged = export.read_text(encoding="utf-8").replace("Diego keeps it in the drawer.", content)
+    export.write_text(forged, encoding="utf-8")
+    with pytest.raises(SecretRejected):
+        MemoryService(tmp_path / "other.sqlite3").import_memories(export)
+
+
 def test_the_key_is_scanned_as_it_would_be_stored(service: MemoryService) -> None:
     # The failing input (found by review): spaces for underscores hid a token from the guard,
     # and the key was stored as the token itself.

@@ -105,7 +105,8 @@ def update_memory(
             message that does not exist.
         InvalidInput: For invalid fields, a memory that was superseded, or ``supersedes``
             naming one that is not active or this memory itself.
-        SecretRejected: When the new content looks like a credential.
+        SecretRejected: When the new content looks like a credential, or is (or the old one
+            is) the credential the key names.
     """
     if origins is not None and origins.supersedes == memory_id:  # found by review
         raise InvalidInput(
@@ -117,6 +118,8 @@ def update_memory(
         memory = memories.get(connection, memory_id)
         if memory is None:
             raise NotFound("memory", memory_id)
+        if draft.key or draft.content:  # a new key over the old content, or the other way
+            memory_rules.refuse_keyed(draft.key or memory.key, draft.content or memory.content)
         revised = supersede.update(connection, memory, draft, now)
         if origins is not None:
             source = supersede.Source(origins.source_message_id, origins.source_ref)

@@ -90,6 +90,15 @@ class Origins:
     source_ref: str | None = None
 
 
+def refuse_keyed(key: str | None, content: str | None) -> None:
+    """Raise SecretRejected when a memory's content is the credential its key names
+    (:func:`memstore.guard.reject_keyed`); nothing when either is missing."""
+    if key and content:
+        from memstore.guard import reject_keyed  # as draft imports the guard
+
+        reject_keyed(key, content)
+
+
 def draft(
     content: str | None,
     fields: Fields,
@@ -119,6 +128,7 @@ def draft(
     if fields.key is not None:  # as given and as stored ("dop v1 ..." is kept "dop_v1_...")
         reject_secrets(fields.key, "key")
         reject_secrets(normalize_key(fields.key) or "", "key")
+    refuse_keyed(normalize_key(fields.key), cleaned)
     return Draft(
         content=cleaned,
         normalized=None if cleaned is None else normalize_content(cleaned),

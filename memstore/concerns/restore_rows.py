@@ -7,7 +7,12 @@ from datetime import datetime
 
 from memstore.arguments import valid_unicode
 from memstore.concerns.history import check_content
-from memstore.concerns.memory_rules import clean_content, normalize_content, normalize_key
+from memstore.concerns.memory_rules import (
+    clean_content,
+    normalize_content,
+    normalize_key,
+    refuse_keyed,
+)
 from memstore.errors import InvalidInput, SecretRejected
 from memstore.logs.write import heads_a_record
 from memstore.repository.memories import StoredMemory
@@ -167,8 +172,10 @@ def guard(content: str, key: str | None, place: str) -> None:
         try:
             if text is not None:
                 reject_secrets(text, argument)
+            if argument == "key":
+                refuse_keyed(key, content)
         except SecretRejected as error:
-            raise SecretRejected(f"{place} {argument}", error.kind, error.length) from error
+            raise SecretRejected(f"{place} {error.argument}", error.kind, error.length) from error
 
 
 def message_row(record: MessageRecord) -> StoredMessage:

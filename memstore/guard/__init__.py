@@ -17,7 +17,7 @@ from memstore.guard.formats import format_kind
 from memstore.guard.labels import label_kind
 from memstore.guard.normalize import variants, without_links
 
-__all__ = ["reject_secrets", "secret_kind"]
+__all__ = ["reject_keyed", "reject_secrets", "secret_kind"]
 
 
 def secret_kind(text: str) -> str | None:
@@ -41,3 +41,16 @@ def reject_secrets(text: str, argument: str = "content") -> None:
     kind = secret_kind(text)
     if kind is not None:
         raise SecretRejected(argument, kind, len(text))
+
+
+def reject_keyed(key: str, content: str) -> None:
+    """Raise :class:`SecretRejected` when ``content`` is the credential its ``key`` names:
+    the two read as a label and its value, ``wifi_password: Sunflower77!`` (found by review:
+    each passed on its own, and the context showed the password).
+
+    Raises:
+        SecretRejected: Naming the content, the kind found and the content's length.
+    """
+    kind = secret_kind(f"{key.replace('_', ' ')}: {content}")
+    if kind is not None:
+        raise SecretRejected("content", kind, len(content))

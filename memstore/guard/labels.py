@@ -63,9 +63,15 @@ KEY_LABELS = (
 # Any other key or secret ("encryption key", "Mailgun key") takes a long made-up value only.
 # (not a public key, even when the label starts at "key")
 LONG_KEY_LABELS = r"(?<!public )(?<!pub )(?:(?!public|pub\b)[\w-]+[ _-])?(?:keys?|secrets?)"
+# Longer verbs first: an alternation takes the first that matches, and "is" alone left
+# "is now" the value of "the wifi password is now Hunter22" (found by review).
 VERBS = (
-    r"is|was|are|es el|es la|es|era|est|ist|lautet|war|heißt|è|e'|é|luidt|to|jest|brzmi|это|—|-|"
-    r"is now|est maintenant|ist jetzt|on|är|er|je|είναι|هي|היא|là|adalah|este|és"
+    r"is now|is still|will be|should be|has been (?:changed |set |reset )?to|has been"
+    r"|(?:was |got )?(?:changed|set|reset|updated) to|ahora es|es ahora|será|sigue siendo"
+    r"|est maintenant|est désormais|sera|était|ist jetzt|ist nun|ist noch"
+    r"|(?:geändert|gesetzt) (?:auf|zu)|был[аои]?|будет|теперь"
+    r"|is|was|are|es el|es la|es|era|est|ist|lautet|war|heißt|è|e'|é|luidt|to|jest|brzmi|это|—|-|"
+    r"on|är|er|je|είναι|هي|היא|là|adalah|este|és"
 )
 CJK_PARTICLES = r"是|为|為|は|が|는|은|이|가"
 # Spaces and tabs only: a label never reaches across a line break to the next line's text.
@@ -153,10 +159,22 @@ REVERSED = re.compile(
 )
 
 
+# Google's app passwords as Google shows them: four groups of four lowercase letters, after a
+# label saying so ("gmail app password is qwer tyui asdf ghjk": found by review).
+APP_PASSWORD = re.compile(
+    r"app[ -]?(?:password|passwort|contraseña|mot de passe)"
+    r"(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|es|ist|est|was|era|war)[ \t]+)"
+    r"[a-z]{4}([ -])[a-z]{4}\1[a-z]{4}\1[a-z]{4}(?=[ \t]*(?:$|[.,;!?)]))",
+    re.IGNORECASE,
+)
+
+
 def label_kind(text: str) -> str | None:
     """``labelled credential`` when a label in ``text`` names a value that passes its kind's
     rule, else None."""
     text = EMPHASIS.sub("", text)
+    if APP_PASSWORD.search(text):
+        return "labelled credential"
     start = 0
     while (found := LABELLED.search(text, start)) is not None:
         filled = FILLED.match(text, found.start())

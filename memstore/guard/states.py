@@ -84,6 +84,9 @@ STATES = {
     "pourri", "dangereux", "устарел", "сменить", "поменяли", "ridicola", "orribile",
     "péssima", "vervelend", "śmieszne", "głupie", "długie", "beznadziejne", "problema",
     "nombre", "habitual", "anterior",
+    # comparing it ("his password should be longer": found by review)
+    "longer", "shorter", "stronger", "weaker", "harder", "easier", "safer", "better", "worse",
+    "simpler", "longest", "strongest", "weakest", "safest", "best", "worst",
 }  # fmt: skip
 # The endings of participles and adjectives of state, by the scripts that write them. Latin:
 # English -ed and -able/-ible, Spanish and Portuguese -ada/-ado/-ida/-ido, Italian

@@ -25,7 +25,9 @@ CJK_CLAUSE_END = re.compile(
 # with a variable's name ("$$Kx9mPq2vLz" is a literal "$Kx9mPq2vLz": found by review)
 VARIABLE = r"(?:[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*)"
 SHELL_LOOKUP = re.compile(rf"\$(?:[{{(]|[A-Za-z_]\w*$)|\$\${VARIABLE}$|\$env:{VARIABLE}$")
-CALL = re.compile(r"[\w.]*\(")  # getpass(), os.environ.get(...)
+# A whole call, getpass() or read_secret("wifi"): not "Tr0ub(le)42" nor "Abc(123!x", which
+# only hold a bracket (found by review: let through as calls)
+CALL = re.compile(r"[A-Za-z_][\w.]*\([^()]*\)$")
 GLUED_ENDING = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+$")
 EDGES = "\"'`\u201c\u201d\u2018\u2019«»()[]{}<>*_"  # quotes, brackets, Markdown emphasis
 TRAILING = ".,;:!?"
@@ -62,7 +64,8 @@ CAMEL_CASE = re.compile(r"(?:[A-Z][a-z]{2,}){2,}$")
 # Names of protocols, standards and models that follow "auth", "token" or "key" labels:
 # "Auth: OAuth2", "network key: WPA3", "Token: ERC-721", "PSK: WPA2-Personal".
 STANDARD = re.compile(
-    r"(?:WPA\d?|WEP|PSK|OAuth\s?\d?|SAML\s?\d?|OIDC|LDAP\d?|ERC-?\d+|BEP-?\d+|GPT-?\d[\w.]*"
+    r"(?:WPA\d?|WEP|PSK|OAuth\s?\d?|SAML\s?\d?|OIDC|LDAP\d?|ERC-?\d+|BEP-?\d+"
+    r"|GPT-?\d(?:\.\d+)?[a-z]?"  # GPT-4o, gpt-4.1-mini; not the password Gpt4Rocks
     r"|TLS\s?[\d.]*|SSL\s?[\d.]*|AES-?\d+|RSA-?\d+|SHA-?\d+|HS\d{3}|RS\d{3}|ES\d{3}|X\.?509)"
     r"(?:[-_/][A-Za-z-]+)?$",
     re.IGNORECASE,
@@ -72,6 +75,16 @@ VERSION_PIN = re.compile(r"[\w.\[\]-]+(?:==|>=|<=|~=|!=)\S+$")  # requests==2.31
 DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}$")
 ENV_VARIABLE = re.compile(rf"%\w+%$|%\({VARIABLE}\)[sdr]$")  # Windows' %PW%, Python's %(pw)s
 MASK = re.compile(r"^[*xX•·.…#_-]+$|\.\.\.|…")
+# A measure ("token TTL is 3600s", "the pin is 3.5mm") and a description ("password is
+# 2FA-protected") say what a credential is like, not what it is (found by review).
+QUANTITY = re.compile(
+    r"\d+(?:[.,]\d+)?(?:ms|s|sec|min|h|hrs?|d|days?|mm|cm|km|kb|mb|gb|tb|k|px|%)$", re.IGNORECASE
+)
+DESCRIBED = re.compile(
+    r"[\w.]+-(?:protected|enabled|secured|based|only|free|managed|encrypted|locked|rotated"
+    r"|generated|required|compliant)$",
+    re.IGNORECASE,
+)
 
 
 def clean(value: str) -> str:
@@ -102,7 +115,9 @@ def is_placeholder(value: str) -> bool:
         or MASK.search(text)
         or LOOKUP.match(text)
         or PLACEHOLDER_WORDS.search(text)
-        or CALL.match(text)
+        or CALL.match(value.rstrip(TRAILING))
+        or QUANTITY.match(text)
+        or DESCRIBED.match(text)
         or "://" in text
         or text.startswith(("/", "~/", "./", "../"))
         or re.match(r"[A-Za-z]:\\", text)
