@@ -290,6 +290,20 @@ def test_sources_survive_the_deletion_of_their_message(service: MemoryService) -
         service.remember("Diego has a cat.", source_message_id="msg_missing")
 
 
+def test_the_same_source_is_linked_once(service: MemoryService) -> None:
+    # Found by review: the same fact remembered twice from one message (as agents do), or
+    # updated from it, linked it again each time.
+    session = service.start_session()
+    message = service.record_message(session.id, "user", "My cat is Mia.")
+    assert message is not None
+    memory = service.remember("Diego has a cat called Mia.", source_message_id=message.id)
+    service.remember("Diego has a cat called Mia.", source_message_id=message.id)
+    service.remember(
+        "Diego has a cat called Mia.", memory_id=memory.id, source_message_id=message.id
+    )
+    assert [s.message_id for s in service.memory_sources(memory.id)] == [message.id]
+
+
 def test_delete_memory_removes_it_and_its_links_but_not_history(service: MemoryService) -> None:
     session = service.start_session()
     message = service.record_message(session.id, "user", "my dog is Rudiger")

@@ -116,10 +116,14 @@ REPOINT_SUPERSEDED = """
 """
 DELETE_MEMORY = "DELETE FROM memories WHERE id = :id"
 PIN_MEMORY = "UPDATE memories SET pinned = :pinned, modified_at = :now WHERE id = :id"
-INSERT_SOURCE = (
-    "INSERT INTO memory_sources (memory_id, message_id, source_ref) "
-    "VALUES (:memory_id, :message_id, :source_ref)"
-)
+# A link the memory holds already is not added again (found by review: remembering the same
+# fact twice from one message linked it twice).
+INSERT_SOURCE = """
+    INSERT INTO memory_sources (memory_id, message_id, source_ref)
+    SELECT :memory_id, :message_id, :source_ref
+    WHERE NOT EXISTS (SELECT 1 FROM memory_sources WHERE memory_id = :memory_id
+                      AND message_id IS :message_id AND source_ref IS :source_ref)
+"""
 IN_FORCE = f"""
     SELECT id, category, pinned, content FROM memories WHERE {in_force_sql()}
     ORDER BY pinned DESC, modified_at DESC, pk DESC
@@ -207,7 +211,8 @@ def set_pinned(connection: sqlite3.Connection, memory_id: str, pinned: bool, now
 def add_source(
     connection: sqlite3.Connection, memory_id: str, message_id: str | None, source_ref: str | None
 ) -> None:
-    """Link a memory to the message (or source reference) it came from."""
+    """Link a memory to the message (or source reference) it came from, unless it is
+    linked so already."""
     params = {"memory_id": memory_id, "message_id": message_id, "source_ref": source_ref}
     connection.execute(INSERT_SOURCE, params)
 
