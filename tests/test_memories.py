@@ -204,6 +204,29 @@ def test_updating_an_expired_memory_is_refused_unless_it_gets_a_new_expiry(
     assert revived.id == expired and revived.status == "active"
 
 
+def test_a_new_expiry_alone_does_not_take_back_a_key_held_since(
+    service: MemoryService, seeded
+) -> None:
+    # Found by review: extending an expired memory's expiry made it supersede the value its
+    # key had been given since ("Diego is back from his trip."), which left force.
+    from tests.factories import MemoryFactory
+
+    with seeded():
+        trip = MemoryFactory(
+            content="Diego is on holiday.",
+            normalized_content="diego is on holiday",
+            key="trip",
+            expires_at=datetime.now(UTC) - timedelta(minutes=1),
+        ).id
+    back = service.remember("Diego is back from his trip.", key="trip")
+    later = datetime.now(UTC) + timedelta(days=1)
+    with pytest.raises(InvalidInput, match=f"expires_at: {trip} expired at .*{back.id}"):
+        service.update_memory(trip, expires_at=later)
+    assert [m.id for m in service.list_memories().memories] == [back.id]
+    renamed = service.update_memory(trip, key="holiday", expires_at=later)  # a key of its own
+    assert renamed.status == "active" and service.get_memory(back.id).status == "active"  # type: ignore[union-attr]
+
+
 def test_superseding_an_expired_memory_is_refused_whether_or_not_it_was_marked(
     service: MemoryService, paris_expired: tuple[str, str]
 ) -> None:

@@ -191,7 +191,9 @@ def update(
     Raises:
         InvalidInput: If the memory was superseded, or has expired and ``draft`` gives it no
             new expiry (it would stay out of force, yet supersede the holder of its content
-            or key: found by review, nothing was left in force).
+            or key: found by review, nothing was left in force), or gives it one alone while
+            another memory has held its key or content since it expired (found by review:
+            the stale value superseded the newer one).
     """
     if memory.status == "superseded":
         raise superseded_refusal(connection, memory, "update")
@@ -205,6 +207,13 @@ def update(
     normalized, key = revised.normalized_content, revised.key
     holders = (holder(connection, now, normalized=normalized), holder(connection, now, key=key))
     replaced = list(dict.fromkeys(o.id for o in holders if o is not None and o.id != memory.id))
+    if replaced and memory.expired(now) and not (draft.content or draft.key):
+        raise InvalidInput(
+            "expires_at",
+            f"{memory.id} expired at {memory.expires_at}, and {replaced[0]} has held its key "
+            "or content since; a new expiry does not take them back (update that memory, or "
+            "remember the fact again).",
+        )
     memory_rows.retire(connection, replaced, "superseded", now)
     memory_rows.revise(connection, revised)
     memory_rows.point(connection, replaced, revised.id, now)
