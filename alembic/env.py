@@ -10,19 +10,29 @@ Every applied or reverted version is mirrored in ``schema_migrations`` with its 
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, text
 
 from alembic import context
+from memstore import files
+from memstore.errors import MemstoreError
+from memstore.store import examine
 from memstore.store.engine import make_engine
 from memstore.store.migrations import autogenerate_filter
 from memstore.store.models import Base
+from memstore.store.sqlite_errors import translate_errors
 from memstore.times import format_utc
 
 
 def record_version(ctx: Any, step: Any, heads: Any, run_args: Any) -> None:
     """Mirror each applied (or reverted) revision in schema_migrations."""
+    if not str(step.up_revision_id).isdigit():  # found by review: a bare int() ValueError
+        raise SystemExit(
+            f"revision {step.up_revision_id!r} is not numbered: memstore's revisions are "
+            "0001, 0002, ...; make one with `alembic revision --rev-id 0008 -m WHAT`."
+        )
     version = int(step.up_revision_id)
     if step.is_upgrade:
         ctx.connection.execute(
@@ -61,11 +71,29 @@ def database_path() -> str:
 if context.is_offline_mode():
     raise SystemExit("memstore migrations run online only: drop --sql.")
 
+
+def migrate_file(path: Path) -> None:
+    """Run the command on the file at ``path`` as memstore opens one: created private when
+    missing, another application's database refused, a lock or damage a one-line error (found
+    by review: the command migrated another application's file, created a world-readable
+    one, and printed a traceback beside a writer)."""
+    try:
+        with translate_errors(path):
+            if files.regular(path, "the database") is None:
+                files.create_store_file(path)
+            examine.refuse_foreign(path)
+            engine = make_engine(path).execution_options(memstore_begin="IMMEDIATE")
+            try:
+                with engine.begin() as connection:
+                    run_migrations(connection)
+            finally:
+                engine.dispose()
+    except MemstoreError as error:
+        raise SystemExit(f"{type(error).__name__}: {error}") from error
+
+
 given = context.config.attributes.get("connection")
 if given is not None:
     run_migrations(given)
 else:
-    engine = make_engine(database_path()).execution_options(memstore_begin="IMMEDIATE")
-    with engine.begin() as connection:
-        run_migrations(connection)
-    engine.dispose()
+    migrate_file(Path(database_path()))

@@ -316,19 +316,40 @@ def test_runtime_upgrades_a_database_downgraded_to_base(db_path: Path) -> None:
     assert service.health().ok and service.health().schema_version == 7
 
 
-def test_alembic_command_line_upgrades_any_database_path(tmp_path: Path) -> None:
-    target = tmp_path / "elsewhere" / "maintained.sqlite3"
-    target.parent.mkdir()
+def alembic_upgrade(target: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``alembic -x db=TARGET upgrade head`` as a maintainer runs it, with the umask 022."""
     alembic = Path(sys.executable).with_name("alembic")
-    completed = subprocess.run(
+    return subprocess.run(
         [str(alembic), "-c", str(REPO / "alembic.ini"), "-x", f"db={target}", "upgrade", "head"],
         capture_output=True,
         text=True,
-        cwd=tmp_path,
+        cwd=cwd,
+        preexec_fn=lambda: os.umask(0o022),
     )
+
+
+def test_alembic_command_line_upgrades_any_database_path(tmp_path: Path) -> None:
+    target = tmp_path / "elsewhere" / "maintained.sqlite3"
+    target.parent.mkdir()
+    completed = alembic_upgrade(target, tmp_path)
     assert completed.returncode == 0, completed.stderr
     with sqlite3.connect(target) as connection:
         assert connection.execute("SELECT max(version) FROM schema_migrations").fetchone() == (7,)
+    # found by review: created readable by everyone, though memstore creates its files 0600
+    assert target.stat().st_mode & 0o777 == 0o600
+
+
+def test_alembic_command_line_leaves_another_applications_file_alone(tmp_path: Path) -> None:
+    # Found by review: it added memstore's tables to it, and check then called it ok.
+    target = tmp_path / "shop.sqlite3"
+    with closing(sqlite3.connect(target)) as connection, connection:
+        connection.execute("CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT)")
+    before = target.read_bytes()
+    completed = alembic_upgrade(target, tmp_path)
+    assert completed.returncode == 1
+    assert "FileError" in completed.stderr and "not a memstore database" in completed.stderr
+    assert "Traceback" not in completed.stderr
+    assert target.read_bytes() == before
 
 
 def test_two_services_on_one_new_file_migrate_once(db_path: Path) -> None:
