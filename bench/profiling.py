@@ -13,7 +13,7 @@ from pathlib import Path
 
 from bench.common import SPEAKERS, migrated
 from bench.recall import memstore_recall
-from bench.report import Results, own_statements
+from bench.rows import Results, own_statements
 from bench.timing import Call
 from memstore import MemoryService
 

@@ -79,16 +79,17 @@ if not __package__:  # run as a script: import bench from the repository, not fr
 
 from bench.cases import choose_queries, vocabulary, word_prefix
 from bench.common import OWNER, migrated, raw_connect
-from bench.context import CONTEXT_MEMORIES, compare_contexts
+from bench.context import CONTEXT_MEMORIES, ContextTimes, compare_contexts
 from bench.corpus import memory_contents, read_manifest, require_shared, scale_set
 from bench.fidelity import compare_fidelity
 from bench.imports import compare_imports
-from bench.peak import compare_peaks
+from bench.peak import PeakMemory, compare_peaks
 from bench.profiling import profiles
 from bench.recall import PlainSides, compare_recalls
-from bench.records import compare_records
-from bench.remember import compare_remembers, remember_writes
-from bench.report import Results, report
+from bench.records import RecordTimes, compare_records
+from bench.remember import RememberTimes, compare_remembers, remember_writes
+from bench.report import report
+from bench.rows import Results
 from bench.startup import compare_startup
 from bench.timing import Steps
 from bench.words import compare_all_instances, compare_words, raw_vocab_tables
@@ -164,6 +165,19 @@ def measure(bench: Bench) -> tuple[Results, list[str]]:
         words = compare_words(service, raw, prefix, args.repeat)
     with steps.step("word_instances"):
         instances = compare_all_instances(service, raw, cases, args.repeat)
+    writes, contents = measure_writes(bench)
+    with steps.step("start-up"):
+        startup = compare_startup(bench.work / "memstore.sqlite3", cases[0].text, args.repeat)
+    measured = (times, checked, recalls, fidelity, words, instances, *writes, startup)
+    return Results(*measured), contents
+
+
+def measure_writes(
+    bench: Bench,
+) -> tuple[tuple[RecordTimes, RememberTimes, ContextTimes, PeakMemory], list[str]]:
+    """Steps 7 to 9: record_message, remember, context and the peak memory of an import,
+    and the contents (utterances of the manifest) they drew from."""
+    args, steps, service, raw = bench.args, bench.steps, bench.service, bench.raw
     with steps.step("manifest"):
         manifest = read_manifest(bench.logs.parent)
         contents = memory_contents(manifest, max(2 * (args.repeat + 1), CONTEXT_MEMORIES))
@@ -177,22 +191,7 @@ def measure(bench: Bench) -> tuple[Results, list[str]]:
         contexts = compare_contexts(bench.work, manifest, contents[:CONTEXT_MEMORIES], args.repeat)
     with steps.step("peak memory"):
         peak = compare_peaks(bench.work, manifest)
-    with steps.step("start-up"):
-        startup = compare_startup(bench.work / "memstore.sqlite3", cases[0].text, args.repeat)
-    results = Results(
-        times,
-        checked,
-        recalls,
-        fidelity,
-        words,
-        instances,
-        records,
-        remembers,
-        contexts,
-        peak,
-        startup,
-    )
-    return results, contents
+    return (records, remembers, contexts, peak), contents
 
 
 @contextmanager

@@ -163,10 +163,16 @@ def test_the_rules_see_every_layer() -> None:
 
 
 def test_no_module_over_300_lines_and_no_function_over_40() -> None:
-    # Issue 15's limits, pinned: a review found 14 modules and 13 functions past them.
-    package = REPO / "memstore"
+    # Issue 15's limits, pinned: a review found 14 modules and 13 functions past them, and a
+    # later one bench's report and its run's measure past them, which this did not read.
+    paths = [
+        *(REPO / "memstore").rglob("*.py"),
+        *(REPO / "bench").rglob("*.py"),
+        *(REPO / "eval").rglob("*.py"),
+        REPO / "alembic" / "env.py",
+    ]
     long_modules, long_functions = [], []
-    for path in sorted(package.rglob("*.py")):
+    for path in sorted(paths):
         source = path.read_text(encoding="utf-8")
         if source.count("\n") > 300:
             long_modules.append(str(path.relative_to(REPO)))
@@ -176,3 +182,16 @@ def test_no_module_over_300_lines_and_no_function_over_40() -> None:
                 if node.end_lineno - node.lineno + 1 > 40:
                     long_functions.append(f"{path.relative_to(REPO)}:{node.name}")
     assert (long_modules, long_functions) == ([], [])
+
+
+def test_the_module_map_names_every_module() -> None:
+    # Found by review: nine modules were missing from the README's map.
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### Module map") :]
+    section = section[: section.index("\n### ", 1)]
+    missing = [
+        str(path.relative_to(REPO))
+        for path in sorted((REPO / "memstore").rglob("*.py"))
+        if path.stem not in {"__init__", "__main__"} and f"`{path.stem}" not in section
+    ]
+    assert missing == []

@@ -118,8 +118,6 @@ def update_memory(
         memory = memories.get(connection, memory_id)
         if memory is None:
             raise NotFound("memory", memory_id)
-        if draft.key or draft.content:  # a new key over the old content, or the other way
-            memory_rules.refuse_keyed(draft.key or memory.key, draft.content or memory.content)
         revised = supersede.update(connection, memory, draft, now)
         if origins is not None:
             source = supersede.Source(origins.source_message_id, origins.source_ref)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from memstore.arguments import given_ref
-from memstore.concerns.memory_rules import Draft
+from memstore.concerns.memory_rules import Draft, refuse_keyed
 from memstore.errors import InvalidInput, NotFound
 from memstore.ids import new_id
 from memstore.kinds import MemoryStatus
@@ -189,6 +189,7 @@ def update(
     """Change a memory in place (its id stays); confirm it if it was a candidate.
 
     Raises:
+        SecretRejected: When its content is the credential its key names (either given).
         InvalidInput: If the memory was superseded, or has expired and ``draft`` gives it no
             new expiry (it would stay out of force, yet supersede the holder of its content
             or key: found by review, nothing was left in force), or gives it one alone while
@@ -197,6 +198,8 @@ def update(
     """
     if memory.status == "superseded":
         raise superseded_refusal(connection, memory, "update")
+    if draft.key or draft.content:  # a new key over the old content, or the other way
+        refuse_keyed(draft.key or memory.key, draft.content or memory.content)
     revised = applied(memory, draft, now)
     if revised.expired(now):
         raise InvalidInput(
