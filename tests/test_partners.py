@@ -167,6 +167,23 @@ def test_a_deleted_message_before_an_assistant_one_makes_it_no_opening(
     assert [None if pk is None else pks[pk] for _, pk in sorted(found)] == partners
 
 
+def test_an_opening_whose_answer_was_deleted_is_an_orphan(service: MemoryService) -> None:
+    # Found by review: the answer search crossed the gap, and the opening was shown with a
+    # later request that answered another message. Without its answer it is left out, as
+    # an opening no one answered is.
+    session = service.start_session()
+    for role, content in [
+        ("assistant", "Good morning, how is the otter?"),
+        ("user", "The otter is fine."),
+        ("assistant", "Glad to hear."),
+        ("user", "Now let us talk about taxes."),
+    ]:
+        service.record_message(session.id, role, content)  # type: ignore[arg-type]
+    answer = service.messages(session.id)[1]
+    assert service.delete_message(answer.id)
+    assert service.recall("otter").conversations == []
+
+
 def test_a_reply_whose_request_was_deleted_is_an_orphan_not_the_earlier_ones(
     service: MemoryService,
 ) -> None:

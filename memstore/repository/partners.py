@@ -5,7 +5,8 @@ message between them was deleted (no sequence missing: found by review, a reply 
 request was deleted or interrupted was paired with an earlier, unrelated one); for an
 assistant message that opens the talk (no user message before it, and no sequence missing
 before it, where a deleted request would have been), the first completed user message after
-it (its answer); for a user message, the next completed user or assistant message (a reply
+it (its answer), when no message between them was deleted (found by review: an opening whose
+answer was deleted was shown with a later, unrelated request); for a user message, the next completed user or assistant message (a reply
 only if it is the assistant's and the user message is its request, no other user message
 nor a deleted one between them: found by review, a reply after an interrupted request was
 shown as the answer to the question before).
@@ -41,8 +42,13 @@ PARTNER = """CASE {m}.role
                              AND {m}.sequence - 1 = (SELECT count(*) FROM messages AS s
                                                      WHERE s.session_id = {m}.session_id
                                                        AND s.sequence < {m}.sequence)
+                             AND answer.sequence - {m}.sequence - 1
+                                 = (SELECT count(*) FROM messages AS s
+                                    WHERE s.session_id = {m}.session_id
+                                      AND s.sequence > {m}.sequence
+                                      AND s.sequence < answer.sequence)
                             THEN answer.pk END
-                FROM (SELECT p.pk FROM messages AS p
+                FROM (SELECT p.pk, p.sequence FROM messages AS p
                       WHERE p.session_id = {m}.session_id AND p.role = 'user'
                         AND p.sequence > {m}.sequence AND p.status = 'completed'
                       ORDER BY p.sequence LIMIT 1) AS answer))
