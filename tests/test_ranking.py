@@ -37,10 +37,11 @@ from memstore.text.fts_query import (
     QueryPart,
     build_match,
     is_stopword,
+    query_stopwords,
     ranking_tiers,
     time_words_match,
 )
-from memstore.text.tokens import fold
+from memstore.text.tokens import fold, tokenize
 from tests.test_fts_query import HOSTILE_TEXT, TOKENIZE
 from tests.test_recall import chat, found, padding
 
@@ -443,6 +444,37 @@ def test_stopwords_of_every_supported_language(word: str) -> None:
 @pytest.mark.parametrize("word", ["zebra", "garden", "jardín", "Melanie", "日本語"])
 def test_content_words_are_no_stopwords(word: str) -> None:
     assert not is_stopword(word)
+
+
+@pytest.mark.parametrize(
+    ("query", "content", "stop"),
+    [
+        ("How old is my son?", "son", "is"),
+        ("When did the war end?", "war", "the"),
+        ("Did the dog die?", "die", "did"),
+        ("¿Dónde están? Son las cinco", "cinco", "son"),
+        ("Wann war die Party?", "party", "die"),
+    ],
+)
+def test_a_querys_stopwords_are_those_of_its_language(query: str, content: str, stop: str) -> None:
+    # Found by review: Spanish "son" and German "war" and "die" were stopwords of English
+    # questions, so a message holding only "son" ranked below one holding "old".
+    stops = query_stopwords(tokenize(query))
+    assert content not in stops and stop in stops
+
+
+def test_a_question_about_a_word_another_language_calls_a_stopword_finds_it_first(
+    service: MemoryService,
+) -> None:
+    for request, reply in [
+        ("My son turned seven today and we had a party.", "Happy birthday to him!"),
+        ("How old is the oak tree in the park?", "About a hundred years old."),
+    ]:
+        session = service.start_session()
+        service.record_message(session.id, "user", request)
+        service.record_message(session.id, "assistant", reply)
+    first = service.recall("How old is my son?").conversations[0]
+    assert first.messages[0].content.startswith("My son turned seven")
 
 
 def test_the_stopword_lists_are_written_as_the_index_folds_them() -> None:

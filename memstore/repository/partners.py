@@ -6,10 +6,11 @@ request was deleted or interrupted was paired with an earlier, unrelated one); f
 assistant message that opens the talk (no user message before it, and no sequence missing
 before it, where a deleted request would have been), the first completed user message after
 it (its answer), when no message between them was deleted (found by review: an opening whose
-answer was deleted was shown with a later, unrelated request); for a user message, the next completed user or assistant message (a reply
-only if it is the assistant's and the user message is its request, no other user message
-nor a deleted one between them: found by review, a reply after an interrupted request was
-shown as the answer to the question before).
+answer was deleted was shown with a later, unrelated request); for a user message, the
+next completed user or assistant message (a reply only if it is the assistant's and the
+user message is its request, no other user message nor a deleted one between them: found
+by review, a reply after an interrupted request was shown as the answer to the question
+before).
 
 The user messages before and after are seeks of revision 0007's partial index. An
 opening's tests run only once its answer is found (in the select list, which SQLite does not

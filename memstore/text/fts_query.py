@@ -122,7 +122,8 @@ def ranking_match(text: str) -> str | None:
     distinct: dict[str, str] = {}
     for token in pairs_of_long_runs(tokenize(text)):
         distinct.setdefault(fold(token), token)
-    words = sorted(distinct.values(), key=is_stopword)  # stable: content words first
+    stop = query_stopwords(distinct.values())
+    words = sorted(distinct.values(), key=lambda word: fold(word) in stop)  # content first
     return " OR ".join(quote(token) for token in words[:CONTEXT_WORDS]) or None
 
 
@@ -153,8 +154,33 @@ def folded_stopwords() -> frozenset[str]:
 
 
 def is_stopword(token: str) -> bool:
-    """Whether ``token`` (as written) folds to a very frequent function word."""
+    """Whether ``token`` (as written) folds to a very frequent function word of any of the
+    languages."""
     return fold(token) in folded_stopwords()
+
+
+@functools.cache
+def language_stopwords() -> tuple[frozenset[str], ...]:
+    """Each language's stopwords, folded (on first use)."""
+    return tuple(frozenset(words.split()) for words in stopwords.LANGUAGES)
+
+
+def query_stopwords(tokens: Iterable[str]) -> frozenset[str]:
+    """The stopwords of a query of these ``tokens``, folded: those of the languages whose
+    lists hold the most of its words (every list's when none holds any). A word that is a
+    function word in another language is a content word of an English question: "son" in
+    "How old is my son?" (Spanish "are"), "war", "die" and "hat" (German), "dove" (Italian)
+    were counted for little, and any message holding a weaker word of the question ranked
+    above the one about the son (found by review)."""
+    folded = {fold(token) for token in tokens}
+    counts = [len(folded & words) for words in language_stopwords()]
+    best = max(counts)
+    if best == 0:
+        return folded_stopwords()
+    chosen = (
+        words for words, count in zip(language_stopwords(), counts, strict=True) if count == best
+    )
+    return frozenset().union(*chosen)
 
 
 def word_parts(
@@ -164,14 +190,14 @@ def word_parts(
     return [QueryPart(quote(token), kind, role, stemmed) for token in dict.fromkeys(tokens)]
 
 
-def pair_parts(tokens: list[str]) -> list[QueryPart]:
-    """A two-word phrase per pair of adjacent, different content words of the query (CJK
-    runs left out: a pair of them is no phrase the index holds)."""
+def pair_parts(tokens: list[str], stop: frozenset[str]) -> list[QueryPart]:
+    """A two-word phrase per pair of adjacent, different content words of the query (not
+    in ``stop``, folded; CJK runs left out: a pair of them is no phrase the index holds)."""
     pairs = {
         f"{quote(first)} + {quote(second)}": None
         for first, second in itertools.pairwise(tokens)
         if fold(first) != fold(second)
-        and not any(is_stopword(token) or cjk.is_cjk(token) for token in (first, second))
+        and not any(fold(token) in stop or cjk.is_cjk(token) for token in (first, second))
     }
     return [QueryPart(match, "pair", "rank") for match in pairs]
 
@@ -195,7 +221,8 @@ def ranking_tiers(text: str, mode: Mode) -> list[list[QueryPart]]:
     if mode == "phrase":
         return [[QueryPart(selection, "phrase", "gate")]]
     tokens = pairs_of_long_runs(query_tokens(text))
-    content = [token for token in tokens if not is_stopword(token)]
+    stop = query_stopwords(tokens)
+    content = [token for token in tokens if fold(token) not in stop]
     if mode == "all":
         if not content and [quote(token) for token in dict.fromkeys(tokens)] == [selection]:
             return [word_parts(tokens, "word", "gate")]  # one stopword: it is the query
@@ -203,11 +230,11 @@ def ranking_tiers(text: str, mode: Mode) -> list[list[QueryPart]]:
             tokens, "word", "rank"
         )
         within = [dataclasses.replace(part, within=selection) for part in ranked]
-        return [[*within, QueryPart(selection, "filter", "gate"), *pair_parts(tokens)]]
+        return [[*within, QueryPart(selection, "filter", "gate"), *pair_parts(tokens, stop)]]
     if not content:
         return [word_parts(tokens, "word", "gate")]
-    tiers = [[*word_parts(content, "word", "gate", stemmed=True), *pair_parts(tokens)]]
-    stopped = [token for token in tokens if is_stopword(token)]
+    tiers = [[*word_parts(content, "word", "gate", stemmed=True), *pair_parts(tokens, stop)]]
+    stopped = [token for token in tokens if fold(token) in stop]
     if stopped:
         vetoes = word_parts(content, "filter", "veto", stemmed=True)
         tiers.append([*word_parts(stopped, "word", "gate"), *vetoes])

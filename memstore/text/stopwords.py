@@ -67,8 +67,6 @@ KOREAN = """
 누구 나 너 우리
 """
 
-WORDS = tuple(
-    word
-    for words in (ENGLISH, SPANISH, GERMAN, ITALIAN, FRENCH, PORTUGUESE, CHINESE, JAPANESE, KOREAN)
-    for word in words.split()
-)
+LANGUAGES = (ENGLISH, SPANISH, GERMAN, ITALIAN, FRENCH, PORTUGUESE, CHINESE, JAPANESE, KOREAN)
+"""Each language's list, as written above."""
+WORDS = tuple(word for words in LANGUAGES for word in words.split())
