@@ -105,6 +105,21 @@ def test_a_phrase_adjacent_hit_ranks_above_a_scattered_one(
     assert ranked(service.recall("blue garden")) == [adjacent, scattered]
 
 
+@pytest.mark.parametrize("mode", ["any", "all"])
+def test_a_phrase_with_a_stopword_inside_ranks_above_its_words_apart(
+    service: MemoryService, seeded: Seeded, mode: Mode
+) -> None:
+    # Found by review: pairs left out any with a stopword, so "cup of tea" in order tied with
+    # its words apart, and the order of storage decided.
+    scattered = "a cup of coffee and some tea later please"
+    adjacent = "i would like a cup of tea later please"
+    with seeded():
+        chat(("user", scattered))  # stored first: a tie would put it first
+        chat(("user", adjacent))
+        fillers(8)
+    assert ranked(service.recall("cup of tea", mode=mode)) == [adjacent, scattered]
+
+
 def test_frequent_words_are_discounted_more_than_bm25_does(
     service: MemoryService, db_path: Path, seeded: Seeded
 ) -> None:
@@ -369,7 +384,7 @@ STEM, EXACT = True, False
             "any",
             [[(f'"{w}"', "word", "gate", EXACT) for w in ["what", "did", "you", "do"]]],
         ),
-        # Pairs skip stopwords and repeats.
+        # Pairs skip repeats, and hold the stopwords between two content words (two at most).
         (
             "big big dog of the day",
             "any",
@@ -379,6 +394,7 @@ STEM, EXACT = True, False
                     ('"dog"', "word", "gate", STEM),
                     ('"day"', "word", "gate", STEM),
                     ('"big" + "dog"', "pair", "rank", EXACT),
+                    ('"dog" + "of" + "the" + "day"', "pair", "rank", EXACT),
                 ],
                 [
                     ('"of"', "word", "gate", EXACT),
@@ -412,7 +428,11 @@ STEM, EXACT = True, False
             'NEAR(a* "b")',
             "any",
             [
-                [('"NEAR"', "word", "gate", STEM), ('"b"', "word", "gate", STEM)],
+                [
+                    ('"NEAR"', "word", "gate", STEM),
+                    ('"b"', "word", "gate", STEM),
+                    ('"NEAR" + "a" + "b"', "pair", "rank", EXACT),
+                ],
                 [
                     ('"a"', "word", "gate", EXACT),
                     ('"NEAR"', "filter", "veto", STEM),

@@ -190,14 +190,25 @@ def word_parts(
     return [QueryPart(quote(token), kind, role, stemmed) for token in dict.fromkeys(tokens)]
 
 
+BRIDGE_WORDS = 2
+"""The most stopwords between two content words that still make a pair ("cup of tea",
+"lord of the rings")."""
+
+
 def pair_parts(tokens: list[str], stop: frozenset[str]) -> list[QueryPart]:
-    """A two-word phrase per pair of adjacent, different content words of the query (not
-    in ``stop``, folded; CJK runs left out: a pair of them is no phrase the index holds)."""
+    """A phrase per pair of neighbouring, different content words of the query (not in
+    ``stop``, folded; CJK runs left out: a pair of them is no phrase the index holds), with
+    the stopwords between them when there are at most :data:`BRIDGE_WORDS` ("cup of tea":
+    found by review, a message holding it ranked no higher than one where the words stood
+    apart)."""
+    kept = [at for at, token in enumerate(tokens) if not cjk.is_cjk(token)]
+    content = [at for at in kept if fold(tokens[at]) not in stop]
     pairs = {
-        f"{quote(first)} + {quote(second)}": None
-        for first, second in itertools.pairwise(tokens)
-        if fold(first) != fold(second)
-        and not any(fold(token) in stop or cjk.is_cjk(token) for token in (first, second))
+        " + ".join(map(quote, tokens[first : second + 1])): None
+        for first, second in itertools.pairwise(content)
+        if fold(tokens[first]) != fold(tokens[second])
+        and second - first - 1 <= BRIDGE_WORDS
+        and all(at in kept for at in range(first, second + 1))
     }
     return [QueryPart(match, "pair", "rank") for match in pairs]
 
