@@ -4,6 +4,7 @@ running event loop, run_stream, and the claimed-save check on, off or with its o
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import warnings
 from pathlib import Path
 from typing import Literal
@@ -146,6 +147,32 @@ def test_the_recorded_turns_import_back_into_a_fresh_database(
     assert [(m.role, m.content, m.source_ref) for m in imported] == [
         (m.role, m.content, m.source_ref) for m in live
     ]
+
+
+def test_a_turn_says_its_request_was_not_stored_though_its_reply_was(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    # Found by review: the reply's write cleared the recorder's memory_error within the turn,
+    # and nothing told the host that the user's message was missing from the database.
+    recorder = Recorder(service, speakers=SPEAKERS, log_dir=tmp_path / "logs")
+    recorder.record("system", "session start")
+    blocker = sqlite3.connect(service.path, isolation_level=None, check_same_thread=False)
+    blocker.execute("BEGIN IMMEDIATE")
+
+    def reply(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if blocker.in_transaction:  # the other writer is done while the model answers
+            blocker.rollback()
+        return ModelResponse(parts=[TextPart("Hello Diego.")])
+
+    agent = MemoryAgent(
+        Agent(FunctionModel(reply)), MemoryTools(service), recorder=recorder, check_claims=False
+    )
+    turn = agent.run_sync("My sister is called Ana.")
+    assert turn.memory_error is not None and "locked" in turn.memory_error
+    assert recorder.memory_error is None  # the reply's write succeeded
+    assert [m.content for m in service.messages(recorder.session_id or "")][1:] == ["Hello Diego."]
+    assert agent.run_sync("And my brother?").memory_error is None  # the next turn's own
+    blocker.close()
 
 
 def test_the_host_agent_is_left_as_it_was(service: MemoryService, tmp_path: Path) -> None:

@@ -33,11 +33,15 @@ from memstore.kinds import MessageStatus, Role
 
 @dataclass(frozen=True)
 class Turn:
-    """One turn's outcome: the reply as shown, and whether the unsaved notice was added."""
+    """One turn's outcome: the reply as shown, whether the unsaved notice was added, the
+    turn's new messages, and the database failure of recording them, if any."""
 
     text: str
     notice_added: bool
     messages: list[ModelMessage]
+    memory_error: str | None = None
+    """The last failure of the recorder's database writes of this turn (its request's or its
+    reply's; the Markdown log has them), or None."""
 
 
 class MemoryAgent:
@@ -76,6 +80,7 @@ class MemoryAgent:
         self.agent = agent
         self.tools = tools
         self.recorder = recorder
+        self._failures = 0  # the recorder's failures before the turn running
         self.notice = notice_for(language)
         self.toolset = memory_toolset(tools)
         self.claims = claim_check(agent, check_claims, claim_model)
@@ -201,12 +206,17 @@ class MemoryAgent:
         """The turn as shown, the notice added to a claimed change, its reply recorded."""
         shown = f"{text}\n\n{self.notice}" if claimed else text
         self._record("assistant", shown, private)
-        return Turn(text=shown, notice_added=claimed, messages=messages)
+        error = None
+        if self.recorder is not None and self.recorder.failures > self._failures:
+            error = self.recorder.last_failure
+        return Turn(text=shown, notice_added=claimed, messages=messages, memory_error=error)
 
     def _record(
         self, role: Role, content: str, private: bool, status: MessageStatus = "completed"
     ) -> None:
         if self.recorder is not None:
+            if role == "user":  # a turn starts
+                self._failures = self.recorder.failures
             self.recorder.record(role, content, status=status, private=private)
 
 

@@ -84,6 +84,11 @@ class Recorder:
         self._starting = threading.Lock()
         self.memory_error: str | None = None
         """The last database failure, or None once a write succeeds again."""
+        self.failures = 0
+        """How many of its writes to the database failed (a turn's count them: a failure of
+        its request stays known after its reply is stored; found by review)."""
+        self.last_failure: str | None = None
+        """The last database failure, kept when a later write succeeds."""
 
     @property
     def stores_history(self) -> bool:
@@ -151,7 +156,7 @@ class Recorder:
                 self.service.end_session(self.session_id)
             except MemstoreError as error:
                 log.warning("could not end session %s: %s", self.session_id, error)
-                self.memory_error = str(error)
+                self._failed(error)
 
     def _store(
         self, role: Role, text: str, status: MessageStatus, moment: datetime, written: Written
@@ -174,10 +179,15 @@ class Recorder:
             )
         except MemstoreError as error:
             log.warning("memory database write failed, the Markdown log has it: %s", error)
-            self.memory_error = str(error)
+            self._failed(error)
             return None
         self.memory_error = None
         return message
+
+    def _failed(self, error: MemstoreError) -> None:
+        """Keep a database failure (see :attr:`memory_error`, :attr:`failures`)."""
+        self.memory_error = self.last_failure = str(error)
+        self.failures += 1
 
     def _session(self, moment: datetime) -> str:
         """The recorder's session id, starting a session at ``moment`` when it has none: one,

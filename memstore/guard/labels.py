@@ -213,7 +213,9 @@ def accepted(found: re.Match[str], value: str) -> bool:
     after = found["after"].strip()
     ends = not after or after in CLAUSE_ENDS or value[-1:] in CLAUSE_ENDS
     filler = (found["filler"] or found["filler_digits"] or "").split()
+    # Italian and French elide an article into the next word: "dell'email", "de l'ordinateur"
     first = filler[0].strip("()").casefold() if filler else ""
+    first = first[: first.index("'") + 1] if "'" in first[:-1] else first
     if filler and first not in OWNERS | SUBJECTS and not filler[0][:1].isupper():
         return False  # a brand may stand there too: "mot de passe Gmail c'est ..."
     if found["digits"] is not None:  # "пин-код от карты 9027", "현관 비밀번호 7392"
@@ -227,7 +229,7 @@ def accepted(found: re.Match[str], value: str) -> bool:
         # "password is swordfish", not "password to connect" or "password → Bitwarden".
         weak = found["arrow"] is not None or (found["verb"] or "is").casefold() in WEAK_VERBS
         stated = found["bare"] is None and not weak
-        spelled = stated and values.passphrase(value, ends)
+        spelled = stated and values.passphrase(value, ends, stated=found["verb"] is not None)
         return values.made_up(value) or values.pin(value) or spelled
     # Without a connector, only a long one: "api-key 4b7e2a9c...", not "token 2023"; an
     # arrow maps a word to a service ("auth → OAuth2"), not to a key.

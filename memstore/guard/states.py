@@ -84,6 +84,20 @@ STATES = {
     "pourri", "dangereux", "устарел", "сменить", "поменяли", "ridicola", "orribile",
     "péssima", "vervelend", "śmieszne", "głupie", "długie", "beznadziejne", "problema",
     "nombre", "habitual", "anterior",
+    # what a rule makes it, or how much it matters, in the twelve languages (found by
+    # review: "The password is compulsory", "Das Passwort ist Pflicht", "Hasło jest
+    # obowiązkowe" were refused)
+    "compulsory", "obligatory", "essential", "necessary", "important", "unimportant",
+    "irrelevant", "nonsense", "gibberish", "rubbish", "overkill", "plaintext",
+    "nowhere", "importante", "sencilla", "sencillo", "obligatorio", "opcional", "idéntica",
+    "idéntico", "personnel", "personnelle", "facultatif", "facultative", "optionnel",
+    "optionnelle", "semplice", "identica", "identico", "personale", "facoltativa",
+    "facoltativo", "opzionale", "simples", "pessoal", "idêntica", "idêntico", "belangrijk",
+    "onbelangrijk", "optioneel", "ingewikkeld", "persoonlijk", "wichtig", "unwichtig",
+    "kompliziert", "dasselbe", "unsinn", "quatsch", "privatsache", "chefsache", "pflicht",
+    "persönlich", "prawidłowe", "nieprawidłowe", "identyczne", "niebezpieczne", "osobiste",
+    "opcjonalne", "niezbędne", "konieczne", "prywatne", "obowiązkowe", "обязательно",
+    "необязательно", "важно", "личный", "лишний",
     # comparing it ("his password should be longer": found by review)
     "longer", "shorter", "stronger", "weaker", "harder", "easier", "safer", "better", "worse",
     "simpler", "longest", "strongest", "weakest", "safest", "best", "worst",

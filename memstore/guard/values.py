@@ -60,7 +60,7 @@ BITS = r"(?:8|16|32|64|128|256)"
 TYPE_LIKE = re.compile(
     rf"\w+<[\w, ]*>$|(?:u?int|bytes|float|[uif])\d{{1,3}}$|(?:[A-Z][a-z]{{2,}}{BITS}?){{2,}}$"
 )
-CAMEL_CASE = re.compile(r"(?:[A-Z][a-z]{2,}){2,}$")
+JOINED = re.compile(r"[_.]")  # the joins of a password of words: Velvet_Moon, luna.llena
 # Names of protocols, standards and models that follow "auth", "token" or "key" labels:
 # "Auth: OAuth2", "network key: WPA3", "Token: ERC-721", "PSK: WPA2-Personal".
 STANDARD = re.compile(
@@ -152,17 +152,22 @@ def pin(value: str) -> bool:
     return digits.isascii() and digits.isdigit() and 3 <= len(digits) <= 12
 
 
-def passphrase(value: str, ends_clause: bool) -> bool:
-    """Whether ``value`` is a password of letters only ("swordfish", "подсолнух"): letters
-    that end the clause, 6 or more of them (5 when one is not ASCII: "Gänseblümchen" is no
-    English word), and no state or instruction ("required", "vergessen": see
-    :mod:`memstore.guard.states`)."""
+def passphrase(value: str, ends_clause: bool, *, stated: bool = False) -> bool:
+    """Whether ``value`` is a password of letters only ("swordfish", "подсолнух", words
+    joined by ``_`` or ``.``: "Velvet_Moon"): letters that end the clause, 6 or more of them
+    (5 when one is not ASCII: "Gänseblümchen" is no English word), and no state or
+    instruction ("required", "vergessen": see :mod:`memstore.guard.states`). ``stated``: a
+    verb put it ("is", "lautet"), where words in CamelCase are a password ("my password is
+    SwordFish"; found by review), not the type they are after a colon (``password:
+    SecretStr``)."""
     text = clean(value)
+    words = JOINED.split(text)
+    letters = "".join(words)
     return (
         ends_clause
-        and len(text) >= (6 if text.isascii() else 5)
-        and text.isalpha()
+        and len(letters) >= (6 if letters.isascii() else 5)
+        and all(word.isalpha() for word in words)
         and not IDEOGRAPHS.search(text)
-        and not states.is_state(text)
-        and not is_placeholder(text)
+        and not any(states.is_state(word) for word in words)
+        and not is_placeholder(text.lower() if stated else text)
     )
