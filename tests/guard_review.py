@@ -165,6 +165,13 @@ CREDENTIALS: list[tuple[str, str]] = [
     ("app_password", "Diego's gmail app password is qwer tyui asdf ghjk"),
     ("app_password", "app password: qwer-tyui-asdf-ghjk"),
     ("databricks", "dapi" + "0123456789abcdef0123456789abcdef"),
+    # CamelCase or joined words after a verb, an Italian elided article before it
+    ("password_camel_stated", "my password is SwordFish!"),
+    ("password_camel_stated", "Das Passwort lautet SonnenBlume"),
+    ("password_joined", "Password: Velvet_Moon!"),
+    ("password_joined", "The PDF password is Factura_Marzo"),
+    ("password_joined", "Пароль: Луна_Ночь!"),
+    ("password_elided", "La mia password dell'email è Girasole_2023"),
 ]
 
 ORDINARY: list[tuple[str, str]] = [
@@ -287,4 +294,16 @@ ORDINARY: list[tuple[str, str]] = [
     ("english", "his password should be longer"),
     ("english", "The app password is what lets Thunderbird sign in."),
     ("english", "password: getpass()"),
+    # a later review (2026-12-06): how a password is, or how much it matters
+    ("english", "The password is compulsory."),
+    ("english", "The password is nonsense."),
+    ("spanish", "La contraseña es importante."),
+    ("french", "Le mot de passe est facultatif."),
+    ("italian", "La password è semplice."),
+    ("portuguese", "A senha é pessoal."),
+    ("dutch", "Het wachtwoord is ingewikkeld."),
+    ("german", "Das Passwort ist Pflicht."),
+    ("polish", "Hasło jest obowiązkowe."),
+    ("russian", "Пароль: обязательно."),
+    ("english", "password: SecretStr"),
 ]
