@@ -19,13 +19,13 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from memstore import MemoryConfig, MemoryService
 from memstore.adapters.agent import MemoryAgent, Turn
-from memstore.adapters.claims import NOTICES
+from memstore.adapters.claims import NOTICES, with_notice
 from memstore.adapters.recorder import Recorder
 from memstore.adapters.tools import MemoryTools
 from memstore.adapters.toolset import memory_toolset
 from memstore.errors import InvalidInput
 from tests import agent_script
-from tests.agent_script import SAVED, SPEAKERS, ScriptedModel
+from tests.agent_script import QUESTION_START, SAVED, SPEAKERS, ScriptedModel
 
 close_the_event_loop = agent_script.close_the_event_loop  # the loop run_sync leaves behind
 
@@ -301,6 +301,35 @@ async def test_a_streamed_reply_comes_in_pieces_and_is_recorded_whole(
     assert service.list_memories().memories[0].content == "Diego has a dog called Rudiger."
     assert recorded(service, agent)[-1] == ("assistant", SAVED, "completed")
     assert model.questions == 0  # the remember tool succeeded: nothing to check
+
+
+@pytest.mark.parametrize(
+    ("reply", "shown"),
+    [
+        ("Saved:\n```python\nprint('hi')", "Saved:\n```python\nprint('hi')\n```"),
+        ("Saved:\n~~~~\ncode", "Saved:\n~~~~\ncode\n~~~~"),
+        ("Saved:\n```\ncode\n```", "Saved:\n```\ncode\n```"),
+        ("Guardado.", "Guardado."),
+    ],
+)
+def test_the_notice_stands_after_a_code_block_the_reply_left_open(reply: str, shown: str) -> None:
+    # Found by review: the notice showed as code, and the log closed the fence after it.
+    assert with_notice(reply, "Nothing was saved.") == f"{shown}\n\nNothing was saved."
+
+
+def test_a_claimed_save_ending_in_open_code_is_recorded_as_shown(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    def reply(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if str(messages[-1].parts[-1].content).startswith(QUESTION_START):  # type: ignore[union-attr]
+            return ModelResponse(parts=[TextPart("yes")])
+        return ModelResponse(parts=[TextPart("Saved your snippet:\n```python\nprint('hi')")])
+
+    recorder = Recorder(service, speakers=SPEAKERS, log_dir=tmp_path / "logs")
+    agent = MemoryAgent(Agent(FunctionModel(reply)), MemoryTools(service), recorder=recorder)
+    turn = agent.run_sync("Remember this snippet")
+    assert turn.notice_added and turn.text.endswith(f"print('hi')\n```\n\n{NOTICES['en']}")
+    assert service.messages(recorder.session_id or "")[-1].content == turn.text
 
 
 @pytest.mark.anyio

@@ -23,7 +23,7 @@ from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models import Model
 from pydantic_ai.result import StreamedRunResult
 
-from memstore.adapters.claims import ClaimCheck, any_action_succeeded, notice_for
+from memstore.adapters.claims import ClaimCheck, any_action_succeeded, notice_for, with_notice
 from memstore.adapters.recorder import Recorder
 from memstore.adapters.tools import MemoryTools
 from memstore.adapters.toolset import memory_toolset
@@ -204,7 +204,7 @@ class MemoryAgent:
         self, text: str, messages: list[ModelMessage], claimed: bool, private: bool
     ) -> Turn:
         """The turn as shown, the notice added to a claimed change, its reply recorded."""
-        shown = f"{text}\n\n{self.notice}" if claimed else text
+        shown = with_notice(text, self.notice) if claimed else text
         self._record("assistant", shown, private)
         error = None
         if self.recorder is not None and self.recorder.failures > self._failures:

@@ -17,6 +17,7 @@ from pydantic_ai.models import Model
 
 from memstore.adapters.tools import TOOL_NAMES
 from memstore.errors import InvalidInput
+from memstore.logs.fences import FenceTracker
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +94,17 @@ def notice_for(language: str) -> str:
     if not isinstance(language, str):
         raise InvalidInput("language", f"is {language!r}; give a language code such as 'es'.")
     return NOTICES.get(re.split(r"[-_]", language.strip(), maxsplit=1)[0].casefold(), NOTICES["en"])
+
+
+def with_notice(reply: str, notice: str) -> str:
+    """The reply with the unsaved notice after it, as a paragraph of its own: a fenced code
+    block the reply leaves open is closed first (found by review: the notice showed as code,
+    and the log closed the fence after it)."""
+    fence = FenceTracker()
+    for line in reply.split("\n"):
+        fence.feed(line)
+    closing = f"\n{fence.opening}" if fence.opening else ""
+    return f"{reply}{closing}\n\n{notice}"
 
 
 def any_action_succeeded(messages: list[ModelMessage]) -> bool:
