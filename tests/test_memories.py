@@ -222,6 +222,8 @@ def test_a_new_expiry_alone_does_not_take_back_a_key_held_since(
     later = datetime.now(UTC) + timedelta(days=1)
     with pytest.raises(InvalidInput, match=f"expires_at: {trip} expired at .*{back.id}"):
         service.update_memory(trip, expires_at=later)
+    with pytest.raises(InvalidInput, match="expired at"):  # its content again, as the CLI sends
+        service.remember("Diego is on holiday.", key="trip", memory_id=trip, expires_at=later)
     assert [m.id for m in service.list_memories().memories] == [back.id]
     renamed = service.update_memory(trip, key="holiday", expires_at=later)  # a key of its own
     assert renamed.status == "active" and service.get_memory(back.id).status == "active"  # type: ignore[union-attr]

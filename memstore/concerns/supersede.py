@@ -210,7 +210,8 @@ def update(
     normalized, key = revised.normalized_content, revised.key
     holders = (holder(connection, now, normalized=normalized), holder(connection, now, key=key))
     replaced = list(dict.fromkeys(o.id for o in holders if o is not None and o.id != memory.id))
-    if replaced and memory.expired(now) and not (draft.content or draft.key):
+    same = (revised.normalized_content, revised.key) == (memory.normalized_content, memory.key)
+    if replaced and memory.expired(now) and same:  # its own content and key given again too
         raise InvalidInput(
             "expires_at",
             f"{memory.id} expired at {memory.expires_at}, and {replaced[0]} has held its key "
