@@ -464,6 +464,31 @@ def test_a_sync_moves_messages_to_the_places_a_renumbered_session_gives_them(
     assert again.records["message"]["skipped"] == 3
 
 
+def test_new_messages_between_every_held_one_take_their_places(tmp_path: Path) -> None:
+    # Each new message whose place is held waits at a free place until the file is read
+    # (the review's case, small: a free place was found by reading the whole session).
+    x, y = MemoryService(tmp_path / "x.sqlite3"), MemoryService(tmp_path / "y.sqlite3")
+    session = x.start_session()
+    for n in range(40):
+        x.record_message(session.id, "user", f"message {n}")
+    x.export(tmp_path / "e1.jsonl")
+    y.import_memories(tmp_path / "e1.jsonl")
+    records = lines(tmp_path / "e1.jsonl")
+    widened: list[dict[str, Any]] = []
+    for record in records:
+        if record["type"] == "message":
+            new = record | {"id": f"msg_new{record['sequence']:04d}", "content": "new"}
+            widened += [new | {"sequence": 2 * record["sequence"] - 1}]
+            record = record | {"sequence": 2 * record["sequence"]}
+        widened.append(record)
+    report = y.import_memories(write_lines(tmp_path / "e2.jsonl", recounted(widened)))
+    assert report.records["message"]["imported"] == 40
+    assert [content for _, _, content in places(y, session.id)] == ["new", "message 0"] + [
+        text for n in range(1, 40) for text in ("new", f"message {n}")
+    ]
+    assert y.health().ok
+
+
 def test_a_place_a_message_the_export_does_not_hold_takes_is_still_a_conflict(
     tmp_path: Path,
 ) -> None:

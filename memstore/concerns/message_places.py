@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from memstore.errors import ImportConflict
 from memstore.repository import transfer as rows
+from memstore.schemas.transfer import MAX_SEQUENCE
 
 
 @dataclass
@@ -69,6 +70,12 @@ def require_free(session_id: str, wanted: dict[str, tuple[str, int]], held: dict
 
 
 def free_place(connection: sqlite3.Connection, session_id: str) -> int:
-    """A place no message of the session holds, for a message :class:`Places` moves later."""
+    """A place no message of the session holds, for a message :class:`Places` moves later:
+    the one after its highest, an index seek (found by review: reading the whole session
+    for each such message made a renumbered session of 6,000 import in 36 s), else, past
+    the largest integer SQLite holds, the first the session leaves free."""
+    highest = rows.highest_place(connection, session_id)
+    if highest < MAX_SEQUENCE:
+        return highest + 1
     held = set(rows.session_places(connection, session_id).values())
     return next(n for n in itertools.count(1) if n not in held)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from memstore.repository.memories import SELECT_MEMORY, StoredMemory, StoredSource
-from memstore.repository.messages import MESSAGE_COLUMNS, StoredMessage
+from memstore.repository.messages import HIGHEST_SEQUENCE, MESSAGE_COLUMNS, StoredMessage
 from memstore.repository.sessions import SESSION_COLUMNS, StoredSession
 from memstore.times import format_utc, parse_utc
 
@@ -108,6 +108,12 @@ def sequence_holder(connection: sqlite3.Connection, session_id: str, sequence: i
 def session_places(connection: sqlite3.Connection, session_id: str) -> dict[str, int]:
     """The place (sequence number) of each message of the session, by id."""
     return dict(connection.execute(SESSION_PLACES, {"session_id": session_id}).fetchall())
+
+
+def highest_place(connection: sqlite3.Connection, session_id: str) -> int:
+    """The highest place (sequence number) a message of the session holds; 0 for none."""
+    (highest,) = connection.execute(HIGHEST_SEQUENCE, {"session_id": session_id}).fetchone()
+    return int(highest or 0)
 
 
 def set_sequence(connection: sqlite3.Connection, message_id: str, sequence: int) -> None:
