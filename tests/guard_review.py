@@ -306,4 +306,15 @@ ORDINARY: list[tuple[str, str]] = [
     ("polish", "Hasło jest obowiązkowe."),
     ("russian", "Пароль: обязательно."),
     ("english", "password: SecretStr"),
+    # what the fixes of that review broke (found by a review of them)
+    ("german", "Das Passwort ist jetzt besser."),
+    ("german", "Das Kennwort ist nun sicherer."),
+    ("russian", "Пароль будет длинным."),
+    ("russian", "Пароль теперь длиннее."),
+    ("russian", "Пароль будет завтра."),
+    ("english", "The password got changed to comply."),
+    ("code", "password = hashlib.sha256(pw.encode()).hexdigest()"),
+    ("code", 'secret = base64.b64decode(os.environ["SECRET"])'),
+    ("code", 'password = read_secret(name="db").value'),
+    ("code", "api_key = get_key()[0]"),
 ]

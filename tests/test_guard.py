@@ -240,6 +240,10 @@ def test_the_key_is_scanned_too(service: MemoryService) -> None:
         ("Tr0ub4dor&3", "gmail_password"),
         ("8271", "bank_pin"),
         ("hunter22", "password"),
+        # found by review: other spellings of the key let it through
+        ("Sunflower77!", "wifiPassword"),
+        ("Sunflower77!", "wifi_password_2"),
+        ("Sunflower77!", "password1"),
     ],
 )
 def test_content_that_is_the_credential_its_key_names_is_refused(

@@ -12,6 +12,8 @@ scanner: a credential in a shape it does not know, or written out in words, gets
 
 from __future__ import annotations
 
+import re
+
 from memstore.errors import SecretRejected
 from memstore.guard.formats import format_kind
 from memstore.guard.labels import label_kind
@@ -51,6 +53,15 @@ def reject_keyed(key: str, content: str) -> None:
     Raises:
         SecretRejected: Naming the content, the kind found and the content's length.
     """
-    kind = secret_kind(f"{key.replace('_', ' ')}: {content}")
+    kind = secret_kind(f"{key_label(key)}: {content}")
     if kind is not None:
         raise SecretRejected("content", kind, len(content))
+
+
+def key_label(key: str) -> str:
+    """The words of a key, as a label reads them: "wifiPassword", "wifi_password_2",
+    "wifi.password" and, as stored, "wifipassword" are "wifi password" (found by review:
+    each let the content through)."""
+    words = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", key)
+    words = re.sub(r"[\s_.-]+|(?i:(?=passw(?:or)?[dt]|passcode))", " ", words)
+    return " ".join(re.sub(r"\d+$", "", words.strip()).split()) or key

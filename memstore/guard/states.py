@@ -98,7 +98,11 @@ STATES = {
     "persönlich", "prawidłowe", "nieprawidłowe", "identyczne", "niebezpieczne", "osobiste",
     "opcjonalne", "niezbędne", "konieczne", "prywatne", "obowiązkowe", "обязательно",
     "необязательно", "важно", "личный", "лишний",
-    # comparing it ("his password should be longer": found by review)
+    # comparing it ("his password should be longer", "Das Passwort ist jetzt besser",
+    # "Пароль будет завтра": found by review)
+    "besser", "länger", "kürzer", "sicherer", "stärker", "schwächer", "einfacher",
+    "schwieriger", "schwierig", "leichter", "mejor", "peor", "meilleur", "migliore",
+    "peggiore", "melhor", "pior", "завтра", "сегодня", "потом", "позже",
     "longer", "shorter", "stronger", "weaker", "harder", "easier", "safer", "better", "worse",
     "simpler", "longest", "strongest", "weakest", "safest", "best", "worst",
 }  # fmt: skip
@@ -119,7 +123,7 @@ STATE_ENDINGS = re.compile(
 LOWERCASE_ENDINGS = re.compile(
     r"(?:[a-z]{3}(?:ous|less|ful)|[a-zà-ÿ]{2}(?:[ií]ssim[ao]|ísim[ao]|[áí]vel)"
     r"|[a-zäöüß]{3}(?:lich|isch)|ge[a-zäöüß]{3,}t|[a-z]{3}lijk"
-    r"|[а-яё]{3}(?:ый|ая|ое|ые|ует|ает|яет))$"  # noqa: RUF001
+    r"|[а-яё]{3}(?:ый|ая|ое|ые|ым|им|ее|ует|ает|яет))$"  # noqa: RUF001
 )
 
 

@@ -25,9 +25,13 @@ CJK_CLAUSE_END = re.compile(
 # with a variable's name ("$$Kx9mPq2vLz" is a literal "$Kx9mPq2vLz": found by review)
 VARIABLE = r"(?:[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*)"
 SHELL_LOOKUP = re.compile(rf"\$(?:[{{(]|[A-Za-z_]\w*$)|\$\${VARIABLE}$|\$env:{VARIABLE}$")
-# A whole call, getpass() or read_secret("wifi"): not "Tr0ub(le)42" nor "Abc(123!x", which
-# only hold a bracket (found by review: let through as calls)
-CALL = re.compile(r"[A-Za-z_][\w.]*\([^()]*\)$")
+# A whole call, getpass(), read_secret(name="db").value, get_key()[0] or
+# hashlib.sha256(pw.encode()).hexdigest(): not "Tr0ub(le)42" nor "Abc(123!x", which only
+# hold a bracket (found by review: let through as calls)
+CALL = re.compile(r"[A-Za-z_][\w.]*\(.*\)(?:\.\w+|\[[^\]]*\]|\(\))*$")
+# The start of a call whose argument is quoted, as a label's value stops at the quote:
+# read_secret(name=, base64.b64decode(os.environ[
+CUT_CALL = re.compile(r"[a-z_][\w.]*\([\w.=(\[]*[=(\[]$")
 GLUED_ENDING = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+$")
 EDGES = "\"'`\u201c\u201d\u2018\u2019«»()[]{}<>*_"  # quotes, brackets, Markdown emphasis
 TRAILING = ".,;:!?"
@@ -116,6 +120,7 @@ def is_placeholder(value: str) -> bool:
         or LOOKUP.match(text)
         or PLACEHOLDER_WORDS.search(text)
         or CALL.match(value.rstrip(TRAILING))
+        or CUT_CALL.match(value)
         or QUANTITY.match(text)
         or DESCRIBED.match(text)
         or "://" in text
