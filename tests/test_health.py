@@ -382,6 +382,27 @@ def test_a_stored_value_check_names_is_store_damaged_in_every_command_never_a_tr
     assert not (tmp_path / "x").exists()
 
 
+def test_a_blob_the_index_still_finds_is_store_damaged_in_instances_and_the_context(
+    runner: CliRunner, filled: MemoryService
+) -> None:
+    # Found by review: instances and the per-turn context failed on it with a TypeError.
+    execute(
+        filled.path,
+        "UPDATE messages SET content = CAST('la lavanda rota' AS BLOB) WHERE sequence = 2",
+        "UPDATE memories SET content = CAST('Diego grows lavender.' AS BLOB)",
+    )
+    for command in (
+        ["instances", "lavanda", "--limit", "50"],
+        ["instances", "lavender", "--scope", "memories"],
+    ):
+        result = runner.invoke(cli, ["--database", str(filled.path), *command])
+        error = json.loads(result.stderr)["error"]
+        assert result.exit_code == 1 and error["type"] == "StoreDamaged", command
+        assert ".content of the row with id" in error["message"]
+    with pytest.raises(StoreDamaged, match="memories.content"):
+        MemoryService(filled.path).context("lavender")
+
+
 def test_damaged_pages_are_reported_with_where_and_what_to_do(
     runner: CliRunner, filled: MemoryService
 ) -> None:

@@ -39,6 +39,7 @@ from memstore.kinds import Role, SourceType
 from memstore.queries import WordQuery
 from memstore.repository.messages import filters_sql
 from memstore.repository.recall import MEMORY_FILTERS
+from memstore.repository.stored_values import MAYBE_INTEGER, MAYBE_TEXT, TEXT_VALUE, typed_row
 from memstore.repository.words import (
     instance_sources,
     is_sequence,
@@ -163,6 +164,25 @@ class PageRecord:
     source_ref: str | None
     index_text: str | None
 
+    def values(self) -> tuple[object, ...]:
+        """Its stored values of :data:`RECORD_NAMES`, in order."""
+        return (
+            self.id,
+            self.content,
+            self.index_text,
+            self.session_id,
+            self.sequence,
+            self.source_ref,
+        )
+
+
+# The stored values of a record that the page reads as they are (found by review: a blob
+# as a message's content, or text as its sequence number, failed instances with a
+# traceback where the other commands say StoreDamaged).
+RECORD_NAMES = ("id", "content", "index_text", "session_id", "sequence", "source_ref")
+RECORD_KINDS = (TEXT_VALUE, TEXT_VALUE, MAYBE_TEXT, MAYBE_TEXT, MAYBE_INTEGER, MAYBE_TEXT)
+TABLES = {"message": "messages", "memory": "memories"}
+
 
 def page(connection: sqlite3.Connection, word: str, query: WordQuery, now: datetime) -> Page:
     """The records of a page of the instances of the folded ``word`` (newest record first,
@@ -181,6 +201,8 @@ def page(connection: sqlite3.Connection, word: str, query: WordQuery, now: datet
         if dense
         else listed(connection, word, rows, bound)
     )
+    for record in records:
+        typed_row(TABLES[record.source_type], RECORD_NAMES, record.values(), RECORD_KINDS)
     documents = None if spread is None else int(spread[1])
     if fast:  # the row table's occurrences, read with the spread
         return Page(records, 0 if spread is None else int(spread[0]), documents)

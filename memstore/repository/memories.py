@@ -86,6 +86,8 @@ MEMORY_FIELDS = tuple(field.name for field in fields(StoredMemory))
 MEMORY_KINDS = column_kinds(
     MEMORY_FIELDS, id=TEXT_VALUE, content=TEXT_VALUE, key=MAYBE_TEXT, superseded_by=MAYBE_TEXT
 )
+CONTEXT_KINDS = (TEXT_VALUE, None, None, TEXT_VALUE)
+"""The types :func:`in_force` checks, by column."""
 SELECT_MEMORY = f"SELECT {', '.join(MEMORY_FIELDS)} FROM memories"
 CANDIDATE_WITH = (
     f"{SELECT_MEMORY} WHERE status = 'candidate' AND normalized_content = :value "
@@ -254,4 +256,7 @@ def in_force(connection: sqlite3.Connection, now: datetime) -> list[tuple[str, s
     rows: list[tuple[str, str, int, str]] = connection.execute(
         IN_FORCE, {"now": format_utc(now)}
     ).fetchall()
+    for row in rows:  # found by review: a blob as content failed the context with a TypeError
+        if type(row[3]) is not str or type(row[0]) is not str:
+            typed_row("memories", ("id", "category", "pinned", "content"), row, CONTEXT_KINDS)
     return rows

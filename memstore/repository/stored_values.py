@@ -85,7 +85,13 @@ def unreadable_values(connection: sqlite3.Connection) -> list[str]:
 TEXT_VALUE = (str,)
 MAYBE_TEXT = (str, type(None))
 INTEGER_VALUE = (int,)
-KIND_NAMES = {TEXT_VALUE: "text", MAYBE_TEXT: "text", INTEGER_VALUE: "an integer"}
+MAYBE_INTEGER = (int, type(None))
+KIND_NAMES = {
+    TEXT_VALUE: "text",
+    MAYBE_TEXT: "text",
+    INTEGER_VALUE: "an integer",
+    MAYBE_INTEGER: "an integer",
+}
 
 
 def column_kinds(names: Sequence[str], **kinds: tuple[type, ...]) -> tuple[Any, ...]:
