@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import Connection, text
 
 from alembic import context
-from memstore import files
+from memstore import files, paths
 from memstore.errors import MemstoreError
 from memstore.store import examine
 from memstore.store.engine import make_engine
@@ -61,8 +61,8 @@ def run_migrations(connection: Connection) -> None:
 def database_path() -> str:
     """The -x db=PATH argument, else memstore's configured database."""
     path = context.get_x_argument(as_dictionary=True).get("db")
-    if path:
-        return str(path)
+    if path:  # "~/memory.sqlite3" expanded where no shell did (zsh's -x db=~/...)
+        return str(paths.expanded(path))
     from memstore.config import MemoryConfig
 
     return str(MemoryConfig().database_path())

@@ -594,7 +594,7 @@ def test_a_file_named_itself_and_through_its_folder_is_one_file(
     # Found by review: the summary counted it twice ("from 5 files" for 4).
     folder = tmp_path / "logs"
     earlier = write(folder, log_bytes(FIRST, SECOND), "2026-10-05.md")
-    report = run(service, folder, earlier)
+    report = run(service, folder, earlier, folder / ".." / "logs" / earlier.name)
     assert [f.path for f in report.files] == [str(earlier)]
     assert (report.imported, report.skipped) == (1, 0)
 

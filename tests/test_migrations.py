@@ -339,6 +339,30 @@ def test_alembic_command_line_upgrades_any_database_path(tmp_path: Path) -> None
     assert target.stat().st_mode & 0o777 == 0o600
 
 
+def test_alembic_command_line_expands_a_tilde_no_shell_expanded(tmp_path: Path) -> None:
+    # Found by review: zsh leaves "-x db=~/x" alone, and a folder named "~" appeared.
+    home = tmp_path / "home"
+    home.mkdir()
+    alembic = Path(sys.executable).with_name("alembic")
+    completed = subprocess.run(
+        [
+            str(alembic),
+            "-c",
+            str(REPO / "alembic.ini"),
+            "-x",
+            "db=~/kept.sqlite3",
+            "upgrade",
+            "head",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "HOME": str(home)},
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert (home / "kept.sqlite3").exists() and not (tmp_path / "~").exists()
+
+
 def test_alembic_command_line_leaves_another_applications_file_alone(tmp_path: Path) -> None:
     # Found by review: it added memstore's tables to it, and check then called it ok.
     target = tmp_path / "shop.sqlite3"

@@ -35,9 +35,9 @@ class LoadedLog:
 
 def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
     """Files to import: each file as given, each directory's ``*.md`` files sorted, not
-    recursively, each once (found by review: a file named both itself and through its
-    folder was counted as two). Paths are made absolute but symbolic links are not
-    followed."""
+    recursively, each once, as first named (found by review: a file named both itself and
+    through its folder, or through ``..``, was counted as two). Paths are made absolute but
+    symbolic links are not followed."""
     found: list[Path] = []
     for given in paths:
         path = expanded(given).absolute()
@@ -45,7 +45,12 @@ def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
             found.extend(sorted(p for p in path.glob("*.md")))
         else:
             found.append(path)
-    return list(dict.fromkeys(found))
+    once: dict[str, Path] = {}
+    for path in found:  # by where its source references point; a link (refused) gives way
+        key = os.path.realpath(path)
+        if key not in once or os.path.islink(once[key]):
+            once[key] = path
+    return list(once.values())
 
 
 def empty_folders(paths: Iterable[str | Path]) -> list[Path]:
