@@ -149,9 +149,11 @@ def test_disabled_memory_offers_no_tools(db_path: Path, tmp_path: Path) -> None:
 def test_a_missing_sdk_is_a_json_error_naming_the_extra(
     runner: CliRunner, db_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Simulate an environment without the SDK: every mcp module import fails.
+    # Simulate an environment without the SDK: every mcp module import fails, and anyio's,
+    # which the server imports first (found by review: a plain install gave a traceback).
     for name in [n for n in sys.modules if n == "mcp" or n.startswith(("mcp.", "mcp_types"))]:
         monkeypatch.setitem(sys.modules, name, None)
+    monkeypatch.setitem(sys.modules, "anyio", None)
     monkeypatch.delitem(sys.modules, "memstore.adapters.mcp_server", raising=False)
     result = runner.invoke(cli, ["--database", str(db_path), "mcp"])
     assert result.exit_code == 1

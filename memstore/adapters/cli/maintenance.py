@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import signal
 from datetime import date
 from pathlib import Path
@@ -66,6 +67,8 @@ def mcp(ctx: click.Context) -> None:
     Example: memstore --config ~/.config/assistant.json mcp
     """
     try:
+        if importlib.util.find_spec("mcp") is None:  # anyio, its dependency, is imported first
+            raise ModuleNotFoundError("No module named 'mcp'", name="mcp")
         from memstore.adapters.mcp_server import serve
     except ImportError as error:
         if not (error.name or "").startswith("mcp"):
