@@ -271,6 +271,8 @@ def test_other_commands_on_a_file_that_is_not_a_database_give_a_json_error(
     assert result.exit_code == 1 and result.stdout == ""
     error = json.loads(result.stderr)["error"]
     assert error["type"] == "StoreDamaged" and "file is not a database" in error["message"]
+    # found by review: the most likely cause, the wrong file, was not named
+    assert "check --database" in error["message"]
 
 
 def test_schema_text_holding_a_byte_that_is_not_utf8_is_damage_never_a_traceback(

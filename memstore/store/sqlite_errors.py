@@ -78,11 +78,17 @@ def translated(cause: sqlite3.DatabaseError, path: Path | None) -> MemstoreError
 
 def damaged(cause: object) -> StoreDamaged:
     """The StoreDamaged of a file SQLite (or Python's reading of its text) cannot read;
-    ``cause`` says why (an exception, or its words)."""
+    ``cause`` says why (an exception, or its words). A file that is no database at all is
+    most often the wrong one (found by review: ``--database`` given a daily log was told to
+    restore a backup): the message says to check the path first."""
+    wrong_file = "file is not a database" in str(cause)
+    check = "If it is not your memory database, check --database or the configuration's "
     return StoreDamaged(
         f"SQLite cannot read the database file ({cause}): it is not a SQLite "
-        "database or it is damaged. Keep it and its -wal/-shm files for investigation and "
-        "restore a verified backup (README, Backup and recovery)."
+        "database or it is damaged. "
+        + (check + "database setting; if it is, keep" if wrong_file else "Keep")
+        + " it and its -wal/-shm files for investigation and restore a verified backup "
+        "(README, Backup and recovery)."
     )
 
 
