@@ -30,7 +30,10 @@ def unechoed(message: str) -> str:
     memory typed without quotes, a refused secret among them (found by review)."""
     if not message.startswith("Got unexpected extra argument"):
         return message
-    return "Got unexpected extra arguments (not repeated here); put text with spaces in quotes."
+    return (
+        "Got unexpected extra arguments (not repeated here): the command takes fewer (see "
+        "its --help); text with spaces goes in quotes."
+    )
 
 
 def dash_hint(error: click.UsageError) -> str:
