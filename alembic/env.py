@@ -10,7 +10,6 @@ Every applied or reverted version is mirrored in ``schema_migrations`` with its 
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, text
@@ -61,8 +60,8 @@ def run_migrations(connection: Connection) -> None:
 def database_path() -> str:
     """The -x db=PATH argument, else memstore's configured database."""
     path = context.get_x_argument(as_dictionary=True).get("db")
-    if path:  # "~/memory.sqlite3" expanded where no shell did (zsh's -x db=~/...)
-        return str(paths.expanded(path))
+    if path:
+        return str(path)
     from memstore.config import MemoryConfig
 
     return str(MemoryConfig().database_path())
@@ -72,12 +71,13 @@ if context.is_offline_mode():
     raise SystemExit("memstore migrations run online only: drop --sql.")
 
 
-def migrate_file(path: Path) -> None:
+def migrate_file(given: str) -> None:
     """Run the command on the file at ``path`` as memstore opens one: created private when
     missing, another application's database refused, a lock or damage a one-line error (found
     by review: the command migrated another application's file, created a world-readable
     one, and printed a traceback beside a writer)."""
     try:
+        path = paths.expanded(given)  # "~/memory.sqlite3" no shell expanded (zsh's -x db=~/)
         with translate_errors(path):
             if files.regular(path, "the database") is None:
                 files.create_store_file(path)
@@ -96,4 +96,4 @@ given = context.config.attributes.get("connection")
 if given is not None:
     run_migrations(given)
 else:
-    migrate_file(Path(database_path()))
+    migrate_file(database_path())

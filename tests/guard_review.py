@@ -172,6 +172,12 @@ CREDENTIALS: list[tuple[str, str]] = [
     ("password_joined", "The PDF password is Factura_Marzo"),
     ("password_joined", "Пароль: Луна_Ночь!"),
     ("password_elided", "La mia password dell'email è Girasole_2023"),
+    # what the fixes of the later review let through again (found by a review of them)
+    ("password_to_word", "Diego's wifi password has been changed to sunflower."),
+    ("password_to_word", "Password set to SwordFish"),
+    ("password_brackets", "Diego's password is Kx9(mP)(q2)."),
+    ("password_brackets", "password: Kx9mPq2(vLz).Q7"),
+    ("password_brackets", "password: aB3(x="),
 ]
 
 ORDINARY: list[tuple[str, str]] = [
@@ -317,4 +323,6 @@ ORDINARY: list[tuple[str, str]] = [
     ("code", 'secret = base64.b64decode(os.environ["SECRET"])'),
     ("code", 'password = read_secret(name="db").value'),
     ("code", "api_key = get_key()[0]"),
+    ("english", "The password is README.md"),
+    ("english", "My password is session.token"),
 ]

@@ -310,6 +310,11 @@ async def test_a_streamed_reply_comes_in_pieces_and_is_recorded_whole(
         ("Saved:\n~~~~\ncode", "Saved:\n~~~~\ncode\n~~~~"),
         ("Saved:\n```\ncode\n```", "Saved:\n```\ncode\n```"),
         ("Guardado.", "Guardado."),
+        # found by review: a CRLF reply's closing fence was read as an opening one
+        (
+            "Saved!\r\n```python\r\nprint(1)\r\n```\r\nDone.",
+            "Saved!\r\n```python\r\nprint(1)\r\n```\r\nDone.",
+        ),
     ],
 )
 def test_the_notice_stands_after_a_code_block_the_reply_left_open(reply: str, shown: str) -> None:

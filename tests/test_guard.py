@@ -244,6 +244,8 @@ def test_the_key_is_scanned_too(service: MemoryService) -> None:
         ("Sunflower77!", "wifiPassword"),
         ("Sunflower77!", "wifi_password_2"),
         ("Sunflower77!", "password1"),
+        ("4821", "PassWord"),
+        ("4821", "wifi(password)"),
     ],
 )
 def test_content_that_is_the_credential_its_key_names_is_refused(
@@ -268,6 +270,16 @@ def test_content_that_is_the_credential_its_key_names_is_refused(
     export.write_text(forged, encoding="utf-8")
     with pytest.raises(SecretRejected):
         MemoryService(tmp_path / "other.sqlite3").import_memories(export)
+
+
+@pytest.mark.parametrize(
+    ("content", "key"), [("Fridge", "wifiPasswordLocation"), ("Sixteen", "passwordLength")]
+)
+def test_a_capitalised_word_under_a_camel_case_key_is_stored(
+    service: MemoryService, content: str, key: str
+) -> None:
+    # Found by review: "password Location: Fridge" read the second word as a brand.
+    assert service.remember(content, key=key).content == content
 
 
 def test_the_key_is_scanned_as_it_would_be_stored(service: MemoryService) -> None:

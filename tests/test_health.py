@@ -405,6 +405,22 @@ def test_a_blob_the_index_still_finds_is_store_damaged_in_instances_and_the_cont
         MemoryService(filled.path).context("lavender")
 
 
+def test_a_category_written_around_its_check_is_store_damaged(
+    runner: CliRunner, filled: MemoryService
+) -> None:
+    # Found by review: memories and recall failed on it with a pydantic traceback.
+    execute(
+        filled.path,
+        "PRAGMA ignore_check_constraints = ON",
+        "UPDATE memories SET category = 'bogus'",
+    )
+    for command in (["memories"], ["recall", "lavender"]):
+        result = runner.invoke(cli, ["--database", str(filled.path), *command])
+        error = json.loads(result.stderr)["error"]
+        assert result.exit_code == 1 and error["type"] == "StoreDamaged", command
+        assert "memories.category" in error["message"] and "'bogus'" in error["message"]
+
+
 def test_damaged_pages_are_reported_with_where_and_what_to_do(
     runner: CliRunner, filled: MemoryService
 ) -> None:

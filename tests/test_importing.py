@@ -599,6 +599,11 @@ def test_a_file_named_itself_and_through_its_folder_is_one_file(
     assert (report.imported, report.skipped) == (1, 0)
 
 
+def test_a_nul_in_a_log_path_is_listed_for_the_import_to_refuse(tmp_path: Path) -> None:
+    # Found by review: finding each file once raised a bare ValueError for it.
+    assert MemoryService.log_files([f"{tmp_path}/a\x00b.md"]) == [tmp_path / "a\x00b.md"]
+
+
 def test_original_files_are_never_modified(service: MemoryService, tmp_path: Path) -> None:
     # The logs are the user's own record: import only ever reads them.
     good = write(tmp_path / "a", log_bytes(FIRST, SECOND, THIRD))

@@ -361,6 +361,14 @@ def test_alembic_command_line_expands_a_tilde_no_shell_expanded(tmp_path: Path) 
     )
     assert completed.returncode == 0, completed.stderr
     assert (home / "kept.sqlite3").exists() and not (tmp_path / "~").exists()
+    nobody = subprocess.run(
+        [alembic, "-c", str(REPO / "alembic.ini"), "-x", "db=~nosuchuser/x", "upgrade", "head"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert nobody.returncode == 1 and "Traceback" not in nobody.stderr
+    assert "FileError" in nobody.stderr and "home folder that cannot be found" in nobody.stderr
 
 
 def test_alembic_command_line_leaves_another_applications_file_alone(tmp_path: Path) -> None:

@@ -102,7 +102,7 @@ def with_notice(reply: str, notice: str) -> str:
     and the log closed the fence after it)."""
     fence = FenceTracker()
     for line in reply.split("\n"):
-        fence.feed(line)
+        fence.feed(line.rstrip("\r"))  # as the log reads a CRLF reply (found by review)
     closing = f"\n{fence.opening}" if fence.opening else ""
     return f"{reply}{closing}\n\n{notice}"
 

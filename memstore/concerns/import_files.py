@@ -47,7 +47,10 @@ def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
             found.append(path)
     once: dict[str, Path] = {}
     for path in found:  # by where its source references point; a link (refused) gives way
-        key = os.path.realpath(path)
+        try:
+            key = os.path.realpath(path)
+        except ValueError:  # a NUL in it: load names the path it refuses
+            key = str(path)
         if key not in once or os.path.islink(once[key]):
             once[key] = path
     return list(once.values())

@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime
 
+from pydantic import ValidationError
+
 from memstore.arguments import position
 from memstore.concerns import memory_rules, supersede
 from memstore.concerns.memory_rules import Fields, Origins
@@ -17,6 +19,7 @@ from memstore.errors import InvalidInput, MemoryDisabled, NotFound
 from memstore.kinds import Category
 from memstore.repository import memories
 from memstore.repository.memories import StoredMemory
+from memstore.repository.stored_values import damaged
 from memstore.schemas import Memory, MemoryPage, MemorySource
 from memstore.store.database import Database
 from memstore.text.clipping import fill_memories
@@ -25,8 +28,19 @@ from memstore.times import utc_now
 
 def memory_model(memory: StoredMemory, now: datetime) -> Memory:
     """The public model of a stored memory; past its expiry an active memory shows as
-    expired."""
-    return Memory.model_validate(memory).model_copy(update={"status": memory.shown_status(now)})
+    expired.
+
+    Raises:
+        StoreDamaged: For a value no write stores (a category or status a file edited
+            around its CHECK constraints holds: found by review, a traceback).
+    """
+    try:
+        model = Memory.model_validate(memory)
+    except ValidationError as error:
+        field = str(error.errors()[0]["loc"][0])
+        value = getattr(memory, field, None)
+        raise damaged("memories", field, memory.id, value, "a value memstore writes") from error
+    return model.model_copy(update={"status": memory.shown_status(now)})
 
 
 def require_enabled(config: MemoryConfig) -> None:

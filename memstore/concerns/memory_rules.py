@@ -128,7 +128,8 @@ def draft(
     if fields.key is not None:  # as given and as stored ("dop v1 ..." is kept "dop_v1_...")
         reject_secrets(fields.key, "key")
         reject_secrets(normalize_key(fields.key) or "", "key")
-    refuse_keyed(fields.key, cleaned)  # as given: "wifiPassword" is two words
+    refuse_keyed(fields.key, cleaned)  # as given ("wifiPassword" is two words) and stored
+    refuse_keyed(normalize_key(fields.key), cleaned)
     return Draft(
         content=cleaned,
         normalized=None if cleaned is None else normalize_content(cleaned),

@@ -60,8 +60,9 @@ def reject_keyed(key: str, content: str) -> None:
 
 def key_label(key: str) -> str:
     """The words of a key, as a label reads them: "wifiPassword", "wifi_password_2",
-    "wifi.password" and, as stored, "wifipassword" are "wifi password" (found by review:
-    each let the content through)."""
+    "wifi.password" and, as stored, "wifipassword" are "wifi password", lowercase, so that
+    "wifiPasswordLocation" is no brand after a label (found by review: each let the content
+    through, or refused "Fridge")."""
     words = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", key)
     words = re.sub(r"[\s_.-]+|(?i:(?=passw(?:or)?[dt]|passcode))", " ", words)
-    return " ".join(re.sub(r"\d+$", "", words.strip()).split()) or key
+    return " ".join(re.sub(r"\d+$", "", words.strip()).split()).lower() or key

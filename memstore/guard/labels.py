@@ -227,9 +227,7 @@ def accepted(found: re.Match[str], value: str) -> bool:
     if found["password"]:
         # A word of letters only counts after a real connector: "password: swordfish",
         # "password is swordfish", not "password to connect" or "password → Bitwarden".
-        verb = (found["verb"] or "is").casefold()
-        # "changed to" and the like may lead to what it was changed for ("to comply")
-        weak = found["arrow"] is not None or verb in WEAK_VERBS or verb.endswith(" to")
+        weak = found["arrow"] is not None or (found["verb"] or "is").casefold() in WEAK_VERBS
         stated = found["bare"] is None and not weak
         spelled = stated and values.passphrase(value, ends, stated=found["verb"] is not None)
         return values.made_up(value) or values.pin(value) or spelled

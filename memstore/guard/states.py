@@ -102,7 +102,7 @@ STATES = {
     # "Пароль будет завтра": found by review)
     "besser", "länger", "kürzer", "sicherer", "stärker", "schwächer", "einfacher",
     "schwieriger", "schwierig", "leichter", "mejor", "peor", "meilleur", "migliore",
-    "peggiore", "melhor", "pior", "завтра", "сегодня", "потом", "позже",
+    "peggiore", "melhor", "pior", "завтра", "сегодня", "потом", "позже", "comply", "notset",
     "longer", "shorter", "stronger", "weaker", "harder", "easier", "safer", "better", "worse",
     "simpler", "longest", "strongest", "weakest", "safest", "best", "worst",
 }  # fmt: skip

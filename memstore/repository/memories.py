@@ -86,7 +86,7 @@ MEMORY_FIELDS = tuple(field.name for field in fields(StoredMemory))
 MEMORY_KINDS = column_kinds(
     MEMORY_FIELDS, id=TEXT_VALUE, content=TEXT_VALUE, key=MAYBE_TEXT, superseded_by=MAYBE_TEXT
 )
-CONTEXT_KINDS = (TEXT_VALUE, None, None, TEXT_VALUE)
+CONTEXT_KINDS = (TEXT_VALUE, TEXT_VALUE, None, TEXT_VALUE)
 """The types :func:`in_force` checks, by column."""
 SELECT_MEMORY = f"SELECT {', '.join(MEMORY_FIELDS)} FROM memories"
 CANDIDATE_WITH = (
@@ -257,6 +257,6 @@ def in_force(connection: sqlite3.Connection, now: datetime) -> list[tuple[str, s
         IN_FORCE, {"now": format_utc(now)}
     ).fetchall()
     for row in rows:  # found by review: a blob as content failed the context with a TypeError
-        if type(row[3]) is not str or type(row[0]) is not str:
+        if type(row[3]) is not str or type(row[0]) is not str or type(row[1]) is not str:
             typed_row("memories", ("id", "category", "pinned", "content"), row, CONTEXT_KINDS)
     return rows

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from memstore.errors import StoreDamaged
@@ -133,11 +134,21 @@ def reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not JSON")
 
 
+@dataclass(frozen=True)
+class Rows:
+    """Rows a damaged value lies in, when no one id names it (``text``: "a message of
+    session ses_1")."""
+
+    text: str
+
+
 def damaged(table: str, column: str, key: object, value: object, kind: str) -> StoreDamaged:
-    """The error of a stored value a command cannot read, in the words ``check`` uses."""
+    """The error of a stored value a command cannot read, in the words ``check`` uses;
+    ``key`` the row's id, or a :class:`Rows` saying which rows."""
+    where = key.text if isinstance(key, Rows) else f"the row with id {shown(key)}"
     return StoreDamaged(
-        f"The database holds {shown(value)} in {table}.{column} of the row with id "
-        f"{shown(key)}, which is not {kind}: it is damaged. Keep it and its -wal/-shm files "
+        f"The database holds {shown(value)} in {table}.{column} of {where}, which is not "
+        f"{kind}: it is damaged. Keep it and its -wal/-shm files "
         "for investigation and restore a verified backup (README, Backup and recovery); "
         "`memstore check` lists every such value."
     )

@@ -11,6 +11,7 @@ from datetime import datetime
 from memstore.repository.memories import SELECT_MEMORY, StoredMemory, StoredSource
 from memstore.repository.messages import HIGHEST_SEQUENCE, MESSAGE_COLUMNS, StoredMessage
 from memstore.repository.sessions import SESSION_COLUMNS, StoredSession
+from memstore.repository.stored_values import Rows, damaged
 from memstore.times import format_utc, parse_utc
 
 # The assistant's most frequent name among those that never speak in another role (the
@@ -111,9 +112,16 @@ def session_places(connection: sqlite3.Connection, session_id: str) -> dict[str,
 
 
 def highest_place(connection: sqlite3.Connection, session_id: str) -> int:
-    """The highest place (sequence number) a message of the session holds; 0 for none."""
+    """The highest place (sequence number) a message of the session holds; 0 for none.
+
+    Raises:
+        StoreDamaged: For a place that is no integer (found by review: a ValueError).
+    """
     (highest,) = connection.execute(HIGHEST_SEQUENCE, {"session_id": session_id}).fetchone()
-    return int(highest or 0)
+    if highest is not None and type(highest) is not int:  # max() of text is text
+        where = Rows(f"a message of session {session_id}")
+        raise damaged("messages", "sequence", where, highest, "an integer")
+    return highest or 0
 
 
 def set_sequence(connection: sqlite3.Connection, message_id: str, sequence: int) -> None:
