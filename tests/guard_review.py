@@ -175,9 +175,8 @@ CREDENTIALS: list[tuple[str, str]] = [
     # what the fixes of the later review let through again (found by a review of them)
     ("password_to_word", "Diego's wifi password has been changed to sunflower."),
     ("password_to_word", "Password set to SwordFish"),
-    ("password_brackets", "Diego's password is Kx9(mP)(q2)."),
-    ("password_brackets", "password: Kx9mPq2(vLz).Q7"),
-    ("password_brackets", "password: aB3(x="),
+    ("password_dotted", "My password is luna.llena"),
+    ("password_dotted", "Password: Velvet.Moon"),
 ]
 
 ORDINARY: list[tuple[str, str]] = [
@@ -324,5 +323,10 @@ ORDINARY: list[tuple[str, str]] = [
     ("code", 'password = read_secret(name="db").value'),
     ("code", "api_key = get_key()[0]"),
     ("english", "The password is README.md"),
-    ("english", "My password is session.token"),
+    # what the fixes of that review broke again (found by a review of them)
+    ("english", "The router password was reset to factory."),
+    ("english", "The password was changed to numeric."),
+    ("code", "password = models.CharField(max_length=128)"),
+    ("code", "token = Token.objects.get(user=user)"),
+    ("code", "key = PBKDF2HMAC(algorithm=hashes.SHA256(), length=32, salt=salt)"),
 ]

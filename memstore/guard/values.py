@@ -25,16 +25,15 @@ CJK_CLAUSE_END = re.compile(
 # with a variable's name ("$$Kx9mPq2vLz" is a literal "$Kx9mPq2vLz": found by review)
 VARIABLE = r"(?:[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*)"
 SHELL_LOOKUP = re.compile(rf"\$(?:[{{(]|[A-Za-z_]\w*$)|\$\${VARIABLE}$|\$env:{VARIABLE}$")
-# A whole call of a name code gives (snake_case, dotted, or a class such as Path), getpass(),
-# read_secret(name="db").value, get_key()[0], hashlib.sha256(pw.encode()).hexdigest(): not
-# "Tr0ub(le)42", "Abc(123!x" or "Velvet(Moon)(42)", which hold brackets (found by review:
-# let through as calls, and again when the pattern spanned ")...(")
-CODE_NAME = r"(?:(?:[a-z_][a-z0-9_]*\.)*[a-z_][a-z0-9_]*|[A-Z][a-z]+)"
-ARGUMENTS = r"[^()]*(?:\([^()]*\)[^()]*)*"
-CALL = re.compile(rf"{CODE_NAME}\({ARGUMENTS}\)(?:\.[a-z_]\w*|\[[^\]]*\]|\(\))*$")
-# The start of such a call whose argument is quoted, as a label's value stops at the quote:
+# A whole call, getpass(), read_secret(name="db").value, get_key()[0],
+# models.CharField(max_length=128) or hashlib.sha256(pw.encode()).hexdigest(): not
+# "Tr0ub(le)42" nor "Abc(123!x", which only hold a bracket (found by review: let through as
+# calls). A password of two bracket groups ("Tr0ub(le)(42)") still reads as one: a review
+# found narrowing the names to code's shapes refused 39 lines of ordinary code.
+CALL = re.compile(r"[A-Za-z_][\w.]*\(.*\)(?:\.\w+|\[[^\]]*\]|\(\))*$")
+# The start of a call whose argument is quoted, as a label's value stops at the quote:
 # read_secret(name=, base64.b64decode(os.environ[
-CUT_CALL = re.compile(rf"{CODE_NAME}\([\w.=(\[]*[=(\[]$")
+CUT_CALL = re.compile(r"[a-z_][\w.]*\([\w.=(\[]*[=(\[]$")
 GLUED_ENDING = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+$")
 EDGES = "\"'`\u201c\u201d\u2018\u2019«»()[]{}<>*_"  # quotes, brackets, Markdown emphasis
 TRAILING = ".,;:!?"
@@ -67,7 +66,7 @@ BITS = r"(?:8|16|32|64|128|256)"
 TYPE_LIKE = re.compile(
     rf"\w+<[\w, ]*>$|(?:u?int|bytes|float|[uif])\d{{1,3}}$|(?:[A-Z][a-z]{{2,}}{BITS}?){{2,}}$"
 )
-JOINED = re.compile(r"_")  # the join of a password of words: Velvet_Moon (a dot joins names)
+JOINED = re.compile(r"[_.]")  # the joins of a password of words: Velvet_Moon, luna.llena
 # Names of protocols, standards and models that follow "auth", "token" or "key" labels:
 # "Auth: OAuth2", "network key: WPA3", "Token: ERC-721", "PSK: WPA2-Personal".
 STANDARD = re.compile(
@@ -161,8 +160,8 @@ def pin(value: str) -> bool:
 
 
 def passphrase(value: str, ends_clause: bool, *, stated: bool = False) -> bool:
-    """Whether ``value`` is a password of letters only ("swordfish", "подсолнух", words
-    joined by ``_``: "Velvet_Moon"; a dot joins names, "README.md", "session.token"):
+    """Whether ``value`` is a password of letters only ("swordfish", "подсолнух", words of
+    three letters or more joined by ``_`` or ``.``: "Velvet_Moon", "luna.llena"):
     letters that end the clause, 6 or more of them (5 when one is not ASCII:
     "Gänseblümchen" is no English word), and no state or
     instruction ("required", "vergessen": see :mod:`memstore.guard.states`). ``stated``: a
@@ -174,6 +173,7 @@ def passphrase(value: str, ends_clause: bool, *, stated: bool = False) -> bool:
     letters = "".join(words)
     return (
         ends_clause
+        and (len(words) == 1 or min(map(len, words)) >= 3)  # not README.md, a file's name
         and len(letters) >= (6 if letters.isascii() else 5)
         and all(word.isalpha() for word in words)
         and not IDEOGRAPHS.search(text)
