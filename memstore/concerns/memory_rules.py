@@ -128,8 +128,9 @@ def draft(
     if fields.key is not None:  # as given and as stored ("dop v1 ..." is kept "dop_v1_...")
         reject_secrets(fields.key, "key")
         reject_secrets(normalize_key(fields.key) or "", "key")
-    refuse_keyed(fields.key, cleaned)  # as given ("wifiPassword" is two words) and stored
-    refuse_keyed(normalize_key(fields.key), cleaned)
+    # the key as given ("wifiPassword" is two words) and as stored, once when they agree
+    for key in dict.fromkeys((fields.key, normalize_key(fields.key))):
+        refuse_keyed(key, cleaned)
     return Draft(
         content=cleaned,
         normalized=None if cleaned is None else normalize_content(cleaned),
