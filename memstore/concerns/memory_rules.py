@@ -92,11 +92,14 @@ class Origins:
 
 def refuse_keyed(key: str | None, content: str | None) -> None:
     """Raise SecretRejected when a memory's content is the credential its key names
-    (:func:`memstore.guard.reject_keyed`); nothing when either is missing."""
+    (:func:`memstore.guard.reject_keyed`), the key read as given ("wifiPassword" is two
+    words) and as stored (once when they agree); nothing when either is missing."""
     if key and content:
         from memstore.guard import reject_keyed  # as draft imports the guard
 
-        reject_keyed(key, content)
+        for form in dict.fromkeys((key, normalize_key(key))):
+            if form:
+                reject_keyed(form, content)
 
 
 def draft(
@@ -128,9 +131,7 @@ def draft(
     if fields.key is not None:  # as given and as stored ("dop v1 ..." is kept "dop_v1_...")
         reject_secrets(fields.key, "key")
         reject_secrets(normalize_key(fields.key) or "", "key")
-    # the key as given ("wifiPassword" is two words) and as stored, once when they agree
-    for key in dict.fromkeys((fields.key, normalize_key(fields.key))):
-        refuse_keyed(key, cleaned)
+    refuse_keyed(fields.key, cleaned)
     return Draft(
         content=cleaned,
         normalized=None if cleaned is None else normalize_content(cleaned),
