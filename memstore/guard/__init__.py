@@ -18,6 +18,7 @@ from memstore.errors import SecretRejected
 from memstore.guard.formats import format_kind
 from memstore.guard.labels import label_kind
 from memstore.guard.normalize import variants, without_links
+from memstore.guard.payment import payment_kind
 
 __all__ = ["reject_keyed", "reject_secrets", "secret_kind"]
 
@@ -26,7 +27,7 @@ def secret_kind(text: str) -> str | None:
     """The kind of credential ``text`` seems to hold ("AWS Access Key", "labelled
     credential", ...), or None when it looks clean."""
     for form in variants(text):
-        kind = format_kind(form) or label_kind(without_links(form))
+        kind = format_kind(form) or label_kind(without_links(form)) or payment_kind(form)
         if kind is not None:
             return kind
     return None

@@ -32,12 +32,15 @@ PASSWORD_LABELS = (
     r"|şifre(?:si|m)?|salasana(?:ni|si)?|lösenord(?:et)?|adgangskode|kodeord|passord|heslo|κωδικός"
     r"|كلمة المرور|סיסמה|הסיסמה|पासवर्ड|mật khẩu|kata sandi|jelsz[óa]\w*|contrasenya"
 )
-LOCKS = r"door|alarm|disarm|gate|garage|safe|lock|unlock|access|entry|keypad|intercom|building"
+LOCKS = (
+    r"door|alarm|disarm|gate|garage|safe|lock|unlock|access|entry|keypad|intercom|building|opener"
+)
 PIN_LABELS = (
     r"pin(?:[- ]?(?:code|kod|код|nummer|number|número|numero))?|(?:code|kod|c[óo]digo) pin"
     r"|clave"  # "clave: 1234", not "Palabras clave: 2024" (see adjectival)
     rf"|geheimzahl|пин(?:-код)?|pin码|暗証番号|핀 ?번호|digicode|unlock(?: code| pin)?|combination"
     r"|(?:t[üu]r|tor|zugangs|haus)code|codice (?:del )?bancomat"
+    r"|cvv2?|cvc2?|card (?:security|verification) code"  # a card's security code
     r"|clave (?:de|del) (?:la )?(?:alarma|tarjeta|puerta|caja fuerte|cajero|portal)"
     rf"|(?:{LOCKS})[ -]?code|code (?:to|for|of) (?:the |my )?(?:{LOCKS}|house)"
     r"|codice (?:del|della|dell') ?(?:cancello|portone|allarme|garage|cassaforte|porta)"
@@ -89,6 +92,9 @@ SUBJECTS = {
     "wifi", "wi-fi", "wlan", "gmail", "email", "e-mail", "mail", "netflix", "router", "nas",
     "laptop", "phone", "bank", "vpn", "ssh", "ftp", "server", "admin", "root", "home", "work",
     "office", "account", "here", "now", "currently", "again", "also", "too", "new", "old",
+    # Russian names what a PIN is for in the genitive, without a preposition: "пин-код карты"
+    "карты", "карточки", "телефона", "сим-карты", "симки", "сейфа", "домофона", "подъезда",
+    "двери", "замка", "сигнализации", "банкомата", "ноутбука", "компьютера", "роутера",
 }  # fmt: skip
 OWNERS = {
     "for", "of", "to", "at", "on", "from", "de", "del", "della", "dello", "dell'", "do", "da",

@@ -1,0 +1,90 @@
+"""The credential guard on money: payment card numbers (network prefix, length and the Luhn
+check) and wallet seed phrases after their label."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memstore import MemoryService, SecretRejected
+from memstore.guard import secret_kind
+from memstore.guard.payment import card_number
+
+# Numbers that pass the Luhn check, made up here (none is a published test number).
+VISA = "4532 0151 1283 0366"
+MASTERCARD = "5425-2334-3010-9903"
+AMEX = "3714 496353 98431"
+
+
+def luhn_digit(body: str) -> str:
+    """The check digit that makes ``body`` + it pass the Luhn check."""
+    total = 0
+    for place, digit in enumerate(map(int, reversed(body))):
+        doubled = digit * 2 if place % 2 == 0 else digit
+        total += doubled - 9 if doubled > 9 else doubled
+    return str(-total % 10)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        f"my card number is {VISA}",
+        f"Visa {VISA.replace(' ', '')} exp 12/27",
+        f"Mastercard: {MASTERCARD}.",
+        f"Amex {AMEX}",
+        "CVV 123",
+        "cvc: 4821",
+        "my card security code is 902",
+        "пин-код карты 3391",
+        "ПИН-код карты 4406",
+        "garage opener code 7731",
+        "seed phrase: hammer river tooth cable orbit lemon pride slogan vendor wrist zebra actor",
+        "wallet seed = Hammer River Tooth Cable Orbit Lemon Pride Slogan Vendor Wrist Zebra Actor",
+        "recovery words:\n1. hammer\n2. river\n3. tooth\n4. cable\n5. orbit\n6. lemon\n"
+        "7. pride\n8. slogan\n9. vendor\n10. wrist\n11. zebra\n12. actor",
+        "frase semilla: hammer, river, tooth, cable, orbit, lemon, pride, slogan, vendor, "
+        "wrist, zebra, actor",
+    ],
+)
+def test_money_credentials_are_refused(service: MemoryService, content: str) -> None:
+    with pytest.raises(SecretRejected):
+        service.remember(content)
+    assert service.list_memories().total == 0
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "Stripe test card 4242 4242 4242 4242 for the checkout tests",
+        "my card number is 4532 0151 1283 0367",  # fails the Luhn check
+        "order 1234 5678 9012 3456 ships Monday",  # no network starts with 1
+        "call the office at 4155 2671 0000",
+        "the invoice total was 4532,015 euros",
+        "the CVV field is required",
+        "CVV is the three digits on the back of the card",
+        "my seed phrase is written on paper and kept in the safe with the passport",
+        "seed: 42",
+        "mnemonic: every good boy does fine, for the lines of the treble clef",
+        "recovery phrase is the thing you must never share with anyone, ever, not even support",
+    ],
+)
+def test_talk_about_cards_and_seeds_is_kept(service: MemoryService, content: str) -> None:
+    assert service.remember(content).content == content
+
+
+@given(st.text(alphabet="0123456789", min_size=12, max_size=18))
+def test_a_number_is_a_card_only_when_it_passes_the_luhn_check(body: str) -> None:
+    valid = body + luhn_digit(body)
+    broken = body + str((int(luhn_digit(body)) + 1) % 10)
+    assert not card_number(broken)
+    if card_number(valid):
+        assert secret_kind(f"card {valid}") == "payment card number"
+
+
+@given(st.text(alphabet="0123456789", min_size=14, max_size=14), st.sampled_from(" -"))
+def test_every_grouping_of_a_visa_number_is_caught(body: str, separator: str) -> None:
+    digits = "4" + body + luhn_digit("4" + body)
+    grouped = separator.join(digits[at : at + 4] for at in range(0, 16, 4))
+    assert secret_kind(f"my card: {grouped}") == "payment card number"
+    assert secret_kind(f"my test card: {grouped}") is None
