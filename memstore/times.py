@@ -28,12 +28,32 @@ review)."""
 LOCAL_KEY = "local"  # tzlocal's key for a zone read from /etc/localtime without a name
 
 
+def zone_offset(value: datetime, argument: str) -> timedelta | None:
+    """The UTC offset of ``value`` (None when naive).
+
+    Raises:
+        InvalidInput: When its time zone gives no valid offset: a tzinfo of the caller's whose
+            ``utcoffset`` raises or returns a day or more, or no timedelta (found by review:
+            its ValueError or TypeError came out of every method taking a time).
+    """
+    try:
+        return value.utcoffset()
+    except Exception as error:  # the caller's own tzinfo may raise anything
+        raise InvalidInput(
+            argument,
+            f"the time zone of {value.replace(tzinfo=None).isoformat()} gives no valid UTC "
+            f"offset ({error}); give a time such as {EXAMPLE}.",
+        ) from error
+
+
 def in_utc(value: datetime, argument: str) -> datetime:
     """``value`` converted to UTC (a naive ``value`` is taken as the machine's local time).
 
     Raises:
-        InvalidInput: If the converted time falls outside the years 1 to 9999.
+        InvalidInput: If its time zone gives no valid offset (:func:`zone_offset`), or the
+            converted time falls outside the years 1 to 9999.
     """
+    zone_offset(value, argument)
     try:
         return value.astimezone(UTC)
     except (OverflowError, ValueError) as error:
@@ -48,9 +68,10 @@ def aware_utc(value: datetime, argument: str) -> datetime:
     """An aware ``value`` converted to UTC.
 
     Raises:
-        InvalidInput: If ``value`` has no time zone, or leaves the years 1 to 9999 in UTC.
+        InvalidInput: If ``value`` has no time zone or one with no valid offset, or leaves the
+            years 1 to 9999 in UTC.
     """
-    if value.tzinfo is None or value.utcoffset() is None:
+    if zone_offset(value, argument) is None:
         raise InvalidInput(argument, f"{value.isoformat()} has no time zone; add one, e.g. +00:00.")
     return in_utc(value, argument)
 

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from contextlib import closing
-from datetime import UTC, date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 from typing import Any
 
@@ -141,6 +141,53 @@ def test_times_leaving_the_calendar_in_utc_are_invalid_input(
     with pytest.raises(InvalidInput, match="years 1 to 9999") as caught:
         call(service)
     assert caught.value.argument == argument
+
+
+class BrokenZone(tzinfo):
+    """A caller's time zone whose offset is ``offset``: out of range, of the wrong type, or
+    an exception it raises."""
+
+    def __init__(self, offset: object) -> None:
+        self.offset = offset
+
+    def utcoffset(self, dt: datetime | None) -> timedelta:
+        if isinstance(self.offset, Exception):
+            raise self.offset
+        return self.offset  # type: ignore[return-value]
+
+    def dst(self, dt: datetime | None) -> None:
+        return None
+
+
+TIMED_CALLS: list[tuple[str, Callable[[MemoryService, datetime], Any]]] = [
+    ("since", lambda s, when: s.recall("tea", since=when)),
+    ("until", lambda s, when: s.word_instances("tea", until=when)),
+    ("since", lambda s, when: s.search_words("te", since=when)),
+    ("started_at", lambda s, when: s.start_session(started_at=when)),
+    ("ended_at", lambda s, when: s.end_session(s.start_session().id, ended_at=when)),
+    ("expires_at", lambda s, when: s.remember("Diego likes tea.", expires_at=when)),
+    ("created_at", lambda s, when: message_at(when)(s)),
+]
+
+
+@pytest.mark.parametrize(
+    "zone",
+    [BrokenZone(timedelta(hours=30)), BrokenZone("5"), BrokenZone(RuntimeError("tz down"))],
+    ids=["30 hours", "text", "raises"],
+)
+@pytest.mark.parametrize(("argument", "call"), TIMED_CALLS)
+def test_a_time_zone_without_a_valid_offset_is_invalid_input(
+    service: MemoryService,
+    zone: tzinfo,
+    argument: str,
+    call: Callable[[MemoryService, datetime], Any],
+) -> None:
+    # Found by review: the tzinfo's ValueError, TypeError or own error came out of every
+    # method taking a time.
+    with pytest.raises(InvalidInput, match="gives no valid UTC offset") as caught:
+        call(service, datetime(2026, 1, 1, tzinfo=zone))
+    assert caught.value.argument == argument
+    assert service.list_memories().total == 0
 
 
 LAST_STORED_DAY = datetime(9999, 12, 31, 1, tzinfo=UTC)  # in UTC, year 10000 in Tokyo
