@@ -12,13 +12,21 @@ import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path, PureWindowsPath
-from typing import Any
+from typing import Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ModelWrapValidatorHandler,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from memstore import files
 from memstore.arguments import MAX_READER_ITEMS, valid_unicode
-from memstore.errors import FileError
+from memstore.errors import FileError, InvalidInput
 from memstore.lazy_modules import LazyModule
 
 platformdirs = LazyModule("platformdirs")  # 6 ms of a start that names its files absolutely
@@ -134,6 +142,20 @@ class MemoryConfig(BaseModel):
             raise ValueError("log_dir is empty; give a folder such as logs, or leave it out")
         return None if value is None else local_path(value, "log_dir")
 
+    @model_validator(mode="wrap")
+    @classmethod
+    def _invalid_input(cls, data: Any, handler: ModelWrapValidatorHandler[Self]) -> Self:
+        """Refused settings as :class:`~memstore.errors.InvalidInput` naming the first, as
+        every other argument of the API is refused (found by review: ``MemoryConfig(
+        max_results=0)`` raised pydantic's ValidationError, outside memstore's errors); the
+        ValidationError is its cause (see :func:`read_section`)."""
+        try:
+            return handler(data)
+        except ValidationError as error:
+            (name, reason), *others = settings_problems(error)
+            more = "".join(f"; {other}: {why}" for other, why in others)
+            raise InvalidInput(name, reason + more) from error
+
     def page_size(self) -> PageSize:
         """The pages of an agent: ``max_results`` items within ``recall_chars``."""
         return PageSize(items=self.max_results, most=self.max_results, chars=self.recall_chars)
@@ -191,8 +213,9 @@ def read_section(path: Path) -> MemoryConfig:
         raise ValueError(f"{repeated[0]} is given twice; keep one of them")
     try:
         return MemoryConfig.model_validate(section)
-    except ValidationError as error:
-        raise ValueError(settings_problems(error)) from None
+    except InvalidInput as error:
+        names = [(f"memory.{name}", why) for name, why in settings_problems(error.__cause__)]
+        raise ValueError("; ".join(f"{name}: {why}" for name, why in names)) from None
 
 
 class KeyedObject(dict[str, Any]):
@@ -210,18 +233,20 @@ class KeyedObject(dict[str, Any]):
             seen.add(key)
 
 
-def settings_problems(error: ValidationError) -> str:
-    """pydantic's errors as plain sentences, e.g. ``memory.max_results: Input should be less
-    than or equal to 50 (given 500)``, without its error codes and links."""
+def settings_problems(error: BaseException | None) -> list[tuple[str, str]]:
+    """pydantic's errors (a ValidationError's) as settings' names and plain sentences, e.g.
+    ``("max_results", "Input should be less than or equal to 50 (given 500)")``, without
+    its error codes and links."""
+    assert isinstance(error, ValidationError)  # the cause of MemoryConfig's InvalidInput
     problems = []
     for problem in error.errors():
-        name = ".".join(["memory", *map(str, problem["loc"])])
+        name = ".".join(map(str, problem["loc"])) or "config"
         reason = problem["msg"].removeprefix("Value error, ")
         if problem["type"] == "extra_forbidden":
             reason = "unknown setting; known: " + ", ".join(MemoryConfig.model_fields)
         given = f" (given {problem['input']!r})" if problem["type"] != "missing" else ""
-        problems.append(f"{name}: {reason}{given}")
-    return "; ".join(problems)
+        problems.append((name, f"{reason}{given}"))
+    return problems
 
 
 class ConfigLoader:

@@ -7,9 +7,8 @@ import logging
 from pathlib import Path
 
 import pytest
-from pydantic import ValidationError
 
-from memstore import FileError, MemoryConfig, MemoryService
+from memstore import FileError, InvalidInput, MemoryConfig, MemoryService
 from memstore.config import ConfigLoader, data_dir, read_section
 
 EDGES = [
@@ -26,8 +25,9 @@ def test_each_range_accepts_its_edges_and_refuses_one_beyond(
     assert getattr(MemoryConfig(**{field: low}), field) == low
     assert getattr(MemoryConfig(**{field: high}), field) == high
     for outside in (low - 1, high + 1):
-        with pytest.raises(ValidationError, match=field):
+        with pytest.raises(InvalidInput, match=f"^{field}: Input should be") as caught:
             MemoryConfig(**{field: outside})
+        assert caught.value.argument == field
 
 
 @pytest.mark.parametrize(("field", "low", "high"), EDGES)
@@ -35,14 +35,14 @@ def test_each_range_accepts_its_edges_and_refuses_one_beyond(
 def test_a_limit_that_is_no_integer_is_refused(
     field: str, low: int, high: int, given: object
 ) -> None:
-    with pytest.raises(ValidationError, match=f"{field}\n  Input should be a valid integer"):
+    with pytest.raises(InvalidInput, match=f"^{field}: Input should be a valid integer"):
         MemoryConfig(**{field: given})
 
 
 @pytest.mark.parametrize("field", ["enabled", "store_history"])
 @pytest.mark.parametrize("given", ["no", "false", 0, 1.0])
 def test_a_switch_that_is_no_boolean_is_refused(field: str, given: object) -> None:
-    with pytest.raises(ValidationError, match=f"{field}\n  Input should be a valid boolean"):
+    with pytest.raises(InvalidInput, match=f"^{field}: Input should be a valid boolean"):
         MemoryConfig(**{field: given})
 
 
@@ -50,15 +50,15 @@ def test_a_switch_that_is_no_boolean_is_refused(field: str, given: object) -> No
     "path", ["\\\\server\\share\\memory.sqlite3", "//server/share/memory.sqlite3"]
 )
 def test_unc_paths_are_refused(path: str) -> None:
-    with pytest.raises(ValidationError, match="UNC"):
+    with pytest.raises(InvalidInput, match="UNC"):
         MemoryConfig(database=path)
-    with pytest.raises(ValidationError, match="UNC"):
+    with pytest.raises(InvalidInput, match="UNC"):
         MemoryConfig(log_dir=path)
 
 
 @pytest.mark.parametrize("path", ["../memory.sqlite3", "memory/../../x.sqlite3", "..\\x.sqlite3"])
 def test_parent_traversal_is_refused(path: str) -> None:
-    with pytest.raises(ValidationError, match=r"'\.\.'"):
+    with pytest.raises(InvalidInput, match=r"'\.\.'"):
         MemoryConfig(database=path)
 
 
@@ -108,7 +108,7 @@ def test_absolute_local_paths_are_allowed(tmp_path: Path) -> None:
 
 
 def test_unknown_settings_are_refused() -> None:
-    with pytest.raises(ValidationError, match="databse"):
+    with pytest.raises(InvalidInput, match="databse"):
         MemoryConfig(databse="x.sqlite3")  # type: ignore[call-arg]
 
 
@@ -211,7 +211,7 @@ def test_keys_given_twice_outside_the_memory_section_are_the_host_applications(
 @pytest.mark.parametrize("setting", ["database", "log_dir"])
 def test_the_home_folder_of_a_user_that_does_not_exist_is_refused(setting: str) -> None:
     # Found by review: accepted, then a RuntimeError traceback on first use.
-    with pytest.raises(ValidationError, match="names a home folder that cannot be found"):
+    with pytest.raises(InvalidInput, match="names a home folder that cannot be found"):
         MemoryConfig(**{setting: "~nosuchuser-memstore/x"})
 
 
@@ -224,10 +224,21 @@ def test_a_nul_in_the_database_path_is_a_file_error(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("setting", "value"), [("database", "\ud800.db"), ("log_dir", "\ud800")])
 def test_a_lone_surrogate_in_a_configured_path_is_refused(setting: str, value: str) -> None:
     # Found by review: it reached os.stat (database) or the JSON output (log_dir) and crashed.
-    with pytest.raises(ValidationError, match="not valid Unicode"):
+    with pytest.raises(InvalidInput, match="not valid Unicode"):
         MemoryConfig.model_validate({setting: value})
 
 
 def test_a_database_path_that_is_not_utf8_is_a_file_error(tmp_path: Path) -> None:
     with pytest.raises(FileError, match="UTF-8"):
         MemoryService(tmp_path / "bad\udcff.sqlite3")
+
+
+def test_refused_settings_are_invalid_input_naming_each_one() -> None:
+    # Found by review: pydantic's ValidationError, outside memstore's error tree.
+    with pytest.raises(InvalidInput) as caught:
+        MemoryConfig(max_results=0, context_chars=1)
+    assert caught.value.argument == "max_results"
+    assert str(caught.value) == (
+        "max_results: Input should be greater than or equal to 1 (given 0); "
+        "context_chars: Input should be greater than or equal to 512 (given 1)"
+    )
