@@ -23,6 +23,7 @@ pytest.importorskip("mcp")
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import LATEST_PROTOCOL_VERSION
 
+from memstore import MemoryService
 from memstore.adapters.cli import cli
 from memstore.adapters.mcp_transport import stopped
 from memstore.adapters.tools import INSTRUCTIONS, TOOL_NAMES, MemoryTools
@@ -505,6 +506,35 @@ def test_each_request_of_a_batch_is_answered_with_its_own_id(db_path: Path) -> N
     answered = replies(finished)[1:]
     assert [reply["id"] for reply in answered] == [10, "eleven", None, 12]
     assert answered[2]["error"]["code"] == -32600  # an empty batch is an invalid request
+
+
+def test_bytes_that_are_no_utf8_are_a_parse_error_and_nothing_is_stored(db_path: Path) -> None:
+    # Found by review: each bad byte became U+FFFD, and the memory was stored and reported
+    # saved. A line nested too deep kept its id unread, and a byte order mark failed a line.
+    remember = {"name": "remember", "arguments": {"content": "Diego likes XX tea."}}
+    call = {"jsonrpc": "2.0", "id": 11, "method": "tools/call", "params": remember}
+    deep = b'"recall", "arguments": ' + b"[" * 100_000 + b"]" * 100_000
+    nested = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "recall"}}
+    lines = [
+        json.dumps(OPENING).encode(),
+        json.dumps(call).encode().replace(b"XX", b"\xff\xfe"),
+        json.dumps(nested).encode().replace(b'"recall"', deep),
+        b'\xef\xbb\xbf{"jsonrpc": "2.0", "id": 17, "method": "ping"}',
+    ]
+    finished = subprocess.run(
+        [sys.executable, "-m", "memstore", "--database", str(db_path), "mcp"],
+        input=b"\n".join(lines) + b"\n",
+        capture_output=True,
+        timeout=DEADLINE_SECONDS,
+    )
+    answered = [json.loads(line) for line in finished.stdout.splitlines()][1:]
+    assert [(reply["id"], reply.get("error", {}).get("code")) for reply in answered] == [
+        (11, -32700),
+        (3, -32700),
+        (17, None),
+    ]
+    assert "not UTF-8 (byte 0xff at" in answered[0]["error"]["message"]
+    assert MemoryService(db_path).list_memories().total == 0
 
 
 def test_a_cancelled_request_whose_id_another_shares_leaves_that_one_answered(

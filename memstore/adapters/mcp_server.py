@@ -44,7 +44,8 @@ from pydantic import ValidationError
 from pydantic_core import to_json
 
 from memstore.adapters.mcp_answers import ReplyCounter, Unanswered
-from memstore.adapters.mcp_transport import AnsweringReader, StdinLines, own_stdin, stopped
+from memstore.adapters.mcp_stdin import StdinLines, own_stdin
+from memstore.adapters.mcp_transport import AnsweringReader, stopped
 from memstore.adapters.tool_log import for_log
 from memstore.adapters.tools import INSTRUCTIONS, TOOL_FACTS, MemoryTools
 from memstore.service import MemoryService

@@ -1,23 +1,18 @@
-"""The MCP server's stdio, as the SDK's transport serves it with five mends.
-
-Standard input is read by a daemon thread (:class:`StdinLines`): the SDK reads it in a worker
-thread that no cancel stops, so after a Ctrl-C the server went on until the client's next line
-or the end of its input (found by review).
-
-The end of the input waits for the replies to the requests before it
-(:mod:`~memstore.adapters.mcp_answers`).
-
-A JSON-RPC batch is read as its messages, one after another (:func:`unbatched`).
+"""The MCP server's stdio, as the SDK's transport serves it with its mends: standard input
+is read as :mod:`~memstore.adapters.mcp_stdin` reads it (a thread a Ctrl-C stops, batches
+split, lines that are not UTF-8 marked); the end of the input waits for the replies to the
+requests before it (:mod:`~memstore.adapters.mcp_answers`).
 
 A line the SDK cannot read is answered (:class:`AnsweringReader`). Its transport passes the
 server each line it cannot parse or validate as an exception, which the server drops: a client
 waiting for that request's reply waited forever (found by review: a ``"\\ud800"`` in an
 argument, JSON that no UTF-8 text can hold). Each such line is answered as JSON-RPC 2.0 asks,
-and the server reads on: a parse error (-32700) for a line that is no JSON the SDK reads, an
-invalid request (-32600) for JSON that is no JSON-RPC message, with the request's id when the
-line has one it can be told by, else null. A request whose id is none a reply can carry (a
-fraction, null, a boolean, an object) was read by the SDK as a notification and went
-unanswered (found by review): it is answered as an invalid request, with a null id.
+and the server reads on: a parse error (-32700) for a line that is no JSON the SDK reads (or
+no UTF-8), an invalid request (-32600) for JSON that is no JSON-RPC message, with the
+request's id when the line has one it can be told by, else null. A request whose id is none a
+reply can carry (a fraction, null, a boolean, an object) was read by the SDK as a
+notification and went unanswered (found by review): it is answered as an invalid request,
+with a null id.
 
 The exception group the SDK's task groups raise when a Ctrl-C or a client's closed output
 ends them is turned into its one error (:func:`stopped`), which the command line reports as
@@ -26,19 +21,12 @@ its JSON error instead of a traceback.
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import contextvars
-import json
 import logging
-import os
-import threading
 from collections import deque
-from typing import Any, BinaryIO
+from typing import Any
 
 import anyio
-import anyio.lowlevel
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 from mcp.types import (
     INVALID_REQUEST,
@@ -50,14 +38,11 @@ from mcp.types import (
 from pydantic import ValidationError
 
 from memstore.adapters.mcp_answers import ClosedOnExit, Unanswered
+from memstore.adapters.mcp_stdin import CANCELLED, Undecodable, sent_json
 from memstore.adapters.tool_log import for_log
 
 log = logging.getLogger(__name__)
 
-AHEAD = 16
-"""Lines of standard input read ahead of the server."""
-CANCELLED = (asyncio.CancelledError, concurrent.futures.CancelledError)
-"""What a hand-over to the server's loop raises when a Ctrl-C cancelled it."""
 Incoming = SessionMessage | Exception
 """What the SDK's transport gives the server: a message, or what reading a line raised."""
 
@@ -67,15 +52,6 @@ def request_id(message: object) -> int | str | None:
     (a string, or an integer that is no boolean); else None."""
     found = message.get("id") if isinstance(message, dict) else None
     return found if isinstance(found, str | int) and not isinstance(found, bool) else None
-
-
-def sent_json(line: str | None) -> object:
-    """The JSON on ``line`` as Python's own JSON reader reads it (which takes a lone
-    surrogate escape), or None when it reads none."""
-    try:
-        return None if line is None else json.loads(line)
-    except (ValueError, RecursionError):
-        return None
 
 
 def is_response(sent: object) -> bool:
@@ -109,7 +85,9 @@ def reply_to(error: Exception, line: str | None) -> JSONRPCError | None:
         return None
     found = error.errors(include_url=False) if isinstance(error, ValidationError) else []
     unparsed = [item for item in found if item["type"] == "json_invalid"]
-    if unparsed:
+    if isinstance(line, Undecodable):
+        data = ErrorData(code=PARSE_ERROR, message=f"Parse error: {line.why}")
+    elif unparsed:
         why = unparsed[0]["ctx"]["error"]
         data = ErrorData(code=PARSE_ERROR, message=f"Parse error: {why}")
     else:
@@ -171,84 +149,6 @@ class AnsweringReader(ClosedOnExit):
 
     async def aclose(self) -> None:
         await self.incoming.aclose()
-
-
-class StdinLines:
-    """The lines of ``source`` as the SDK's transport reads standard input (as UTF-8, each
-    byte that is not replaced by U+FFFD), read by a daemon thread: a Ctrl-C cancels the wait
-    for the next line, and the thread, blocked in its read, does not hold the process open.
-    A source that cannot be read (closed, gone) ends the input, as its end does.
-
-    The thread hands a line over with a callback, not a task: a task cancelled in flight by
-    a Ctrl-C was reported by asyncio at its shutdown with a traceback (found by review). At
-    most :data:`AHEAD` lines wait, as ``room`` counts."""
-
-    def __init__(self, source: BinaryIO) -> None:
-        self.source = source
-        self.given: deque[str] = deque()
-        """The lines given to the transport and not yet matched by the server's reader."""
-        self.lines: MemoryObjectReceiveStream[str] | None = None
-        self.room = threading.Semaphore(AHEAD)
-
-    def __aiter__(self) -> StdinLines:
-        return self
-
-    async def __anext__(self) -> str:
-        if self.lines is None:  # the thread starts with the first read, in the server's loop
-            send, self.lines = anyio.create_memory_object_stream[str](AHEAD)
-            token = anyio.lowlevel.current_token()
-            threading.Thread(target=self.pump, args=(send, token), daemon=True).start()
-        try:
-            line = await self.lines.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-        self.room.release()
-        self.given.append(line)
-        return line
-
-    def pump(self, send: MemoryObjectSendStream[str], token: anyio.lowlevel.EventLoopToken) -> None:
-        """Hand each line of the source to the loop of ``token``, then the end of the input;
-        stop when the loop or its reader is gone."""
-        try:
-            for line in iter(self.read, b""):
-                for text in unbatched(line.decode("utf-8", errors="replace")):
-                    self.room.acquire()
-                    anyio.from_thread.run_sync(send.send_nowait, text, token=token)
-            anyio.from_thread.run_sync(send.close, token=token)
-        except (RuntimeError, *CANCELLED, anyio.BrokenResourceError, anyio.ClosedResourceError):
-            return  # the server has stopped or was stopped: nobody reads what is left
-
-    def read(self) -> bytes:
-        """The source's next line, or ``b""`` at its end or when it cannot be read."""
-        try:
-            return self.source.readline()
-        except (OSError, ValueError):
-            return b""
-
-
-def unbatched(line: str) -> list[str]:
-    """The messages of a JSON-RPC batch on ``line`` (a JSON array of them), each on a line
-    of its own, or the line as it is: the SDK reads no batch, and answered one with a
-    single error of a null id, its requests never answered (found by review, though the
-    protocol of 2025-03-26, which the server agrees to, has batches). Each request of a
-    batch is answered on its own line, with its own id; an empty array stays one line, an
-    invalid request."""
-    if not line.lstrip().startswith("["):
-        return [line]
-    sent = sent_json(line)
-    if not isinstance(sent, list) or not sent:
-        return [line]
-    return [json.dumps(message) + "\n" for message in sent]
-
-
-def own_stdin() -> BinaryIO:
-    """A reader of its own over the process's standard input (file descriptor 0), the null
-    device when it has none. Not ``sys.stdin``: the interpreter's shutdown takes that one's
-    lock, which a daemon thread blocked in reading it holds (a fatal error, found by test)."""
-    try:
-        return open(os.dup(0), "rb")
-    except OSError:
-        return open(os.devnull, "rb")
 
 
 def stopped(group: BaseExceptionGroup[BaseException]) -> BaseException:
