@@ -430,6 +430,17 @@ def test_an_expired_memory_leaves_recall_without_any_job(service: MemoryService,
     assert service.recall("Rome").memories == []
 
 
+def test_a_pin_that_changes_nothing_leaves_the_modification_time(service: MemoryService) -> None:
+    # Found by review: a repeated pin made the memory newer than an edit another store's
+    # export brought, and importing that export skipped the edit.
+    memory = service.pin_memory(service.remember("Diego has a dog called Rudiger.").id)
+    assert service.pin_memory(memory.id).modified_at == memory.modified_at
+    unpinned = service.pin_memory(memory.id, pinned=False)
+    assert unpinned.modified_at > memory.modified_at
+    assert service.pin_memory(memory.id, pinned=False).modified_at == unpinned.modified_at
+    assert service.get_memory(memory.id) == service.pin_memory(memory.id, pinned=False)
+
+
 def test_pinning_a_superseded_memory_is_invalid_input(service: MemoryService) -> None:
     # Found by a new-user trial: it succeeded silently and did nothing for the context.
     old = service.remember("Diego prefers Spanish.", key="response_language")

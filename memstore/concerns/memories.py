@@ -162,7 +162,9 @@ def delete_memory(db: Database, memory_id: str) -> bool:
 
 
 def pin_memory(db: Database, memory_id: str, pinned: bool) -> Memory:
-    """Pin (or unpin) a memory.
+    """Pin (or unpin) a memory; one already so is left as it is, its modification time too
+    (found by review: a repeated pin made the memory newer than an edit an export of
+    another store brought, which its import then skipped).
 
     Raises:
         NotFound: If there is no such memory.
@@ -181,6 +183,8 @@ def pin_memory(db: Database, memory_id: str, pinned: bool) -> Memory:
                 "memory_id",
                 f"{memory_id} expired at {memory.expires_at}; remember it again to keep it.",
             )
+        if memory.pinned == pinned:  # nothing changes, not even its modification time
+            return memory_model(memory, now)
         memories.set_pinned(connection, memory_id, pinned, now)
     return memory_model(replace(memory, pinned=pinned, modified_at=now), now)
 
