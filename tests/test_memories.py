@@ -441,6 +441,24 @@ def test_a_pin_that_changes_nothing_leaves_the_modification_time(service: Memory
     assert service.get_memory(memory.id) == service.pin_memory(memory.id, pinned=False)
 
 
+def test_a_new_value_under_a_key_keeps_the_pin_and_the_category_of_the_old(
+    service: MemoryService,
+) -> None:
+    # Found by review: "Update that preference to English" through the remember tool, which
+    # gives no category, made an unpinned fact of a pinned preference.
+    spanish = service.remember("Diego prefers Spanish.", category="preference", key="language")
+    service.pin_memory(spanish.id)
+    english = service.remember("Diego prefers English.", key="language")
+    assert (english.category, english.pinned) == ("preference", True)
+    assert service.get_memory(spanish.id).status == "superseded"  # type: ignore[union-attr]
+    german = service.remember("Diego prefers German.", key="language", category="goal")
+    assert (german.category, german.pinned) == ("goal", True)
+    service.pin_memory(german.id, pinned=False)
+    french = service.remember("Diego prefers French.", supersedes=german.id)
+    assert (french.category, french.pinned) == ("goal", False)
+    assert service.remember("Diego has a cat.").category == "fact"
+
+
 def test_pinning_a_superseded_memory_is_invalid_input(service: MemoryService) -> None:
     # Found by a new-user trial: it succeeded silently and did nothing for the context.
     old = service.remember("Diego prefers Spanish.", key="response_language")

@@ -11,7 +11,7 @@ from datetime import datetime
 from pydantic import ValidationError
 
 from memstore.arguments import position
-from memstore.concerns import memory_rules, supersede
+from memstore.concerns import memory_links, memory_rules, supersede
 from memstore.concerns.memory_rules import Fields, Origins
 from memstore.concerns.pages import following, room
 from memstore.config import MemoryConfig, PageSize
@@ -79,7 +79,7 @@ def remember(db: Database, content: str, fields: Fields, origins: Origins) -> Me
     """
     now = utc_now()
     draft = memory_rules.draft(content, fields, now, origins.origin, origins.confidence)
-    source = supersede.Source(origins.source_message_id, origins.source_ref)
+    source = memory_links.Source(origins.source_message_id, origins.source_ref)
     with db.write() as connection:
         memory = supersede.create(
             connection, draft, supersedes=origins.supersedes, source=source, now=now
@@ -134,7 +134,7 @@ def update_memory(
             raise NotFound("memory", memory_id)
         revised = supersede.update(connection, memory, draft, now)
         if origins is not None:
-            source = supersede.Source(origins.source_message_id, origins.source_ref)
+            source = memory_links.Source(origins.source_message_id, origins.source_ref)
             supersede.adopt(
                 connection, revised, supersedes=origins.supersedes, source=source, now=now
             )

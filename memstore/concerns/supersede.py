@@ -4,6 +4,7 @@ Rules (the memory paragraphs of the Morgan design notes):
 - normalised duplicate content reuses the active memory that holds it;
 - new content under an active key supersedes the memory holding the key, atomically;
 - ``supersedes=id`` supersedes that memory explicitly;
+- a new memory that supersedes another keeps its pin, and its category unless given one;
 - an update keeps the memory's id, and supersedes any other active memory that holds its new
   content or key; updating a candidate confirms it;
 - an extracted memory is a ``candidate`` and never supersedes a confirmed one;
@@ -13,25 +14,16 @@ Rules (the memory paragraphs of the Morgan design notes):
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 
-from memstore.arguments import given_ref
+from memstore.concerns.memory_links import Source, link
 from memstore.concerns.memory_rules import Draft, refuse_keyed
 from memstore.errors import InvalidInput, NotFound
 from memstore.ids import new_id
 from memstore.kinds import MemoryStatus
 from memstore.repository import memories as memory_rows
-from memstore.repository import messages
 from memstore.repository.memories import StoredMemory
-
-
-@dataclass(frozen=True)
-class Source:
-    """Where a memory came from: a message id, a source reference, or both."""
-
-    message_id: str | None = None
-    source_ref: str | None = None
 
 
 def holder(
@@ -81,6 +73,7 @@ def create(
         return reuse(connection, pending, draft, supersedes=supersedes, source=source, now=now)
     replaced = [] if candidate else targets(connection, draft.key, supersedes, now)
     memory = new_memory(draft, "candidate" if candidate else "active", now)
+    memory = successor(connection, memory, replaced, draft)
     memory_rows.retire(connection, replaced, "superseded", now)
     memory_rows.insert(connection, memory)
     memory_rows.point(connection, replaced, memory.id, now)
@@ -163,6 +156,19 @@ def targets(
     return replaced
 
 
+def successor(
+    connection: sqlite3.Connection, memory: StoredMemory, replaced: list[str], draft: Draft
+) -> StoredMemory:
+    """``memory`` as the new value of the memories it replaces: pinned when one of them was,
+    of the first one's category when ``draft`` gives none (found by review: "prefers
+    English" under the key of a pinned preference "prefers Spanish" was an unpinned fact)."""
+    before = [found for id_ in replaced if (found := memory_rows.get(connection, id_))]
+    if not before:
+        return memory
+    category = draft.category or before[0].category
+    return replace(memory, category=category, pinned=any(old.pinned for old in before))
+
+
 def new_memory(draft: Draft, status: MemoryStatus, now: datetime) -> StoredMemory:
     """A new memory for a draft with every field given."""
     assert draft.content is not None and draft.normalized is not None
@@ -236,35 +242,6 @@ def applied(memory: StoredMemory, draft: Draft, now: datetime) -> StoredMemory:
         status="active",
         modified_at=now,
     )
-
-
-def link(connection: sqlite3.Connection, memory: StoredMemory, source: Source | None) -> None:
-    """Record where the memory came from, resolving the message for a source reference.
-
-    Raises:
-        NotFound: If the source message id does not exist.
-        InvalidInput: If ``source_ref`` is blank, or names another message than the one
-            given by id (found by review: the link then kept the wrong reference once the
-            message was deleted).
-    """
-    if source is None or (source.message_id is None and given_ref(source.source_ref) is None):
-        return
-    message = None
-    if source.message_id is not None:
-        message = messages.get_message(connection, source.message_id)
-        if message is None:
-            raise NotFound("message", source.message_id)
-        named, own = source.source_ref, message.source_ref
-        if named is not None and own is not None and named != own:
-            raise InvalidInput(
-                "source_ref",
-                f"is not the reference of message {message.id} ({message.source_ref}); give "
-                "one of the two, or the two of one message.",
-            )
-    elif source.source_ref is not None:
-        message = messages.message_by_source(connection, source.source_ref)
-    ref = source.source_ref or (message.source_ref if message else None)
-    memory_rows.add_source(connection, memory.id, message.id if message else None, ref)
 
 
 def superseded_refusal(
