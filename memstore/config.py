@@ -27,6 +27,7 @@ from pydantic import (
 from memstore import files
 from memstore.arguments import MAX_READER_ITEMS, valid_unicode
 from memstore.errors import FileError, InvalidInput
+from memstore.json_text import KeyedObject
 from memstore.lazy_modules import LazyModule
 
 platformdirs = LazyModule("platformdirs")  # 6 ms of a start that names its files absolutely
@@ -216,21 +217,6 @@ def read_section(path: Path) -> MemoryConfig:
     except InvalidInput as error:
         names = [(f"memory.{name}", why) for name, why in settings_problems(error.__cause__)]
         raise ValueError("; ".join(f"{name}: {why}" for name, why in names)) from None
-
-
-class KeyedObject(dict[str, Any]):
-    """A JSON object that knows its keys given more than once (``repeated``, in order): JSON
-    keeps the last value silently, so the first one a person reads in the file would not
-    be the one in force (found by review)."""
-
-    def __init__(self, pairs: list[tuple[str, Any]]) -> None:
-        super().__init__(pairs)
-        self.repeated: list[str] = []
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                self.repeated.append(key)
-            seen.add(key)
 
 
 def settings_problems(error: BaseException | None) -> list[tuple[str, str]]:

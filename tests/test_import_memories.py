@@ -606,6 +606,22 @@ MISTYPED = {
         r"line 8: memory.created_at: Value error, 0001-01-01T00:00:00\+01:00 is outside the "
         "years 1 to 9999 once converted to UTC",
     ),
+    # Found by review: the format's Literal[1] took true and 1.0 for 1.
+    "format version as true": (
+        "memstore_export",
+        {"format_version": True},
+        "memstore_export.format_version: Input should be a valid integer",
+    ),
+    "format version as a fraction": (
+        "memstore_export",
+        {"format_version": 1.0},
+        "memstore_export.format_version: Input should be a valid integer",
+    ),
+    "format version 2": (
+        "memstore_export",
+        {"format_version": 2},
+        "memstore_export.format_version: Value error, is 2; this memstore reads format 1 only",
+    ),
     "sequence past SQLite's integers": (
         "message",
         {"sequence": 2**70},
@@ -622,6 +638,24 @@ def test_a_mistyped_value_is_named_and_writes_nothing(
     path = edited(export, tmp_path, kind, change)
     before = state(target)
     with pytest.raises(InvalidInput, match=message):
+        target.import_memories(path)
+    assert state(target) == before
+
+
+@pytest.mark.parametrize("kind", ["memory", "memstore_export", "session"])
+def test_a_key_given_twice_is_refused_and_writes_nothing(
+    kind: str, export: Path, target: MemoryService, tmp_path: Path
+) -> None:
+    # Found by review: JSON readers keep the last value, so a memory read "Diego has a cat."
+    # where the line first said what the export held.
+    records = lines(export)
+    index = next(n for n, record in enumerate(records) if record["type"] == kind)
+    text = [json.dumps(record) for record in records]
+    text[index] = text[index][:-1] + f', "type": {json.dumps(kind)}}}'
+    path = tmp_path / "repeated.jsonl"
+    path.write_text("\n".join(text) + "\n", encoding="utf-8")
+    before = state(target)
+    with pytest.raises(InvalidInput, match=f"line {index + 1}: the key 'type' is given twice"):
         target.import_memories(path)
     assert state(target) == before
 

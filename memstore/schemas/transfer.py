@@ -41,8 +41,23 @@ from memstore.kinds import (
 from memstore.schemas.records import Result
 from memstore.times import storable
 
-FORMAT_VERSION: Literal[1] = 1
+FORMAT_VERSION = 1
 """The version of the export format; an import refuses any other."""
+
+
+def known_format(value: int) -> int:
+    """``value`` when it is :data:`FORMAT_VERSION`.
+
+    Raises:
+        ValueError: For any other (pydantic names the field).
+    """
+    if value != FORMAT_VERSION:
+        raise ValueError(f"is {value}; this memstore reads format {FORMAT_VERSION} only")
+    return value
+
+
+# An integer: Literal[1] took true and 1.0 for 1, strict or not (found by review).
+FormatVersion = Annotated[int, Field(strict=True), AfterValidator(known_format)]
 
 Id = Annotated[str, StringConstraints(min_length=1, max_length=200)]
 MemoryId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}$")]
@@ -128,7 +143,7 @@ class ExportHeader(Record):
     """The first line of a JSONL export: what it is and what it holds."""
 
     type: Literal["memstore_export"] = "memstore_export"
-    format_version: Literal[1]
+    format_version: FormatVersion
     scope: TransferScope
     exported_at: Time
     schema_version: int

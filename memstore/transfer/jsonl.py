@@ -19,6 +19,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from memstore import files, open_stores
 from memstore.errors import FileError
+from memstore.json_text import first_repeated_key
 from memstore.schemas.transfer import (
     READ_BACK,
     AnyRecord,
@@ -105,12 +106,16 @@ def parse(raw: bytes, where: str) -> AnyRecord:
     """The record one line holds.
 
     Raises:
-        InvalidInput: If it is not UTF-8, not JSON or not a valid record.
+        InvalidInput: If it is not UTF-8, not JSON, gives a key twice or is not a valid
+            record.
     """
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
         raise refused(where, f"not UTF-8 (byte {error.start} of the line)") from error
+    repeated = first_repeated_key(text)
+    if repeated is not None:  # found by review: the last one was taken, silently
+        raise refused(where, f"the key {repeated!r} is given twice in one object; keep one")
     try:
         return RECORDS.validate_json(text, strict=True, context=READ_BACK)
     except ValidationError as error:
