@@ -213,6 +213,43 @@ def test_an_id_held_by_other_content_as_old_is_a_conflict_and_writes_nothing(
     assert state(target) == before
 
 
+def test_a_memory_and_a_message_with_one_id_are_refused_and_write_nothing(
+    export: Path, target: MemoryService, tmp_path: Path
+) -> None:
+    # Found by review: a memory given a message's id was stored, and `message ID` read the
+    # message while `pin ID` pinned the memory.
+    records = lines(export)
+    message_id = next(r["id"] for r in records if r["type"] == "message")
+    memory_index = next(n for n, r in enumerate(records) if r["type"] == "memory")
+    records[memory_index] = {**records[memory_index], "id": message_id}
+    records = [
+        {**r, "memory_id": message_id} if r["type"] == "memory_source" else r for r in records
+    ]
+    in_file = write_lines(tmp_path / "shared.jsonl", records)
+    before = state(target)
+    with pytest.raises(InvalidInput, match=f"a message and a memory both have the id {message_id}"):
+        target.import_memories(in_file)
+    assert state(target) == before
+    target.import_memories(export)  # the message is in the database now, the memory not
+    memories_only = [r for r in records if r["type"] not in ("session", "message")]
+    alone = write_lines(tmp_path / "alone.jsonl", recounted(memories_only))
+    before = state(target)
+    with pytest.raises(ImportConflict, match=f"{message_id} is the id of a message"):
+        target.import_memories(alone)
+    assert state(target) == before
+    memory_id = target.remember("Diego has a dog called Rudiger.").id
+    renamed = [{**r, "id": memory_id} if r.get("id") == message_id else r for r in lines(export)]
+    fresh = [{**r, "source_ref": None} if r["type"] == "message" else r for r in renamed]
+    fresh = [{**r, "id": r["id"] + "x"} if r["type"] == "session" else r for r in fresh]
+    fresh = [
+        {**r, "session_id": r["session_id"] + "x"} if r["type"] == "message" else r for r in fresh
+    ]
+    before = state(target)
+    with pytest.raises(ImportConflict, match=f"{memory_id} is the id of a memory"):
+        target.import_memories(write_lines(tmp_path / "message.jsonl", fresh))
+    assert state(target) == before
+
+
 def test_an_edit_made_in_the_database_since_the_export_is_kept(
     export: Path, target: MemoryService, ids: dict[str, str]
 ) -> None:

@@ -148,6 +148,8 @@ class Restore:
         ):
             return "skipped"  # the same record, stored (or deleted) under another id
         self.require_session(where, record.session_id)
+        if memories.get(self.connection, record.id) is not None:  # `message` reads either
+            raise ImportConflict(where, record.id, "is the id of a memory in the database")
         stored = message_row(record)
         if rows.sequence_holder(self.connection, record.session_id, record.sequence):
             self._places.want(where, record.session_id, record.id, record.sequence)
@@ -186,6 +188,8 @@ class Restore:
                 raise ImportConflict(where, record.id, reason)
             self._kept.add(record.id)
             return "skipped"  # the database's copy is as new, or newer (edited since)
+        if existing is None and messages.get_message(self.connection, record.id) is not None:
+            raise ImportConflict(where, record.id, "is the id of a message in the database")
         if memory.status == "active":
             self.require_free(where, memory)
         if existing is None:

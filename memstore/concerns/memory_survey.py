@@ -93,10 +93,18 @@ class Survey:
             raise refused(where, f"{kind} {record_id} comes twice")
         seen.add(record_id)
 
+    @staticmethod
+    def apart(where: str, record_id: str, others: set[str]) -> None:
+        """InvalidInput when a message and a memory of the file share ``record_id``: the
+        ``message`` command reads either by its id (found by review: one hid the other)."""
+        if record_id in others:
+            raise refused(where, f"a message and a memory both have the id {record_id}")
+
     def message(self, where: str, record: MessageRecord) -> None:
         """Check a message, its id and its place in its session."""
         check_message(where, record)
         self.once(where, "message", record.id, self._messages)
+        self.apart(where, record.id, self._memories)
         place = (record.session_id, record.sequence)
         if (other := self._places.setdefault(place, record.id)) != record.id:
             raise refused(
@@ -128,6 +136,7 @@ class Survey:
         or content."""
         row = memory_row(record, where, self.now)
         self.once(where, "memory", record.id, self._memories)
+        self.apart(where, record.id, self._messages)
         if row.status == "active":
             self.hold(where, row)
         else:
