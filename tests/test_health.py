@@ -180,6 +180,35 @@ def test_a_missing_requests_index_is_a_problem_and_its_statement_repairs_it(
     assert check(runner, filled.path)[1]["ok"] is True
 
 
+@pytest.mark.parametrize(
+    ("damage", "named"),
+    [
+        ("DROP INDEX ux_memories_active_key", "ux_memories_active_key"),
+        (
+            "DROP INDEX ux_memories_active_normalized; CREATE INDEX ux_memories_active_normalized"
+            " ON memories (normalized_content) WHERE status = 'active'",  # no longer unique
+            "ux_memories_active_normalized",
+        ),
+        ("DROP INDEX ix_messages_created_at", "ix_messages_created_at"),
+        ("DROP INDEX ix_messages_speaker", "ix_messages_speaker"),
+        ("DROP INDEX ix_memory_sources_memory_id", "ix_memory_sources_memory_id"),
+        ("DROP INDEX ix_memory_sources_message_id", "ix_memory_sources_message_id"),
+    ],
+    ids=["key", "content-not-unique", "times", "speakers", "sources", "source-messages"],
+)
+def test_every_index_of_the_schema_is_checked(
+    runner: CliRunner, filled: MemoryService, damage: str, named: str
+) -> None:
+    # Found by review: check said ok with the unique indexes that keep one active memory per
+    # key and per content dropped, and four others.
+    execute(filled.path, *damage.split("; "))
+    code, report, _ = check(runner, filled.path)
+    assert code == 1 and report["ok"] is False and report["integrity"] == "ok"
+    (problem,) = report["problems"]
+    assert problem.startswith(f"index {named} is missing or changed: ")
+    assert problem.endswith("does") and "alembic/versions/000" in problem
+
+
 def test_the_place_index_is_found_whatever_the_case_of_its_name(
     runner: CliRunner, filled: MemoryService
 ) -> None:

@@ -23,11 +23,19 @@ DAMAGED = (
 )
 
 
+SLOWER = "queries that use it scan rows instead"
+UNGUARDED = "only memstore's own checks keep two active memories from sharing"
 INDEX_REPAIRS = {
     PLACES_INDEX: ("recall fails or slows without it", "0006_message_places.py"),
     REQUESTS_INDEX: ("recall slows without it", "0007_message_requests.py"),
+    "ix_messages_created_at": (SLOWER, "0001_tables.py"),
+    "ix_messages_speaker": (SLOWER, "0003_speakers_cjk.py"),
+    "ux_memories_active_normalized": (f"{UNGUARDED} one content", "0001_tables.py"),
+    "ux_memories_active_key": (f"{UNGUARDED} one key", "0001_tables.py"),
+    "ix_memory_sources_memory_id": (SLOWER, "0001_tables.py"),
+    "ix_memory_sources_message_id": (SLOWER, "0001_tables.py"),
 }
-"""For each index recall relies on: what its loss costs, and the revision whose statement
+"""For each index of the schema: what its loss costs, and the revision whose statement
 recreates it."""
 
 

@@ -20,7 +20,7 @@ from memstore.repository.stored_values import unreadable_values
 from memstore.store.fts_names import (
     FTS_INDEXES,
     FTS_TRIGGERS,
-    RECALL_INDEXES,
+    SCHEMA_INDEXES,
     SEARCH_VIEWS,
 )
 from memstore.store.savepoints import savepoint
@@ -40,7 +40,7 @@ TRIGGERS = "SELECT name FROM sqlite_master WHERE type = 'trigger'"
 # The columns of the index called :name (in any case) on :table, in order (a partial
 # index's condition is read from its SQL: see index_shape).
 INDEX_COLUMNS = """
-    SELECT info.name
+    SELECT info.name, listed."unique"
     FROM pragma_index_list(:table) AS listed, pragma_index_info(listed.name) AS info
     WHERE lower(listed.name) = lower(:name)
     ORDER BY info.seqno
@@ -159,25 +159,31 @@ def missing_triggers(connection: sqlite3.Connection) -> list[str]:
 
 
 def missing_indexes(connection: sqlite3.Connection) -> list[str]:
-    """The indexes recall relies on (:data:`RECALL_INDEXES`) that the schema does not have
-    as built: on ``messages``, on their columns, over the rows of their condition (none for
-    an index of every row). A query naming one in ``INDEXED BY`` fails with "no such index"
-    or finds no plan with it; one missing, or over fewer rows, scans rows for each hit."""
+    """The schema's indexes (:data:`SCHEMA_INDEXES`) that it does not have as built: on their
+    table, on their columns, over the rows of their condition (none for an index of every
+    row), unique or not. Recall names two in ``INDEXED BY``, and fails with "no such index"
+    or finds no plan without them; without the others, queries scan rows, and without a
+    unique one, nothing but memstore's own checks keeps two active memories from one key or
+    content (found by review: ``check`` missed those)."""
     return [
         name
-        for name, (columns, condition) in RECALL_INDEXES.items()
-        if index_shape(connection, name) != (list(columns), condition)
+        for name, (table, columns, condition, unique) in SCHEMA_INDEXES.items()
+        if index_shape(connection, table, name) != (list(columns), condition, unique)
     ]
 
 
-def index_shape(connection: sqlite3.Connection, name: str) -> tuple[list[str], str | None]:
-    """The columns of the index ``name`` on ``messages`` (any case of the name), and the
-    condition of its ``WHERE`` as written, runs of spaces as one (None for none)."""
-    params = {"table": "messages", "name": name}
-    columns = [column for (column,) in connection.execute(INDEX_COLUMNS, params)]
+def index_shape(
+    connection: sqlite3.Connection, table: str, name: str
+) -> tuple[list[str], str | None, bool]:
+    """The columns of the index ``name`` on ``table`` (any case of the name), the condition
+    of its ``WHERE`` as written, runs of spaces as one (None for none), and whether it is
+    unique."""
+    params = {"table": table, "name": name}
+    found = connection.execute(INDEX_COLUMNS, params).fetchall()
     sql = " ".join((scalar(connection, INDEX_SQL, params) or "").split())
     parts = re.split(r" where ", sql, maxsplit=1, flags=re.IGNORECASE)
-    return columns, parts[1] if len(parts) == 2 else None
+    unique = bool(found) and all(flag == 1 for _, flag in found)
+    return [column for column, _ in found], parts[1] if len(parts) == 2 else None, unique
 
 
 def broken_search_views(connection: sqlite3.Connection) -> list[str]:

@@ -44,9 +44,25 @@ REQUESTS_INDEX = "ix_messages_requests"
 """The partial index of the user messages on ``messages (session_id, sequence)`` that recall
 seeks to pair each hit with its request (revision 0007); recall slows without it, so
 ``check`` looks for it too."""
-RECALL_INDEXES = {
-    PLACES_INDEX: (PLACES_COLUMNS, None),
-    REQUESTS_INDEX: (("session_id", "sequence"), "role = 'user'"),
+SCHEMA_INDEXES = {
+    PLACES_INDEX: ("messages", PLACES_COLUMNS, None, False),
+    REQUESTS_INDEX: ("messages", ("session_id", "sequence"), "role = 'user'", False),
+    "ix_messages_created_at": ("messages", ("created_at",), None, False),
+    "ix_messages_speaker": ("messages", ("speaker",), "speaker IS NOT NULL", False),
+    "ux_memories_active_normalized": (
+        "memories",
+        ("normalized_content",),
+        "status = 'active'",
+        True,
+    ),
+    "ux_memories_active_key": (
+        "memories",
+        ("key",),
+        "status = 'active' AND key IS NOT NULL",
+        True,
+    ),
+    "ix_memory_sources_memory_id": ("memory_sources", ("memory_id",), None, False),
+    "ix_memory_sources_message_id": ("memory_sources", ("message_id",), None, False),
 }
-"""The indexes on ``messages`` recall relies on: their columns in order, and the condition
-of a partial one (None for an index of every row)."""
+"""The schema's indexes, as ``check`` expects them: their table, their columns in order, the
+condition of a partial one (None for an index of every row), and whether it is unique."""
