@@ -1,5 +1,6 @@
 """Database checks: SQLite integrity, foreign keys, each FTS5 index and its triggers, the
-index recall names, the views Datasette searches through, the schema version and row counts.
+schema's other indexes, the views Datasette searches through, the schema version and row
+counts.
 
 Every check runs even when another one fails, and a check SQLite cannot finish on a damaged
 file is a finding, not an exception (:class:`Findings`); only a lock timeout is raised, as
