@@ -78,12 +78,14 @@ def history_lines(results: Results) -> list[str]:
     ]
     lines += [
         f"recall {r.case.label}: {r.case.text!r} (mode {r.case.mode}, {r.case.hits} matching "
-        f"messages{filters_text(r.case)}); raw runs memstore's repository (memory hits, part "
+        f"messages{' before the filters' if filters_text(r.case) else ''}"
+        f"{filters_text(r.case)}); raw runs memstore's repository (memory hits, part "
         f"counts, ranked hits, partners); same hits in the same order: {yes(r.same)}; the "
         f"plain query (bm25 top {HITS}, each with its neighbour): {r.plain_ms:.2f} ms; memstore "
-        f"with recall_chars {UNCLIPPED_CHARS} (nothing clipped): {r.unclipped_ms:.2f} ms; the "
-        f"careful query (the stem index, ranked before rows are read): {r.careful_ms:.2f} ms = "
-        f"{r.memstore_ms / r.careful_ms:.2f}x; back to back, each alone: memstore "
+        f"{r.memstore_ms:.2f} ms, with recall_chars {UNCLIPPED_CHARS} (nothing clipped) "
+        f"{r.unclipped_ms:.2f} ms; the careful query (the stem index, ranked before rows are "
+        f"read): {r.careful_ms:.2f} ms (memstore / careful = {r.memstore_ms / r.careful_ms:.2f}x);"
+        f" back to back, each alone: memstore "
         f"{r.memstore_alone_ms:.2f} ms, the plain query {r.plain_alone_ms:.2f} ms = "
         f"{r.memstore_alone_ms / r.plain_alone_ms:.2f}x, the careful query "
         f"{r.careful_alone_ms:.2f} ms = {r.memstore_alone_ms / r.careful_alone_ms:.2f}x"
