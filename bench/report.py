@@ -12,7 +12,7 @@ from bench.cases import Query
 from bench.common import HITS
 from bench.fidelity import Fidelity
 from bench.peak import PeakMemory
-from bench.recall import UNCLIPPED_CHARS
+from bench.recall import UNCLIPPED_CHARS, RecallTimes
 from bench.remember import BENCH_KEY
 from bench.rows import Results, table
 from bench.startup import StartupTimes
@@ -63,6 +63,25 @@ def filters_text(case: Query) -> str:
     return f", since {since:%Y-%m-%d %H:%M} until {until:%Y-%m-%d %H:%M} UTC{text}"
 
 
+def recall_line(r: RecallTimes) -> str:
+    """The line of one recall case: its query, whether both sides gave the same hits, and
+    each side's p50."""
+    return (
+        f"recall {r.case.label}: {r.case.text!r} (mode {r.case.mode}, {r.case.hits} matching "
+        f"messages{' before the filters' if filters_text(r.case) else ''}"
+        f"{filters_text(r.case)}); raw runs memstore's repository (memory hits, part "
+        f"counts, ranked hits, partners); same hits in the same order: {yes(r.same)}; the "
+        f"plain query (bm25 top {HITS}, each with its neighbour): {r.plain_ms:.2f} ms; memstore "
+        f"{r.memstore_ms:.2f} ms, with recall_chars {UNCLIPPED_CHARS} (nothing clipped) "
+        f"{r.unclipped_ms:.2f} ms; the careful query (the stem index, ranked before rows are "
+        f"read): {r.careful_ms:.2f} ms (memstore / careful = {r.memstore_ms / r.careful_ms:.2f}x);"
+        f" back to back, each alone: memstore "
+        f"{r.memstore_alone_ms:.2f} ms, the plain query {r.plain_alone_ms:.2f} ms = "
+        f"{r.memstore_alone_ms / r.plain_alone_ms:.2f}x, the careful query "
+        f"{r.careful_alone_ms:.2f} ms = {r.memstore_alone_ms / r.careful_alone_ms:.2f}x"
+    )
+
+
 def history_lines(results: Results) -> list[str]:
     """The lines of the import, recall, search_words and word_instances steps."""
     times, words = results.times, results.words
@@ -76,21 +95,7 @@ def history_lines(results: Results) -> list[str]:
         f"history index segments after the imports (each term lookup reads every one): "
         f"memstore {times.segments[0]}, raw {times.segments[1]}",
     ]
-    lines += [
-        f"recall {r.case.label}: {r.case.text!r} (mode {r.case.mode}, {r.case.hits} matching "
-        f"messages{' before the filters' if filters_text(r.case) else ''}"
-        f"{filters_text(r.case)}); raw runs memstore's repository (memory hits, part "
-        f"counts, ranked hits, partners); same hits in the same order: {yes(r.same)}; the "
-        f"plain query (bm25 top {HITS}, each with its neighbour): {r.plain_ms:.2f} ms; memstore "
-        f"{r.memstore_ms:.2f} ms, with recall_chars {UNCLIPPED_CHARS} (nothing clipped) "
-        f"{r.unclipped_ms:.2f} ms; the careful query (the stem index, ranked before rows are "
-        f"read): {r.careful_ms:.2f} ms (memstore / careful = {r.memstore_ms / r.careful_ms:.2f}x);"
-        f" back to back, each alone: memstore "
-        f"{r.memstore_alone_ms:.2f} ms, the plain query {r.plain_alone_ms:.2f} ms = "
-        f"{r.memstore_alone_ms / r.plain_alone_ms:.2f}x, the careful query "
-        f"{r.careful_alone_ms:.2f} ms = {r.memstore_alone_ms / r.careful_alone_ms:.2f}x"
-        for r in results.recalls
-    ]
+    lines += [recall_line(r) for r in results.recalls]
     lines.append(fidelity_line(results.fidelity))
     lines.append(
         f"search_words: prefix {words.prefix!r} ({words.total} words), first page of {HITS}; "
