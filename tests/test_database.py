@@ -346,3 +346,15 @@ def test_a_home_folder_in_the_path_is_expanded(
     assert MemoryService("~/memory.sqlite3").path == tmp_path / "me" / "memory.sqlite3"
     with pytest.raises(FileError, match="names a home folder that cannot be found"):
         MemoryService("~nosuchuser-of-memstore/memory.sqlite3")
+
+
+def test_a_file_removed_after_close_is_created_and_migrated_again(db_path: Path) -> None:
+    # Found by review: the next call found an empty file, readable by all, with no tables.
+    service = MemoryService(db_path)
+    service.remember("Diego likes tea.")
+    service.close()
+    for name in (db_path, Path(f"{db_path}-wal"), Path(f"{db_path}-shm")):
+        name.unlink(missing_ok=True)
+    assert service.start_session().id.startswith("ses_")
+    assert (db_path.stat().st_mode & 0o777, service.health().ok) == (0o600, True)
+    assert service.list_memories().total == 0

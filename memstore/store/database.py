@@ -281,7 +281,11 @@ class Database:
         return migrations.code_version(self.migrations)
 
     def dispose(self) -> None:
-        """Close the pooled connections (a later call opens new ones)."""
+        """Close the pooled connections; a later call opens the file afresh, as the first
+        did (found by review: a file removed after a close came back as an empty file,
+        readable by all, with no tables)."""
         self._leave_parent()
-        if self._pool is not None:
-            self._pool.close()
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.close()
