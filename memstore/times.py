@@ -18,7 +18,7 @@ from memstore.errors import InvalidInput, StoreDamaged
 from memstore.machine_zone import machine_zone
 
 EXAMPLE = "2026-10-05T09:00:00+02:00"
-DAY_FORMAT = re.compile(r"\d{4}-\d{2}-\d{2}")
+DAY_FORMAT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # ASCII digits only (found by review)
 STORED_FROM = datetime(1, 1, 2, tzinfo=UTC)
 STORED_BEFORE = datetime(9999, 12, 31, tzinfo=UTC)
 """A message's and a session's times lie in ``[STORED_FROM, STORED_BEFORE)``: a day from the

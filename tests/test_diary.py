@@ -303,6 +303,13 @@ def test_a_bad_day_or_zone_is_invalid_input(
     assert raised.value.argument == argument
 
 
+@pytest.mark.parametrize("day", ["٢٠٢٦-١٠-٠٥", "２０２６-１０-０５"])
+def test_a_day_in_other_digits_is_refused_as_a_day_shape(service: MemoryService, day: str) -> None:
+    # Found by review: it passed the shape and failed as Python's "Invalid isoformat string".
+    with pytest.raises(InvalidInput, match="is not a day written YYYY-MM-DD"):
+        service.diary(day)
+
+
 def test_a_day_a_zone_cannot_show_says_which_days_can_be_shown(service: MemoryService) -> None:
     # Found by review: "is out of the supported range", with no range.
     with pytest.raises(InvalidInput, match="give a day from 0001-01-02"):
