@@ -303,7 +303,11 @@ def test_a_bad_day_or_zone_is_invalid_input(
     assert raised.value.argument == argument
 
 
-@pytest.mark.parametrize("day", ["٢٠٢٦-١٠-٠٥", "２０２６-１０-０５"])
+ARABIC_INDIC_DAY = "\u0662\u0660\u0662\u0666-\u0661\u0660-\u0660\u0665"  # 2026-10-05
+FULLWIDTH_DAY = "\uff12\uff10\uff12\uff16-\uff11\uff10-\uff10\uff15"
+
+
+@pytest.mark.parametrize("day", [ARABIC_INDIC_DAY, FULLWIDTH_DAY])
 def test_a_day_in_other_digits_is_refused_as_a_day_shape(service: MemoryService, day: str) -> None:
     # Found by review: it passed the shape and failed as Python's "Invalid isoformat string".
     with pytest.raises(InvalidInput, match="is not a day written YYYY-MM-DD"):

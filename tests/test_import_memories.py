@@ -306,6 +306,21 @@ def test_a_markdown_memory_without_front_matter_is_a_clear_error(
     assert state(target) == before
 
 
+def test_memory_files_in_a_folder_inside_are_refused_not_left_out(
+    service: MemoryService, ids: dict[str, str], target: MemoryService, tmp_path: Path
+) -> None:
+    # Found by review: a memories/ folder sorted into subfolders imported only its top level.
+    service.export(tmp_path / "md", format="markdown", scope="memories")
+    memories = tmp_path / "md" / "memories"
+    (memories / "music").mkdir()
+    (memories / f"{ids['tricky']}.md").rename(memories / "music" / f"{ids['tricky']}.md")
+    before = state(target)
+    for path in (tmp_path / "md", memories):
+        with pytest.raises(InvalidInput, match=rf"{memories / 'music'}: holds memory files"):
+            target.import_memories(path)
+    assert state(target) == before
+
+
 HAND_FIELDS = (
     "category: fact\nstatus: active\ncreated_at: 2026-10-05 09:00:00+00:00\n"
     "modified_at: 2026-10-05 09:00:00+00:00\n"

@@ -195,13 +195,20 @@ def folder_records(
 
     Raises:
         InvalidInput: (argument ``path``) If a folder that is not an export's holds no
-            ``*.md`` file, or a file is too large, not UTF-8 or not a memory file (see
+            ``*.md`` file, a folder inside it holds one, or a file is too large, not UTF-8 or not a memory file (see
             :func:`parse`).
         FileError: If a file is a symbolic link or not a regular file, or cannot be read.
     """
     paths = sorted(folder.glob("*.md"))
     if not paths and not exported:
         raise refused(str(folder), f"holds no memory files (*.md); {SHAPE}")
+    nested = sorted(sub for sub in folder.iterdir() if sub.is_dir() and any(sub.glob("*.md")))
+    if nested:  # found by review: left out, silently
+        raise refused(
+            str(nested[0]),
+            f"holds memory files (*.md) in a folder inside {folder}, which is not read; move "
+            "them up into it, or import the folder on its own",
+        )
     return file_records(paths)
 
 
