@@ -453,7 +453,7 @@ def test_log_dir_defaults_beside_the_database_and_resolves_under_the_data_direct
     assert MemoryConfig(log_dir="journal").log_path() == tmp_path / "home" / "journal"
     assert MemoryConfig(log_dir=str(tmp_path / "abs")).log_path() == tmp_path / "abs"
     for bad in ("", "../logs", "//server/share/logs"):
-        with pytest.raises(ValueError, match="log_dir|UNC"):
+        with pytest.raises(InvalidInput, match="log_dir|UNC"):
             MemoryConfig(log_dir=bad)
 
 

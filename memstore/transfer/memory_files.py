@@ -195,8 +195,8 @@ def folder_records(
 
     Raises:
         InvalidInput: (argument ``path``) If a folder that is not an export's holds no
-            ``*.md`` file, a folder inside it holds one, or a file is too large, not UTF-8 or not a memory file (see
-            :func:`parse`).
+            ``*.md`` file, a folder inside it holds one, or a file is too large, not UTF-8
+            or not a memory file (see :func:`parse`).
         FileError: If a file is a symbolic link or not a regular file, or cannot be read.
     """
     paths = sorted(folder.glob("*.md"))
