@@ -358,3 +358,23 @@ def test_a_file_removed_after_close_is_created_and_migrated_again(db_path: Path)
     assert service.start_session().id.startswith("ses_")
     assert (db_path.stat().st_mode & 0o777, service.health().ok) == (0o600, True)
     assert service.list_memories().total == 0
+
+
+def test_a_close_in_another_thread_between_opening_and_use_opens_the_file_again(
+    service: MemoryService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Found by review: a close() landing just after the pool was opened failed the call with
+    # a bare AssertionError (9 of 31,406 calls of three threads beside a closing loop).
+    memory = service.remember("Diego likes tea.")
+    database = service._db
+    opened = database.ensure_schema
+    closes = iter([True])
+
+    def opened_then_closed() -> None:
+        opened()
+        if next(closes, False):
+            database.dispose()  # as another thread's close() would, right here
+
+    monkeypatch.setattr(database, "ensure_schema", opened_then_closed)
+    service.close()
+    assert service.get_memory(memory.id) == memory

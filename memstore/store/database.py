@@ -74,10 +74,13 @@ class Database:
 
     @property
     def pool(self) -> ConnectionPool:
-        """The pool of connections, once :meth:`ensure_schema` has opened the file."""
-        self.ensure_schema()
-        assert self._pool is not None
-        return self._pool
+        """The pool of connections, once :meth:`ensure_schema` has opened the file (again,
+        when a :meth:`dispose` in another thread set it aside meanwhile: found by review)."""
+        while True:
+            self.ensure_schema()
+            pool = self._pool
+            if pool is not None:
+                return pool
 
     @contextmanager
     def write(self) -> Iterator[Connection]:
