@@ -441,6 +441,26 @@ def test_a_pin_that_changes_nothing_leaves_the_modification_time(service: Memory
     assert service.get_memory(memory.id) == service.pin_memory(memory.id, pinned=False)
 
 
+def test_a_write_that_changes_nothing_leaves_the_modification_time(
+    service: MemoryService,
+) -> None:
+    # Found by review: each of these made the memory newer than an edit another store's
+    # export brought, and importing that export skipped the edit.
+    memory = service.remember("Diego likes green tea.", category="preference", key="tea")
+    unchanged = [
+        lambda: service.remember("Diego likes green tea.", category="preference"),
+        lambda: service.remember("Diego likes green tea.", key="tea"),
+        lambda: service.update_memory(memory.id, "Diego likes green tea."),
+        lambda: service.update_memory(memory.id, category="preference"),
+        lambda: service.remember("Diego likes green tea.", memory_id=memory.id),
+    ]
+    for write in unchanged:
+        assert write() == memory
+    assert service.get_memory(memory.id) == memory
+    changed = service.update_memory(memory.id, category="fact")
+    assert changed.modified_at > memory.modified_at
+
+
 def test_a_new_value_under_a_key_keeps_the_pin_and_the_category_of_the_old(
     service: MemoryService,
 ) -> None:

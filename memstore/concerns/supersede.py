@@ -192,7 +192,10 @@ def new_memory(draft: Draft, status: MemoryStatus, now: datetime) -> StoredMemor
 def update(
     connection: sqlite3.Connection, memory: StoredMemory, draft: Draft, now: datetime
 ) -> StoredMemory:
-    """Change a memory in place (its id stays); confirm it if it was a candidate.
+    """Change a memory in place (its id stays); confirm it if it was a candidate. A change
+    that changes nothing leaves it as it is, its modification time too: an import of another
+    store's export takes the newer of two copies by it (found by review: a repeated write
+    made a stale copy the newer, and the import skipped a real edit).
 
     Raises:
         SecretRejected: When its content is the credential its key names (either given).
@@ -224,6 +227,8 @@ def update(
             "or content since; a new expiry does not take them back (update that memory, or "
             "remember the fact again).",
         )
+    if not replaced and replace(revised, modified_at=memory.modified_at) == memory:
+        return memory  # nothing changes, not its modification time either (found by review)
     memory_rows.retire(connection, replaced, "superseded", now)
     memory_rows.revise(connection, revised)
     memory_rows.point(connection, replaced, revised.id, now)
