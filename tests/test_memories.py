@@ -479,6 +479,29 @@ def test_a_new_value_under_a_key_keeps_the_pin_and_the_category_of_the_old(
     assert service.remember("Diego has a cat.").category == "fact"
 
 
+def test_a_confirmed_candidate_or_an_update_that_supersedes_keeps_the_pin(
+    service: MemoryService,
+) -> None:
+    # Found by review: confirming a candidate under a pinned preference's key made an
+    # unpinned fact of it, as remembering the fact anew had.
+    tea = service.remember("Diego drinks tea.", key="drink", category="preference")
+    service.pin_memory(tea.id)
+    coffee = service.remember("Diego drinks coffee.", key="drink", origin="extracted")
+    confirmed = service.update_memory(coffee.id, "Diego drinks coffee.")
+    assert (confirmed.category, confirmed.pinned, confirmed.status) == (
+        "preference",
+        True,
+        "active",
+    )
+    water = service.remember("Diego drinks water.", category="goal")
+    moved = service.update_memory(water.id, key="drink")  # takes the key: supersedes coffee
+    assert (moved.category, moved.pinned) == ("goal", True)
+    juice = service.remember("Diego drinks juice.")
+    adopted = service.remember("Diego drinks juice.", supersedes=moved.id)
+    assert (adopted.id, adopted.pinned, adopted.category) == (juice.id, True, "fact")
+    assert service.get_memory(juice.id) == adopted
+
+
 def test_pinning_a_superseded_memory_is_invalid_input(service: MemoryService) -> None:
     # Found by a new-user trial: it succeeded silently and did nothing for the context.
     old = service.remember("Diego prefers Spanish.", key="response_language")

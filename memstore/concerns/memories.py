@@ -135,7 +135,7 @@ def update_memory(
         revised = supersede.update(connection, memory, draft, now)
         if origins is not None:
             source = memory_links.Source(origins.source_message_id, origins.source_ref)
-            supersede.adopt(
+            revised = supersede.adopt(
                 connection, revised, supersedes=origins.supersedes, source=source, now=now
             )
     return memory_model(revised, now)

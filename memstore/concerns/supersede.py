@@ -73,7 +73,7 @@ def create(
         return reuse(connection, pending, draft, supersedes=supersedes, source=source, now=now)
     replaced = [] if candidate else targets(connection, draft.key, supersedes, now)
     memory = new_memory(draft, "candidate" if candidate else "active", now)
-    memory = successor(connection, memory, replaced, draft)
+    memory = successor(connection, memory, replaced, inherits=draft.category is None)
     memory_rows.retire(connection, replaced, "superseded", now)
     memory_rows.insert(connection, memory)
     memory_rows.point(connection, replaced, memory.id, now)
@@ -109,8 +109,7 @@ def reuse(
         holder = update(connection, holder, draft, now)
     elif given != Draft():  # found by review: --expires and --category were dropped
         holder = update(connection, holder, given, now)
-    adopt(connection, holder, supersedes=supersedes, source=source, now=now)
-    return holder
+    return adopt(connection, holder, supersedes=supersedes, source=source, now=now)
 
 
 def adopt(
@@ -120,18 +119,23 @@ def adopt(
     supersedes: str | None,
     source: Source | None,
     now: datetime,
-) -> None:
-    """Make ``memory`` replace the active memory ``supersedes`` names (itself aside), and
-    link it to the message it came from.
+) -> StoredMemory:
+    """Make ``memory`` replace the active memory ``supersedes`` names (itself aside), pinned
+    when that one was (see :func:`successor`), and link it to the message it came from.
 
     Raises:
         NotFound: If ``supersedes`` or the source message does not exist.
         InvalidInput: If ``supersedes`` is not active.
     """
     replaced = [id_ for id_ in targets(connection, None, supersedes, now) if id_ != memory.id]
+    pinned = successor(connection, memory, replaced, inherits=False).pinned
     memory_rows.retire(connection, replaced, "superseded", now)
     memory_rows.point(connection, replaced, memory.id, now)
+    if pinned and not memory.pinned:
+        memory_rows.set_pinned(connection, memory.id, True, now)
+        memory = replace(memory, pinned=True, modified_at=now)
     link(connection, memory, source)
+    return memory
 
 
 def targets(
@@ -157,16 +161,17 @@ def targets(
 
 
 def successor(
-    connection: sqlite3.Connection, memory: StoredMemory, replaced: list[str], draft: Draft
+    connection: sqlite3.Connection, memory: StoredMemory, replaced: list[str], inherits: bool
 ) -> StoredMemory:
     """``memory`` as the new value of the memories it replaces: pinned when one of them was,
-    of the first one's category when ``draft`` gives none (found by review: "prefers
-    English" under the key of a pinned preference "prefers Spanish" was an unpinned fact)."""
+    and of the first one's category when it ``inherits`` it (a new memory, or a candidate
+    confirmed, given no category: found by review, "prefers English" under the key of a
+    pinned preference "prefers Spanish" was an unpinned fact)."""
     before = [found for id_ in replaced if (found := memory_rows.get(connection, id_))]
     if not before:
         return memory
-    category = draft.category or before[0].category
-    return replace(memory, category=category, pinned=any(old.pinned for old in before))
+    category = before[0].category if inherits else memory.category
+    return replace(memory, category=category, pinned=memory.pinned or any(o.pinned for o in before))
 
 
 def new_memory(draft: Draft, status: MemoryStatus, now: datetime) -> StoredMemory:
@@ -229,6 +234,8 @@ def update(
         )
     if not replaced and replace(revised, modified_at=memory.modified_at) == memory:
         return memory  # nothing changes, not its modification time either (found by review)
+    confirmed = memory.status == "candidate" and draft.category is None
+    revised = successor(connection, revised, replaced, inherits=confirmed)
     memory_rows.retire(connection, replaced, "superseded", now)
     memory_rows.revise(connection, revised)
     memory_rows.point(connection, replaced, revised.id, now)

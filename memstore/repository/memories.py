@@ -101,7 +101,7 @@ REVISE_MEMORY = """
     UPDATE memories SET content = :content, index_text = :index_text,
         normalized_content = :normalized_content,
         category = :category, key = :key, expires_at = :expires_at, status = :status,
-        modified_at = :modified_at
+        pinned = :pinned, modified_at = :modified_at
     WHERE id = :id
 """
 RETIRE_MEMORIES = """
@@ -180,7 +180,7 @@ def insert(connection: sqlite3.Connection, memory: StoredMemory) -> None:
 
 
 def revise(connection: sqlite3.Connection, memory: StoredMemory) -> None:
-    """Write the fields an update may change (content, category, key, expiry, status,
+    """Write the fields an update may change (content, category, key, expiry, status, pin,
     modification time) of the stored memory with ``memory.id``."""
     connection.execute(REVISE_MEMORY, memory.values())
 
