@@ -221,6 +221,27 @@ def update(
             f"{memory.id} expired at {memory.expires_at}; give it a new expires_at to update "
             "it, or remember the fact again.",
         )
+    replaced = displaced(connection, memory, revised, now)
+    if not replaced and replace(revised, modified_at=memory.modified_at) == memory:
+        return memory  # nothing changes, not its modification time either (found by review)
+    confirmed = memory.status == "candidate" and draft.category is None
+    revised = successor(connection, revised, replaced, inherits=confirmed)
+    memory_rows.retire(connection, replaced, "superseded", now)
+    memory_rows.revise(connection, revised)
+    memory_rows.point(connection, replaced, revised.id, now)
+    return revised
+
+
+def displaced(
+    connection: sqlite3.Connection, memory: StoredMemory, revised: StoredMemory, now: datetime
+) -> list[str]:
+    """The ids of the other active memories holding the content or the key of ``revised``
+    (``memory`` updated), which it supersedes.
+
+    Raises:
+        InvalidInput: If ``memory`` expired and one of them has held its own content or key
+            since (see :func:`update`).
+    """
     normalized, key = revised.normalized_content, revised.key
     holders = (holder(connection, now, normalized=normalized), holder(connection, now, key=key))
     replaced = list(dict.fromkeys(o.id for o in holders if o is not None and o.id != memory.id))
@@ -232,14 +253,7 @@ def update(
             "or content since; a new expiry does not take them back (update that memory, or "
             "remember the fact again).",
         )
-    if not replaced and replace(revised, modified_at=memory.modified_at) == memory:
-        return memory  # nothing changes, not its modification time either (found by review)
-    confirmed = memory.status == "candidate" and draft.category is None
-    revised = successor(connection, revised, replaced, inherits=confirmed)
-    memory_rows.retire(connection, replaced, "superseded", now)
-    memory_rows.revise(connection, revised)
-    memory_rows.point(connection, replaced, revised.id, now)
-    return revised
+    return replaced
 
 
 def applied(memory: StoredMemory, draft: Draft, now: datetime) -> StoredMemory:
