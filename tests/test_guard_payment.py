@@ -15,6 +15,7 @@ from memstore.guard.payment import card_number
 VISA = "4532 0151 1283 0366"
 MASTERCARD = "5425-2334-3010-9903"
 AMEX = "3714 496353 98431"
+SEED = "hammer river tooth cable orbit lemon pride slogan vendor wrist zebra actor"
 
 
 def luhn_digit(body: str) -> str:
@@ -45,6 +46,16 @@ def luhn_digit(body: str) -> str:
         "7. pride\n8. slogan\n9. vendor\n10. wrist\n11. zebra\n12. actor",
         "frase semilla: hammer, river, tooth, cable, orbit, lemon, pride, slogan, vendor, "
         "wrist, zebra, actor",
+        # shapes a review found let through
+        f"card {VISA.replace(' ', '.')}",
+        f"My real Visa, tested today: {VISA.replace(' ', '')}",
+        f'seed phrase: "{SEED}"',
+        f'{{"mnemonic": "{SEED}"}}',
+        f'MNEMONIC="{SEED}"',
+        f"seed phrase: {SEED.replace(' ', '-')}",
+        f"recovery phrase (metamask): {SEED}",
+        f"my seed phrase {SEED}",
+        f"seed phrase was: {SEED}",
     ],
 )
 def test_money_credentials_are_refused(service: MemoryService, content: str) -> None:
@@ -67,6 +78,18 @@ def test_money_credentials_are_refused(service: MemoryService, content: str) -> 
         "seed: 42",
         "mnemonic: every good boy does fine, for the lines of the treble clef",
         "recovery phrase is the thing you must never share with anyone, ever, not even support",
+        # found by review: refused about one time in ten, or always
+        "My favourite oat milk, barcode 4039621723216",
+        "Lena's mobile: +4915583974444",
+        "Discord server id 627903632041147057",
+        "Rent goes to IBAN DE12 6205 0000 0012 3456 74",
+        "IKEA Family card 6275 9800 1234 5678 909",
+        "Stripe test card: 4242 4242 4242 4242, any future expiry, CVC 123",
+        "Adyen test card 4111 1111 4555 1142, CVC 737",
+        "Sprint planning: CVV 2024 redesign ships in Q3",
+        "Seed: tomato, basil, pepper, carrot, lettuce, spinach, radish, bean, pea, squash, onion",
+        "Birdseed: millet, thistle, peanuts, corn, wheat, oats, milo, hemp, canary, flax, rye",
+        "Mnemonic: kitchen window garden tulip yellow orange purple bright spring summer autumn",
     ],
 )
 def test_talk_about_cards_and_seeds_is_kept(service: MemoryService, content: str) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from memstore.guard import values
+from memstore.guard.payment import test_note_before
 
 PASSWORD_LABELS = (
     r"pass(?:words?|wd|code|phrase)|pass code|pwd|contrase[ñn]as?|mots? de passe"
@@ -35,12 +36,15 @@ PASSWORD_LABELS = (
 LOCKS = (
     r"door|alarm|disarm|gate|garage|safe|lock|unlock|access|entry|keypad|intercom|building|opener"
 )
+CARD_CODE_LABELS = r"cvv2?|cvc2?|card (?:security|verification) code"  # a card's security code
+CARD_CODE = re.compile(CARD_CODE_LABELS, re.IGNORECASE)
+CVV = re.compile(r"[0-9]{3,4}[.,;!?)]?$")
 PIN_LABELS = (
     r"pin(?:[- ]?(?:code|kod|код|nummer|number|número|numero))?|(?:code|kod|c[óo]digo) pin"
     r"|clave"  # "clave: 1234", not "Palabras clave: 2024" (see adjectival)
     rf"|geheimzahl|пин(?:-код)?|pin码|暗証番号|핀 ?번호|digicode|unlock(?: code| pin)?|combination"
     r"|(?:t[üu]r|tor|zugangs|haus)code|codice (?:del )?bancomat"
-    r"|cvv2?|cvc2?|card (?:security|verification) code"  # a card's security code
+    rf"|{CARD_CODE_LABELS}"
     r"|clave (?:de|del) (?:la )?(?:alarma|tarjeta|puerta|caja fuerte|cajero|portal)"
     rf"|(?:{LOCKS})[ -]?code|code (?:to|for|of) (?:the |my )?(?:{LOCKS}|house)"
     r"|codice (?:del|della|dell') ?(?:cancello|portone|allarme|garage|cassaforte|porta)"
@@ -218,6 +222,9 @@ def accepted(found: re.Match[str], value: str) -> bool:
         return False
     after = found["after"].strip()
     ends = not after or after in CLAUSE_ENDS or value[-1:] in CLAUSE_ENDS
+    if CARD_CODE.fullmatch(found["pin"] or ""):  # a code ends its clause, a test card's passes
+        tested = test_note_before(found.string, found.start())
+        return ends and not tested and CVV.match(value) is not None
     filler = (found["filler"] or found["filler_digits"] or "").split()
     # Italian and French elide an article into the next word: "dell'email", "de l'ordinateur"
     first = filler[0].strip("()").casefold() if filler else ""
