@@ -520,6 +520,10 @@ def test_bytes_that_are_no_utf8_are_a_parse_error_and_nothing_is_stored(db_path:
         json.dumps(call).encode().replace(b"XX", b"\xff\xfe"),
         json.dumps(nested).encode().replace(b'"recall"', deep),
         b'\xef\xbb\xbf{"jsonrpc": "2.0", "id": 17, "method": "ping"}',
+        # a batch too deep for Python's reader: its ping was left unanswered
+        b'[{"jsonrpc": "2.0", "id": 19, "method": "ping"}, '
+        + json.dumps({**nested, "id": 20}).encode().replace(b'"recall"', deep)
+        + b"]",
     ]
     finished = subprocess.run(
         [sys.executable, "-m", "memstore", "--database", str(db_path), "mcp"],
@@ -532,6 +536,8 @@ def test_bytes_that_are_no_utf8_are_a_parse_error_and_nothing_is_stored(db_path:
         (11, -32700),
         (3, -32700),
         (17, None),
+        (19, None),
+        (20, -32700),
     ]
     assert "not UTF-8 (byte 0xff at" in answered[0]["error"]["message"]
     assert MemoryService(db_path).list_memories().total == 0

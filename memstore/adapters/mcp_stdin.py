@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import itertools
 import json
 import os
 import re
 import threading
 from collections import deque
+from collections.abc import Iterator
 from typing import BinaryIO
 
 import anyio
@@ -61,28 +63,62 @@ def sent_json(line: str | None) -> object:
         return top_level_id(text)
 
 
-TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:]')
+TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]')
+
+
+def scanned(text: str) -> Iterator[tuple[int, re.Match[str]]]:
+    """The JSON punctuation and strings of ``text`` with the depth each stands at (a bracket
+    at the depth outside it), read without nesting: for JSON nested too deeply for Python's
+    reader."""
+    depth = 0
+    for found in TOKENS.finditer(text):
+        if found[0] in "]}":
+            depth -= 1
+        yield depth, found
+        if found[0] in "[{":
+            depth += 1
 
 
 def top_level_id(text: str) -> dict[str, object] | None:
-    """``{"id": value}`` of the object on ``text``, read without nesting (a request whose
-    arguments were nested too deeply was answered with a null id: found by review), or None
-    when it has no scalar id at its top level."""
-    depth, key = 0, None
-    for found in TOKENS.finditer(text):
-        token = found[0]
-        if token in "{[":
-            depth += 1
-        elif token in "}]":
-            depth -= 1
-        elif token == ":" and depth == 1 and key == '"id"':
+    """``{"id": value}`` of the object on ``text`` (its last ``id``, as JSON readers take it),
+    read without nesting (a request whose arguments were nested too deeply was answered
+    with a null id: found by review), or None when it has no scalar id at its top level."""
+    found_id, key = None, None
+    for depth, found in scanned(text):
+        if depth == 1 and found[0] == ":" and key == "id":
             try:
                 value, _ = json.JSONDecoder().raw_decode(text[found.end() :].lstrip())
             except ValueError:
                 return None
-            return {"id": value}
-        key = token if depth == 1 and token.startswith('"') else None
-    return None
+            found_id = {"id": value}
+        key = string_value(found[0]) if depth == 1 else None
+    return found_id
+
+
+def string_value(token: str) -> str | None:
+    """The string a JSON string token stands for (``"\\u0069d"`` is ``id``), or None for any
+    other token or an invalid escape."""
+    try:
+        value = json.loads(token) if token.startswith('"') else None
+    except ValueError:
+        return None
+    return value if isinstance(value, str) else None
+
+
+def top_level_items(text: str) -> list[str]:
+    """The texts of the items of the array on ``text``, split without nesting; none when it
+    is no array whole."""
+    opened = closed = None
+    commas = []
+    for depth, found in scanned(text):
+        if depth == 0 and found[0] in "[]":
+            opened, closed = (found.end(), None) if found[0] == "[" else (opened, found.start())
+        elif depth == 1 and found[0] == ",":
+            commas.append(found.start())
+    if opened is None or closed is None or text[closed + 1 :].strip():
+        return []
+    ends = [opened - 1, *commas, closed]
+    return [text[start + 1 : end].strip() for start, end in itertools.pairwise(ends)]
 
 
 def unbatched(line: str) -> list[str]:
@@ -91,10 +127,16 @@ def unbatched(line: str) -> list[str]:
     single error of a null id, its requests never answered (found by review, though the
     protocol of 2025-03-26, which the server agrees to, has batches). Each request of a
     batch is answered on its own line, with its own id; an empty array stays one line, an
-    invalid request."""
+    invalid request. A batch too deeply nested for Python's reader is split without it
+    (found by review: its other requests went unanswered)."""
     if not line.lstrip().startswith("["):
         return [line]
-    sent = sent_json(line)
+    try:
+        sent = json.loads(line)
+    except ValueError:
+        return [line]
+    except RecursionError:
+        return [item + "\n" for item in top_level_items(line)] or [line]
     if not isinstance(sent, list) or not sent:
         return [line]
     return [json.dumps(message) + "\n" for message in sent]
