@@ -526,6 +526,25 @@ def test_an_import_of_wrong_speakers_says_so_on_stderr_and_exits_1(db_path: Path
     ]
 
 
+def test_an_import_summary_counts_one_in_the_singular(
+    runner: CliRunner, db_path: Path, tmp_path: Path
+) -> None:
+    # Found by review: "imported 1 messages from 1 file; 1 final records deferred".
+    log = tmp_path / "logs" / "2026-10-05.md"
+    log.parent.mkdir()
+    log.write_text(
+        "Morgan Log — 2026-10-05\n\n[09:15:02 +0200] \nDiego: Hola\n\n"
+        "[09:15:09 +0200] \nMorgan: Claro.\n",
+        encoding="utf-8",
+    )
+    args = ["--database", str(db_path), "--format", "text", "import", str(log.parent)]
+    result = runner.invoke(cli, [*args, "--speaker", "Diego=user", "--speaker", "Morgan=assistant"])
+    assert result.output.splitlines()[-1] == (
+        "imported 1 message from 1 file; 1 final record deferred (add --include-tail for "
+        "files no longer written)."
+    )
+
+
 def test_an_import_summary_names_what_was_skipped_and_deferred(db_path: Path) -> None:
     args = ["--database", str(db_path), "import", str(EXAMPLES), *SPEAKERS]
     assert memstore_process(*args).returncode == 0

@@ -14,6 +14,7 @@ from memstore.adapters.cli import options
 from memstore.adapters.cli.app import cli, conclude, emit
 from memstore.adapters.cli.deleting import delete_command
 from memstore.adapters.cli.opening import service_from
+from memstore.adapters.cli.views import counted
 from memstore.errors import FileError, InvalidInput
 from memstore.kinds import Role, spoken
 from memstore.speakers import speaker_roles
@@ -113,7 +114,7 @@ def import_summary(report: ImportReport, include_tail: bool) -> str:
     """One line for a person: what was imported, skipped, deferred, left out for unknown
     speakers (named) or with a warning, and how many files failed."""
     files = len(report.files)
-    parts = [f"imported {report.imported} messages from {files} file{'s' if files != 1 else ''}"]
+    parts = [f"imported {counted({'message': report.imported})} from {counted({'file': files})}"]
     if report.skipped:
         parts.append(f"{report.skipped} already imported or deleted")
     if report.deferred:
@@ -122,7 +123,7 @@ def import_summary(report: ImportReport, include_tail: bool) -> str:
             if include_tail
             else "add --include-tail for files no longer written"
         )
-        parts.append(f"{report.deferred} final records deferred ({hint})")
+        parts.append(f"{counted({'final record': report.deferred})} deferred ({hint})")
     if report.unknown_speakers:
         named = ", ".join(f"{name!r} ({n})" for name, n in report.unknown_speakers.items())
         total = sum(report.unknown_speakers.values())
@@ -131,7 +132,7 @@ def import_summary(report: ImportReport, include_tail: bool) -> str:
         )
     parts += left_out(report)
     if report.errors:
-        parts.append(f"{report.errors} file{'s' if report.errors != 1 else ''} with an error")
+        parts.append(f"{counted({'file': report.errors})} with an error")
     return printable("; ".join(parts) + ".")
 
 

@@ -210,6 +210,8 @@ RECORD_NAMES = {  # a record type of an export: its name for one, and for severa
     "memory_source": ("memory source", "memory sources"),
     "deleted_source": ("deleted source", "deleted sources"),
     "day": ("day", "days"),
+    "file": ("file", "files"),
+    "final record": ("final record", "final records"),
     "deleted message": ("message deleted", "messages deleted"),
 }
 
