@@ -719,3 +719,21 @@ def test_a_source_ref_of_another_message_than_the_source_id_is_refused(
     assert [(s.message_id, s.source_ref) for s in service.memory_sources(owls.id)] == [
         (x.id, "/l#byte=1")
     ]
+
+
+def test_a_write_naming_a_record_of_a_missing_database_creates_no_file(tmp_path: Path) -> None:
+    # Found by review: `remember --memory-id` on a mistyped --database left a new, empty
+    # store behind its NotFound.
+    path = tmp_path / "typo" / "memory.sqlite3"
+    service = MemoryService(path)
+    for write in (
+        lambda: service.remember("Diego likes tea.", memory_id="mem_nope"),
+        lambda: service.update_memory("mem_nope", "Diego likes tea."),
+        lambda: service.remember("Diego likes tea.", supersedes="mem_nope"),
+        lambda: service.remember("Diego likes tea.", source_message_id="msg_nope"),
+        lambda: service.pin_memory("mem_nope"),
+    ):
+        with pytest.raises(NotFound):
+            write()
+    assert service.delete_memory("mem_nope") is False
+    assert not path.parent.exists()

@@ -80,11 +80,21 @@ def remember(db: Database, content: str, fields: Fields, origins: Origins) -> Me
     now = utc_now()
     draft = memory_rules.draft(content, fields, now, origins.origin, origins.confidence)
     source = memory_links.Source(origins.source_message_id, origins.source_ref)
+    named_first(db, ("memory", origins.supersedes), ("message", origins.source_message_id))
     with db.write() as connection:
         memory = supersede.create(
             connection, draft, supersedes=origins.supersedes, source=source, now=now
         )
     return memory_model(memory, now)
+
+
+def named_first(db: Database, *named: tuple[str, str | None]) -> None:
+    """Raise NotFound for the first record ``named`` (kind, id or None) when there is no
+    database file yet, which no id can be in: before a write creates one (found by review:
+    ``remember --memory-id`` on a mistyped ``--database`` left a new, empty store)."""
+    for kind, record_id in named:
+        if record_id is not None and not db.path.exists():
+            raise NotFound(kind, record_id)
 
 
 def require_explicit_update(origin: str) -> None:
@@ -128,6 +138,7 @@ def update_memory(
         )
     now = utc_now()
     draft = memory_rules.draft(content, fields, now)
+    named_first(db, ("memory", memory_id))
     with db.write() as connection:
         memory = memories.get(connection, memory_id)
         if memory is None:
@@ -156,7 +167,10 @@ def memory_sources(db: Database, memory_id: str) -> list[MemorySource]:
 
 
 def delete_memory(db: Database, memory_id: str) -> bool:
-    """Delete a memory and its source links; False when there was none."""
+    """Delete a memory and its source links; False when there was none (no database file
+    is created to find none)."""
+    if not db.path.exists():
+        return False
     with db.write() as connection:
         return memories.delete_memory(connection, memory_id)
 
@@ -172,6 +186,7 @@ def pin_memory(db: Database, memory_id: str, pinned: bool) -> Memory:
             context).
     """
     now = utc_now()
+    named_first(db, ("memory", memory_id))
     with db.write() as connection:
         memory = memories.get(connection, memory_id)
         if memory is None:
