@@ -531,15 +531,10 @@ def test_bytes_that_are_no_utf8_are_a_parse_error_and_nothing_is_stored(db_path:
         capture_output=True,
         timeout=DEADLINE_SECONDS,
     )
-    answered = [json.loads(line) for line in finished.stdout.splitlines()][1:]
-    assert [(reply["id"], reply.get("error", {}).get("code")) for reply in answered] == [
-        (11, -32700),
-        (3, -32700),
-        (17, None),
-        (19, None),
-        (20, -32700),
-    ]
-    assert "not UTF-8 (byte 0xff at" in answered[0]["error"]["message"]
+    answered = {reply["id"]: reply for reply in map(json.loads, finished.stdout.splitlines())}
+    codes = {key: reply.get("error", {}).get("code") for key, reply in answered.items()}
+    assert codes == {0: None, 11: -32700, 3: -32700, 17: None, 19: None, 20: -32700}
+    assert "not UTF-8 (byte 0xff at" in answered[11]["error"]["message"]
     assert MemoryService(db_path).list_memories().total == 0
 
 

@@ -132,10 +132,7 @@ def update_memory(
         SecretRejected: When the new content looks like a credential, or is (or the old one
             is) the credential the key names.
     """
-    if origins is not None and origins.supersedes == memory_id:  # found by review
-        raise InvalidInput(
-            "supersedes", f"names {memory_id}, the memory being updated; leave it out."
-        )
+    not_itself(memory_id, origins)
     now = utc_now()
     draft = memory_rules.draft(content, fields, now)
     named_first(db, ("memory", memory_id))
@@ -150,6 +147,15 @@ def update_memory(
                 connection, revised, supersedes=origins.supersedes, source=source, now=now
             )
     return memory_model(revised, now)
+
+
+def not_itself(memory_id: str, origins: Origins | None) -> None:
+    """Raise InvalidInput when an update of ``memory_id`` names it as the memory it
+    supersedes (found by review)."""
+    if origins is not None and origins.supersedes == memory_id:
+        raise InvalidInput(
+            "supersedes", f"names {memory_id}, the memory being updated; leave it out."
+        )
 
 
 def get_memory(db: Database, memory_id: str) -> Memory | None:
