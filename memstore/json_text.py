@@ -1,9 +1,13 @@
 """JSON text read strictly: the keys an object gives twice, which Python's reader and
-pydantic's keep the last value of silently."""
+pydantic's keep the last value of silently; and JSON nested too deeply for Python's reader
+(over about a thousand levels), read without nesting as far as a JSON-RPC reply needs."""
 
 from __future__ import annotations
 
+import itertools
 import json
+import re
+from collections.abc import Iterator
 from typing import Any
 
 
@@ -37,3 +41,79 @@ def first_repeated_key(text: str) -> str | None:
     except (ValueError, RecursionError):
         return None
     return repeated[0] if repeated else None
+
+
+TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]')
+
+
+def scanned(text: str) -> Iterator[tuple[int, re.Match[str]]]:
+    """The JSON punctuation and strings of ``text`` with the depth each stands at (a bracket
+    at the depth outside it), read without nesting."""
+    depth = 0
+    for found in TOKENS.finditer(text):
+        if found[0] in "]}":
+            depth -= 1
+        yield depth, found
+        if found[0] in "[{":
+            depth += 1
+
+
+def top_level_keys(text: str) -> dict[str, object] | None:
+    """The keys of the object on ``text``, read without nesting: its last ``id`` with its
+    value when that is a string or a number (None otherwise), every other key with None;
+    None when ``text`` is no object."""
+    if not text.lstrip().startswith("{"):
+        return None
+    keys: dict[str, object] = {}
+    key = None
+    for depth, found in scanned(text):
+        if depth == 1 and found[0] == ":" and key is not None:
+            keys[key] = scalar_after(text, found.end()) if key == "id" else None
+        key = string_value(found[0]) if depth == 1 else None
+    return keys
+
+
+def scalar_after(text: str, start: int) -> object:
+    """The JSON string or number at ``start`` of ``text`` (after white space), else None."""
+    try:
+        value, _ = json.JSONDecoder().raw_decode(text[start:].lstrip())
+    except (ValueError, RecursionError):  # an id nested too deeply is no id (found by review)
+        return None
+    return value if isinstance(value, str | int | float) else None
+
+
+def string_value(token: str) -> str | None:
+    """The string a JSON string token stands for (``"\\u0069d"`` is ``id``), or None for
+    any other token or an invalid escape."""
+    try:
+        value = json.loads(token) if token.startswith('"') else None
+    except ValueError:
+        return None
+    return value if isinstance(value, str) else None
+
+
+def array_items(text: str) -> list[str] | None:
+    """The texts of the items of the array that ``text`` is, whole, split without nesting,
+    each JSON or too deep for Python's reader; None for any other text (another value
+    before or after it, an item that is no JSON, an empty item): an invalid batch is
+    answered with one error, none of it run (found by review: "[...] [...]" ran a request
+    of its second array)."""
+    outer = [(depth, found) for depth, found in scanned(text) if depth < 2]
+    if [found[0] for depth, found in outer if depth == 0] != ["[", "]"]:
+        return None
+    if text.strip() != text[outer[0][1].start() : outer[-1][1].end()]:
+        return None
+    bounds = [found.start() for depth, found in outer if depth == 0 or found[0] == ","]
+    items = [text[start + 1 : end].strip() for start, end in itertools.pairwise(bounds)]
+    return items if all(map(is_json, items)) else None
+
+
+def is_json(text: str) -> bool:
+    """Whether ``text`` is one JSON value, or nested too deeply for Python's reader to tell."""
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    except RecursionError:
+        return True
+    return True

@@ -333,6 +333,8 @@ def exchange(process: subprocess.Popen[str], line: str) -> dict[str, Any]:
         ),
         ("not json at all", None, -32700),
         ("[" * 100_000, None, -32700),
+        # an id nested too deeply crashed the server (found by review)
+        ('{"jsonrpc":"2.0","id":' + "[" * 3000 + "]" * 3000 + ',"method":"ping"}', None, -32700),
         ('{"jsonrpc":"2.0","id":"x","method":"tools/list","params":5}', "x", -32600),
         ('{"id":8,"method":"tools/list"}', 8, -32600),
         # An id no reply can carry made the SDK read a notification, and answer none.
@@ -485,6 +487,34 @@ def test_a_response_from_the_client_is_never_answered_nor_an_id_inside_a_message
     ]
     finished = piped(db_path, lines)
     assert [reply["id"] for reply in replies(finished)] == [0, 3]
+
+
+def test_a_deep_line_is_read_as_a_shallow_one_would_be(db_path: Path) -> None:
+    # Found by review: a response nested too deeply was answered, and a deep batch beside
+    # another array, or with an item that is no JSON, had some of its requests run.
+    deep = "[" * 3000 + "]" * 3000
+    remember = {"name": "remember", "arguments": {"content": "Diego likes invalid lines."}}
+    call = json.dumps({"jsonrpc": "2.0", "id": "c", "method": "tools/call", "params": remember})
+
+    def ping(number: int, params: str) -> str:
+        return f'{{"jsonrpc":"2.0","id":{number},"method":"ping","params":{{"x":{params}}}}}'
+
+    lines = [
+        OPENING,
+        f'{{"jsonrpc":"2.0","id":1,"result":{{"x":{deep}}}}}',
+        f"[{ping(2, deep)}] [{call}]",
+        f"[{ping(3, deep)}, {call}, nonsense]",
+        f"[{ping(4, deep)}, {call},]",
+        f"[{ping(5, deep)}, {ping(6, '1')}]",
+    ]
+    answered = replies(piped(db_path, lines))
+    assert [(reply["id"], "error" in reply) for reply in answered[1:4]] == [(None, True)] * 3
+    # a deep batch is split: its deep request fails on its own, the other is answered
+    assert sorted((reply["id"], "error" in reply) for reply in answered[4:]) == [
+        (5, True),
+        (6, False),
+    ]
+    assert MemoryService(db_path).list_memories().total == 0
 
 
 def test_an_unknown_prompt_is_invalid_params_without_a_traceback(db_path: Path) -> None:

@@ -13,18 +13,17 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import itertools
 import json
 import os
-import re
 import threading
 from collections import deque
-from collections.abc import Iterator
 from typing import BinaryIO
 
 import anyio
 import anyio.lowlevel
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+
+from memstore.json_text import array_items, top_level_keys
 
 AHEAD = 16
 """Lines of standard input read ahead of the server."""
@@ -50,8 +49,9 @@ class Undecodable(str):
 
 def sent_json(line: str | None) -> object:
     """The JSON on ``line`` as Python's own JSON reader reads it (which takes a lone
-    surrogate escape), or None when it reads none; an unparsed line's id alone when it is
-    JSON nested too deeply for that reader (see :func:`top_level_id`)."""
+    surrogate escape), or None when it reads none; an object's top-level keys alone when
+    it is nested too deeply for that reader (see :func:`~memstore.json_text.top_level_keys`:
+    found by review, such a request was answered with a null id)."""
     if line is None:
         return None
     text = line.text if isinstance(line, Undecodable) else line
@@ -60,65 +60,7 @@ def sent_json(line: str | None) -> object:
     except ValueError:
         return None
     except RecursionError:
-        return top_level_id(text)
-
-
-TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]')
-
-
-def scanned(text: str) -> Iterator[tuple[int, re.Match[str]]]:
-    """The JSON punctuation and strings of ``text`` with the depth each stands at (a bracket
-    at the depth outside it), read without nesting: for JSON nested too deeply for Python's
-    reader."""
-    depth = 0
-    for found in TOKENS.finditer(text):
-        if found[0] in "]}":
-            depth -= 1
-        yield depth, found
-        if found[0] in "[{":
-            depth += 1
-
-
-def top_level_id(text: str) -> dict[str, object] | None:
-    """``{"id": value}`` of the object on ``text`` (its last ``id``, as JSON readers take it),
-    read without nesting (a request whose arguments were nested too deeply was answered
-    with a null id: found by review), or None when it has no scalar id at its top level."""
-    found_id, key = None, None
-    for depth, found in scanned(text):
-        if depth == 1 and found[0] == ":" and key == "id":
-            try:
-                value, _ = json.JSONDecoder().raw_decode(text[found.end() :].lstrip())
-            except ValueError:
-                return None
-            found_id = {"id": value}
-        key = string_value(found[0]) if depth == 1 else None
-    return found_id
-
-
-def string_value(token: str) -> str | None:
-    """The string a JSON string token stands for (``"\\u0069d"`` is ``id``), or None for any
-    other token or an invalid escape."""
-    try:
-        value = json.loads(token) if token.startswith('"') else None
-    except ValueError:
-        return None
-    return value if isinstance(value, str) else None
-
-
-def top_level_items(text: str) -> list[str]:
-    """The texts of the items of the array on ``text``, split without nesting; none when it
-    is no array whole."""
-    opened = closed = None
-    commas = []
-    for depth, found in scanned(text):
-        if depth == 0 and found[0] in "[]":
-            opened, closed = (found.end(), None) if found[0] == "[" else (opened, found.start())
-        elif depth == 1 and found[0] == ",":
-            commas.append(found.start())
-    if opened is None or closed is None or text[closed + 1 :].strip():
-        return []
-    ends = [opened - 1, *commas, closed]
-    return [text[start + 1 : end].strip() for start, end in itertools.pairwise(ends)]
+        return top_level_keys(text)
 
 
 def unbatched(line: str) -> list[str]:
@@ -136,7 +78,7 @@ def unbatched(line: str) -> list[str]:
     except ValueError:
         return [line]
     except RecursionError:
-        return [item + "\n" for item in top_level_items(line)] or [line]
+        return [item + "\n" for item in array_items(line) or []] or [line]
     if not isinstance(sent, list) or not sent:
         return [line]
     return [json.dumps(message) + "\n" for message in sent]
