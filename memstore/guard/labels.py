@@ -38,7 +38,8 @@ LOCKS = (
 )
 CARD_CODE_LABELS = r"cvv2?|cvc2?|card (?:security|verification) code"  # a card's security code
 CARD_CODE = re.compile(CARD_CODE_LABELS, re.IGNORECASE)
-CVV = re.compile(r"[0-9]{3,4}[.,;!?)]?$")
+# Three digits, or four that are no year ("CVV 2024 redesign", "at CVC 2024": found by review)
+CVV = re.compile(r"(?:[0-9]{3}|(?!19|20)[0-9]{4})[.,;!?)]?$")
 PIN_LABELS = (
     r"pin(?:[- ]?(?:code|kod|код|nummer|number|número|numero))?|(?:code|kod|c[óo]digo) pin"
     r"|clave"  # "clave: 1234", not "Palabras clave: 2024" (see adjectival)
@@ -222,9 +223,9 @@ def accepted(found: re.Match[str], value: str) -> bool:
         return False
     after = found["after"].strip()
     ends = not after or after in CLAUSE_ENDS or value[-1:] in CLAUSE_ENDS
-    if CARD_CODE.fullmatch(found["pin"] or ""):  # a code ends its clause, a test card's passes
+    if CARD_CODE.fullmatch(found["pin"] or ""):  # a test card's code passes, and a year
         tested = test_note_before(found.string, found.start())
-        return ends and not tested and CVV.match(value) is not None
+        return not tested and CVV.match(value) is not None
     filler = (found["filler"] or found["filler_digits"] or "").split()
     # Italian and French elide an article into the next word: "dell'email", "de l'ordinateur"
     first = filler[0].strip("()").casefold() if filler else ""

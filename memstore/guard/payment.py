@@ -14,13 +14,15 @@ from __future__ import annotations
 import re
 
 # A card's number as cards print it: 16 digits (15 for American Express) whole, in four
-# groups of four, or (American Express) 4-6-5; no other digits, word or "+" right before or
-# after it, so that a phone number, an IBAN's or a barcode's digits, a longer id or a loyalty
-# card of 19 digits is none (found by review: each refused one time in ten).
+# groups of four, or (American Express) 4-6-5 or 4-4-4-3; no digit group, word or "+" right
+# before it, nor a fifth group of four after it, so that a phone number, an IBAN's or a
+# barcode's digits or a longer id is none (found by review: each refused one time in ten);
+# an expiry or a code may follow it ("4539 1488 0343 6467 12/27 123").
 CARD = re.compile(
     r"(?<![\w/+-])(?<!\d[.,])(?<!\d[ .-])"
-    r"(?:\d{15,16}|\d{4}(?P<sep>[ .-])\d{4}(?P=sep)\d{4}(?P=sep)\d{4}|\d{4}([ -])\d{6}\2\d{5})"
-    r"(?![\w/-]|[.,]\d|[ .-]\d)"
+    r"(?:\d{15,16}|(?:\d{4}(?P<sep>[ .-])\d{4}(?P=sep)\d{4}(?P=sep)\d{3,4}"
+    r"|\d{4}([ -])\d{6}\2\d{5})(?![ .-]\d{4}))"
+    r"(?![\w/-]|[.,]\d)"
 )
 # The first digits of each network's numbers and the length it prints: Visa, Mastercard,
 # American Express, Discover, JCB, Diners Club, UnionPay, Maestro.
@@ -36,15 +38,20 @@ NETWORKS = (
 )
 TEST_NOTE = re.compile(r"\b(?:test|testing|sandbox)\b", re.IGNORECASE)
 TEST_REACH = 60  # characters before a number (or a code) that may say it is a test card's
+CLAUSE_END = re.compile(r"[.;!?\n](?:\s|$)")  # "." only before a space: "4539.1488..." goes on
 
+CONNECTOR = (  # ":", "=", an arrow or a dash (en, em), or a verb
+    r"[ \t]*(?:[:=]|->|\u2192|\u2014|\u2013|-)"
+    r"|[ \t]+(?:is|are|was|were|es|est|ist|lautet|è|é|são)[ \t]*:?"
+)
 SEED_LABEL = re.compile(
     r"(?:\b(?:(?:secret |wallet )?(?:seed|recovery|backup|mnemonic)[ -]?(?:phrase|words)"
-    r"|wallet seed|recovery seed|frase (?:semilla|de recuperación|di recupero|de recuperação)"
+    r"|(?:wallet|recovery) seed|bip-?39(?: phrase| words| seed| mnemonic)?|(?:12|24)[ -]words"
+    r"|frase (?:semilla|de recuperación|di recupero|de recuperação)"
     r"|phrase (?:secrète|de récupération)|wiederherstellungsphrase)"
-    r"(?:[ \t]*\([^)\n]{1,40}\))?"  # "recovery phrase (metamask):"
-    r"(?:[ \t]*[:=]|[ \t]+(?:is|are|was|were|es|est|ist|lautet|è|é|são)[ \t]*:?)?"
+    rf"(?:[ \t]*\([^)\n]{{1,40}}\))?(?:{CONNECTOR})?"  # "recovery phrase (metamask):"
     r"|([\"'])(?:mnemonic|seed_?phrase|recovery_?phrase)\1[ \t]*:"  # JSON
-    r"|\b(?:mnemonic|seed_?phrase|recovery_?phrase)[ \t]*=)"  # a setting
+    rf"|\b(?P<bare>mnemonic|seed)(?:{CONNECTOR}))"  # "MetaMask seed:", "mnemonic: ..."
     r"\s*[\"'“]?",
     re.IGNORECASE,
 )
@@ -68,7 +75,7 @@ def payment_kind(text: str) -> str | None:
         if card_number("".join(filter(str.isdigit, found[0]))) and not test_card(found):
             return "payment card number"
     for found in SEED_LABEL.finditer(text):
-        if seed_phrase(text, found.end()):
+        if seed_phrase(text, found.end(), listed=found["bare"] is None):
             return "seed phrase"
     return None
 
@@ -94,15 +101,23 @@ def test_card(found: re.Match[str]) -> bool:
 
 def test_note_before(text: str, start: int) -> bool:
     """Whether "test", "testing" or "sandbox" stands within :data:`TEST_REACH` characters
-    before ``start`` of ``text``: a payment provider's published test card, or its code."""
-    return TEST_NOTE.search(text, max(start - TEST_REACH, 0), start) is not None
+    before ``start`` of ``text``, in its clause: a payment provider's published test card,
+    or its code (found by review: "Diego's driving test is Friday; his Visa is ..."
+    passed)."""
+    before = text[max(start - TEST_REACH, 0) : start]
+    clause = CLAUSE_END.split(before)[-1]
+    return TEST_NOTE.search(clause) is not None
 
 
-def seed_phrase(text: str, start: int) -> bool:
+def seed_phrase(text: str, start: int, *, listed: bool = True) -> bool:
     """Whether at least :data:`SEED_WORDS` words of 3 to 8 letters (numbered or not) follow
-    ``start``, at most :data:`MOST_PROSE_WORDS` of them function words."""
+    ``start``, at most :data:`MOST_PROSE_WORDS` of them function words; only with white
+    space between them unless ``listed`` (after a bare "seed:" a list of seeds to sow is
+    comma-separated: found by review)."""
     words = []
     while (found := SEED_WORD.match(text, start)) is not None and found.end() > start:
+        if not listed and "," in found[0]:
+            break
         words.append(found[1])
         start = found.end()
     prose = sum(word.lower() in PROSE_WORDS for word in words)
