@@ -543,6 +543,13 @@ def test_an_import_summary_counts_one_in_the_singular(
         "imported 1 message from 1 file; 1 final record deferred (add --include-tail for "
         "files no longer written)."
     )
+    log.write_text(log.read_text(encoding="utf-8") + "\n[09:16:00 +0200] \nAna: Hola\n")
+    speakers = ["--speaker", "Diego=user", "--speaker", "Morgan=assistant"]
+    result = runner.invoke(cli, [*args, *speakers, "--include-tail"])
+    assert result.output.splitlines()[-1] == (
+        "imported 1 message from 1 file; 1 already imported or deleted; 1 record of unknown "
+        "speakers not imported: 'Ana' (1) (add --speaker NAME=ROLE)."
+    )
 
 
 def test_an_import_summary_names_what_was_skipped_and_deferred(db_path: Path) -> None:

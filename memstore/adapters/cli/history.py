@@ -119,7 +119,7 @@ def import_summary(report: ImportReport, include_tail: bool) -> str:
         parts.append(f"{report.skipped} already imported or deleted")
     if report.deferred:
         hint = (
-            "an unclosed code fence keeps them open"
+            f"an unclosed code fence keeps {'it' if report.deferred == 1 else 'them'} open"
             if include_tail
             else "add --include-tail for files no longer written"
         )
@@ -128,7 +128,8 @@ def import_summary(report: ImportReport, include_tail: bool) -> str:
         named = ", ".join(f"{name!r} ({n})" for name, n in report.unknown_speakers.items())
         total = sum(report.unknown_speakers.values())
         parts.append(
-            f"{total} records of unknown speakers not imported: {named} (add --speaker NAME=ROLE)"
+            f"{counted({'record': total})} of unknown speakers not imported: {named} "
+            "(add --speaker NAME=ROLE)"
         )
     parts += left_out(report)
     if report.errors:
@@ -146,7 +147,7 @@ def left_out(report: ImportReport) -> list[str]:
     if not kinds:
         return []
     named = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
-    return [f"{kinds.total()} warnings for text left out ({named})"]
+    return [f"{counted({'warning': kinds.total()})} for text left out ({named})"]
 
 
 @cli.command()

@@ -212,6 +212,8 @@ RECORD_NAMES = {  # a record type of an export: its name for one, and for severa
     "day": ("day", "days"),
     "file": ("file", "files"),
     "final record": ("final record", "final records"),
+    "record": ("record", "records"),
+    "warning": ("warning", "warnings"),
     "deleted message": ("message deleted", "messages deleted"),
 }
 
@@ -245,8 +247,8 @@ def memory_import_text(report: schemas.MemoryImportReport) -> str:
     extra = f"; also {counted(others)}" if others else ""
     updated = f", {report.updated} updated" if report.updated else ""
     return printable(
-        f"imported {report.imported} memories from {report.path} ({report.skipped} already "
-        f"there{updated}){extra}"
+        f"imported {counted({'memory': report.imported})} from {report.path} "
+        f"({report.skipped} already there{updated}){extra}"
     )
 
 
