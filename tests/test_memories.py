@@ -737,3 +737,23 @@ def test_a_write_naming_a_record_of_a_missing_database_creates_no_file(tmp_path:
             write()
     assert service.delete_memory("mem_nope") is False
     assert not path.parent.exists()
+
+
+def test_a_clock_gone_back_never_takes_a_modification_time_back(
+    service: MemoryService, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # Found by review: an update while the clock was behind stored modified_at before
+    # created_at, and import-memories refused the store's own export.
+    from memstore.concerns import memories as memory_concern
+
+    tea = service.remember("Diego likes tea.", key="drink")
+    behind = tea.created_at - timedelta(seconds=30)
+    monkeypatch.setattr(memory_concern, "utc_now", lambda: behind)
+    updated = service.update_memory(tea.id, "Diego likes green tea.")
+    pinned = service.pin_memory(tea.id)
+    service.remember("Diego likes coffee.", key="drink")  # supersedes it
+    for memory in (updated, pinned, service.get_memory(tea.id)):
+        assert memory is not None and memory.modified_at >= tea.modified_at
+    service.export(tmp_path / "all.jsonl")
+    other = MemoryService(tmp_path / "other.sqlite3")
+    assert other.import_memories(tmp_path / "all.jsonl").imported == 2

@@ -207,7 +207,8 @@ def pin_memory(db: Database, memory_id: str, pinned: bool) -> Memory:
         if memory.pinned == pinned:  # nothing changes, not even its modification time
             return memory_model(memory, now)
         memories.set_pinned(connection, memory_id, pinned, now)
-    return memory_model(replace(memory, pinned=pinned, modified_at=now), now)
+    modified = max(now, memory.modified_at)  # as the statement writes it
+    return memory_model(replace(memory, pinned=pinned, modified_at=modified), now)
 
 
 def list_memories(

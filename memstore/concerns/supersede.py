@@ -133,7 +133,7 @@ def adopt(
     memory_rows.point(connection, replaced, memory.id, now)
     if pinned and not memory.pinned:
         memory_rows.set_pinned(connection, memory.id, True, now)
-        memory = replace(memory, pinned=True, modified_at=now)
+        memory = replace(memory, pinned=True, modified_at=max(now, memory.modified_at))
     link(connection, memory, source)
     return memory
 
@@ -257,7 +257,9 @@ def displaced(
 
 
 def applied(memory: StoredMemory, draft: Draft, now: datetime) -> StoredMemory:
-    """``memory`` with the given fields of ``draft``, active, modified ``now``."""
+    """``memory`` with the given fields of ``draft``, active, modified ``now`` (or when it
+    was, if the clock went back since: an export's ``modified_at`` before its
+    ``created_at`` is refused by import-memories)."""
     return replace(
         memory,
         content=draft.content or memory.content,
@@ -266,7 +268,7 @@ def applied(memory: StoredMemory, draft: Draft, now: datetime) -> StoredMemory:
         key=draft.key or memory.key,
         expires_at=draft.expires_at or memory.expires_at,
         status="active",
-        modified_at=now,
+        modified_at=max(now, memory.modified_at),  # never back, with the clock (found by review)
     )
 
 

@@ -105,11 +105,11 @@ REVISE_MEMORY = """
     WHERE id = :id
 """
 RETIRE_MEMORIES = """
-    UPDATE memories SET status = :status, modified_at = :now
+    UPDATE memories SET status = :status, modified_at = max(:now, modified_at)
     WHERE id IN (SELECT value FROM json_each(:ids))
 """
 POINT_MEMORIES = """
-    UPDATE memories SET superseded_by = :by, modified_at = :now
+    UPDATE memories SET superseded_by = :by, modified_at = max(:now, modified_at)
     WHERE id IN (SELECT value FROM json_each(:ids))
 """
 REPOINT_SUPERSEDED = """
@@ -117,7 +117,9 @@ REPOINT_SUPERSEDED = """
     WHERE superseded_by = :id
 """
 DELETE_MEMORY = "DELETE FROM memories WHERE id = :id"
-PIN_MEMORY = "UPDATE memories SET pinned = :pinned, modified_at = :now WHERE id = :id"
+PIN_MEMORY = (
+    "UPDATE memories SET pinned = :pinned, modified_at = max(:now, modified_at) WHERE id = :id"
+)
 # A link the memory holds already is not added again (found by review: remembering the same
 # fact twice from one message linked it twice).
 INSERT_SOURCE = """
