@@ -14,12 +14,19 @@ import pytest
 pytest.importorskip("pydantic_ai")
 
 from pydantic_ai import Agent
-from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from memstore import MemoryConfig, MemoryService
 from memstore.adapters.agent import MemoryAgent, Turn
-from memstore.adapters.claims import NOTICES, with_notice
+from memstore.adapters.claims import NOTICES, any_action_succeeded, is_yes, with_notice
 from memstore.adapters.recorder import Recorder
 from memstore.adapters.tools import MemoryTools
 from memstore.adapters.toolset import memory_toolset
@@ -504,3 +511,19 @@ def test_a_language_that_is_not_text_is_invalid_input(
     # Found by review: an AttributeError traceback.
     with pytest.raises(InvalidInput, match="language: is"):
         memory_agent(service, tmp_path, language=language)
+
+
+def test_a_call_of_a_tool_the_agent_lacks_is_no_action_that_succeeded() -> None:
+    # Found by review: a model that called a "save_memory" it made up, then claimed the
+    # save, got no notice.
+    made_up = ToolReturnPart(
+        tool_name="save_memory", content="Unknown tool name: 'save_memory'. Available tools: x"
+    )
+    weather = ToolReturnPart(tool_name="weather", content="Sunny, 21 degrees")
+    assert not any_action_succeeded([ModelRequest(parts=[made_up])])
+    assert any_action_succeeded([ModelRequest(parts=[made_up, weather])])
+
+
+@pytest.mark.parametrize("answer", ["Sì", "sì.", "Yes", "sí"])
+def test_the_claim_checks_yes_is_read_in_the_notice_languages(answer: str) -> None:
+    assert is_yes(answer)

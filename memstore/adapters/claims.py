@@ -33,7 +33,7 @@ CLAIM_QUESTION = (
     "Answer with one word, yes or no. Does the following assistant reply say that something "
     "was saved, remembered, updated, deleted, forgotten or pinned?\n\nReply:\n{reply}"
 )
-YES = ("yes", "sí", "si", "oui", "ja", "sim")
+YES = ("yes", "sí", "si", "sì", "oui", "ja", "sim")  # "sì": Italian (found by review)
 FIRST_WORD = re.compile(r"\w+")
 
 
@@ -107,12 +107,20 @@ def with_notice(reply: str, notice: str) -> str:
     return f"{reply}{closing}\n\n{notice}"
 
 
+UNKNOWN_TOOL = "Unknown tool name"
+"""How pydantic-ai's return for a call of a tool the agent does not have begins."""
+
+
 def any_action_succeeded(messages: list[ModelMessage]) -> bool:
     """Whether a tool call succeeded in these messages: a memory tool that returned ok, or
-    any other tool that returned at all (a retry prompt is not a success)."""
+    any other tool that returned at all (a retry prompt is not a success, nor the return of
+    a call to a tool that does not exist: found by review, a model that called a
+    "save_memory" it made up and claimed the save got no notice)."""
     for message in messages:
         for part in getattr(message, "parts", []):
             if isinstance(part, RetryPromptPart) or not isinstance(part, ToolReturnPart):
+                continue
+            if isinstance(part.content, str) and part.content.startswith(UNKNOWN_TOOL):
                 continue
             if part.tool_name not in TOOL_NAMES:
                 return True
