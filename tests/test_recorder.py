@@ -339,6 +339,39 @@ def test_a_day_log_whose_first_line_is_no_header_is_refused_untouched(
     assert (logs / "2026-10-05.md").read_text(encoding="utf-8") == "Notes for the day\n"
 
 
+def test_threads_recording_at_once_store_messages_in_the_logs_order(
+    service: MemoryService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Found by review: a thread could reach the database after another that appended to the
+    # log later, and an import of the log gave the messages back in another order.
+    recorder = recorder_for(service, tmp_path / "logs")
+    store = service.record_message
+    turns = iter(range(1000))
+
+    def slow_store(*args: object, **kwargs: object) -> object:
+        if next(turns) % 2:
+            threading.Event().wait(0.002)  # every other thread is held up on the way
+        return store(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(service, "record_message", slow_store)
+    start = threading.Barrier(6)
+
+    def record(n: int) -> None:
+        start.wait()
+        for k in range(5):
+            recorder.record("user", f"hola {n} {k}", when=WHEN)
+
+    threads = [threading.Thread(target=record, args=(n,)) for n in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert recorder.session_id is not None
+    stored = service.messages(recorder.session_id, limit=100)
+    offsets = [int((m.source_ref or "").rsplit("=", 1)[1]) for m in stored]
+    assert len(stored) == 30 and offsets == sorted(offsets)
+
+
 def test_threads_recording_at_once_share_one_session(
     service: MemoryService, tmp_path: Path
 ) -> None:

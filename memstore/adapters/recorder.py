@@ -82,6 +82,7 @@ class Recorder:
         self.writer = LogWriter(folder, self.speakers["assistant"])
         self.session_id = session_id
         self._starting = threading.Lock()
+        self._recording = threading.Lock()  # one message at a time: see record
         self.memory_error: str | None = None
         """The last database failure, or None once a write succeeds again."""
         self.failures = 0
@@ -135,8 +136,14 @@ class Recorder:
         if private or not text.strip():
             return None
         moment = stamp_time(datetime.now().astimezone() if when is None else when)
-        written = self.writer.append(moment, self.speakers[role], text)
-        return self._store(role, text, status, moment, written) if self.stores_history else None
+        # The log's append and the database's insert together, so that threads recording at
+        # once number their messages in the log's order (found by review: an import of the
+        # log gave them back in another order than the database held).
+        with self._recording:
+            written = self.writer.append(moment, self.speakers[role], text)
+            if not self.stores_history:
+                return None
+            return self._store(role, text, status, moment, written)
 
     def _check(self, role: str, content: str) -> None:
         """Raise InvalidInput for an unknown role, or content that is not valid Unicode (found
