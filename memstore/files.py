@@ -214,6 +214,8 @@ def open_append(path: Path) -> int:
             raise FileError(
                 str(path), "a log must be a regular file, not a symbolic link."
             ) from error
+        if error.errno == errno.EISDIR:  # found by review: a bare IsADirectoryError
+            raise FileError(str(path), "a log must be a regular file, not a folder.") from error
         raise
     status = os.fstat(descriptor)
     if not stat.S_ISREG(status.st_mode):

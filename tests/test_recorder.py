@@ -372,6 +372,34 @@ def test_threads_recording_at_once_store_messages_in_the_logs_order(
     assert len(stored) == 30 and offsets == sorted(offsets)
 
 
+def test_a_message_that_would_pass_16_mib_keeps_the_days_log_importable(
+    service: MemoryService, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Found by review: the recorder went on past 16 MiB, and no import read any of that
+    # day's records any more, the first small one included.
+    recorder = recorder_for(service, tmp_path / "logs")
+    recorder.record("user", "hola", when=WHEN)
+    big = "x" * (6 * 2**20)
+    stored = [recorder.record("assistant", big, when=WHEN) for _ in range(3)]
+    assert all(message is not None for message in stored)
+    assert [m.source_ref is None for m in stored if m] == [False, False, True]
+    assert "kept in the database only" in caplog.text
+    other = MemoryService(tmp_path / "other.sqlite3")
+    names = {name: role for role, name in SPEAKERS.items()}
+    report = other.import_markdown([tmp_path / "logs"], speakers=names, include_tail=True)
+    assert (report.errors, report.imported) == (0, 3)
+
+
+def test_a_folder_where_the_days_log_should_be_is_a_file_error(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    # Found by review: a bare IsADirectoryError, where record() promises a FileError.
+    (tmp_path / "logs" / "2026-10-05.md").mkdir(parents=True)
+    with pytest.raises(FileError, match="a log must be a regular file, not a folder"):
+        recorder_for(service, tmp_path / "logs").record("user", "Hola", when=WHEN)
+    assert service.health().counts["messages"] == 0
+
+
 def test_threads_recording_at_once_share_one_session(
     service: MemoryService, tmp_path: Path
 ) -> None:

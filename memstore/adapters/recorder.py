@@ -19,7 +19,14 @@ from pathlib import Path
 from memstore.arguments import checked, valid_unicode
 from memstore.errors import InvalidInput, MemstoreError
 from memstore.kinds import MessageStatus, Role
-from memstore.logs.write import LogWriter, Written, check_speaker, loggable, stamp_time
+from memstore.logs.write import (
+    DayLogFull,
+    LogWriter,
+    Written,
+    check_speaker,
+    loggable,
+    stamp_time,
+)
 from memstore.schemas import Message
 from memstore.service import MemoryService
 
@@ -107,19 +114,18 @@ class Recorder:
         private: bool = False,
         when: datetime | None = None,
     ) -> Message | None:
-        """Append one whole message (never a partial one) to the log and the database.
+        """Append one whole message (never a partial one) to the log and the database (only
+        the database, with a warning, when the day's log would pass the 16 MiB imports read).
 
         Args:
-            role: ``user``, ``assistant`` or ``system``.
-            content: The message; blank messages are not recorded.
+            role, content: ``user``, ``assistant`` or ``system``; the message (not a blank one).
             status: ``completed``, or ``interrupted`` / ``error`` for a reply cut short.
             private: A private turn: nothing is written anywhere.
-            when: Aware time of the message; now (local time) by default. Whole seconds,
-                as the log's stamps hold.
+            when: Aware time of the message (whole seconds, as stamps hold); now by default.
 
         Returns:
-            The stored message, or None when nothing was stored in SQLite (private turn,
-            blank message, history off, or a database failure: see :attr:`memory_error`).
+            The stored message, or None (private, blank, history off, or a database failure:
+            see :attr:`memory_error`).
 
         Raises:
             OSError: When the Markdown log cannot be written (the host's log is its own); the
@@ -136,14 +142,18 @@ class Recorder:
         if private or not text.strip():
             return None
         moment = stamp_time(datetime.now().astimezone() if when is None else when)
-        # The log's append and the database's insert together, so that threads recording at
-        # once number their messages in the log's order (found by review: an import of the
-        # log gave them back in another order than the database held).
-        with self._recording:
-            written = self.writer.append(moment, self.speakers[role], text)
-            if not self.stores_history:
-                return None
-            return self._store(role, text, status, moment, written)
+        with self._recording:  # threads number messages in the log's order (found by review)
+            written = self._append(moment, role, text)
+            return self._store(role, text, status, moment, written) if self.stores_history else None
+
+    def _append(self, moment: datetime, role: Role, text: str) -> Written | None:
+        """Append the message to the day's log: where it went, or None when the log had no
+        room for it (see :class:`~memstore.logs.write.DayLogFull`), which a warning says."""
+        try:
+            return self.writer.append(moment, self.speakers[role], text)
+        except DayLogFull as full:  # the database alone keeps it: the log stays readable
+            log.warning("%s; the message is kept in the database only", full)
+            return None
 
     def _check(self, role: str, content: str) -> None:
         """Raise InvalidInput for an unknown role, or content that is not valid Unicode (found
@@ -166,9 +176,15 @@ class Recorder:
                 self._failed(error)
 
     def _store(
-        self, role: Role, text: str, status: MessageStatus, moment: datetime, written: Written
+        self,
+        role: Role,
+        text: str,
+        status: MessageStatus,
+        moment: datetime,
+        written: Written | None,
     ) -> Message | None:
-        """Record in SQLite a message the log already holds, under its source reference.
+        """Record in SQLite a message the log already holds, under its source reference (none
+        for a message the day's log had no room for).
 
         Returns:
             The stored message, or None when the database failed: the failure is then
@@ -181,7 +197,7 @@ class Recorder:
                 text,
                 status=status,
                 created_at=moment,
-                source_ref=written.source_ref,
+                source_ref=None if written is None else written.source_ref,
                 speaker=self.speakers[role],
             )
         except MemstoreError as error:

@@ -22,6 +22,7 @@ from memstore.arguments import unprintable
 from memstore.errors import InvalidInput
 from memstore.logs import existing
 from memstore.logs.fences import FenceTracker, starts_record
+from memstore.logs.syntax import MAX_LOG_BYTES
 from memstore.times import aware_utc, storable
 
 try:
@@ -44,6 +45,16 @@ class Written:
     def source_ref(self) -> str:
         """The record's identity, as the importer computes it."""
         return sources.source_ref(str(self.path.resolve()), self.byte)
+
+
+class DayLogFull(Exception):
+    """An append that would take a day's log past :data:`~memstore.logs.syntax.MAX_LOG_BYTES`,
+    which no import reads (found by review: the recorder went on past 16 MiB, and the
+    day's earlier records could no longer be imported either)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(f"{path} would pass {MAX_LOG_BYTES // 2**20} MiB, which no import reads")
+        self.path = path
 
 
 def loggable(content: str) -> str:
@@ -165,8 +176,7 @@ class LogWriter:
 
         Args:
             when: The aware time of the record; its local date names the file.
-            speaker: The name written before ``": "``.
-            content: The message, already :func:`loggable`.
+            speaker, content: The name written before ``": "``; the message, :func:`loggable`.
 
         Returns:
             The file and the byte offset of the record's ``[``.
@@ -177,9 +187,9 @@ class LogWriter:
                 or one no import could read (see :mod:`~memstore.logs.existing`).
             OSError: When the file cannot be written; it is then as it was before (a file
                 this append created is removed).
+            DayLogFull: When the record would take the day's log past 16 MiB (left as is).
         """
-        record = render(when, speaker, content).encode("utf-8")
-        day = when.date().isoformat()
+        record, day = render(when, speaker, content).encode("utf-8"), when.date().isoformat()
         path = self.log_dir / f"{day}.md"
         with self._lock:
             if not files.folder(self.log_dir, "the log folder"):
@@ -188,9 +198,11 @@ class LogWriter:
             try:
                 with appending(path) as (descriptor, size):
                     size, lead = self._lead(path, descriptor, size, day)
+                    if size + len(lead) + len(record) > MAX_LOG_BYTES:
+                        raise DayLogFull(path)
                     write_whole(descriptor, lead + record, size)
                     self._read.add(path)  # once written: a failed write leaves it to mend
-            except OSError:
+            except (OSError, DayLogFull):
                 if created:  # found by review: an empty log no import reads stayed behind
                     remove_if_empty(path)
                 raise
