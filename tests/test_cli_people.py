@@ -250,7 +250,7 @@ def test_text_views_of_export_and_import_memories(
     assert code == 0
     assert (
         text.strip()
-        == f"imported 1 memories from {out} (0 already there); also 3 sessions, 13 messages"
+        == f"imported 1 memory from {out} (0 already there); also 3 sessions, 13 messages"
     )
 
 
