@@ -520,7 +520,9 @@ def test_a_call_of_a_tool_the_agent_lacks_is_no_action_that_succeeded() -> None:
         tool_name="save_memory", content="Unknown tool name: 'save_memory'. Available tools: x"
     )
     weather = ToolReturnPart(tool_name="weather", content="Sunny, 21 degrees")
-    assert not any_action_succeeded([ModelRequest(parts=[made_up])])
+    retried = ToolReturnPart(tool_name="weather", content="city: not a string", outcome="retried")
+    failed = ToolReturnPart(tool_name="weather", content="timeout", outcome="failed")
+    assert not any_action_succeeded([ModelRequest(parts=[made_up, retried, failed])])
     assert any_action_succeeded([ModelRequest(parts=[made_up, weather])])
 
 

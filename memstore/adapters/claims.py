@@ -113,15 +113,17 @@ UNKNOWN_TOOL = "Unknown tool name"
 
 def any_action_succeeded(messages: list[ModelMessage]) -> bool:
     """Whether a tool call succeeded in these messages: a memory tool that returned ok, or
-    any other tool that returned at all (a retry prompt is not a success, nor the return of
-    a call to a tool that does not exist: found by review, a model that called a
-    "save_memory" it made up and claimed the save got no notice)."""
+    any other tool that returned successfully (a retry prompt, a retried, failed or denied
+    call, and a call to a tool that does not exist are none: found by review, a model that
+    called a "save_memory" it made up and claimed the save got no notice)."""
     for message in messages:
         for part in getattr(message, "parts", []):
             if isinstance(part, RetryPromptPart) or not isinstance(part, ToolReturnPart):
                 continue
+            if getattr(part, "outcome", "success") != "success":  # retried, failed, denied
+                continue  # (found by review: a failed host tool counted as an action)
             if isinstance(part.content, str) and part.content.startswith(UNKNOWN_TOOL):
-                continue
+                continue  # pydantic-ai before ToolReturnPart.outcome
             if part.tool_name not in TOOL_NAMES:
                 return True
             if isinstance(part.content, dict) and part.content.get("ok") is True:
