@@ -155,6 +155,14 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+def after(now: datetime, previous: datetime) -> datetime:
+    """``now``, or a microsecond after ``previous`` when the clock is not past it: a record's
+    modification time only goes forward, so that the newer of two copies is told even when
+    the clock went back (found by review: a store's own export could not be imported, or
+    another store skipped an edit as no newer)."""
+    return max(now, previous + timedelta(microseconds=1))
+
+
 def zone(name: str | None) -> tzinfo:
     """The time zone called ``name``, or the machine's zone for None.
 

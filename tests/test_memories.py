@@ -752,8 +752,28 @@ def test_a_clock_gone_back_never_takes_a_modification_time_back(
     updated = service.update_memory(tea.id, "Diego likes green tea.")
     pinned = service.pin_memory(tea.id)
     service.remember("Diego likes coffee.", key="drink")  # supersedes it
-    for memory in (updated, pinned, service.get_memory(tea.id)):
-        assert memory is not None and memory.modified_at >= tea.modified_at
+    changes = [tea, updated, pinned, service.get_memory(tea.id)]
+    times = [memory.modified_at for memory in changes if memory is not None]
+    assert times == sorted(set(times)) and len(times) == 4  # each change later than the last
     service.export(tmp_path / "all.jsonl")
     other = MemoryService(tmp_path / "other.sqlite3")
     assert other.import_memories(tmp_path / "all.jsonl").imported == 2
+
+
+def test_an_edit_while_the_clock_is_behind_reaches_a_store_that_synced_before(
+    service: MemoryService, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # Found by review: the edit kept the old modification time, so the other store's import
+    # reported a conflict (content) or skipped it (a pin).
+    from memstore.concerns import memories as memory_concern
+
+    tea = service.remember("Diego likes tea.")
+    service.export(tmp_path / "first.jsonl")
+    other = MemoryService(tmp_path / "other.sqlite3")
+    other.import_memories(tmp_path / "first.jsonl")
+    monkeypatch.setattr(memory_concern, "utc_now", lambda: tea.created_at - timedelta(seconds=30))
+    service.update_memory(tea.id, "Diego likes green tea.")
+    service.pin_memory(tea.id)
+    service.export(tmp_path / "second.jsonl")
+    assert other.import_memories(tmp_path / "second.jsonl").updated == 1
+    assert other.get_memory(tea.id) == service.get_memory(tea.id)

@@ -23,7 +23,7 @@ from memstore.repository.stored_values import damaged
 from memstore.schemas import Memory, MemoryPage, MemorySource
 from memstore.store.database import Database
 from memstore.text.clipping import fill_memories
-from memstore.times import utc_now
+from memstore.times import after, utc_now
 
 
 def memory_model(memory: StoredMemory, now: datetime) -> Memory:
@@ -206,8 +206,8 @@ def pin_memory(db: Database, memory_id: str, pinned: bool) -> Memory:
             )
         if memory.pinned == pinned:  # nothing changes, not even its modification time
             return memory_model(memory, now)
-        memories.set_pinned(connection, memory_id, pinned, now)
-    modified = max(now, memory.modified_at)  # as the statement writes it
+        modified = after(now, memory.modified_at)
+        memories.set_pinned(connection, memory_id, pinned, modified)
     return memory_model(replace(memory, pinned=pinned, modified_at=modified), now)
 
 

@@ -24,6 +24,7 @@ from memstore.ids import new_id
 from memstore.kinds import MemoryStatus
 from memstore.repository import memories as memory_rows
 from memstore.repository.memories import StoredMemory
+from memstore.times import after
 
 
 def holder(
@@ -132,8 +133,8 @@ def adopt(
     memory_rows.retire(connection, replaced, "superseded", now)
     memory_rows.point(connection, replaced, memory.id, now)
     if pinned and not memory.pinned:
-        memory_rows.set_pinned(connection, memory.id, True, now)
-        memory = replace(memory, pinned=True, modified_at=max(now, memory.modified_at))
+        memory_rows.set_pinned(connection, memory.id, True, after(now, memory.modified_at))
+        memory = replace(memory, pinned=True, modified_at=after(now, memory.modified_at))
     link(connection, memory, source)
     return memory
 
@@ -257,9 +258,8 @@ def displaced(
 
 
 def applied(memory: StoredMemory, draft: Draft, now: datetime) -> StoredMemory:
-    """``memory`` with the given fields of ``draft``, active, modified ``now`` (or when it
-    was, if the clock went back since: an export's ``modified_at`` before its
-    ``created_at`` is refused by import-memories)."""
+    """``memory`` with the given fields of ``draft``, active, modified ``now`` (or just after
+    it last was, when the clock went back since: see :func:`~memstore.times.after`)."""
     return replace(
         memory,
         content=draft.content or memory.content,
@@ -268,7 +268,7 @@ def applied(memory: StoredMemory, draft: Draft, now: datetime) -> StoredMemory:
         key=draft.key or memory.key,
         expires_at=draft.expires_at or memory.expires_at,
         status="active",
-        modified_at=max(now, memory.modified_at),  # never back, with the clock (found by review)
+        modified_at=after(now, memory.modified_at),  # only forward (found by review)
     )
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from memstore.kinds import MemoryStatus
 from memstore.repository.stored_values import MAYBE_TEXT, TEXT_VALUE, column_kinds, typed_row
 from memstore.text.cjk import index_form
-from memstore.times import format_utc, parse_utc
+from memstore.times import after, format_utc, parse_utc
 
 
 def in_force_sql(alias: str = "") -> str:
@@ -105,11 +105,11 @@ REVISE_MEMORY = """
     WHERE id = :id
 """
 RETIRE_MEMORIES = """
-    UPDATE memories SET status = :status, modified_at = max(:now, modified_at)
+    UPDATE memories SET status = :status, modified_at = :now
     WHERE id IN (SELECT value FROM json_each(:ids))
 """
 POINT_MEMORIES = """
-    UPDATE memories SET superseded_by = :by, modified_at = max(:now, modified_at)
+    UPDATE memories SET superseded_by = :by, modified_at = :now
     WHERE id IN (SELECT value FROM json_each(:ids))
 """
 REPOINT_SUPERSEDED = """
@@ -117,8 +117,9 @@ REPOINT_SUPERSEDED = """
     WHERE superseded_by = :id
 """
 DELETE_MEMORY = "DELETE FROM memories WHERE id = :id"
-PIN_MEMORY = (
-    "UPDATE memories SET pinned = :pinned, modified_at = max(:now, modified_at) WHERE id = :id"
+PIN_MEMORY = "UPDATE memories SET pinned = :pinned, modified_at = :now WHERE id = :id"
+LATEST_CHANGE = (
+    "SELECT max(modified_at) FROM memories WHERE id IN (SELECT value FROM json_each(:ids))"
 )
 # A link the memory holds already is not added again (found by review: remembering the same
 # fact twice from one message linked it twice).
@@ -193,8 +194,8 @@ def retire(
     """Take active memories out of force (``superseded`` or ``expired``), freeing their
     content and key for another active memory."""
     if memory_ids:
-        params = {"ids": json.dumps(memory_ids), "status": status, "now": format_utc(now)}
-        connection.execute(RETIRE_MEMORIES, params)
+        params = {"ids": json.dumps(memory_ids), "status": status}
+        connection.execute(RETIRE_MEMORIES, params | {"now": changed_at(connection, params, now)})
 
 
 def point(
@@ -202,8 +203,16 @@ def point(
 ) -> None:
     """Record that memory ``by`` superseded each of ``memory_ids`` (already retired)."""
     if memory_ids:
-        params = {"ids": json.dumps(memory_ids), "by": by, "now": format_utc(now)}
-        connection.execute(POINT_MEMORIES, params)
+        params = {"ids": json.dumps(memory_ids), "by": by}
+        connection.execute(POINT_MEMORIES, params | {"now": changed_at(connection, params, now)})
+
+
+def changed_at(connection: sqlite3.Connection, params: dict[str, Any], now: datetime) -> str:
+    """The modification time of a change of the memories of ``params["ids"]`` at ``now``: a
+    microsecond after the latest of theirs when the clock is not past it (see
+    :func:`~memstore.times.after`)."""
+    (latest,) = connection.execute(LATEST_CHANGE, {"ids": params["ids"]}).fetchone()
+    return format_utc(now if latest is None else after(now, parse_utc(latest)))
 
 
 def set_pinned(connection: sqlite3.Connection, memory_id: str, pinned: bool, now: datetime) -> None:
