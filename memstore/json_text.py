@@ -98,14 +98,34 @@ def array_items(text: str) -> list[str] | None:
     before or after it, an item that is no JSON, an empty item): an invalid batch is
     answered with one error, none of it run (found by review: "[...] [...]" ran a request
     of its second array)."""
+    if not balanced(text):
+        return None
     outer = [(depth, found) for depth, found in scanned(text) if depth < 2]
     if [found[0] for depth, found in outer if depth == 0] != ["[", "]"]:
         return None
-    if text.strip() != text[outer[0][1].start() : outer[-1][1].end()]:
+    if text.strip(JSON_SPACE) != text[outer[0][1].start() : outer[-1][1].end()]:
         return None
     bounds = [found.start() for depth, found in outer if depth == 0 or found[0] == ","]
-    items = [text[start + 1 : end].strip() for start, end in itertools.pairwise(bounds)]
+    items = [text[start + 1 : end].strip(JSON_SPACE) for start, end in itertools.pairwise(bounds)]
     return items if all(map(is_json, items)) else None
+
+
+JSON_SPACE = " \t\n\r"  # the white space JSON allows (str.strip takes every Unicode space)
+CLOSING = {"]": "[", "}": "{"}
+
+
+def balanced(text: str) -> bool:
+    """Whether the brackets of ``text`` (outside its strings) close in order, each with its
+    own kind, and all of them (found by review: "[...]]" and a deep item closed with braces
+    were split, and their requests run)."""
+    opened: list[str] = []
+    for _, found in scanned(text):
+        token = found[0]
+        if token in "[{":
+            opened.append(token)
+        elif token in CLOSING and (not opened or opened.pop() != CLOSING[token]):
+            return False
+    return not opened
 
 
 def is_json(text: str) -> bool:

@@ -505,12 +505,16 @@ def test_a_deep_line_is_read_as_a_shallow_one_would_be(db_path: Path) -> None:
         f"[{ping(2, deep)}] [{call}]",
         f"[{ping(3, deep)}, {call}, nonsense]",
         f"[{ping(4, deep)}, {call},]",
+        f"[{call}, {ping(7, deep)}]]",  # a review of those: run, as balanced as this is
+        f"[{call}, {ping(8, deep)}]\u00a0",  # no white space of JSON's
+        f"[{call}, {ping(9, '[' * 3000 + '1' + '}' * 3000)}]",  # closed with braces
+        f'{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"x":{deep}}}}}',
         f"[{ping(5, deep)}, {ping(6, '1')}]",
     ]
     answered = replies(piped(db_path, lines))
-    assert [(reply["id"], "error" in reply) for reply in answered[1:4]] == [(None, True)] * 3
+    assert [(reply["id"], "error" in reply) for reply in answered[1:7]] == [(None, True)] * 6
     # a deep batch is split: its deep request fails on its own, the other is answered
-    assert sorted((reply["id"], "error" in reply) for reply in answered[4:]) == [
+    assert sorted((reply["id"], "error" in reply) for reply in answered[7:]) == [
         (5, True),
         (6, False),
     ]

@@ -54,6 +54,11 @@ def request_id(message: object) -> int | str | None:
     return found if isinstance(found, str | int) and not isinstance(found, bool) else None
 
 
+def is_notification(sent: object) -> bool:
+    """Whether ``sent`` (parsed JSON) is shaped as a notification: a method, no id."""
+    return isinstance(sent, dict) and "method" in sent and "id" not in sent
+
+
 def is_response(sent: object) -> bool:
     """Whether ``sent`` (parsed JSON) is shaped as a response (a result or an error, no
     method), which JSON-RPC never answers, valid or not."""
@@ -87,6 +92,8 @@ def reply_to(error: Exception, line: str | None) -> JSONRPCError | None:
     unparsed = [item for item in found if item["type"] == "json_invalid"]
     if isinstance(line, Undecodable):
         data = ErrorData(code=PARSE_ERROR, message=f"Parse error: {line.why}")
+    elif unparsed and is_notification(sent):
+        return None  # JSON the SDK cannot read (too deep), yet no request (found by review)
     elif unparsed:
         why = unparsed[0]["ctx"]["error"]
         data = ErrorData(code=PARSE_ERROR, message=f"Parse error: {why}")
