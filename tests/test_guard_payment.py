@@ -69,6 +69,12 @@ def luhn_digit(body: str) -> str:
         f"Mnemonic - {SEED}",
         f"seed phrase -> {SEED}",
         f"BIP39 phrase: {SEED}",
+        # a third review: let through
+        f"Visa {VISA} 0927",
+        f"Visa {VISA} 0927 123",
+        "Amex 3714 496353 98431 1234",
+        f"Diego's driving test is Friday, his Visa is {VISA}",
+        f"driving test Friday - Visa {VISA}",
     ],
 )
 def test_money_credentials_are_refused(service: MemoryService, content: str) -> None:
@@ -103,6 +109,12 @@ def test_money_credentials_are_refused(service: MemoryService, content: str) -> 
         "Seed: tomato, basil, pepper, carrot, lettuce, spinach, radish, bean, pea, squash, onion",
         "Birdseed: millet, thistle, peanuts, corn, wheat, oats, milo, hemp, canary, flax, rye",
         "Diego presented at CVC 2024.",
+        # a third review: refused
+        "CVC 300 attendees expected; hotel block closes Friday",
+        "cvc 500 ml bottle of adhesive",
+        "Project CVC: 340 participants",
+        "seed: tomato basil pepper squash bean pea corn kale chard beet carrot onion leek",
+        "12 words: milk eggs bread butter cheese apples pears grapes onions garlic lemons limes",
     ],
 )
 def test_talk_about_cards_and_seeds_is_kept(service: MemoryService, content: str) -> None:

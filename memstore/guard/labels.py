@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from memstore.guard import values
-from memstore.guard.payment import test_note_before
+from memstore.guard.payment import test_card_before, test_note_before
 
 PASSWORD_LABELS = (
     r"pass(?:words?|wd|code|phrase)|pass code|pwd|contrase[ñn]as?|mots? de passe"
@@ -38,6 +38,12 @@ LOCKS = (
 )
 CARD_CODE_LABELS = r"cvv2?|cvc2?|card (?:security|verification) code"  # a card's security code
 CARD_CODE = re.compile(CARD_CODE_LABELS, re.IGNORECASE)
+NEXT_WORD = re.compile(r"[ \t]+([^\W\d_]+)")
+CODE_FOLLOWERS = {
+    "exp", "expires", "expiry", "expiration", "expiring", "valid", "and", "but", "for", "on",
+    "if", "so", "please", "thanks", "card", "pin", "vence", "caduca", "expira", "scade",
+    "gültig", "ablauf",
+}  # fmt: skip
 # Three digits, or four that are no year ("CVV 2024 redesign", "at CVC 2024": found by review)
 CVV = re.compile(r"(?:[0-9]{3}|(?!19|20)[0-9]{4})[.,;!?)]?$")
 PIN_LABELS = (
@@ -198,6 +204,14 @@ def label_kind(text: str) -> str | None:
     return None
 
 
+def code_ends(found: re.Match[str]) -> bool:
+    """Whether the value after a card code's label ends what it says: nothing or punctuation
+    after it, or a word that goes on about the card ("CVV 123 exp 12/27", "is 123 but he
+    forgets it"), not a count of something ("CVC 300 attendees": found by review)."""
+    after = NEXT_WORD.match(found.string, found.end("value"))
+    return after is None or after[1].casefold() in CODE_FOLLOWERS
+
+
 def candidates(found: re.Match[str]) -> list[str]:
     """The values a label's match names: after a login, only its second ("my login is
     diego.m / Roble!Verde84"), since the first is a user name ("Login: diego.m2")."""
@@ -224,8 +238,9 @@ def accepted(found: re.Match[str], value: str) -> bool:
     after = found["after"].strip()
     ends = not after or after in CLAUSE_ENDS or value[-1:] in CLAUSE_ENDS
     if CARD_CODE.fullmatch(found["pin"] or ""):  # a test card's code passes, and a year
-        tested = test_note_before(found.string, found.start())
-        return not tested and CVV.match(value) is not None
+        text, start = found.string, found.start()
+        tested = test_note_before(text, start) or test_card_before(text, start)
+        return not tested and CVV.match(value) is not None and code_ends(found)
     filler = (found["filler"] or found["filler_digits"] or "").split()
     # Italian and French elide an article into the next word: "dell'email", "de l'ordinateur"
     first = filler[0].strip("()").casefold() if filler else ""

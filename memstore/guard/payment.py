@@ -15,13 +15,13 @@ import re
 
 # A card's number as cards print it: 16 digits (15 for American Express) whole, in four
 # groups of four, or (American Express) 4-6-5 or 4-4-4-3; no digit group, word or "+" right
-# before it, nor a fifth group of four after it, so that a phone number, an IBAN's or a
-# barcode's digits or a longer id is none (found by review: each refused one time in ten);
-# an expiry or a code may follow it ("4539 1488 0343 6467 12/27 123").
+# before it, so that a phone number, an IBAN's or a barcode's digits or a longer id is none
+# (found by review: each refused one time in ten); an expiry or a code may follow it
+# ("4539 1488 0343 6467 0927 123").
 CARD = re.compile(
     r"(?<![\w/+-])(?<!\d[.,])(?<!\d[ .-])"
     r"(?:\d{15,16}|(?:\d{4}(?P<sep>[ .-])\d{4}(?P=sep)\d{4}(?P=sep)\d{3,4}"
-    r"|\d{4}([ -])\d{6}\2\d{5})(?![ .-]\d{4}))"
+    r"|\d{4}([ -])\d{6}\2\d{5}))"
     r"(?![\w/-]|[.,]\d)"
 )
 # The first digits of each network's numbers and the length it prints: Visa, Mastercard,
@@ -38,7 +38,9 @@ NETWORKS = (
 )
 TEST_NOTE = re.compile(r"\b(?:test|testing|sandbox)\b", re.IGNORECASE)
 TEST_REACH = 60  # characters before a number (or a code) that may say it is a test card's
-CLAUSE_END = re.compile(r"[.;!?\n](?:\s|$)")  # "." only before a space: "4539.1488..." goes on
+# The end of a clause: ".", ";", "!", "?" or "," before a space ("4539.1488..." goes on),
+# a line break, or a dash between spaces.
+CLAUSE_END = re.compile(r"[.;!?,](?:\s|$)|\n|\s[-\u2013\u2014]\s")
 
 CONNECTOR = (  # ":", "=", an arrow or a dash (en, em), or a verb
     r"[ \t]*(?:[:=]|->|\u2192|\u2014|\u2013|-)"
@@ -46,7 +48,7 @@ CONNECTOR = (  # ":", "=", an arrow or a dash (en, em), or a verb
 )
 SEED_LABEL = re.compile(
     r"(?:\b(?:(?:secret |wallet )?(?:seed|recovery|backup|mnemonic)[ -]?(?:phrase|words)"
-    r"|(?:wallet|recovery) seed|bip-?39(?: phrase| words| seed| mnemonic)?|(?:12|24)[ -]words"
+    r"|(?:wallet|recovery) seed|bip-?39(?: phrase| words| seed| mnemonic)?"
     r"|frase (?:semilla|de recuperación|di recupero|de recuperação)"
     r"|phrase (?:secrète|de récupération)|wiederherstellungsphrase)"
     rf"(?:[ \t]*\([^)\n]{{1,40}}\))?(?:{CONNECTOR})?"  # "recovery phrase (metamask):"
@@ -59,6 +61,7 @@ SEED_LABEL = re.compile(
 # then what may part it from the next: white space, a comma, a semicolon, "|", "/" or "-".
 SEED_WORD = re.compile(r"(?:(?:#?\d{1,2}[.):-]?|\(\d{1,2}\))[ \t]*)?([a-zA-Z]{3,8})[\s,;|/-]*")
 SEED_WORDS = 12
+PHRASE_LENGTHS = {12, 15, 18, 21, 24}  # the words of a BIP39 phrase
 PROSE_WORDS = {
     "the", "and", "for", "with", "that", "this", "them", "they", "you", "your", "are", "was",
     "were", "have", "has", "not", "but", "from", "into", "our", "its", "his", "her", "who",
@@ -72,12 +75,17 @@ MOST_PROSE_WORDS = 1  # a seed phrase may hold one ("about" is a seed word too)
 def payment_kind(text: str) -> str | None:
     """``payment card number`` or ``seed phrase`` when ``text`` holds one, else None."""
     for found in CARD.finditer(text):
-        if card_number("".join(filter(str.isdigit, found[0]))) and not test_card(found):
+        if card_number(digits_of(found)) and not test_card(found):
             return "payment card number"
     for found in SEED_LABEL.finditer(text):
-        if seed_phrase(text, found.end(), listed=found["bare"] is None):
+        if seed_phrase(text, found.end(), named=found["bare"] is None):
             return "seed phrase"
     return None
+
+
+def digits_of(found: re.Match[str]) -> str:
+    """The digits of a :data:`CARD` match, without its separators."""
+    return "".join(filter(str.isdigit, found[0]))
 
 
 def card_number(digits: str) -> bool:
@@ -109,16 +117,28 @@ def test_note_before(text: str, start: int) -> bool:
     return TEST_NOTE.search(clause) is not None
 
 
-def seed_phrase(text: str, start: int, *, listed: bool = True) -> bool:
+def seed_phrase(text: str, start: int, *, named: bool = True) -> bool:
     """Whether at least :data:`SEED_WORDS` words of 3 to 8 letters (numbered or not) follow
-    ``start``, at most :data:`MOST_PROSE_WORDS` of them function words; only with white
-    space between them unless ``listed`` (after a bare "seed:" a list of seeds to sow is
-    comma-separated: found by review)."""
+    ``start``, at most :data:`MOST_PROSE_WORDS` of them function words. After a bare "seed"
+    or "mnemonic" (not ``named`` a phrase), only a phrase's own length (12, 15, 18, 21 or 24
+    words) parted by white space counts: a list of seeds to sow, or of anything, is commas
+    or another length (found by review: "seed: tomato basil ..." was refused)."""
     words = []
     while (found := SEED_WORD.match(text, start)) is not None and found.end() > start:
-        if not listed and "," in found[0]:
+        if not named and "," in found[0]:
             break
         words.append(found[1])
         start = found.end()
     prose = sum(word.lower() in PROSE_WORDS for word in words)
+    if not named and len(words) not in PHRASE_LENGTHS:
+        return False
     return len(words) >= SEED_WORDS and prose <= MOST_PROSE_WORDS
+
+
+def test_card_before(text: str, start: int) -> bool:
+    """Whether a test card's number (see :func:`test_card`) stands before ``start``: its
+    security code after it is the test card's too ("Stripe test card: 4242 ..., CVC 123")."""
+    return any(
+        found.end() <= start and card_number(digits_of(found)) and test_card(found)
+        for found in CARD.finditer(text, 0, start)
+    )
