@@ -204,6 +204,14 @@ def label_kind(text: str) -> str | None:
     return None
 
 
+def card_code(found: re.Match[str], value: str) -> bool:
+    """Whether ``value`` after a card code's label is one: a test card's is not, nor a year
+    (:data:`CVV`), nor a count of something (:func:`code_ends`)."""
+    text, start = found.string, found.start()
+    tested = test_note_before(text, start) or test_card_before(text, start)
+    return not tested and CVV.match(value) is not None and code_ends(found)
+
+
 def code_ends(found: re.Match[str]) -> bool:
     """Whether the value after a card code's label ends what it says: nothing or punctuation
     after it, or a word that goes on about the card ("CVV 123 exp 12/27", "is 123 but he
@@ -237,10 +245,8 @@ def accepted(found: re.Match[str], value: str) -> bool:
         return False
     after = found["after"].strip()
     ends = not after or after in CLAUSE_ENDS or value[-1:] in CLAUSE_ENDS
-    if CARD_CODE.fullmatch(found["pin"] or ""):  # a test card's code passes, and a year
-        text, start = found.string, found.start()
-        tested = test_note_before(text, start) or test_card_before(text, start)
-        return not tested and CVV.match(value) is not None and code_ends(found)
+    if CARD_CODE.fullmatch(found["pin"] or ""):
+        return card_code(found, value)
     filler = (found["filler"] or found["filler_digits"] or "").split()
     # Italian and French elide an article into the next word: "dell'email", "de l'ordinateur"
     first = filler[0].strip("()").casefold() if filler else ""
