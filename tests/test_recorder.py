@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memstore import FileError, InvalidInput, MemoryConfig, MemoryService
+from memstore import FileError, InvalidInput, MemoryConfig, MemoryService, StoreBusy
 from memstore.adapters.recorder import Recorder
 from memstore.logs.parse import parse_log
-from memstore.logs.write import loggable, render
+from memstore.logs.write import DayLogFull, loggable, render
 from tests.logrecords import records_of
 
 SPEAKERS = {"user": "Diego", "assistant": "Morgan", "system": "System"}
@@ -388,6 +388,25 @@ def test_a_message_that_would_pass_16_mib_keeps_the_days_log_importable(
     names = {name: role for role, name in SPEAKERS.items()}
     report = other.import_markdown([tmp_path / "logs"], speakers=names, include_tail=True)
     assert (report.errors, report.imported) == (0, 3)
+
+
+def test_a_message_neither_the_full_log_nor_the_database_keeps_is_an_error(
+    service: MemoryService, db_path: Path, tmp_path: Path
+) -> None:
+    # Found by review: with history off, or the database locked, the message was lost with
+    # a warning that said the database kept it.
+    big = "x" * (9 * 2**20)
+    off = MemoryService(db_path, config=MemoryConfig(store_history=False))
+    quiet = recorder_for(off, tmp_path / "off")
+    quiet.record("assistant", big, when=WHEN)
+    with pytest.raises(DayLogFull):
+        quiet.record("assistant", big, when=WHEN)
+    recorder = recorder_for(service, tmp_path / "logs")
+    recorder.record("assistant", big, when=WHEN)
+    with contextlib.closing(sqlite3.connect(service.path, timeout=0)) as other:
+        other.execute("BEGIN IMMEDIATE")  # another process's write holds the lock
+        with pytest.raises(StoreBusy):
+            recorder.record("assistant", big, when=WHEN)
 
 
 def test_a_folder_where_the_days_log_should_be_is_a_file_error(

@@ -128,8 +128,8 @@ class Recorder:
             see :attr:`memory_error`).
 
         Raises:
-            OSError: When the Markdown log cannot be written (the host's log is its own); the
-                file is then as it was before the append.
+            OSError: When the log cannot be written (as it was then), or is full with history
+                off (DayLogFull); MemstoreError: when full, if the database fails too.
             FileError: When the log folder or the day's log is not a folder or regular file,
                 or the day's log is one no import could read (its first line no header).
             InvalidInput: For an argument of the wrong type, an unknown role, content that is
@@ -148,10 +148,16 @@ class Recorder:
 
     def _append(self, moment: datetime, role: Role, text: str) -> Written | None:
         """Append the message to the day's log: where it went, or None when the log had no
-        room for it (see :class:`~memstore.logs.write.DayLogFull`), which a warning says."""
+        room for it (see :class:`~memstore.logs.write.DayLogFull`), which a warning says.
+
+        Raises:
+            DayLogFull: When the log has no room and history is off: nothing would keep it.
+        """
         try:
             return self.writer.append(moment, self.speakers[role], text)
         except DayLogFull as full:  # the database alone keeps it: the log stays readable
+            if not self.stores_history:
+                raise  # nothing would keep it (found by review: lost, with a false warning)
             log.warning("%s; the message is kept in the database only", full)
             return None
 
@@ -201,6 +207,8 @@ class Recorder:
                 speaker=self.speakers[role],
             )
         except MemstoreError as error:
+            if written is None:
+                raise  # the day's log had no room for it either (found by review)
             log.warning("memory database write failed, the Markdown log has it: %s", error)
             self._failed(error)
             return None

@@ -47,7 +47,7 @@ class Written:
         return sources.source_ref(str(self.path.resolve()), self.byte)
 
 
-class DayLogFull(Exception):
+class DayLogFull(OSError):
     """An append that would take a day's log past :data:`~memstore.logs.syntax.MAX_LOG_BYTES`,
     which no import reads (found by review: the recorder went on past 16 MiB, and the
     day's earlier records could no longer be imported either)."""
@@ -202,7 +202,7 @@ class LogWriter:
                         raise DayLogFull(path)
                     write_whole(descriptor, lead + record, size)
                     self._read.add(path)  # once written: a failed write leaves it to mend
-            except (OSError, DayLogFull):
+            except OSError:  # DayLogFull too
                 if created:  # found by review: an empty log no import reads stayed behind
                     remove_if_empty(path)
                 raise
