@@ -23,7 +23,7 @@ import anyio
 import anyio.lowlevel
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from memstore.json_text import array_items, top_level_keys
+from memstore.json_text import top_level_keys
 
 AHEAD = 16
 """Lines of standard input read ahead of the server."""
@@ -69,16 +69,12 @@ def unbatched(line: str) -> list[str]:
     single error of a null id, its requests never answered (found by review, though the
     protocol of 2025-03-26, which the server agrees to, has batches). Each request of a
     batch is answered on its own line, with its own id; an empty array stays one line, an
-    invalid request. A batch too deeply nested for Python's reader is split without it
-    (found by review: its other requests went unanswered)."""
+    invalid request. A batch too deeply nested for Python's reader is one line, answered with
+    one parse error: reading it without nesting ran requests that invalid text around them
+    should have kept from running (found by review of the split)."""
     if not line.lstrip().startswith("["):
         return [line]
-    try:
-        sent = json.loads(line)
-    except ValueError:
-        return [line]
-    except RecursionError:
-        return [item + "\n" for item in array_items(line) or []] or [line]
+    sent = sent_json(line)
     if not isinstance(sent, list) or not sent:
         return [line]
     return [json.dumps(message) + "\n" for message in sent]
