@@ -760,6 +760,16 @@ def test_a_clock_gone_back_never_takes_a_modification_time_back(
     assert other.import_memories(tmp_path / "all.jsonl").imported == 2
 
 
+def test_a_supersession_with_a_right_clock_writes_the_time_of_the_write(
+    service: MemoryService,
+) -> None:
+    # Found by review: the superseded memory's time came out a microsecond after the new
+    # memory's creation, from the second statement of the same write.
+    old = service.remember("Diego likes tea.", key="drink")
+    new = service.remember("Diego likes coffee.", key="drink")
+    assert service.get_memory(old.id).modified_at == new.created_at  # type: ignore[union-attr]
+
+
 def test_an_edit_while_the_clock_is_behind_reaches_a_store_that_synced_before(
     service: MemoryService, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -209,10 +209,13 @@ def point(
 
 def changed_at(connection: sqlite3.Connection, params: dict[str, Any], now: datetime) -> str:
     """The modification time of a change of the memories of ``params["ids"]`` at ``now``: a
-    microsecond after the latest of theirs when the clock is not past it (see
-    :func:`~memstore.times.after`)."""
+    microsecond after the latest of theirs when that is later than ``now`` (the clock went
+    back: see :func:`~memstore.times.after`); ``now`` itself otherwise, as another statement
+    of the same write at ``now`` wrote (found by review: a supersession 1 µs late)."""
     (latest,) = connection.execute(LATEST_CHANGE, {"ids": params["ids"]}).fetchone()
-    return format_utc(now if latest is None else after(now, parse_utc(latest)))
+    if latest is None or parse_utc(latest) <= now:  # the write's own time, as its rows have
+        return format_utc(now)
+    return format_utc(after(now, parse_utc(latest)))
 
 
 def set_pinned(connection: sqlite3.Connection, memory_id: str, pinned: bool, now: datetime) -> None:
