@@ -4,17 +4,17 @@ check) and wallet seed phrases after their label."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from memstore import MemoryService, SecretRejected
 from memstore.guard import secret_kind
-from memstore.guard.payment import card_number
+from memstore.guard.payment import TEST_NUMBERS, card_number
 
 # Numbers that pass the Luhn check, made up here (none is a published test number).
 VISA = "4532 0151 1283 0366"
 MASTERCARD = "5425-2334-3010-9903"
-AMEX = "3714 496353 98431"
+AMEX = "3759 876543 21004"  # made up too; 3714 4963 5398 431 is a published test card
 SEED = "hammer river tooth cable orbit lemon pride slogan vendor wrist zebra actor"
 
 
@@ -59,7 +59,7 @@ def luhn_digit(body: str) -> str:
         # a review of those changes: let through again
         f"Visa {VISA.replace(' ', '')} 12/27",
         f"Visa {VISA} 12/27 123",
-        "amex 3714 4963 5398 431",
+        "amex 3759 8765 4321 004",
         f"Diego's driving test is Friday; his Visa is {VISA}",
         "the test was ok; card cvv: 123",
         "CVV 123 exp 12/27",
@@ -72,9 +72,14 @@ def luhn_digit(body: str) -> str:
         # a third review: let through
         f"Visa {VISA} 0927",
         f"Visa {VISA} 0927 123",
-        "Amex 3714 496353 98431 1234",
+        f"Amex {AMEX} 1234",
         f"Diego's driving test is Friday, his Visa is {VISA}",
         f"driving test Friday - Visa {VISA}",
+        # a fourth review: let through
+        "CVV 123 Visa",
+        "CVV 123 de la tarjeta",
+        "Stripe test card 4242 4242 4242 4242. My own Visa's CVV: 731",
+        f"seed: {SEED} keep it safe",
     ],
 )
 def test_money_credentials_are_refused(service: MemoryService, content: str) -> None:
@@ -109,11 +114,15 @@ def test_money_credentials_are_refused(service: MemoryService, content: str) -> 
         "Seed: tomato, basil, pepper, carrot, lettuce, spinach, radish, bean, pea, squash, onion",
         "Birdseed: millet, thistle, peanuts, corn, wheat, oats, milo, hemp, canary, flax, rye",
         "Diego presented at CVC 2024.",
+        # a fourth review: published test cards whatever the words, and longer numbers
+        "For testing, use 4242 4242 4242 4242 with any future date.",
+        "In sandbox, the card 5555 5555 5555 4444 works",
+        "Order #4539 1488 0343 6467 2201",
+        "Account 4539 1488 0343 6467 1234 5678",
         # a third review: refused
         "CVC 300 attendees expected; hotel block closes Friday",
         "cvc 500 ml bottle of adhesive",
         "Project CVC: 340 participants",
-        "seed: tomato basil pepper squash bean pea corn kale chard beet carrot onion leek",
         "12 words: milk eggs bread butter cheese apples pears grapes onions garlic lemons limes",
     ],
 )
@@ -133,6 +142,7 @@ def test_a_number_is_a_card_only_when_it_passes_the_luhn_check(body: str) -> Non
 @given(st.text(alphabet="0123456789", min_size=14, max_size=14), st.sampled_from(" -"))
 def test_every_grouping_of_a_visa_number_is_caught(body: str, separator: str) -> None:
     digits = "4" + body + luhn_digit("4" + body)
+    assume(digits not in TEST_NUMBERS)  # a published test card passes whatever is said
     grouped = separator.join(digits[at : at + 4] for at in range(0, 16, 4))
     assert secret_kind(f"my card: {grouped}") == "payment card number"
     assert secret_kind(f"my test card: {grouped}") is None

@@ -39,10 +39,13 @@ LOCKS = (
 CARD_CODE_LABELS = r"cvv2?|cvc2?|card (?:security|verification) code"  # a card's security code
 CARD_CODE = re.compile(CARD_CODE_LABELS, re.IGNORECASE)
 NEXT_WORD = re.compile(r"[ \t]+([^\W\d_]+)")
-CODE_FOLLOWERS = {
-    "exp", "expires", "expiry", "expiration", "expiring", "valid", "and", "but", "for", "on",
-    "if", "so", "please", "thanks", "card", "pin", "vence", "caduca", "expira", "scade",
-    "gültig", "ablauf",
+COUNTED = {
+    "attendees", "people", "persons", "participants", "guests", "members", "students",
+    "delegates", "visitors", "users", "employees", "seats", "tickets", "rooms", "beds",
+    "units", "pieces", "items", "copies", "pages", "words", "votes", "points", "entries",
+    "times", "days", "hours", "minutes", "seconds", "weeks", "months", "years", "euros", "eur",
+    "dollars", "usd", "pounds", "ml", "l", "liters", "litres", "mg", "g", "kg", "km", "m",
+    "cm", "mm", "kb", "mb", "gb", "percent", "personas", "personnes", "teilnehmer",
 }  # fmt: skip
 # Three digits, or four that are no year ("CVV 2024 redesign", "at CVC 2024": found by review)
 CVV = re.compile(r"(?:[0-9]{3}|(?!19|20)[0-9]{4})[.,;!?)]?$")
@@ -213,11 +216,11 @@ def card_code(found: re.Match[str], value: str) -> bool:
 
 
 def code_ends(found: re.Match[str]) -> bool:
-    """Whether the value after a card code's label ends what it says: nothing or punctuation
-    after it, or a word that goes on about the card ("CVV 123 exp 12/27", "is 123 but he
-    forgets it"), not a count of something ("CVC 300 attendees": found by review)."""
+    """Whether the value after a card code's label is no count of something (:data:`COUNTED`:
+    "CVC 300 attendees", "cvc 500 ml": found by review); any other word may follow a code
+    ("CVV 123 exp 12/27", "CVV 123 Visa", "is 123 but he forgets it")."""
     after = NEXT_WORD.match(found.string, found.end("value"))
-    return after is None or after[1].casefold() in CODE_FOLLOWERS
+    return after is None or after[1].casefold() not in COUNTED
 
 
 def candidates(found: re.Match[str]) -> list[str]:

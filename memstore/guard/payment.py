@@ -15,13 +15,15 @@ import re
 
 # A card's number as cards print it: 16 digits (15 for American Express) whole, in four
 # groups of four, or (American Express) 4-6-5 or 4-4-4-3; no digit group, word or "+" right
-# before it, so that a phone number, an IBAN's or a barcode's digits or a longer id is none
-# (found by review: each refused one time in ten); an expiry or a code may follow it
-# ("4539 1488 0343 6467 0927 123").
+# before it, nor a fifth group of four after it that is no expiry, so that a phone number, an
+# IBAN's or a barcode's digits or a longer id is none (found by review: each refused one time
+# in ten); an expiry or a code may follow it ("4539 1488 0343 6467 0927 123").
 CARD = re.compile(
     r"(?<![\w/+-])(?<!\d[.,])(?<!\d[ .-])"
     r"(?:\d{15,16}|(?:\d{4}(?P<sep>[ .-])\d{4}(?P=sep)\d{4}(?P=sep)\d{3,4}"
-    r"|\d{4}([ -])\d{6}\2\d{5}))"
+    r"|\d{4}([ -])\d{6}\2\d{5})"
+    # no fifth group of four after it (an order or tracking number) but an expiry (MMYY)
+    r"(?![ .-](?!(?:0[1-9]|1[0-2])\d\d(?![ .-]?\d{4}))\d{4}))"
     r"(?![\w/-]|[.,]\d)"
 )
 # The first digits of each network's numbers and the length it prints: Visa, Mastercard,
@@ -37,9 +39,23 @@ NETWORKS = (
     (re.compile(r"50(?:18|20|38)|5893|6304|67(?:59|6[1-3])"), 16),
 )
 TEST_NOTE = re.compile(r"\b(?:test|testing|sandbox)\b", re.IGNORECASE)
+# Payment providers' published test card numbers (Stripe, Braintree, Adyen, the networks'):
+# a developer's note of one is no card, whatever the words around it (found by review).
+TEST_NUMBERS = {
+    "4242424242424242", "4000056655665556", "5555555555554444", "2223003122003222",
+    "5200828282828210", "5105105105105100", "378282246310005", "371449635398431",
+    "6011111111111117", "6011000990139424", "6011981111111113", "3056930009020004",
+    "3566002020360505", "6200000000000005", "4111111111111111", "4012888888881881",
+    "4005519200000004", "4009348888881881", "4012000033330026", "4012000077777777",
+    "4217651111111119", "4500600000000061", "2223000048400011", "3530111333300000",
+    "4111111145551142", "5555341244441115", "370000000000002", "4000000000000002",
+    "4000000000009995", "4000002500003155", "4000000000003220", "5454545454545454",
+}  # fmt: skip
 TEST_REACH = 60  # characters before a number (or a code) that may say it is a test card's
 # The end of a clause: ".", ";", "!", "?" or "," before a space ("4539.1488..." goes on),
 # a line break, or a dash between spaces.
+SENTENCE_END = re.compile(r"[.;!?](?:\s|$)|\n")
+TEST_CARD_REACH = 80  # characters before a code in which its test card may stand
 CLAUSE_END = re.compile(r"[.;!?,](?:\s|$)|\n|\s[-\u2013\u2014]\s")
 
 CONNECTOR = (  # ":", "=", an arrow or a dash (en, em), or a verb
@@ -61,7 +77,6 @@ SEED_LABEL = re.compile(
 # then what may part it from the next: white space, a comma, a semicolon, "|", "/" or "-".
 SEED_WORD = re.compile(r"(?:(?:#?\d{1,2}[.):-]?|\(\d{1,2}\))[ \t]*)?([a-zA-Z]{3,8})[\s,;|/-]*")
 SEED_WORDS = 12
-PHRASE_LENGTHS = {12, 15, 18, 21, 24}  # the words of a BIP39 phrase
 PROSE_WORDS = {
     "the", "and", "for", "with", "that", "this", "them", "they", "you", "your", "are", "was",
     "were", "have", "has", "not", "but", "from", "into", "our", "its", "his", "her", "who",
@@ -103,8 +118,9 @@ def card_number(digits: str) -> bool:
 
 
 def test_card(found: re.Match[str]) -> bool:
-    """Whether the words shortly before the number say it is a test card's."""
-    return test_note_before(found.string, found.start())
+    """Whether the number is a provider's published test card (:data:`TEST_NUMBERS`), or the
+    words shortly before it in its clause say it is a test card's."""
+    return digits_of(found) in TEST_NUMBERS or test_note_before(found.string, found.start())
 
 
 def test_note_before(text: str, start: int) -> bool:
@@ -119,10 +135,10 @@ def test_note_before(text: str, start: int) -> bool:
 
 def seed_phrase(text: str, start: int, *, named: bool = True) -> bool:
     """Whether at least :data:`SEED_WORDS` words of 3 to 8 letters (numbered or not) follow
-    ``start``, at most :data:`MOST_PROSE_WORDS` of them function words. After a bare "seed"
-    or "mnemonic" (not ``named`` a phrase), only a phrase's own length (12, 15, 18, 21 or 24
-    words) parted by white space counts: a list of seeds to sow, or of anything, is commas
-    or another length (found by review: "seed: tomato basil ..." was refused)."""
+    ``start``, at most :data:`MOST_PROSE_WORDS` of them function words; after a bare "seed"
+    or "mnemonic" (not ``named`` a phrase), parted by white space only: a list of seeds to
+    sow is parted by commas (found by review). A list of twelve words parted by spaces after
+    "seed:" is refused too: without the BIP39 word list, the two cannot be told apart."""
     words = []
     while (found := SEED_WORD.match(text, start)) is not None and found.end() > start:
         if not named and "," in found[0]:
@@ -130,15 +146,14 @@ def seed_phrase(text: str, start: int, *, named: bool = True) -> bool:
         words.append(found[1])
         start = found.end()
     prose = sum(word.lower() in PROSE_WORDS for word in words)
-    if not named and len(words) not in PHRASE_LENGTHS:
-        return False
     return len(words) >= SEED_WORDS and prose <= MOST_PROSE_WORDS
 
 
 def test_card_before(text: str, start: int) -> bool:
-    """Whether a test card's number (see :func:`test_card`) stands before ``start``: its
-    security code after it is the test card's too ("Stripe test card: 4242 ..., CVC 123")."""
+    """Whether a test card's number (see :func:`test_card`) stands shortly before ``start``
+    in its sentence: a security code after it is the test card's too ("Stripe test card:
+    4242 ..., CVC 123"), not one further on (found by review)."""
+    sentence = SENTENCE_END.split(text[max(start - TEST_CARD_REACH, 0) : start])[-1]
     return any(
-        found.end() <= start and card_number(digits_of(found)) and test_card(found)
-        for found in CARD.finditer(text, 0, start)
+        card_number(digits_of(found)) and test_card(found) for found in CARD.finditer(sentence)
     )
