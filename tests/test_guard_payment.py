@@ -80,6 +80,8 @@ def luhn_digit(body: str) -> str:
         "CVV 123 de la tarjeta",
         "Stripe test card 4242 4242 4242 4242. My own Visa's CVV: 731",
         f"seed: {SEED} keep it safe",
+        # a fifth review: an Amex code after its number
+        f"Diego's Amex {AMEX} 4321",
     ],
 )
 def test_money_credentials_are_refused(service: MemoryService, content: str) -> None:

@@ -510,11 +510,16 @@ def test_a_deep_line_is_read_as_a_shallow_one_would_be(db_path: Path) -> None:
         f"[{call}, {ping(9, '[' * 3000 + '1' + '}' * 3000)}]",  # closed with braces
         f'{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"x":{deep}}}}}',
         f'{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"x":{deep}}}',  # no }}
+        f'{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"x":{deep}}}}} x',
+        # an unterminated string of escaped quotes held the server 44 s (found by review)
+        f'{{"jsonrpc":"2.0","id":10,"method":"ping","params":{{"x":{deep[:6000]}"'
+        + '\\"' * 40_000
+        + f"{deep[6000:]}}}}}",
         f"[{ping(5, deep)}, {ping(6, '1')}]",
     ]
     answered = replies(piped(db_path, lines))
     # a deep batch is one parse error: read without nesting, invalid text ran its requests
-    assert [(reply["id"], "error" in reply) for reply in answered[1:]] == [(None, True)] * 8
+    assert [(reply["id"], "error" in reply) for reply in answered[1:]] == [(None, True)] * 10
     assert MemoryService(db_path).list_memories().total == 0
 
 

@@ -787,3 +787,10 @@ def test_an_edit_while_the_clock_is_behind_reaches_a_store_that_synced_before(
     service.export(tmp_path / "second.jsonl")
     assert other.import_memories(tmp_path / "second.jsonl").updated == 1
     assert other.get_memory(tea.id) == service.get_memory(tea.id)
+
+
+def test_a_key_far_too_long_is_refused_before_the_guard_reads_it(service: MemoryService) -> None:
+    # Found by review: a 40,000-character key took the credential guard 17 s to scan before
+    # the length check refused it.
+    with pytest.raises(InvalidInput, match="key: is over 1000 characters"):
+        service.remember("Diego likes tea.", key="1-" * 20_000)

@@ -20,10 +20,11 @@ import re
 # in ten); an expiry or a code may follow it ("4539 1488 0343 6467 0927 123").
 CARD = re.compile(
     r"(?<![\w/+-])(?<!\d[.,])(?<!\d[ .-])"
-    r"(?:\d{15,16}|(?:\d{4}(?P<sep>[ .-])\d{4}(?P=sep)\d{4}(?P=sep)\d{3,4}"
+    r"(?:\d{15,16}|\d{4}(?P<sep>[ .-])\d{4}(?P=sep)\d{4}(?P=sep)\d{3,4}"
+    # in groups of four, no fifth one after it (an order or tracking number) but an expiry
+    # (MMYY); American Express's code is four digits, after its 4-6-5 (found by review)
+    r"(?![ .-](?!(?:0[1-9]|1[0-2])\d\d(?![ .-]?\d{4}))\d{4})"
     r"|\d{4}([ -])\d{6}\2\d{5})"
-    # no fifth group of four after it (an order or tracking number) but an expiry (MMYY)
-    r"(?![ .-](?!(?:0[1-9]|1[0-2])\d\d(?![ .-]?\d{4}))\d{4}))"
     r"(?![\w/-]|[.,]\d)"
 )
 # The first digits of each network's numbers and the length it prints: Visa, Mastercard,
