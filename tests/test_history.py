@@ -27,6 +27,15 @@ def test_start_get_and_end_a_session(service: MemoryService) -> None:
     assert service.get_session("missing") is None
 
 
+def test_a_second_close_keeps_the_end_unless_it_gives_another(service: MemoryService) -> None:
+    # Found by review: a second end_session, as a host's shutdown may make, moved the end.
+    session = service.start_session()
+    first = service.end_session(session.id)
+    assert service.end_session(session.id) == first == service.get_session(session.id)
+    later = first.ended_at + timedelta(minutes=5)  # type: ignore[operator]
+    assert service.end_session(session.id, ended_at=later).ended_at == later
+
+
 def test_session_metadata_over_512_characters_of_json_is_refused(service: MemoryService) -> None:
     # Found by review: 10,000 characters of metadata, repeated on every page of the
     # conversation, left no room within recall_chars for any message's text.

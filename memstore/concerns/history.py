@@ -69,7 +69,8 @@ def start_session(
 
 
 def end_session(db: Database, session_id: str, ended_at: datetime | None) -> Session:
-    """Close a session.
+    """Close a session; one closed already keeps its end unless ``ended_at`` gives another
+    (found by review: a second close, as a host's shutdown may make, moved the end).
 
     Raises:
         NotFound: If there is no such session.
@@ -81,6 +82,8 @@ def end_session(db: Database, session_id: str, ended_at: datetime | None) -> Ses
         session = sessions.get(connection, session_id)
         if session is None:
             raise NotFound("session", session_id)
+        if ended_at is None and session.ended_at is not None:
+            return Session.model_validate(session)
         if ended < session.started_at:
             raise InvalidInput(
                 "ended_at",
