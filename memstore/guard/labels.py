@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from memstore.guard import values
-from memstore.guard.payment import test_card_before, test_note_before
+from memstore.guard.payment import follows_test_card, noted_as_test
 
 PASSWORD_LABELS = (
     r"pass(?:words?|wd|code|phrase)|pass code|pwd|contrase[ñn]as?|mots? de passe"
@@ -211,7 +211,7 @@ def card_code(found: re.Match[str], value: str) -> bool:
     """Whether ``value`` after a card code's label is one: a test card's is not, nor a year
     (:data:`CVV`), nor a count of something (:func:`code_ends`)."""
     text, start = found.string, found.start()
-    tested = test_note_before(text, start) or test_card_before(text, start)
+    tested = noted_as_test(text, start) or follows_test_card(text, start)
     return not tested and CVV.match(value) is not None and code_ends(found)
 
 

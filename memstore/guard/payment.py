@@ -91,7 +91,7 @@ MOST_PROSE_WORDS = 1  # a seed phrase may hold one ("about" is a seed word too)
 def payment_kind(text: str) -> str | None:
     """``payment card number`` or ``seed phrase`` when ``text`` holds one, else None."""
     for found in CARD.finditer(text):
-        if card_number(digits_of(found)) and not test_card(found):
+        if card_number(digits_of(found)) and not is_test_card(found):
             return "payment card number"
     for found in SEED_LABEL.finditer(text):
         if seed_phrase(text, found.end(), named=found["bare"] is None):
@@ -118,13 +118,13 @@ def card_number(digits: str) -> bool:
     return total % 10 == 0
 
 
-def test_card(found: re.Match[str]) -> bool:
+def is_test_card(found: re.Match[str]) -> bool:
     """Whether the number is a provider's published test card (:data:`TEST_NUMBERS`), or the
     words shortly before it in its clause say it is a test card's."""
-    return digits_of(found) in TEST_NUMBERS or test_note_before(found.string, found.start())
+    return digits_of(found) in TEST_NUMBERS or noted_as_test(found.string, found.start())
 
 
-def test_note_before(text: str, start: int) -> bool:
+def noted_as_test(text: str, start: int) -> bool:
     """Whether "test", "testing" or "sandbox" stands within :data:`TEST_REACH` characters
     before ``start`` of ``text``, in its clause: a payment provider's published test card,
     or its code (found by review: "Diego's driving test is Friday; his Visa is ..."
@@ -150,11 +150,11 @@ def seed_phrase(text: str, start: int, *, named: bool = True) -> bool:
     return len(words) >= SEED_WORDS and prose <= MOST_PROSE_WORDS
 
 
-def test_card_before(text: str, start: int) -> bool:
-    """Whether a test card's number (see :func:`test_card`) stands shortly before ``start``
+def follows_test_card(text: str, start: int) -> bool:
+    """Whether a test card's number (see :func:`is_test_card`) stands shortly before ``start``
     in its sentence: a security code after it is the test card's too ("Stripe test card:
     4242 ..., CVC 123"), not one further on (found by review)."""
     sentence = SENTENCE_END.split(text[max(start - TEST_CARD_REACH, 0) : start])[-1]
     return any(
-        card_number(digits_of(found)) and test_card(found) for found in CARD.finditer(sentence)
+        card_number(digits_of(found)) and is_test_card(found) for found in CARD.finditer(sentence)
     )
