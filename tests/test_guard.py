@@ -141,6 +141,24 @@ def test_prose_about_passwords_is_accepted(content: str) -> None:
     assert secret_kind(content) is None
 
 
+# Shapes that once took the guard time growing with the square of their length (found by
+# review: 0.2 s at 4,000 characters, about a minute at 64,000): a run of words and hyphens
+# read to its end from each of its starts, the words after every "seed" read to the text's
+# end, the text before every "clave" split whole.
+REPEATED_SHAPES = ["1-", "a-", "seed-the-", "clave ", "http-", "host.name-"]
+
+
+@pytest.mark.parametrize("shape", REPEATED_SHAPES)
+def test_a_long_text_of_one_repeated_shape_passes_the_guard(shape: str) -> None:
+    text = (shape * (64_000 // len(shape) + 1))[:64_000]
+    assert secret_kind(text) is None
+
+
+def test_the_word_before_clave_is_read_however_long_the_text_before_it() -> None:
+    assert secret_kind("x " * 5_000 + "Dato clave: 1500 euros") is None
+    assert secret_kind("x " * 5_000 + "Wifi clave: 887766") == "labelled credential"
+
+
 def test_updates_are_guarded_too(service: MemoryService) -> None:
     memory = service.remember("Diego's router is in the hall.")
     with pytest.raises(SecretRejected):

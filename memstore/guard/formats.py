@@ -77,7 +77,7 @@ LONG_RUN = re.compile(r"[A-Za-z0-9_+/=%-]{16,}")
 # The password runs to the last "@" before the host: people paste passwords holding one
 # unescaped (found by review: "https://diego:P@ssw0rd9@git.example.org" passed).
 URL_PASSWORD = re.compile(
-    r"\b(?P<scheme>[a-z][a-z0-9+.-]*)://(?P<user>[^\s:/@]*):(?P<value>[^\s/]+)"
+    r"\b(?P<scheme>[a-z][a-z0-9+.-]{0,31})://(?P<user>[^\s:/@]*):(?P<value>[^\s/]+)"
     r"@(?P<host>[\w.-]+)",
     re.IGNORECASE,
 )
@@ -106,7 +106,7 @@ URL_SECRET = re.compile(
 # A .pgpass line: host:port:database:user:password (a host with a letter in it: not a MAC
 # address or a timestamp).
 PGPASS = re.compile(
-    r"(?<![\w:])(?=[\w.-]*[A-Za-z])[\w.-]+:\d{2,5}:[^:\s]+:[^:\s]+:(?P<value>\S{4,})"
+    r"(?<![\w:])(?=[\w.-]{0,252}[A-Za-z])[\w.-]{1,253}:\d{2,5}:[^:\s]+:[^:\s]+:(?P<value>\S{4,})"
 )
 WIFI_QR = re.compile(r"\bWIFI:(?:[^;\s]*;)*?P:(?P<value>[^;\s]+)")  # WIFI:T:WPA;S:Casa;P:...;;
 AUTH_HEADER = re.compile(

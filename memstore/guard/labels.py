@@ -79,7 +79,9 @@ KEY_LABELS = (
 )
 # Any other key or secret ("encryption key", "Mailgun key") takes a long made-up value only.
 # (not a public key, even when the label starts at "key")
-LONG_KEY_LABELS = r"(?<!public )(?<!pub )(?:(?!public|pub\b)[\w-]+[ _-])?(?:keys?|secrets?)"
+# The word before "key" is bounded (a longer one is no key's name): a run of word characters
+# and hyphens is otherwise read to its end from each of its starts, quadratic in its length.
+LONG_KEY_LABELS = r"(?<!public )(?<!pub )(?:(?!public|pub\b)[\w-]{1,64}[ _-])?(?:keys?|secrets?)"
 # Longer verbs first: an alternation takes the first that matches, and "is" alone left
 # "is now" the value of "the wifi password is now Hunter22" (found by review).
 VERBS = (
@@ -154,6 +156,7 @@ CLAUSE_ENDS = set(".,;!?)\"'`\u201d»")  # a closing quote ends a quoted value
 # Polish "to" is also English "to", Finnish "on" English "on"; dashes also join words: after
 # these, a word of letters only is no password.
 WEAK_VERBS = {"to", "-", "—", "on", "er", "je", "este", "és", "là", "es el", "es la"}
+NOUN_REACH = 40  # characters before "clave" that hold its noun, longer than any of them
 # Nouns Spanish "clave" qualifies ("Palabras clave", "Dato clave: 1500", "año clave"): after
 # any other word ("Wifi clave:", "Usuario: admin Clave: 887766") it names a key or PIN.
 CLAVE_NOUNS = {
@@ -236,7 +239,10 @@ def adjectival(found: re.Match[str]) -> bool:
     label = found["pin"] or found["key"] or ""
     if label.casefold() != "clave":
         return False
-    before = found.string[: found.start()].split()
+    # the word before, within a few characters: splitting all the text before each label
+    # took a text of "clave " repeated quadratic time
+    start = found.start()
+    before = found.string[max(start - NOUN_REACH, 0) : start].split()
     return bool(before) and before[-1].casefold() in CLAVE_NOUNS
 
 

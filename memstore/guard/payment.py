@@ -78,6 +78,9 @@ SEED_LABEL = re.compile(
 # then what may part it from the next: white space, a comma, a semicolon, "|", "/" or "-".
 SEED_WORD = re.compile(r"(?:(?:#?\d{1,2}[.):-]?|\(\d{1,2}\))[ \t]*)?([a-zA-Z]{3,8})[\s,;|/-]*")
 SEED_WORDS = 12
+# The words of a run read after a label: twice the longest phrase (24 words). Reading every
+# word to the run's end, from each label, took a text of "seed " repeated quadratic time.
+MOST_SEED_WORDS = 48
 PROSE_WORDS = {
     "the", "and", "for", "with", "that", "this", "them", "they", "you", "your", "are", "was",
     "were", "have", "has", "not", "but", "from", "into", "our", "its", "his", "her", "who",
@@ -140,14 +143,15 @@ def seed_phrase(text: str, start: int, *, named: bool = True) -> bool:
     or "mnemonic" (not ``named`` a phrase), parted by white space only: a list of seeds to
     sow is parted by commas (found by review). A list of twelve words parted by spaces after
     "seed:" is refused too: without the BIP39 word list, the two cannot be told apart."""
-    words = []
+    words, prose = 0, 0
     while (found := SEED_WORD.match(text, start)) is not None and found.end() > start:
         if not named and "," in found[0]:
             break
-        words.append(found[1])
+        words, prose = words + 1, prose + (found[1].lower() in PROSE_WORDS)
+        if prose > MOST_PROSE_WORDS or words == MOST_SEED_WORDS:
+            break
         start = found.end()
-    prose = sum(word.lower() in PROSE_WORDS for word in words)
-    return len(words) >= SEED_WORDS and prose <= MOST_PROSE_WORDS
+    return words >= SEED_WORDS and prose <= MOST_PROSE_WORDS
 
 
 def follows_test_card(text: str, start: int) -> bool:
