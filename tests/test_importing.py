@@ -112,6 +112,18 @@ def test_include_tail_accepts_the_final_record(service: MemoryService, tmp_path:
     assert contents(stored(service, file)) == ["Hola Morgan", "Hola Diego.\nSegunda l\u00ednea."]
 
 
+@pytest.mark.parametrize("end", ["", "\n"])
+def test_include_tail_reports_a_final_stamp_without_its_speaker(
+    service: MemoryService, tmp_path: Path, end: str
+) -> None:
+    # Found by review: a file ending just after its last stamp line counted that record as
+    # deferred, with no warning, while reporting the whole file accepted.
+    data = log_bytes(FIRST) + f"\n\n[09:01:00 +0000]{end}".encode()
+    file = one(run(service, write(tmp_path, data), include_tail=True))
+    assert (file.imported, file.deferred, file.sealed_size) == (1, 0, len(data))
+    assert [warning.kind for warning in file.warnings] == ["malformed_speaker"]
+
+
 def test_later_record_seals_the_previous_one(service: MemoryService, tmp_path: Path) -> None:
     # Appending records seals the old tail: exactly the newly sealed ones are imported.
     path = write(tmp_path, log_bytes(FIRST, SECOND))
