@@ -600,6 +600,24 @@ def test_folder_expands_to_its_md_files_sorted_not_recursively(
     assert (report.errors, report.imported) == (0, 2)
 
 
+def test_a_folder_s_hidden_files_and_subfolders_are_passed_over(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    # Found by review: a copy's "._2026-10-05.md" (macOS) and a subfolder named like a log
+    # were each an error, and the import exited 1, where a shell's *.md lists neither.
+    folder = tmp_path / "logs"
+    log = write(folder, log_bytes(FIRST, SECOND))
+    write(folder, b"\x00\x05\x16\x07", "._" + NAME)
+    (folder / "2026-10-09.md").mkdir()
+    report = run(service, folder)
+    assert [f.path for f in report.files] == [str(log)]
+    assert (report.errors, report.imported) == (0, 1)
+    hidden_only = tmp_path / "copies"
+    write(hidden_only, log_bytes(FIRST, SECOND), "." + NAME)
+    (empty,) = run(service, hidden_only).files
+    assert empty.error is not None and "holds no daily log" in empty.error
+
+
 def test_a_file_named_itself_and_through_its_folder_is_one_file(
     service: MemoryService, tmp_path: Path
 ) -> None:

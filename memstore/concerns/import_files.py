@@ -42,7 +42,7 @@ def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
     for given in paths:
         path = expanded(given).absolute()
         if is_real_directory(path):
-            found.extend(sorted(p for p in path.glob("*.md")))
+            found.extend(folder_logs(path))
         else:
             found.append(path)
     once: dict[str, Path] = {}
@@ -60,7 +60,15 @@ def empty_folders(paths: Iterable[str | Path]) -> list[Path]:
     """The folders among ``paths`` that hold no ``*.md`` file directly (their subfolders are
     not searched)."""
     folders = [expanded(given).absolute() for given in paths]
-    return [path for path in folders if is_real_directory(path) and not any(path.glob("*.md"))]
+    return [path for path in folders if is_real_directory(path) and not folder_logs(path)]
+
+
+def folder_logs(folder: Path) -> list[Path]:
+    """The ``*.md`` entries of ``folder``, sorted, as a shell's ``*.md`` lists them: not the
+    hidden ones (found by review: a copy's ``._2026-10-05.md`` made the import an error),
+    nor its subfolders, which are not searched."""
+    entries = folder.glob("*.md")
+    return sorted(p for p in entries if not p.name.startswith(".") and not is_real_directory(p))
 
 
 def empty_folder(path: Path) -> FileImport:
