@@ -100,6 +100,12 @@ def test_excerpt_keeps_sixty_characters_each_side_within_the_text() -> None:
     assert excerpt(text, 200, 206) == (text[140:], 140)
 
 
+def test_an_excerpt_holds_the_whole_of_a_long_match() -> None:
+    text = "before text " + "q" * 1000 + " after text"
+    assert excerpt(text, 12, 1012) == (text[:1012], 0)
+    assert excerpt(text, 12, 300) == (text[:360], 0)
+
+
 # Exact positions in awkward texts
 
 

@@ -66,7 +66,10 @@ def marked_spans(
 
 
 def excerpt(text: str, start: int, end: int) -> tuple[str, int]:
-    """A short window of ``text`` around ``[start, end)`` and where it starts."""
+    """A short window of ``text`` around ``[start, end)`` and where it starts: up to
+    :data:`EXCERPT_BEFORE` characters before and :data:`EXCERPT_AFTER` after, at most
+    :data:`EXCERPT_MAX` in all unless the span alone is longer; the whole span always
+    (found by review: a word of 1,000 characters was cut off in its excerpt)."""
     low = max(0, start - EXCERPT_BEFORE)
-    high = min(len(text), end + EXCERPT_AFTER, low + EXCERPT_MAX)
+    high = min(len(text), end + EXCERPT_AFTER, max(low + EXCERPT_MAX, end))
     return text[low:high], low
