@@ -360,6 +360,30 @@ def test_a_day_without_stored_conversations_shows_its_markdown_log_as_it_is(
     assert [m.id for m in day.memories] == ["mem_day"] and day.next_day == date(2026, 10, 7)
 
 
+def test_a_log_whose_messages_were_deleted_is_not_shown_again(
+    logged: MemoryService, log_dir: Path
+) -> None:
+    # Found by review: deleting a day's imported messages brought them back, word for word,
+    # from the raw log; the README promises a deleted message never comes back.
+    log = log_dir / "2026-10-05.md"
+    log.write_bytes(LOG.encode())
+    speakers = {"Diego": "user", "Morgan": "assistant"}
+    logged.import_markdown([log], speakers=speakers, include_tail=True)
+    for conversation in logged.diary("2026-10-05", tz=MADRID).conversations:
+        for message in conversation.messages:
+            assert logged.delete_message(message.id)
+
+    day = logged.diary("2026-10-05", tz=MADRID)
+
+    assert (day.conversations, day.log, day.log_path) == ([], None, str(log))
+    assert day.log_error is not None and "deleted" in day.log_error
+    config = log_dir.parent / "config.json"
+    config.write_text(json.dumps({"memory": {"log_dir": str(log_dir)}}), encoding="utf-8")
+    options = ["--database", str(logged.path), "--config", str(config), "diary", "2026-10-05"]
+    shown = CliRunner().invoke(cli, [*options, "--tz", MADRID, "--format", "text"])
+    assert shown.exit_code == 0 and "deleted" in shown.stdout and "café" not in shown.stdout
+
+
 def test_previous_and_next_days_take_in_days_kept_only_in_a_log(
     logged: MemoryService, log_dir: Path, seeded: Seeded, tmp_path: Path
 ) -> None:

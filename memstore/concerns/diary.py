@@ -102,13 +102,28 @@ def read_log(path: Path) -> tuple[str | None, str | None]:
         )
 
 
-def stored_interval(db: Database, start: datetime, end: datetime) -> diary_rows.Interval:
-    """What the store holds of [``start``, ``end``), read without writing anything: a
-    missing or empty file is not made a store, nor is one switched to WAL or upgraded."""
+def stored_interval(
+    db: Database, start: datetime, end: datetime, log_path: Path
+) -> diary_rows.Interval:
+    """What the store holds of [``start``, ``end``) and of the day's log at ``log_path``,
+    read without writing anything: a missing or empty file is not made a store, nor is one
+    switched to WAL or upgraded."""
     if not stored(db.path):
         return diary_rows.Interval([], [], None, None)
     with db.untouched() as connection:
-        return diary_rows.interval(connection, start, end)
+        return diary_rows.interval(connection, start, end, os.path.realpath(log_path))
+
+
+DELETED_LOG = "messages of this log were deleted from the store; open the file itself to read it"
+
+
+def day_log(path: Path, found: diary_rows.Interval) -> tuple[str | None, str | None]:
+    """The day's log text and why it is not shown, for a day with no stored conversation:
+    never the text of a log whose messages the user deleted (found by review: deleting a
+    day's messages brought them back, word for word, in its diary)."""
+    if found.log_deleted and path.exists():
+        return None, DELETED_LOG
+    return read_log(path)
 
 
 def log_days_around(log_dir: Path, day: date) -> tuple[date | None, date | None]:
@@ -168,13 +183,13 @@ def diary(
     """
     place = zone(tz)
     when = today(place) if day is None else parse_day(day)
-    start, end = bounds(when, place)
-    found = stored_interval(db, start, end)
+    day_path = log_dir / f"{when.isoformat()}.md"
+    found = stored_interval(db, *bounds(when, place), day_path)
     now = utc_now()
     memories = [memory_model(memory, now) for memory in found.memories]
     days = conversations(Message.model_validate(message) for message in found.messages)
-    log_path = None if days else log_dir / f"{when.isoformat()}.md"
-    log, log_error = (None, None) if log_path is None else read_log(log_path)
+    log_path = None if days else day_path
+    log, log_error = (None, None) if log_path is None else day_log(log_path, found)
     logged_before, logged_after = log_days_around(log_dir, when)
     return Diary(
         day=when,

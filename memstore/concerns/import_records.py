@@ -224,8 +224,7 @@ def store(
     # Hashed now: storing a message of over a MiB empties the log's bytes (release).
     prefix = Sealed(sealed, prefix_sha256(log, sealed))
     session_id = ensure_session(connection, log)
-    # the final record may be half written, unless the whole file is accepted (found by
-    # review: a stamp line ending the file was deferred, its warning left out)
+    # the final record may be half written, unless the whole file is accepted (review)
     whole = sealed >= len(log.data)
     found, writing = (log.parsed.found, 0) if whole else log.parsed.found.within(sealed)
     tally = Tally(deferred=writing)

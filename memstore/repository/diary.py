@@ -14,6 +14,8 @@ from datetime import datetime
 
 from memstore.repository.memories import SELECT_MEMORY, StoredMemory
 from memstore.repository.messages import MESSAGE_COLUMNS, StoredMessage
+from memstore.sources import log_prefix
+from memstore.text.order import after_prefix
 from memstore.times import format_utc, parse_utc
 
 # Every role and status: the diary shows system, interrupted and error messages too.
@@ -37,6 +39,10 @@ NEWEST_BEFORE = (
     "SELECT created_at FROM messages WHERE created_at < :start ORDER BY created_at DESC LIMIT 1"
 )
 OLDEST_FROM = "SELECT created_at FROM messages WHERE created_at >= :end ORDER BY created_at LIMIT 1"
+# A tombstone of a reference into the day's log: a range on the unique index of references.
+DELETED_FROM_LOG = (
+    "SELECT 1 FROM deleted_sources WHERE source_ref >= :low AND source_ref < :high LIMIT 1"
+)
 
 
 @dataclass(frozen=True)
@@ -50,10 +56,15 @@ class Interval:
     """The time of the newest message before ``start``, or None."""
     after: datetime | None
     """The time of the oldest message at or after ``end``, or None."""
+    log_deleted: bool = False
+    """Whether a message of the day's log was deleted (its reference tombstoned)."""
 
 
-def interval(connection: sqlite3.Connection, start: datetime, end: datetime) -> Interval:
-    """The messages and memories of [``start``, ``end``) and the nearest messages outside it.
+def interval(
+    connection: sqlite3.Connection, start: datetime, end: datetime, log_path: str
+) -> Interval:
+    """The messages and memories of [``start``, ``end``), the nearest messages outside it,
+    and whether a message of the day's log (resolved ``log_path``) was deleted.
 
     Args:
         start: Aware start, inclusive.
@@ -62,11 +73,14 @@ def interval(connection: sqlite3.Connection, start: datetime, end: datetime) -> 
     bounds = {"start": format_utc(start), "end": format_utc(end)}
     messages = connection.execute(MESSAGES_BETWEEN, bounds)
     memories = connection.execute(MEMORIES_TOUCHED, bounds)
+    prefix = log_prefix(log_path)
+    deleted = connection.execute(DELETED_FROM_LOG, {"low": prefix, "high": after_prefix(prefix)})
     return Interval(
         messages=[StoredMessage.from_row(row) for row in messages],
         memories=[StoredMemory.from_row(row) for row in memories],
         before=stored_time(connection, NEWEST_BEFORE, bounds),
         after=stored_time(connection, OLDEST_FROM, bounds),
+        log_deleted=deleted.fetchone() is not None,
     )
 
 

@@ -182,4 +182,4 @@ class Diary(Result):
     """The log file looked for when the database holds no conversation that day; else None."""
     log_error: str | None = None
     """Why the day's log could not be shown (not a regular file, a symbolic link, over
-    16 MiB, not UTF-8, unreadable), or None."""
+    16 MiB, not UTF-8, unreadable, messages of it deleted), or None."""

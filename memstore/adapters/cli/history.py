@@ -87,8 +87,9 @@ def import_command(
 ) -> None:
     """Import daily Markdown logs: files, or folders of YYYY-MM-DD.md files. A folder is not
     searched recursively: only the logs directly inside it are read (its subfolders hold
-    archived code, not logs; hidden files are passed over), so give day folders themselves. One summary line goes to
-    stderr; exit 1 when a file has an error, no log was found or no speaker matched.
+    archived code, not logs; hidden files are passed over), so give day folders themselves.
+    One summary line goes to stderr; exit 1 when a file has an error, no log was found or no
+    speaker matched.
 
     Example: memstore import ~/logs --speaker "Diego=user" --speaker "Morgan=assistant"
     """
