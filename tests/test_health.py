@@ -77,6 +77,23 @@ def test_a_broken_fts_index_is_named_and_its_rebuild_repairs_it(
     assert code == 0 and report["ok"] is True
 
 
+@pytest.mark.parametrize("index", ["messages_fts", "messages_stem_fts", "memories_fts"])
+def test_an_fts_index_without_its_segment_index_is_named_and_rebuilt(
+    runner: CliRunner, filled: MemoryService, index: str
+) -> None:
+    # Found by review: with its _idx rows deleted, FTS5's integrity-check passed, while on a
+    # large index a search found nothing.
+    execute(filled.path, f"DELETE FROM {index}_idx")
+    code, report, _ = check(runner, filled.path)
+    assert code == 1 and report["ok"] is False
+    assert [f["index"] for f in report["fts"] if not f["ok"]] == [index]
+    (problem,) = report["problems"]
+    assert problem.startswith(f"FTS5 index {index} failed its integrity-check")
+    assert f"{index}_idx" in problem
+    execute(filled.path, problem.split("rebuild it with ", 1)[1])
+    assert check(runner, filled.path)[0] == 0
+
+
 def test_a_dropped_fts_index_is_named_missing_without_a_rebuild_that_fails(
     runner: CliRunner, filled: MemoryService
 ) -> None:
