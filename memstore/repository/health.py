@@ -162,8 +162,8 @@ def fts_check(connection: sqlite3.Connection, index: str) -> IndexCheck:
         reraise_busy(error)
         return IndexCheck(index=index, ok=False, error=str(error))
     if unlisted:
-        error = f"{unlisted} of its segments have no entry in {index}_idx"
-        return IndexCheck(index=index, ok=False, error=error)
+        lacking = f"{unlisted} of its segments have no entry in {index}_idx"
+        return IndexCheck(index=index, ok=False, error=lacking)
     return IndexCheck(index=index, ok=True, error=None)
 
 
