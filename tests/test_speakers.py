@@ -53,6 +53,27 @@ def test_recall_and_word_queries_filter_by_speaker_without_case(
     assert imported.recall("support", speaker="Nobody").conversations == []
 
 
+@pytest.mark.parametrize("written", ["МАРИЯ", "мария", "Мария"])
+def test_a_name_outside_ascii_is_matched_in_any_usual_case(
+    service: MemoryService, written: str
+) -> None:
+    # Found by review: SQLite's NOCASE folds A-Z only, so "мария" (a name typed in lower
+    # case, as questions often are) neither filtered nor ranked Мария's messages.
+    session = service.start_session()
+    own = "Вчера я посадила розы в саду."
+    service.record_message(session.id, "user", own, speaker="Мария")
+    service.record_message(session.id, "user", "Розы в саду красивые.", speaker="Иван")
+
+    def matched(query: str, **filters: str) -> list[str]:
+        result = service.recall(query, mode="all", **filters)
+        return [m.content for c in result.conversations for m in c.messages if m.id == c.matched_id]
+
+    assert matched("розы", speaker=written) == [own]
+    assert service.word_instances("розы", speaker=written).total == 1
+    assert [w.word for w in service.search_words("сад", speaker=written).words] == ["саду"]
+    assert matched(f"{written} розы саду") == [own, "Розы в саду красивые."]
+
+
 @pytest.mark.parametrize(
     ("speaker", "reason"),
     [

@@ -43,6 +43,7 @@ from memstore.kinds import Mode
 from memstore.machine_zone import machine_zone
 from memstore.queries import RecallFilters
 from memstore.repository.recall import history_hits, history_span, memory_hits
+from memstore.repository.speaker_names import stored_speaker
 from memstore.schemas import RecallResult
 from memstore.store.database import Database
 from memstore.text import cjk
@@ -86,6 +87,7 @@ def recall(
     empty = RecallResult(memories=[], conversations=[], truncated=False)
     room = sys.maxsize if pages.chars is None else pages.chars - json_size(empty)
     with db.read() as connection:
+        filters = stored_speaker(connection, filters)
         rows = memory_hits(connection, match, filters, now, size, stemmed=mode == "any")
         found = [memory_model(row, now) for row in rows]
         periods = named_periods(connection, query) if history else []

@@ -66,8 +66,9 @@ UNSHIFT_SEQUENCES = (
 def filters_sql(alias: str) -> str:
     """The SQL condition of :class:`memstore.queries.RecallFilters` on a message, for a query
     naming the messages table ``alias``: ``:session_id``, ``:role``, then ``:since``
-    (inclusive) and ``:until`` (exclusive) on its creation time, and ``:speaker`` (ASCII
-    letters without case), each NULL for no filter."""
+    (inclusive) and ``:until`` (exclusive) on its creation time, and ``:speaker`` (A-Z
+    without case; a name as stored, see :func:`~memstore.repository.speaker_names.stored_speaker`),
+    each NULL for no filter."""
     return (
         f"(:session_id IS NULL OR {alias}.session_id = :session_id)"
         f" AND (:role IS NULL OR {alias}.role = :role)"
