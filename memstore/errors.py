@@ -267,3 +267,16 @@ class ExportExists(DestinationExists):
     Attributes:
         destination: The path that exists.
     """
+
+
+ECHOED_CHARS = 60
+"""The characters of a refused text its error repeats: a word or a zone name may be as long
+as a message, and the error goes to a model's context (found by review: 4,000,000
+characters did)."""
+
+
+def quoted(text: str) -> str:
+    """``text`` quoted for an error message, cut to :data:`ECHOED_CHARS` characters."""
+    if len(text) <= ECHOED_CHARS:
+        return repr(text)
+    return f"{text[:ECHOED_CHARS]!r}… ({len(text)} characters)"

@@ -4,7 +4,7 @@ export and import-memories, each handed to the concern that holds it (see
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,10 +29,13 @@ class UpkeepMethods(StoreHandle):
     # Diary, backup, health: memstore.concerns.diary, .backup, .health
 
     @checked
-    def diary(self, day: date | str | None = None, *, tz: str | None = None) -> schemas.Diary:
-        """One local calendar day (today by default) in the IANA zone ``tz`` (the machine's
-        by default), for reading only. Raises InvalidInput for a bad day or zone."""
-        return diary.diary(self._db, self.config, self.log_dir, day, tz)
+    def diary(
+        self, day: date | str | None = None, *, tz: str | tzinfo | None = None
+    ) -> schemas.Diary:
+        """One local calendar day (today by default) in the zone ``tz`` (an IANA name, a
+        ``ZoneInfo`` or a ``datetime.timezone``; the machine's by default), for reading only.
+        Raises InvalidInput for a bad day or zone."""
+        return diary.diary(self._db, self.log_dir, day, tz)
 
     @checked
     def backup(self, destination: str | Path) -> schemas.BackupReport:
@@ -54,12 +57,12 @@ class UpkeepMethods(StoreHandle):
         *,
         format: TransferFormat = "jsonl",
         scope: TransferScope = "all",
-        tz: str | None = None,
+        tz: str | tzinfo | None = None,
     ) -> schemas.ExportReport:
         """Write the store (``scope="all"``) or its memories (``"memories"``) from one
         snapshot into a new file (``jsonl``: every record, ids and links kept) or folder
         (``markdown``: ``memories/<id>.md`` with YAML front matter, and daily logs
-        ``history/YYYY-MM-DD.md`` in the IANA zone ``tz``, the machine's by default). Raises
+        ``history/YYYY-MM-DD.md`` in the zone ``tz``, as :meth:`diary` takes it). Raises
         ExportExists (nothing written), InvalidInput or FileError."""
         return export.export(self._db, destination, format, scope, tz)
 

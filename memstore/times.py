@@ -12,9 +12,9 @@ UTC (:func:`local_time`).
 from __future__ import annotations
 
 import re
-from datetime import UTC, date, datetime, time, timedelta, tzinfo
+from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
 
-from memstore.errors import InvalidInput, StoreDamaged
+from memstore.errors import InvalidInput, StoreDamaged, quoted
 from memstore.machine_zone import machine_zone
 
 EXAMPLE = "2026-10-05T09:00:00+02:00"
@@ -163,26 +163,37 @@ def after(now: datetime, previous: datetime) -> datetime:
     return max(now, previous + timedelta(microseconds=1))
 
 
-def zone(name: str | None) -> tzinfo:
+def zone(name: str | tzinfo | None) -> tzinfo:
     """The time zone called ``name``, or the machine's zone for None.
 
     Args:
         name: An IANA name such as ``Europe/Madrid`` or ``UTC``, or the machine zone's own
             name (:func:`zone_name`), which may be none of those (a zone file elsewhere,
-            ``TZ=UTC0``).
+            ``TZ=UTC0``); or a ``zoneinfo.ZoneInfo`` or ``datetime.timezone``, as it is.
 
     Raises:
-        InvalidInput: For an unknown name, or a machine whose zone cannot be determined.
+        InvalidInput: For an unknown name, another kind of tzinfo, or a machine whose zone
+            cannot be determined.
     """
     if name is None or name == LOCAL_KEY:
         return machine_zone()
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError  # on first use: start-up (README)
 
+    if isinstance(name, tzinfo):  # found by review: a ZoneInfo was refused as not text
+        if isinstance(name, ZoneInfo | timezone):
+            return name
+        raise InvalidInput(
+            "tz",
+            f"is a {type(name).__name__}; give an IANA name such as Europe/Madrid, a "
+            "zoneinfo.ZoneInfo or a datetime.timezone.",
+        )
+
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError, OSError) as error:
         unknown = InvalidInput(
-            "tz", f"{name!r} is not a known time zone; use an IANA name such as Europe/Madrid."
+            "tz",
+            f"{quoted(name)} is not a known time zone; use an IANA name such as Europe/Madrid.",
         )
         try:
             machine = machine_zone()

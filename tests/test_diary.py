@@ -12,7 +12,7 @@ import sys
 import zoneinfo
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -269,6 +269,27 @@ def test_previous_and_next_days_skip_empty_days_in_the_requested_zone(
     assert service.diary("2026-10-05", tz="UTC").next_day == date(2026, 10, 8)
 
 
+def test_a_zone_object_cuts_the_day_as_its_name_does(
+    service: MemoryService, seeded: Seeded
+) -> None:
+    # Found by review: tz=ZoneInfo("Asia/Tokyo") was refused as not text.
+    with seeded():
+        talk("ses_late", ("2026-10-08T16:30", "user", "Último."))  # 01:30 on the 9th in Tokyo
+    by_name = service.diary("2026-10-09", tz=TOKYO)
+    assert service.diary("2026-10-09", tz=ZoneInfo(TOKYO)) == by_name
+    fixed = service.diary("2026-10-09", tz=timezone(timedelta(hours=9)))
+    assert fixed.conversations == by_name.conversations and fixed.time_zone == "UTC+09:00"
+    assert service.diary("2026-10-08", tz=UTC).conversations == by_name.conversations
+
+    class Zone(tzinfo):
+        def utcoffset(self, dt: datetime | None) -> timedelta:
+            return timedelta(hours=9)
+
+    with pytest.raises(InvalidInput, match="give an IANA name") as raised:
+        service.diary("2026-10-09", tz=Zone())
+    assert raised.value.argument == "tz"
+
+
 def test_neighbour_days_are_one_seek_on_the_created_at_index(db_path: Path) -> None:
     # Finding the closest day must not scan every message, however long the history.
     with Database(db_path).read() as connection:
@@ -301,6 +322,13 @@ def test_a_bad_day_or_zone_is_invalid_input(
     with pytest.raises(InvalidInput) as raised:
         service.diary(day, tz=tz)
     assert raised.value.argument == argument
+
+
+def test_a_long_unknown_zone_is_not_repeated_whole(service: MemoryService) -> None:
+    # Found by review: a 10,000-character zone came back whole in the error.
+    with pytest.raises(InvalidInput, match="is not a known time zone") as raised:
+        service.diary("2026-10-05", tz="Z" * 10_000)
+    assert len(str(raised.value)) < 300 and "(10000 characters)" in str(raised.value)
 
 
 ARABIC_INDIC_DAY = "\u0662\u0660\u0662\u0666-\u0661\u0660-\u0660\u0665"  # 2026-10-05

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -119,6 +120,16 @@ def test_a_memory_file_is_front_matter_then_the_content(
         "Diego prefers answers in Spanish.",
     ]
     assert not (tmp_path / "md" / "history").exists()  # memories only
+
+
+def test_the_markdown_history_takes_a_zone_object_as_its_name(
+    service: MemoryService, ids: dict[str, str], tmp_path: Path
+) -> None:
+    named = service.export(tmp_path / "named", format="markdown", tz="America/New_York")
+    zoned = service.export(tmp_path / "zoned", format="markdown", tz=ZoneInfo("America/New_York"))
+    assert zoned.model_dump(exclude={"export"}) == named.model_dump(exclude={"export"})
+    for log in (tmp_path / "named" / "history").iterdir():
+        assert (tmp_path / "zoned" / "history" / log.name).read_bytes() == log.read_bytes()
 
 
 def test_the_markdown_history_imports_back_as_the_same_messages(

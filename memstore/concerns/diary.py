@@ -13,12 +13,11 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterable
-from datetime import date, datetime
+from datetime import date, datetime, tzinfo
 from pathlib import Path
 
 from memstore import files, open_stores
 from memstore.concerns.memories import memory_model
-from memstore.config import MemoryConfig
 from memstore.errors import FileError, ImportRejected
 from memstore.logs.syntax import MAX_LOG_BYTES, day_from_file_name
 from memstore.repository import diary as diary_rows
@@ -162,9 +161,7 @@ def closest(*days: date | None, later: bool) -> date | None:
     return min(known) if later else max(known)
 
 
-def diary(
-    db: Database, config: MemoryConfig, log_dir: Path, day: date | str | None, tz: str | None
-) -> Diary:
+def diary(db: Database, log_dir: Path, day: date | str | None, tz: str | tzinfo | None) -> Diary:
     """One local calendar day, for reading only: each conversation with messages that day
     (every message, in time order), the memories written or updated that day, and the
     closest days before and after with a conversation, stored or in a log of ``log_dir``
@@ -172,10 +169,9 @@ def diary(
     day, its Markdown log as raw text (``log``), or why not (``log_error``).
     Args:
         day: A date or ``YYYY-MM-DD`` text; today in the zone by default.
-        tz: An IANA zone such as ``Europe/Madrid``; the machine's by default.
-
-    Returns:
-        The day (times in UTC; its dates in ``tz``).
+        tz: An IANA zone such as ``Europe/Madrid``, a ``ZoneInfo`` or a ``datetime.timezone``;
+            the machine's by default.
+    Returns: The day (times in UTC; its dates in ``tz``).
     Raises:
         InvalidInput: For a malformed day or an unknown time zone.
         SchemaError: For a schema older than this code's (the diary upgrades nothing).

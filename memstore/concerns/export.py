@@ -52,7 +52,7 @@ def export(
     to: str | Path,
     form: TransferFormat,
     scope: TransferScope,
-    tz: str | None,
+    tz: str | tzinfo | None,
 ) -> ExportReport:
     """Write the store (``scope="all"``) or its memories into the new ``to``.
 

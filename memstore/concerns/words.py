@@ -10,7 +10,7 @@ import sqlite3
 from memstore.arguments import valid_unicode
 from memstore.concerns.pages import following, room
 from memstore.config import PageSize
-from memstore.errors import InvalidQuery, StoreDamaged
+from memstore.errors import InvalidQuery, StoreDamaged, quoted
 from memstore.queries import WordQuery
 from memstore.repository import instance_offsets, instances, words
 from memstore.repository.speaker_names import stored_speaker
@@ -145,18 +145,6 @@ def one_word(connection: sqlite3.Connection, text: str, argument: str) -> str:
             "(punctuation and spaces separate words).",
         )
     return found[0]
-
-
-ECHOED_CHARS = 60
-"""The characters of a refused word its error repeats: a word may be as long as a message,
-and the error goes to a model's context (found by review: 4,000,000 characters did)."""
-
-
-def quoted(text: str) -> str:
-    """``text`` quoted for an error message, cut to :data:`ECHOED_CHARS` characters."""
-    if len(text) <= ECHOED_CHARS:
-        return repr(text)
-    return f"{text[:ECHOED_CHARS]!r}… ({len(text)} characters)"
 
 
 def is_cjk_run(text: str) -> bool:

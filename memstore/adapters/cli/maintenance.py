@@ -45,7 +45,9 @@ def backup(ctx: click.Context, destination: Path) -> None:
 
 @cli.command()
 @click.argument("day", type=options.Day(), required=False)
-@click.option("--tz", type=options.TimeZone(), help="IANA time zone; the machine's by default.")
+@click.option(
+    "--tz", type=options.TimeZone(), help="IANA time zone, or 'local'; the machine's by default."
+)
 @click.pass_context
 def diary(ctx: click.Context, /, day: date | None, tz: str | None) -> None:
     """Show one local DAY (YYYY-MM-DD, today by default): its conversations with every

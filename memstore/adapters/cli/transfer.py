@@ -46,7 +46,11 @@ VIEWS = ("text", "json")
     show_default=True,
     help="The whole store, or the memories only.",
 )
-@click.option("--tz", type=options.TimeZone(), help="IANA zone of the Markdown logs' days.")
+@click.option(
+    "--tz",
+    type=options.TimeZone(),
+    help="IANA zone of the Markdown logs' days, or 'local' (the default).",
+)
 @click.pass_context
 def export(
     ctx: click.Context,
