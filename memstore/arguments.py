@@ -267,14 +267,27 @@ def json_object(
     return dict(json.loads(json.dumps(copied)))  # as stored: tuples as lists, keys as text
 
 
+MAX_SOURCE_REF_CHARS = 4200
+"""The longest source reference: a log's path (4,096 bytes at most on Linux), ``#byte=`` and
+an offset. Every page showing a message repeats it (found by review: one of 20,000
+characters made each page of a 8,000-character budget 20,000 long, and a message's chunks
+one character each)."""
+
+
 def given_ref(reference: str | None) -> str | None:
     """``reference`` as a message's identity, when it is given.
 
     Raises:
         InvalidInput: If it is blank: every message given one would be the first message
             given it (found by review: ``source_ref=""`` made each later message return the
-            first, and dropped it).
+            first, and dropped it); or longer than :data:`MAX_SOURCE_REF_CHARS`.
     """
     if reference is not None and not reference.strip():
         raise InvalidInput("source_ref", "is blank; give a reference, or None for none.")
+    if reference is not None and len(reference) > MAX_SOURCE_REF_CHARS:
+        raise InvalidInput(
+            "source_ref",
+            f"is {len(reference)} characters; at most {MAX_SOURCE_REF_CHARS} are allowed "
+            "(a log's path, #byte= and an offset).",
+        )
     return reference

@@ -704,6 +704,25 @@ def test_a_blank_source_ref_is_refused_for_messages_and_memories(
     assert service.messages(session.id) == [] and service.list_memories().total == 0
 
 
+def test_a_source_ref_longer_than_a_log_path_is_refused_and_one_as_long_pages_within_budget(
+    service: MemoryService,
+) -> None:
+    # Found by review: a 20,000-character reference made every page showing its message
+    # 20,000 characters long against a budget of 8,000, and its chunks one character each.
+    session = service.start_session()
+    with pytest.raises(InvalidInput, match="source_ref: is 20000 characters; at most 4200"):
+        service.record_message(session.id, "user", "hello there", source_ref="x" * 20_000)
+    with pytest.raises(InvalidInput, match="source_ref: is 4201 characters"):
+        service.remember("Diego likes owls.", source_ref="x" * 4201)
+    assert service.messages(session.id) == [] and service.list_memories().total == 0
+    longest = "x" * 4200
+    message = service.record_message(session.id, "user", "hello there " * 1000, source_ref=longest)
+    assert message is not None
+    chunk = service.read_memory_message(message.id)
+    assert len(chunk.model_dump_json()) <= 8000 and len(chunk.content) > 3000
+    assert len(service.word_instances("hello").model_dump_json()) <= 8000
+
+
 def test_a_source_ref_of_another_message_than_the_source_id_is_refused(
     service: MemoryService,
 ) -> None:
