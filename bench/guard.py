@@ -18,11 +18,15 @@ Usage:
 3. ``remember`` p50 on a fresh database with the guard and on another with the guard
    switched off, the same ordinary contents alternating between the two in one run: the
    difference is what the guard adds. Also the guard's own p50 on those contents.
+4. The guard on a text of one repeated shape (``tests/test_guard.py``'s, which once took it
+   time growing with the square of the length), at 4,000 characters (a memory's limit) and
+   at 64,000: the time of each, and their ratio (16 when the guard is linear).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import statistics
 import sys
 import tempfile
@@ -37,7 +41,7 @@ sys.path.insert(0, str(REPO))
 from bench.timing import seconds  # noqa: E402
 from memstore import MemoryService  # noqa: E402
 from memstore.guard import reject_secrets, secret_kind  # noqa: E402
-from tests.test_guard import LABELLED_CORPORA, corpus_messages  # noqa: E402
+from tests.test_guard import LABELLED_CORPORA, REPEATED_SHAPES, corpus_messages  # noqa: E402
 
 SHARED = REPO.parent / "shared"
 
@@ -116,6 +120,19 @@ def remember_cost(repeat: int) -> list[str]:
     ]
 
 
+def repeated_shapes() -> list[str]:
+    """The guard's time on each repeated shape at 4,000 and 64,000 characters."""
+    lines = []
+    for shape in REPEATED_SHAPES:
+        short, long = ((shape * (n // len(shape) + 1))[:n] for n in (4_000, 64_000))
+        short_s, long_s = (seconds(functools.partial(secret_kind, text)) for text in (short, long))
+        lines.append(
+            f"guard on {shape!r} repeated: {short_s * 1000:.1f} ms at 4,000 characters, "
+            f"{long_s * 1000:.1f} ms at 64,000 ({long_s / short_s:.1f}x the time for 16x the text)"
+        )
+    return lines
+
+
 def main() -> None:
     """Print every measurement."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -129,6 +146,7 @@ def main() -> None:
         ),
         *real_dialogue(),
         *remember_cost(args.repeat),
+        *repeated_shapes(),
     ]
     print("\n".join(lines))
 
