@@ -10,19 +10,20 @@ from __future__ import annotations
 import json
 import logging
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PureWindowsPath
-from typing import Any, Self
+from typing import Any, Self, cast
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    ModelWrapValidatorHandler,
     ValidationError,
     field_validator,
-    model_validator,
 )
+from pydantic_core import InitErrorDetails
 
 from memstore import files
 from memstore.arguments import MAX_READER_ITEMS, valid_unicode
@@ -143,19 +144,23 @@ class MemoryConfig(BaseModel):
             raise ValueError("log_dir is empty; give a folder such as logs, or leave it out")
         return None if value is None else local_path(value, "log_dir")
 
-    @model_validator(mode="wrap")
+    # Refused settings are InvalidSettings, memstore's InvalidInput and pydantic's
+    # ValidationError at once, pydantic's own error its cause (see read_section). Raised
+    # here, around pydantic: a ValidationError raised inside a validator comes out as
+    # pydantic's own.
+    def __init__(self, **data: Any) -> None:
+        with refused_settings():
+            super().__init__(**data)
+
     @classmethod
-    def _invalid_input(cls, data: Any, handler: ModelWrapValidatorHandler[Self]) -> Self:
-        """Refused settings as :class:`~memstore.errors.InvalidInput` naming the first, as
-        every other argument of the API is refused (found by review: ``MemoryConfig(
-        max_results=0)`` raised pydantic's ValidationError, outside memstore's errors); the
-        ValidationError is its cause (see :func:`read_section`)."""
-        try:
-            return handler(data)
-        except ValidationError as error:
-            (name, reason), *others = settings_problems(error)
-            more = "".join(f"; {other}: {why}" for other, why in others)
-            raise InvalidInput(name, reason + more) from error
+    def model_validate(cls, *args: Any, **kwargs: Any) -> Self:
+        with refused_settings():
+            return super().model_validate(*args, **kwargs)
+
+    @classmethod
+    def model_validate_json(cls, *args: Any, **kwargs: Any) -> Self:
+        with refused_settings():
+            return super().model_validate_json(*args, **kwargs)
 
     def page_size(self) -> PageSize:
         """The pages of an agent: ``max_results`` items within ``recall_chars``."""
@@ -179,6 +184,48 @@ class MemoryConfig(BaseModel):
             return self.database_path().parent / "logs"
         path = Path(self.log_dir).expanduser()
         return path if path.is_absolute() else data_dir() / path
+
+
+class InvalidSettings(InvalidInput, ValidationError):
+    """Settings :class:`MemoryConfig` refuses: an :class:`~memstore.errors.InvalidInput`
+    naming the first, as every argument of the API is refused (found by review:
+    ``MemoryConfig(max_results=0)`` raised an error outside memstore's), and a pydantic
+    ``ValidationError`` (a ``ValueError``) with every error in ``errors()``, as a pydantic
+    model's caller expects (found by a later review)."""
+
+    def __init__(self, *args: object) -> None:
+        """Left to :meth:`of`: pydantic builds the error from its data."""
+
+    @classmethod
+    def of(cls, error: ValidationError) -> InvalidSettings:
+        """The refusal of what pydantic's ``error`` found."""
+        # the same errors, as pydantic builds them (their shape is that of its own data)
+        details = cast(list[InitErrorDetails], error.errors())
+        refused = cls.from_exception_data(error.title, details)
+        (name, reason), *others = settings_problems(error)
+        refused.argument = name
+        refused.reason = reason + "".join(f"; {other}: {why}" for other, why in others)
+        refused.args = (f"{name}: {refused.reason}",)
+        return refused
+
+    def named(self, name: str) -> InvalidInput:
+        """The same refusal with its argument called ``name``, as a plain InvalidInput
+        (pydantic's part cannot be copied the way InvalidInput copies itself)."""
+        return InvalidInput(name, self.reason)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+@contextmanager
+def refused_settings() -> Iterator[None]:
+    """pydantic's ValidationError of :class:`MemoryConfig` as :class:`InvalidSettings`."""
+    try:
+        yield
+    except ValidationError as error:
+        if isinstance(error, InvalidSettings):
+            raise
+        raise InvalidSettings.of(error) from error
 
 
 def read_section(path: Path) -> MemoryConfig:

@@ -7,6 +7,7 @@ import logging
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from memstore import FileError, InvalidInput, MemoryConfig, MemoryService
 from memstore.config import ConfigLoader, data_dir, read_section
@@ -28,6 +29,26 @@ def test_each_range_accepts_its_edges_and_refuses_one_beyond(
         with pytest.raises(InvalidInput, match=f"^{field}: Input should be") as caught:
             MemoryConfig(**{field: outside})
         assert caught.value.argument == field
+
+
+def test_a_refused_setting_is_also_pydantic_s_validation_error() -> None:
+    # Found by review: a pydantic model's caller catches ValidationError (or ValueError),
+    # which memstore's InvalidInput alone was not; it is both, with pydantic's errors().
+    for build in (
+        lambda: MemoryConfig(max_results=0, recall_chars=10),
+        lambda: MemoryConfig.model_validate({"max_results": 0, "recall_chars": 10}),
+        lambda: MemoryConfig.model_validate_json('{"max_results": 0, "recall_chars": 10}'),
+    ):
+        with pytest.raises(ValidationError) as caught:
+            build()
+        refused = caught.value
+        assert isinstance(refused, InvalidInput) and isinstance(refused, ValueError)
+        assert refused.argument == "max_results"
+        assert str(refused).startswith("max_results: Input should be greater than or equal to 1")
+        assert "recall_chars: Input should be" in str(refused)
+        assert [error["loc"] for error in refused.errors()] == [("max_results",), ("recall_chars",)]
+        renamed = refused.named("--max-results")
+        assert str(renamed).startswith("--max-results: Input should be greater than or equal")
 
 
 @pytest.mark.parametrize(("field", "low", "high"), EDGES)
