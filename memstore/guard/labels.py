@@ -81,7 +81,7 @@ KEY_LABELS = (
 # (not a public key, even when the label starts at "key")
 # The word before "key" is bounded (a longer one is no key's name): a run of word characters
 # and hyphens is otherwise read to its end from each of its starts, quadratic in its length.
-LONG_KEY_LABELS = r"(?<!public )(?<!pub )(?:(?!public|pub\b)[\w-]{1,64}[ _-])?(?:keys?|secrets?)"
+LONG_KEY_LABELS = r"(?<!public )(?<!pub )(?:(?!public|pub\b)[\w-]{1,128}[ _-])?(?:keys?|secrets?)"
 # Longer verbs first: an alternation takes the first that matches, and "is" alone left
 # "is now" the value of "the wifi password is now Hunter22" (found by review).
 VERBS = (
@@ -127,6 +127,13 @@ WORD_START = r"(?:(?<!\w)|(?=[\u3000-\uffff]))"
 WORD_END = r"(?:(?<=[\u3000-\uffff])|(?!\w))"
 
 
+VALUE_CHAR = "[^\\s\"'`\u201d»]"  # what a value is made of: up to a space or a closing quote
+MAX_VALUE_CHARS = 512
+"""The longest value a label names: a longer run is no password or key given by hand (a
+token's format finds a long token). Unbounded, each label in a run without spaces ("pw:"
+or "密码是" repeated) read the run to its end, quadratic in its length (found by review)."""
+
+
 def labelled(least_filler: int) -> re.Pattern[str]:
     """A label, at least ``least_filler`` words of filler, a connector and a value."""
     filler = rf"(?:[ \t]+[^\s.,;!?:=]+){{{least_filler},8}}?"
@@ -136,9 +143,10 @@ def labelled(least_filler: int) -> re.Pattern[str]:
         rf"(?:(?P<filler>{filler})(?:{CONNECTOR})"
         rf"|(?P<filler_digits>{filler})(?P<digits>[ \t]+)(?=[0-9][0-9-]{{2,14}}(?:$|[\s,.;!?]))"
         r"|(?P<comma>[ \t]*,[ \t]*)|(?P<bare>[ \t]+))"
-        r"[\"'`\u201c«]?(?P<value>[^\s\"'`\u201d»]+)(?=(?P<after>[ \t]*\S?))"
+        rf"[\"'`\u201c«]?(?P<value>{VALUE_CHAR}{{1,{MAX_VALUE_CHARS}}})(?!{VALUE_CHAR})"
+        r"(?=(?P<after>[ \t]*\S?))"
         # "diego.m / Roble!Verde84": a login, then its password
-        r"(?:[ \t]*[/|][ \t]*(?P<second>\S+))?",
+        rf"(?:[ \t]*[/|][ \t]*(?P<second>\S{{1,{MAX_VALUE_CHARS}}}(?!\S)))?",
         re.IGNORECASE,
     )
 
