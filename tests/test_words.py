@@ -100,10 +100,12 @@ def test_excerpt_keeps_sixty_characters_each_side_within_the_text() -> None:
     assert excerpt(text, 200, 206) == (text[140:], 140)
 
 
-def test_an_excerpt_holds_the_whole_of_a_long_match() -> None:
+def test_an_excerpt_holds_a_long_match_whole_when_it_fits_and_stays_within_its_cap() -> None:
     text = "before text " + "q" * 1000 + " after text"
-    assert excerpt(text, 12, 1012) == (text[:1012], 0)
     assert excerpt(text, 12, 300) == (text[:360], 0)
+    long = "x" * 100 + " " + "q" * 350 + " after"
+    assert excerpt(long, 101, 451) == (long[51:451], 51)  # the match whole, 50 before it
+    assert excerpt(text, 12, 1012) == (text[12:412], 12)  # the cap: the match's start
 
 
 # Exact positions in awkward texts
@@ -414,6 +416,10 @@ def test_a_word_too_long_for_a_page_of_the_budget_is_refused_by_its_length(
         service.word_instances("w" * (8000 // 3 + 1))
     with pytest.raises(InvalidQuery, match="is 1000000 characters"):
         service.word_instances("a" * 1_000_000)
+    # Found by review: an excerpt holding the whole of the longest word allowed passed it.
+    one_message(service, "plain " + "x" * (8000 // 3) + " tail")
+    page = service.word_instances("x" * (8000 // 3))
+    assert page.total == 1 and len(page.model_dump_json()) <= 8000
 
 
 def test_an_empty_prefix_lists_every_word_alphabetically(service: MemoryService) -> None:

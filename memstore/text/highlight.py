@@ -66,10 +66,12 @@ def marked_spans(
 
 
 def excerpt(text: str, start: int, end: int) -> tuple[str, int]:
-    """A short window of ``text`` around ``[start, end)`` and where it starts: up to
-    :data:`EXCERPT_BEFORE` characters before and :data:`EXCERPT_AFTER` after, at most
-    :data:`EXCERPT_MAX` in all unless the span alone is longer; the whole span always
-    (found by review: a word of 1,000 characters was cut off in its excerpt)."""
-    low = max(0, start - EXCERPT_BEFORE)
-    high = min(len(text), end + EXCERPT_AFTER, max(low + EXCERPT_MAX, end))
+    """A short window of ``text`` around ``[start, end)`` and where it starts: at most
+    :data:`EXCERPT_MAX` characters, up to :data:`EXCERPT_BEFORE` before the span and
+    :data:`EXCERPT_AFTER` after it, and the whole span when it fits (found by review: a
+    word of 350 characters was cut off in its excerpt); of a longer span, its start. The
+    cap keeps a page within its budget (a review found a whole 2,600-character word in
+    the excerpt pushing a page past it)."""
+    low = max(0, min(start, max(start - EXCERPT_BEFORE, end - EXCERPT_MAX)))
+    high = min(len(text), end + EXCERPT_AFTER, low + EXCERPT_MAX)
     return text[low:high], low
