@@ -45,7 +45,8 @@ if TYPE_CHECKING:
     from memstore.adapters.recorder import Recorder
     from memstore.adapters.tools import MemoryTools
     from memstore.adapters.toolset import memory_toolset
-    from memstore.config import ConfigLoader, MemoryConfig
+    from memstore.config import MemoryConfig
+    from memstore.config_file import ConfigLoader
     from memstore.schemas import (
         BackupReport,
         ExportReport,
@@ -67,7 +68,7 @@ LAZY = {
     "memory_toolset": "memstore.adapters.toolset",
     "Recorder": "memstore.adapters.recorder",
     "MemoryTools": "memstore.adapters.tools",
-    "ConfigLoader": "memstore.config",
+    "ConfigLoader": "memstore.config_file",
     "MemoryConfig": "memstore.config",
     "MemoryService": "memstore.service",
     **dict.fromkeys(

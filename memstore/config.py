@@ -7,8 +7,6 @@ directory. Changing the path selects another database: nothing is moved or merge
 
 from __future__ import annotations
 
-import json
-import logging
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,18 +23,13 @@ from pydantic import (
 )
 from pydantic_core import InitErrorDetails
 
-from memstore import files
 from memstore.arguments import MAX_READER_ITEMS, valid_unicode
 from memstore.errors import FileError, InvalidInput
-from memstore.json_text import KeyedObject
 from memstore.lazy_modules import LazyModule
 
 platformdirs = LazyModule("platformdirs")  # 6 ms of a start that names its files absolutely
 
-log = logging.getLogger(__name__)
-
 HOME_VARIABLE = "MEMSTORE_HOME"
-MAX_CONFIG_BYTES = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -228,44 +221,6 @@ def refused_settings() -> Iterator[None]:
         raise InvalidSettings.of(error) from error
 
 
-def read_section(path: Path) -> MemoryConfig:
-    """The ``memory`` section of a JSON configuration file, validated.
-
-    Raises:
-        FileError: When the path is not a regular file (a FIFO, a folder, a device).
-        OSError: When the file cannot be read.
-        ValueError: When it is over 1 MiB, not UTF-8, not JSON, has no object ``memory``
-            section, or a setting is invalid (one sentence per bad setting: its name, what
-            is wrong, the value given).
-    """
-    data = files.read_regular(path, MAX_CONFIG_BYTES, "the configuration")
-    if len(data) > MAX_CONFIG_BYTES:
-        raise ValueError(f"the file is over {MAX_CONFIG_BYTES // 1024} KiB; is it the right one?")
-    try:
-        document: Any = json.loads(data.decode("utf-8-sig"), object_pairs_hook=KeyedObject)
-    except UnicodeDecodeError as error:  # found by review: Python's own codec message
-        raise ValueError(f"byte {error.start} is not valid UTF-8; save the file as UTF-8") from None
-    except json.JSONDecodeError as error:
-        raise ValueError(
-            f"it is not valid JSON ({error.msg} at line {error.lineno}, column {error.colno})"
-        ) from None
-    except RecursionError:  # json gives up on arrays or objects nested a thousand deep
-        raise ValueError("the JSON is nested too deeply to be a configuration") from None
-    is_object = isinstance(document, KeyedObject)
-    section = document.get("memory", KeyedObject([])) if is_object else None
-    if not isinstance(section, KeyedObject):
-        raise ValueError('the file must be a JSON object whose "memory" is an object')
-    repeated = ["memory"] if "memory" in document.repeated else []
-    repeated += [f"memory.{key}" for key in section.repeated]
-    if repeated:
-        raise ValueError(f"{repeated[0]} is given twice; keep one of them")
-    try:
-        return MemoryConfig.model_validate(section)
-    except InvalidInput as error:
-        names = [(f"memory.{name}", why) for name, why in settings_problems(error.__cause__)]
-        raise ValueError("; ".join(f"{name}: {why}" for name, why in names)) from None
-
-
 def settings_problems(error: BaseException | None) -> list[tuple[str, str]]:
     """pydantic's errors (a ValidationError's) as settings' names and plain sentences, e.g.
     ``("max_results", "Input should be less than or equal to 50 (given 500)")``, without
@@ -280,32 +235,3 @@ def settings_problems(error: BaseException | None) -> list[tuple[str, str]]:
         given = f" (given {problem['input']!r})" if problem["type"] != "missing" else ""
         problems.append((name, f"{reason}{given}"))
     return problems
-
-
-class ConfigLoader:
-    """Loads the ``memory`` settings of a host's JSON configuration, again on each change.
-
-    Invalid settings keep the last valid ones (the defaults on the first load) and the
-    reason is logged under the ``memstore`` logger, as the host's own settings behave.
-
-    Args:
-        path: The configuration file.
-    """
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.current = MemoryConfig()
-        """The settings in force."""
-
-    def load(self) -> MemoryConfig:
-        """Read the file again; return the new settings, or the last valid ones."""
-        try:
-            self.current = read_section(self.path)
-        except (OSError, ValueError, FileError) as error:
-            reason = error.strerror if isinstance(error, OSError) else str(error)
-            log.warning(
-                "memory settings in %s not used (%s); keeping the last valid ones",
-                self.path,
-                reason,
-            )
-        return self.current

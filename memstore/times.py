@@ -1,5 +1,6 @@
 """Times given to memstore: parsed from ISO 8601, required to be aware, converted to UTC;
-and local calendar days: a time zone by name, a day's bounds as UTC instants.
+and local calendar days: a day's bounds as UTC instants in a zone (named in
+:mod:`memstore.zones`).
 
 Times are UTC, in the years 1 to 9999 that Python's datetime holds. A time near the
 calendar's edges can leave them once converted (``0001-01-01T00:00:00+05:00`` is in year 0
@@ -12,10 +13,9 @@ UTC (:func:`local_time`).
 from __future__ import annotations
 
 import re
-from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
 
-from memstore.errors import InvalidInput, StoreDamaged, quoted
-from memstore.machine_zone import machine_zone
+from memstore.errors import InvalidInput, StoreDamaged
 
 EXAMPLE = "2026-10-05T09:00:00+02:00"
 DAY_FORMAT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # ASCII digits only (found by review)
@@ -25,7 +25,6 @@ STORED_BEFORE = datetime(9999, 12, 31, tzinfo=UTC)
 calendar's ends, so that any zone (whose offsets stay under a day) shows them as local time.
 A message at 9999-12-31T23:00Z failed every later diary and text view in Tokyo (found by
 review)."""
-LOCAL_KEY = "local"  # tzlocal's key for a zone read from /etc/localtime without a name
 
 
 def zone_offset(value: datetime, argument: str) -> timedelta | None:
@@ -161,53 +160,6 @@ def after(now: datetime, previous: datetime) -> datetime:
     the clock went back (found by review: a store's own export could not be imported, or
     another store skipped an edit as no newer)."""
     return max(now, previous + timedelta(microseconds=1))
-
-
-def zone(name: str | tzinfo | None) -> tzinfo:
-    """The time zone called ``name``, or the machine's zone for None.
-
-    Args:
-        name: An IANA name such as ``Europe/Madrid`` or ``UTC``, or the machine zone's own
-            name (:func:`zone_name`), which may be none of those (a zone file elsewhere,
-            ``TZ=UTC0``); or a ``zoneinfo.ZoneInfo`` or ``datetime.timezone``, as it is.
-
-    Raises:
-        InvalidInput: For an unknown name, another kind of tzinfo, or a machine whose zone
-            cannot be determined.
-    """
-    if name is None or name == LOCAL_KEY:
-        return machine_zone()
-    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError  # on first use: start-up (README)
-
-    if isinstance(name, tzinfo):  # found by review: a ZoneInfo was refused as not text
-        if isinstance(name, ZoneInfo | timezone):
-            return name
-        raise InvalidInput(
-            "tz",
-            f"is a {type(name).__name__}; give an IANA name such as Europe/Madrid, a "
-            "zoneinfo.ZoneInfo or a datetime.timezone.",
-        )
-
-    try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError, OSError) as error:
-        unknown = InvalidInput(
-            "tz",
-            f"{quoted(name)} is not a known time zone; use an IANA name such as Europe/Madrid.",
-        )
-        try:
-            machine = machine_zone()
-        except InvalidInput:
-            raise unknown from error
-        if zone_name(machine) != name:
-            raise unknown from error
-        return machine  # found by review: the diary's text view refused the machine's zone
-
-
-def zone_name(place: tzinfo) -> str:
-    """The name :func:`zone` takes back for ``place``: its IANA key, else its own name."""
-    key = getattr(place, "key", None)
-    return key if isinstance(key, str) else str(place.tzname(None))
 
 
 def parse_day(value: date | str) -> date:

@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 import pytest
 
 from memstore import FileError, MemoryConfig, MemoryService, StoreBusy
-from memstore.config import read_section
+from memstore.config_file import read_section
 from tests.test_probe import memstore
 
 T = TypeVar("T")

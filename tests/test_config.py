@@ -10,7 +10,8 @@ import pytest
 from pydantic import ValidationError
 
 from memstore import FileError, InvalidInput, MemoryConfig, MemoryService
-from memstore.config import ConfigLoader, data_dir, read_section
+from memstore.config import data_dir
+from memstore.config_file import ConfigLoader, read_section
 
 EDGES = [
     ("max_results", 1, 50),

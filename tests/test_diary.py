@@ -159,7 +159,7 @@ def test_without_a_zone_the_machine_zone_cuts_the_day(
     ("machine", "named", "day", "clock"),
     [
         ("zone file", "tokyo", "2026-10-06", "01:00"),
-        ("<+09>-9", "+09", "2026-10-06", "01:00"),
+        ("<+09>-9", "UTC+09:00", "2026-10-06", "01:00"),  # a fixed offset, named as one
         ("UTC0", "UTC", "2026-10-05", "16:00"),
         # found by review: called UTC by the C library, 3 hours east, read back as UTC
         ("UTC-3", "UTC+03:00", "2026-10-05", "19:00"),
@@ -277,17 +277,33 @@ def test_a_zone_object_cuts_the_day_as_its_name_does(
         talk("ses_late", ("2026-10-08T16:30", "user", "Último."))  # 01:30 on the 9th in Tokyo
     by_name = service.diary("2026-10-09", tz=TOKYO)
     assert service.diary("2026-10-09", tz=ZoneInfo(TOKYO)) == by_name
-    fixed = service.diary("2026-10-09", tz=timezone(timedelta(hours=9)))
+    fixed = service.diary("2026-10-09", tz=timezone(timedelta(hours=9), "Tokyo summer"))
     assert fixed.conversations == by_name.conversations and fixed.time_zone == "UTC+09:00"
+    # found by review: the zone a diary names is taken back, for an offset as for a name
+    assert service.diary("2026-10-09", tz=fixed.time_zone) == fixed
+    assert service.diary("2026-10-09", tz="UTC-04:30").time_zone == "UTC-04:30"
+    with pytest.raises(InvalidInput, match="'UTC\\+24:00' is no UTC offset"):
+        service.diary("2026-10-09", tz="UTC+24:00")
     assert service.diary("2026-10-08", tz=UTC).conversations == by_name.conversations
 
     class Zone(tzinfo):
         def utcoffset(self, dt: datetime | None) -> timedelta:
             return timedelta(hours=9)
 
-    with pytest.raises(InvalidInput, match="give an IANA name") as raised:
+    with pytest.raises(InvalidInput, match="without an IANA name; give a name such as") as raised:
         service.diary("2026-10-09", tz=Zone())
     assert raised.value.argument == "tz"
+
+
+def test_a_zone_read_from_a_file_without_its_name_is_refused(service: MemoryService) -> None:
+    # Found by review: its name was "None", which no later call could take back.
+    found = [Path(root, TOKYO) for root in zoneinfo.TZPATH if Path(root, TOKYO).is_file()]
+    if not found:
+        pytest.skip("no zone file of Asia/Tokyo on this machine")
+    with found[0].open("rb") as tokyo:
+        keyless = ZoneInfo.from_file(tokyo)
+    with pytest.raises(InvalidInput, match="is a ZoneInfo without an IANA name"):
+        service.diary("2026-10-09", tz=keyless)
 
 
 def test_neighbour_days_are_one_seek_on_the_created_at_index(db_path: Path) -> None:

@@ -24,7 +24,8 @@ from memstore.repository import diary as diary_rows
 from memstore.schemas import Diary, DiaryConversation, Message
 from memstore.store import examine
 from memstore.store.database import Database
-from memstore.times import bounds, local_date, parse_day, today, utc_now, zone, zone_name
+from memstore.times import bounds, local_date, parse_day, today, utc_now
+from memstore.zones import zone, zone_name
 
 # Conversations
 

@@ -40,9 +40,10 @@ from memstore.schemas.transfer import (
     SourceLink,
 )
 from memstore.store.database import Database
-from memstore.times import utc_now, zone
+from memstore.times import utc_now
 from memstore.transfer import destination, jsonl, memory_files
 from memstore.transfer.daily_logs import DailyLogFiles
+from memstore.zones import zone
 
 DEFAULT_ASSISTANT = "Assistant"
 

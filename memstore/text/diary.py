@@ -9,7 +9,8 @@ from datetime import date, datetime, tzinfo
 from memstore.logs.fences import FenceTracker
 from memstore.schemas import Diary, DiaryConversation, Memory, Message
 from memstore.text.printable import printable
-from memstore.times import local_date, local_time, zone
+from memstore.times import local_date, local_time
+from memstore.zones import zone
 
 INDENT = "    "
 EN_DASH = "\u2013"

@@ -23,7 +23,8 @@ def load_config(path: Path | None) -> MemoryConfig:
     Raises:
         click.BadParameter: When the file cannot be read or holds invalid settings.
     """
-    from memstore.config import MemoryConfig, read_section
+    from memstore.config import MemoryConfig
+    from memstore.config_file import read_section
 
     if path is None:
         return MemoryConfig()

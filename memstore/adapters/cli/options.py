@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from memstore import paths, times
+from memstore import paths, times, zones
 from memstore.arguments import MAX_POSITION, MAX_READER_ITEMS
 from memstore.errors import InvalidInput
 from memstore.kinds import Mode, Scope, SearchRole, values
@@ -85,7 +85,7 @@ class TimeZone(Parsed):
 
     def parse(self, text: str, argument: str) -> Any:
         """The zone's IANA key."""
-        return times.zone_name(times.zone(text))
+        return zones.zone_name(zones.zone(text))
 
 
 class GivenPath(click.Path):
