@@ -526,6 +526,24 @@ def test_an_import_of_wrong_speakers_says_so_on_stderr_and_exits_1(db_path: Path
     ]
 
 
+@pytest.mark.parametrize(("speakers", "more"), [(150, "and more names"), (30, "and 10 more names")])
+def test_an_import_summary_counts_every_record_of_unknown_speakers_however_many_names(
+    runner: CliRunner, db_path: Path, tmp_path: Path, speakers: int, more: str
+) -> None:
+    # Found by review: the summary summed the report's first 100 names, and said "100
+    # records" of 143,511.
+    log = tmp_path / "logs" / "2026-10-05.md"
+    log.parent.mkdir()
+    records = "".join(f"\n\n[09:00:00 +0000]\nS{n}: x" for n in range(speakers))
+    log.write_text("Morgan Log — 2026-10-05" + records, encoding="utf-8")
+    args = ["--database", str(db_path), "import", str(log), "--include-tail"]
+    result = runner.invoke(cli, [*args, "--speaker", "Diego=user"])
+    assert result.exit_code == 1
+    summary = result.stderr.splitlines()[-1]
+    assert f"; {speakers} records of unknown speakers not imported: 'S0' (1), 'S1' (1)," in summary
+    assert summary.endswith(f"'S19' (1), {more} (add --speaker NAME=ROLE).")
+
+
 def test_an_import_summary_counts_one_in_the_singular(
     runner: CliRunner, db_path: Path, tmp_path: Path
 ) -> None:
