@@ -278,6 +278,38 @@ def test_running_out_of_memory_is_the_json_error_and_stores_nothing(tmp_path: Pa
     assert MemoryService(database).health().ok
 
 
+UNLOADABLE = """
+import sys
+from memstore.adapters.cli import main
+sys.modules["sqlalchemy"] = None  # as a module that fails to map under a memory limit
+sys.argv = ["memstore", "--database", sys.argv[1], "import", sys.argv[2], "--speaker",
+            "Diego=user", "--include-tail"]
+main()
+"""
+
+
+def test_a_library_that_cannot_be_loaded_is_the_json_error_and_stores_nothing(
+    tmp_path: Path,
+) -> None:
+    # Found by review: under a memory limit, SQLAlchemy (loaded on first use, for a new
+    # database's migration) failed to map and the import ended in a traceback.
+    database = tmp_path / "m.sqlite3"
+    path = shaped_log(tmp_path / "logs", b"x\n", 1024)
+    completed = subprocess.run(
+        [sys.executable, "-c", UNLOADABLE, str(database), str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert completed.returncode == 1 and "Traceback" not in completed.stderr
+    error = json.loads(completed.stderr.strip().splitlines()[-1])["error"]
+    assert error["type"] == "ModuleNotFoundError" and "could not be loaded" in error["message"]
+    report = MemoryService(database).import_markdown(
+        [path], speakers={"Diego": "user"}, include_tail=True
+    )  # nothing half done stands in the way
+    assert (report.imported, report.errors) == (1, 0)
+
+
 @pytest.mark.parametrize("ending", ["\n", "\r\n"])
 @pytest.mark.parametrize("speaker", ["Diego", "System"])
 def test_a_message_over_a_mib_is_stored_whole_indexed_once_and_checked_ok(

@@ -36,6 +36,11 @@ OUT_OF_MEMORY = (
     "memstore ran out of memory; the unit of work it was in was rolled back, so "
     "nothing of it was stored. Free memory (or split a large log) and retry."
 )
+NOT_LOADED = (
+    "part of memstore or a library it needs could not be loaded ({error}): the machine may be "
+    "out of memory, or the installation incomplete. Nothing more was done; free memory, or "
+    "reinstall, and retry."
+)
 
 
 def emit(result: BaseModel | dict[str, Any], view: Callable[[Any], str] | None = None) -> None:
@@ -216,6 +221,10 @@ class JsonErrors(click.Group):
             sys.exit(EXIT_FAILURE)
         except MemoryError:
             emit_error("MemoryError", OUT_OF_MEMORY)
+            sys.exit(EXIT_FAILURE)
+        except (ImportError, SystemError) as error:  # found by review: a module loaded on
+            # first use failing to map under a memory limit ended in a traceback
+            emit_error(type(error).__name__, NOT_LOADED.format(error=error))
             sys.exit(EXIT_FAILURE)
         except OSError as error:  # stdout full or gone, most likely (a file's are FileError)
             emit_error("OSError", f"{error}; nothing more was done.")
