@@ -15,6 +15,22 @@ def test_all_lists_exactly_the_public_names() -> None:
     )
 
 
+def test_every_result_type_of_the_service_is_a_public_name() -> None:
+    # Found by review: CONTRACT.md's MemoryContext, WordPage and others could not be
+    # imported from memstore, only from memstore.schemas.
+    import inspect
+    import typing
+
+    returned = set()
+    for _, method in inspect.getmembers(memstore.MemoryService, inspect.isfunction):
+        hint = typing.get_type_hints(method).get("return")
+        for kind in (hint, *typing.get_args(hint)):
+            if getattr(kind, "__module__", "").startswith("memstore.schemas"):
+                returned.add(kind.__name__)
+    assert {"MemoryContext", "WordPage", "InstancePage", "MessageChunk"} <= returned
+    assert returned <= set(memstore.__all__)
+
+
 def test_every_error_derives_from_memstore_error() -> None:
     errors = [getattr(memstore, n) for n in memstore.__all__ if n.endswith(("Error", "Found"))]
     errors += [memstore.InvalidInput, memstore.InvalidQuery, memstore.StoreBusy]
