@@ -170,6 +170,35 @@ def test_the_word_before_clave_is_read_however_long_the_text_before_it() -> None
     assert secret_kind("x " * 5_000 + "Wifi clave: 887766") == "labelled credential"
 
 
+@pytest.mark.parametrize(
+    "content",
+    [
+        "db_password = 'swordfish'",
+        "db_password: qwertyuiop",
+        "admin_password = 'letmeinnow'",
+        "cloudant_password=abcdefghijklmnop",
+    ],
+)
+def test_a_password_setting_in_lower_case_is_refused_as_in_upper_case(content: str) -> None:
+    # Found by review: DB_PASSWORD=swordfish was refused, db_password = 'swordfish' stored.
+    assert secret_kind(content) == "secret assignment"
+    assert secret_kind(content.upper()) == "secret assignment"
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "password_min_length: 12",
+        "db_password_file: /run/secrets/db",
+        "password_hash: bcrypt",
+        "db_password = os.environ['DB_PASSWORD']",
+        "db_password: <your password>",
+    ],
+)
+def test_a_setting_about_passwords_in_lower_case_is_stored(content: str) -> None:
+    assert secret_kind(content) is None
+
+
 def test_updates_are_guarded_too(service: MemoryService) -> None:
     memory = service.remember("Diego's router is in the hall.")
     with pytest.raises(SecretRejected):

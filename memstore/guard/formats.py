@@ -127,10 +127,18 @@ SETTING = re.compile(
 # Settings about passwords whose value is a word (PASSWORD_POLICY=strict): one made up is
 # still a secret ("PASSWORD_RULES: Kx9!mPq2"; both found by review).
 POLICY = re.compile(
-    r"_(?:POLICY|HASHERS?|VALIDATORS?|RULES?|COMPLEXITY|STRENGTH|HISTORY|ROTATION)$"
+    r"_(?:POLICY|HASH(?:ERS?|ING)?|VALIDATORS?|RULES?|COMPLEXITY|STRENGTH|HISTORY|ROTATION)$"
 )
 PASSWORD_NAME = re.compile(r"PASSWORD|PASSWD|PWD")
-ASSIGNMENT = re.compile(rf"\b(?P<name>{SECRET_NAME})\s*[=:]\s*[\"']?(?P<value>[^\s\"';,]+)")
+# A password's setting written in lower case, as configuration files do (db_password,
+# smtp_pwd): an underscore beside the word (found by review: "db_password = 'swordfish'"
+# passed where DB_PASSWORD=swordfish did not).
+SNAKE_PASSWORD_NAME = (
+    r"[a-z0-9_]*_(?:password|passwd|pwd)[a-z0-9_]*|(?:password|passwd|pwd)_[a-z0-9_]+"
+)
+ASSIGNMENT = re.compile(
+    rf"\b(?P<name>{SECRET_NAME}|{SNAKE_PASSWORD_NAME})\s*[=:]\s*[\"']?(?P<value>[^\s\"';,]+)"
+)
 COMMAND = re.compile(
     r"\bsshpass\s+-p\s*[\"']?(?P<value>[^\s\"']+)"
     r"|\bmysql(?:dump)?\b[^\n]*?\s-p(?P<attached>[^\s\"']+)"
@@ -167,10 +175,10 @@ def assigned(found: re.Match[str]) -> str | None:
     """``secret assignment`` for a secret's name given a made-up value, or a password's name
     a word (``DB_PASSWORD=swordfish``); not a setting about secrets such as
     TOKEN_EXPIRY=3600, nor a lookup such as ${DB_PASSWORD}."""
-    value = found["value"]
-    if SETTING.search(found["name"]) or (POLICY.search(found["name"]) and not made_up(value)):
+    value, name = found["value"], found["name"].upper()  # db_password as DB_PASSWORD
+    if SETTING.search(name) or (POLICY.search(name) and not made_up(value)):
         return None
-    worded = PASSWORD_NAME.search(found["name"]) is not None and passphrase(value, True)
+    worded = PASSWORD_NAME.search(name) is not None and passphrase(value, True)
     return "secret assignment" if made_up(value) or worded else None
 
 
