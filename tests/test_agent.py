@@ -176,8 +176,9 @@ def test_a_turn_says_its_request_was_not_stored_though_its_reply_was(
     )
     turn = agent.run_sync("My sister is called Ana.")
     assert turn.memory_error is not None and "locked" in turn.memory_error
-    assert recorder.memory_error is None  # the reply's write succeeded
-    assert [m.content for m in service.messages(recorder.session_id or "")][1:] == ["Hello Diego."]
+    assert recorder.memory_error is None  # the reply's write succeeded, the request's first
+    stored = [m.content for m in service.messages(recorder.session_id or "")][1:]
+    assert stored == ["My sister is called Ana.", "Hello Diego."]
     assert agent.run_sync("And my brother?").memory_error is None  # the next turn's own
     blocker.close()
 

@@ -86,18 +86,67 @@ def test_a_database_failure_keeps_the_log_and_a_later_import_fills_the_gap(
         blocker.execute("ROLLBACK")
         blocker.close()
     assert lost is None and recorder.memory_error is not None
-    recorder.record("user", "después del fallo", when=WHEN + timedelta(seconds=2))
-    assert recorder.memory_error is None
+    # the recorder stops before its next write: an import of its log recovers the message
     report = service.import_markdown(
         [tmp_path / "logs"], speakers={v: k for k, v in SPEAKERS.items()}, include_tail=True
     )
-    assert (report.imported, report.files[0].skipped) == (1, 2)
+    assert (report.imported, report.files[0].skipped) == (1, 1)
     recovered = service.word_instances("durante")
     assert recovered.total == 1 and recovered.instances[0].role == "assistant"
     again = service.import_markdown(
         [tmp_path / "logs"], speakers={v: k for k, v in SPEAKERS.items()}, include_tail=True
     )
-    assert (again.imported, again.files[0].skipped) == (0, 3)  # no duplicates
+    assert (again.imported, again.files[0].skipped) == (0, 2)  # no duplicates
+
+
+def test_a_message_the_database_failed_to_take_is_recorded_first_by_the_next_write(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    # Found by review: a reply recovered only by importing the log landed in the log's own
+    # session, apart from its question, where recall leaves an orphan reply out.
+    recorder = recorder_for(service, tmp_path / "logs")
+    recorder.record("user", "¿De qué color es el cielo?", when=WHEN)
+    blocker = sqlite3.connect(service.path, isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")
+    try:
+        lost = recorder.record("assistant", "Azul celeste.", when=WHEN + timedelta(seconds=1))
+        still = recorder.record("user", "¿Y el mar?", when=WHEN + timedelta(seconds=2))
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
+    assert (lost, still) == (None, None) and recorder.failures == 2
+    recorder.record("assistant", "Azul marino.", when=WHEN + timedelta(seconds=3))
+    assert recorder.memory_error is None
+    stored = service.messages(recorder.session_id or "")
+    assert [(m.sequence, m.role, m.content) for m in stored] == [
+        (1, "user", "¿De qué color es el cielo?"),
+        (2, "assistant", "Azul celeste."),
+        (3, "user", "¿Y el mar?"),
+        (4, "assistant", "Azul marino."),
+    ]
+    (found,) = service.recall("celeste").conversations
+    assert [m.content for m in found.messages] == ["¿De qué color es el cielo?", "Azul celeste."]
+    report = service.import_markdown(
+        [tmp_path / "logs"], speakers={v: k for k, v in SPEAKERS.items()}, include_tail=True
+    )
+    assert (report.imported, report.files[0].skipped) == (0, 4)  # no duplicates
+
+
+def test_a_recorder_that_closes_records_what_the_database_failed_to_take(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    recorder = recorder_for(service, tmp_path / "logs")
+    recorder.record("user", "Hola", when=WHEN)
+    blocker = sqlite3.connect(service.path, isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")
+    try:
+        assert recorder.record("assistant", "Buenas.", when=WHEN + timedelta(seconds=1)) is None
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
+    recorder.close()
+    stored = service.messages(recorder.session_id or "")
+    assert [m.content for m in stored] == ["Hola", "Buenas."]
 
 
 @pytest.mark.parametrize("config", [MemoryConfig(store_history=False), MemoryConfig(enabled=False)])

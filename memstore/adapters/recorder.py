@@ -4,8 +4,10 @@ Each accepted user message and each finished (or interrupted) reply is appended 
 daily log and recorded in SQLite under the same source reference, with exactly the content
 an import of that log reads back. The two are separate stores, not one transaction: when the
 database fails, the failure is logged under the ``memstore`` logger and kept in
-:attr:`Recorder.memory_error`, the Markdown log and the turn go on, and a later import of
-the log recovers the gap without duplicates. Private turns write nothing anywhere.
+:attr:`Recorder.memory_error`, the Markdown log and the turn go on, and the message waits:
+the recorder's next write (or its close) records it first, in its session and order. What a
+recorder could not catch up on (it stopped first, or held over 100 such messages) a later
+import of the log recovers, without duplicates. Private turns write nothing anywhere.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -63,6 +66,20 @@ def log_speakers(speakers: Mapping[str, str]) -> dict[str, str]:
     return named
 
 
+MOST_PENDING = 100  # messages a recorder keeps for the database when it fails
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A message the log holds and the database has yet to take: what records it again."""
+
+    role: Role
+    text: str
+    status: MessageStatus
+    moment: datetime
+    source_ref: str | None
+
+
 class Recorder:
     """Records a host's conversation, message by message, before or after each turn.
 
@@ -97,6 +114,7 @@ class Recorder:
         its request stays known after its reply is stored; found by review)."""
         self.last_failure: str | None = None
         """The last database failure, kept when a later write succeeds."""
+        self._pending: list[Pending] = []  # the log's messages the database failed to take
 
     @property
     def stores_history(self) -> bool:
@@ -176,6 +194,8 @@ class Recorder:
         failure is logged and kept in :attr:`memory_error`)."""
         if self.session_id is not None and self.stores_history:
             try:
+                with self._recording:
+                    self._catch_up()
                 self.service.end_session(self.session_id)
             except MemstoreError as error:
                 log.warning("could not end session %s: %s", self.session_id, error)
@@ -190,30 +210,57 @@ class Recorder:
         written: Written | None,
     ) -> Message | None:
         """Record in SQLite a message the log already holds, under its source reference (none
-        for a message the day's log had no room for).
+        for a message the day's log had no room for), after the messages the database failed
+        to take before it (see :meth:`_catch_up`).
 
         Returns:
             The stored message, or None when the database failed: the failure is then
-            logged and kept in :attr:`memory_error`.
+            logged and kept in :attr:`memory_error`, and the message waits for the next one.
         """
+        ref = None if written is None else written.source_ref
+        pending = Pending(role, text, status, moment, ref)
         try:
-            message = self.service.record_message(
-                self._session(moment),
-                role,
-                text,
-                status=status,
-                created_at=moment,
-                source_ref=None if written is None else written.source_ref,
-                speaker=self.speakers[role],
-            )
+            self._catch_up()
+            message = self._record(pending)
         except MemstoreError as error:
             if written is None:
                 raise  # the day's log had no room for it either (found by review)
             log.warning("memory database write failed, the Markdown log has it: %s", error)
             self._failed(error)
+            self._wait(pending)
             return None
         self.memory_error = None
         return message
+
+    def _record(self, pending: Pending) -> Message | None:
+        """Record one message in the recorder's session."""
+        return self.service.record_message(
+            self._session(pending.moment),
+            pending.role,
+            pending.text,
+            status=pending.status,
+            created_at=pending.moment,
+            source_ref=pending.source_ref,
+            speaker=self.speakers[pending.role],
+        )
+
+    def _catch_up(self) -> None:
+        """Record, in order, the messages the database failed to take before (found by review:
+        a reply recovered only by importing the log landed in the log's own session, apart
+        from its question, where recall leaves an orphan reply out).
+
+        Raises:
+            MemstoreError: When the database fails again; the messages not yet recorded wait.
+        """
+        while self._pending:
+            self._record(self._pending[0])
+            self._pending.pop(0)
+
+    def _wait(self, pending: Pending) -> None:
+        """Keep a message the database failed to take for the next write, the oldest given up
+        past :data:`MOST_PENDING` (an import of the log still recovers it)."""
+        self._pending.append(pending)
+        del self._pending[:-MOST_PENDING]
 
     def _failed(self, error: MemstoreError) -> None:
         """Keep a database failure (see :attr:`memory_error`, :attr:`failures`)."""
