@@ -165,7 +165,7 @@ class MemoryService(UpkeepMethods):
         NotFound."""
         memories.require_enabled(self.config)
         origins = Origins(supersedes, origin, confidence, source_message_id, source_ref)
-        if memory_id is not None:  # an update: what is not given is kept, the category too
+        if memory_id:  # an update, what is not given kept (an empty id is none, as a key is)
             memories.require_explicit_update(origin)
             return memories.update_memory(self._db, memory_id, content, Fields.of(fields), origins)
         return memories.remember(self._db, content, Fields.of(fields), origins)

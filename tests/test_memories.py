@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from memstore import InvalidInput, MemoryConfig, MemoryService, NotFound
+from memstore import InvalidInput, MemoryConfig, MemoryService, MemoryTools, NotFound
 
 
 def test_a_key_replaced_from_spanish_to_english_leaves_one_active_and_one_superseded(
@@ -142,6 +142,16 @@ def test_content_and_arguments_are_validated(service: MemoryService) -> None:
 def test_empty_key_and_empty_expiry_are_ignored(service: MemoryService) -> None:
     memory = service.remember("Diego likes jazz.", key="  !! ", expires_at="")
     assert memory.key is None and memory.expires_at is None
+
+
+def test_an_empty_memory_id_is_no_update_as_an_empty_key_is_no_key(service: MemoryService) -> None:
+    # Found by review: a model filling every optional argument with "" got NotFound for
+    # memory_id="", where key="" and expires_at="" were ignored.
+    kept = service.remember("Diego likes jazz.")
+    memory = service.remember("Diego likes owls.", memory_id="", key="")
+    assert memory.id != kept.id and memory.content == "Diego likes owls."
+    result = MemoryTools(service).remember("Diego likes tea.", memory_id="", expires_at="")
+    assert result["ok"] is True and service.list_memories().total == 3
 
 
 def test_a_naive_expiry_is_read_as_local_time(service: MemoryService) -> None:

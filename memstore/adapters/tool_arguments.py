@@ -34,7 +34,8 @@ Key = Annotated[
     Field(description="Optional stable key for a value that can change, e.g. response_language."),
 ]
 UpdatedId = Annotated[
-    str | None, Field(description="Id of an existing memory to update in place instead.")
+    str | None,
+    Field(description="Id of an existing memory to update in place instead; empty means none."),
 ]
 ExpiresAt = Annotated[
     str | None,
