@@ -128,6 +128,11 @@ class MemoryConfig(BaseModel):
     def _local_path(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("database path is empty; give a file name such as memory.sqlite3")
+        if PureWindowsPath(value).name in ("", ".") or value.rstrip().endswith(("/", "\\")):
+            # found by review: "." named the data folder itself, refused only on first use
+            raise ValueError(
+                "database path names a folder; give a file name such as memory.sqlite3"
+            )
         return local_path(value, "database path")
 
     @field_validator("log_dir")
