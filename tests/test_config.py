@@ -32,6 +32,14 @@ def test_each_range_accepts_its_edges_and_refuses_one_beyond(
         assert caught.value.argument == field
 
 
+@pytest.mark.parametrize("folder", [".", "./", "data/", "data\\"])
+def test_a_database_path_naming_a_folder_is_refused_as_a_setting(folder: str) -> None:
+    # Found by review: "." passed, named the data folder itself, and the host failed on
+    # first use instead of keeping its last valid settings.
+    with pytest.raises(InvalidInput, match="^database: database path names a folder"):
+        MemoryConfig(database=folder)
+
+
 def test_a_refused_setting_is_also_pydantic_s_validation_error() -> None:
     # Found by review: a pydantic model's caller catches ValidationError (or ValueError),
     # which memstore's InvalidInput alone was not; it is both, with pydantic's errors().
