@@ -6,6 +6,7 @@ import contextlib
 import os
 import sqlite3
 import threading
+from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memstore import FileError, InvalidInput, MemoryConfig, MemoryService, StoreBusy
+from memstore import FileError, ImportReport, InvalidInput, MemoryConfig, MemoryService, StoreBusy
 from memstore.adapters.recorder import Recorder
 from memstore.logs.parse import parse_log
 from memstore.logs.write import DayLogFull, loggable, render
@@ -37,6 +38,24 @@ TRICKY = [
 
 def recorder_for(service: MemoryService, log_dir: Path) -> Recorder:
     return Recorder(service, speakers=SPEAKERS, log_dir=log_dir)
+
+
+@contextlib.contextmanager
+def locked(service: MemoryService) -> Iterator[None]:
+    """The store's write lock held by another connection, as another writer would."""
+    blocker = sqlite3.connect(service.path, isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
+
+
+def import_logs(service: MemoryService, folder: Path) -> ImportReport:
+    """The recorder's logs imported with its speakers, the final records too."""
+    speakers = {name: role for role, name in SPEAKERS.items()}
+    return service.import_markdown([folder], speakers=speakers, include_tail=True)
 
 
 def test_each_message_goes_to_the_log_and_sqlite_with_one_source_ref(
@@ -78,24 +97,15 @@ def test_a_database_failure_keeps_the_log_and_a_later_import_fills_the_gap(
 ) -> None:
     recorder = recorder_for(service, tmp_path / "logs")
     recorder.record("user", "antes del fallo", when=WHEN)
-    blocker = sqlite3.connect(service.path, isolation_level=None)
-    blocker.execute("BEGIN IMMEDIATE")
-    try:
+    with locked(service):
         lost = recorder.record("assistant", "durante el fallo", when=WHEN + timedelta(seconds=1))
-    finally:
-        blocker.execute("ROLLBACK")
-        blocker.close()
     assert lost is None and recorder.memory_error is not None
     # the recorder stops before its next write: an import of its log recovers the message
-    report = service.import_markdown(
-        [tmp_path / "logs"], speakers={v: k for k, v in SPEAKERS.items()}, include_tail=True
-    )
+    report = import_logs(service, tmp_path / "logs")
     assert (report.imported, report.files[0].skipped) == (1, 1)
     recovered = service.word_instances("durante")
     assert recovered.total == 1 and recovered.instances[0].role == "assistant"
-    again = service.import_markdown(
-        [tmp_path / "logs"], speakers={v: k for k, v in SPEAKERS.items()}, include_tail=True
-    )
+    again = import_logs(service, tmp_path / "logs")
     assert (again.imported, again.files[0].skipped) == (0, 2)  # no duplicates
 
 
@@ -106,14 +116,9 @@ def test_a_message_the_database_failed_to_take_is_recorded_first_by_the_next_wri
     # session, apart from its question, where recall leaves an orphan reply out.
     recorder = recorder_for(service, tmp_path / "logs")
     recorder.record("user", "¿De qué color es el cielo?", when=WHEN)
-    blocker = sqlite3.connect(service.path, isolation_level=None)
-    blocker.execute("BEGIN IMMEDIATE")
-    try:
+    with locked(service):
         lost = recorder.record("assistant", "Azul celeste.", when=WHEN + timedelta(seconds=1))
         still = recorder.record("user", "¿Y el mar?", when=WHEN + timedelta(seconds=2))
-    finally:
-        blocker.execute("ROLLBACK")
-        blocker.close()
     assert (lost, still) == (None, None) and recorder.failures == 2
     recorder.record("assistant", "Azul marino.", when=WHEN + timedelta(seconds=3))
     assert recorder.memory_error is None
@@ -126,9 +131,7 @@ def test_a_message_the_database_failed_to_take_is_recorded_first_by_the_next_wri
     ]
     (found,) = service.recall("celeste").conversations
     assert [m.content for m in found.messages] == ["¿De qué color es el cielo?", "Azul celeste."]
-    report = service.import_markdown(
-        [tmp_path / "logs"], speakers={v: k for k, v in SPEAKERS.items()}, include_tail=True
-    )
+    report = import_logs(service, tmp_path / "logs")
     assert (report.imported, report.files[0].skipped) == (0, 4)  # no duplicates
 
 
@@ -137,13 +140,8 @@ def test_a_recorder_that_closes_records_what_the_database_failed_to_take(
 ) -> None:
     recorder = recorder_for(service, tmp_path / "logs")
     recorder.record("user", "Hola", when=WHEN)
-    blocker = sqlite3.connect(service.path, isolation_level=None)
-    blocker.execute("BEGIN IMMEDIATE")
-    try:
+    with locked(service):
         assert recorder.record("assistant", "Buenas.", when=WHEN + timedelta(seconds=1)) is None
-    finally:
-        blocker.execute("ROLLBACK")
-        blocker.close()
     recorder.close()
     stored = service.messages(recorder.session_id or "")
     assert [m.content for m in stored] == ["Hola", "Buenas."]
