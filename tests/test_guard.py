@@ -148,7 +148,7 @@ def test_prose_about_passwords_is_accepted(content: str) -> None:
 # 4,000 characters) each label of a run without spaces reading the run to its end.
 REPEATED_SHAPES = [
     "1-", "a-", "seed-the-", "clave ", "http-", "host.name-",
-    "pw:", "key:", "\u5bc6\u7801\u662f", "\u043a\u043b\u044e\u0447:",
+    "pw:", "key:", "\u5bc6\u7801\u662f", "\u043a\u043b\u044e\u0447:", "_pwd", "x_password",
 ]  # fmt: skip
 
 
@@ -156,6 +156,46 @@ REPEATED_SHAPES = [
 def test_a_long_text_of_one_repeated_shape_passes_the_guard(shape: str) -> None:
     text = (shape * (64_000 // len(shape) + 1))[:64_000]
     assert secret_kind(text) is None
+
+
+def test_a_password_followed_by_a_paragraph_without_spaces_is_still_caught() -> None:
+    # Found by review: once a value had to end within 512 characters, a password in Chinese
+    # or Japanese text, which has no spaces, passed.
+    chinese = "\u6211\u7684\u90ae\u7bb1\u5bc6\u7801\u662fKx9!mPq2\uff0c" + "\u4eca\u5929" * 300
+    japanese = "\u30d1\u30b9\u30ef\u30fc\u30c9\u306fKx9!mPq2\u3067\u3059\u3002" + "\u3042" * 800
+    assert secret_kind(chinese) == secret_kind(japanese) == "labelled credential"
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "Contrase\u00f1a nueva: Flamenco#2025",
+        "Contrase\u00f1a por defecto: Flamenco#2025",
+        "Mot de passe provisoire : Xb7-Kt92",
+        "Password nuova: Torino_1706",
+        "Senha nova: Ipanema#40",
+        "my most used password is Kx9!mPq2",  # the user's own, whatever the statistic
+        "The top secret password is Kx9!mPq2",
+    ],
+)
+def test_a_label_with_its_adjective_after_it_is_caught(content: str) -> None:
+    # Found by review: "New password:" was refused, its Romance word order passed.
+    assert secret_kind(content) == "labelled credential"
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "Minha chave Pix \u00e9 11987654321",  # a Pix key is given out to be paid
+        "Chave Pix: joao.silva@email.com",
+        "ssh -i ~/.ssh/deploy_key ubuntu@10.0.0.12",  # a key file's name in a path
+        "The most common password in 2023 was 123456",  # everyone's, not the user's
+        "The top password in the leak was 123456789",
+    ],
+)
+def test_what_only_looks_like_a_labelled_key_is_stored(content: str) -> None:
+    # Found by review: each was refused.
+    assert secret_kind(content) is None
 
 
 def test_a_key_named_by_a_long_setting_name_is_still_caught() -> None:
@@ -193,6 +233,14 @@ def test_a_password_setting_in_lower_case_is_refused_as_in_upper_case(content: s
         "password_hash: bcrypt",
         "db_password = os.environ['DB_PASSWORD']",
         "db_password: <your password>",
+        # found by review of the rule for lower-case names
+        "password_encryption = scram-sha-256",
+        "password_hash_algo = pbkdf2_sha256",
+        "save_password: always",
+        "keep_password: forever",
+        "check_password = make_password",
+        "cur_pwd: pathlib.Path.cwd()",
+        "password_label: Contrase\u00f1a",
     ],
 )
 def test_a_setting_about_passwords_in_lower_case_is_stored(content: str) -> None:

@@ -131,10 +131,15 @@ POLICY = re.compile(
 )
 PASSWORD_NAME = re.compile(r"PASSWORD|PASSWD|PWD")
 # A password's setting written in lower case, as configuration files do (db_password,
-# smtp_pwd): an underscore beside the word (found by review: "db_password = 'swordfish'"
-# passed where DB_PASSWORD=swordfish did not).
+# smtp_passwd; found by review: "db_password = 'swordfish'" passed where
+# DB_PASSWORD=swordfish did not): words and underscores ending in the word, a few words at
+# most (unbounded, a long run of them was read back and forth, quadratic), and not a
+# setting about passwords ("save_password: always", "password_hash: argon2", the working
+# directory's "cur_pwd": found by the next review).
 SNAKE_PASSWORD_NAME = (
-    r"[a-z0-9_]*_(?:password|passwd|pwd)[a-z0-9_]*|(?:password|passwd|pwd)_[a-z0-9_]+"
+    r"(?!(?:save|keep|check|reset|forgot|forget|change|show|hide|remember|verify|validate"
+    r"|confirm|require|use|ask|prompt|store|hash|encrypt|set|get|is|has|no|allow|enable"
+    r"|disable|min|max)_)[a-z0-9]{1,32}(?:_[a-z0-9]{1,32}){0,3}_(?:password|passwd)"
 )
 ASSIGNMENT = re.compile(
     rf"\b(?P<name>{SECRET_NAME}|{SNAKE_PASSWORD_NAME})\s*[=:]\s*[\"']?(?P<value>[^\s\"';,]+)"

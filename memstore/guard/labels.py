@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from memstore.guard import values
+from memstore.guard.label_context import names_no_credential
 from memstore.guard.payment import follows_test_card, noted_as_test
 
 PASSWORD_LABELS = (
@@ -67,7 +68,7 @@ KEY_LABELS = (
     r"(?:keys?|secrets?|tokens?)"
     r"|(?:auth|bearer|refresh|session|secret)[ _-]?tokens?|tokens?|jeton|токен|令牌|トークン|토큰"
     r"|clave(?: de (?:api|acceso))?|cl[ée](?: (?:api|secr[èe]te|d'acc[èe]s))?|api-schl[üu]ssel"
-    r"|chiave(?: (?:api|segreta))?|chave(?: de (?:api|acesso))?|(?:api-)?sleutel"
+    r"|chiave(?: (?:api|segreta))?|chave(?![ \t]+pix\b)(?: de (?:api|acesso))?|(?:api-)?sleutel"
     r"|klucz(?: api)?|(?:api-)?ключ|密钥|秘密鍵|api ?キー|api ?키"
     # configuration names: db_password, smtp_pass, pw, pass (a made-up value only)
     r"|[a-z0-9]+_(?:password|passwd|pass|pwd|pw|secret|token|key)|pw|pass|passw|psw|p/w|psk"
@@ -108,6 +109,13 @@ SUBJECTS = {
     "wifi", "wi-fi", "wlan", "gmail", "email", "e-mail", "mail", "netflix", "router", "nas",
     "laptop", "phone", "bank", "vpn", "ssh", "ftp", "server", "admin", "root", "home", "work",
     "office", "account", "here", "now", "currently", "again", "also", "too", "new", "old",
+    "temporary", "current", "initial",
+    # which one, after the noun in Spanish, French, Italian, Portuguese (found by review:
+    # "Contraseña nueva: Flamenco#2025" passed where "New password:" was refused)
+    "nueva", "nuevo", "actual", "temporal", "provisional", "antigua", "antiguo", "nouveau",
+    "nouvelle", "actuel", "actuelle", "provisoire", "temporaire", "ancien", "ancienne",
+    "nuova", "nuovo", "attuale", "temporanea", "temporaneo", "provvisoria", "provvisorio",
+    "vecchia", "nova", "novo", "atual", "antiga", "antigo", "provisória", "temporária",
     # Russian names what a PIN is for in the genitive, without a preposition: "пин-код карты"
     "карты", "карточки", "телефона", "сим-карты", "симки", "сейфа", "домофона", "подъезда",
     "двери", "замка", "сигнализации", "банкомата", "ноутбука", "компьютера", "роутера",
@@ -115,7 +123,7 @@ SUBJECTS = {
 OWNERS = {
     "for", "of", "to", "at", "on", "from", "de", "del", "della", "dello", "dell'", "do", "da",
     "das", "dos", "du", "des", "di", "für", "fürs", "von", "vom", "van", "voor", "pour", "para",
-    "per", "od", "dla", "w", "от", "для", "к", "в", "na", "al", "au", "aux", "zum", "zur",
+    "per", "por", "od", "dla", "w", "от", "для", "к", "в", "na", "al", "au", "aux", "zum", "zur",
     "im", "in", "op", "bei", "auf", "till", "för", "på", "my", "our", "his", "her", "mein",
     "meine", "meiner", "meines", "unserer", "mi", "mon", "ma", "mes", "mio", "mia", "meu",
     "minha", "mijn", "mój", "moja", "мой", "моя",
@@ -129,9 +137,11 @@ WORD_END = r"(?:(?<=[\u3000-\uffff])|(?!\w))"
 
 VALUE_CHAR = "[^\\s\"'`\u201d»]"  # what a value is made of: up to a space or a closing quote
 MAX_VALUE_CHARS = 512
-"""The longest value a label names: a longer run is no password or key given by hand (a
-token's format finds a long token). Unbounded, each label in a run without spaces ("pw:"
-or "密码是" repeated) read the run to its end, quadratic in its length (found by review)."""
+"""The most of a value a label's match reads: a longer run (Chinese or Japanese text, which
+has no spaces, after a password) is judged by its start. Unbounded, each label in a run
+without spaces ("pw:" or "密码是" repeated) read the run to its end, quadratic in its
+length (found by review); a value had to end within the bound, and a password followed by
+a paragraph of Chinese passed (found by the next review)."""
 
 
 def labelled(least_filler: int) -> re.Pattern[str]:
@@ -143,10 +153,10 @@ def labelled(least_filler: int) -> re.Pattern[str]:
         rf"(?:(?P<filler>{filler})(?:{CONNECTOR})"
         rf"|(?P<filler_digits>{filler})(?P<digits>[ \t]+)(?=[0-9][0-9-]{{2,14}}(?:$|[\s,.;!?]))"
         r"|(?P<comma>[ \t]*,[ \t]*)|(?P<bare>[ \t]+))"
-        rf"[\"'`\u201c«]?(?P<value>{VALUE_CHAR}{{1,{MAX_VALUE_CHARS}}})(?!{VALUE_CHAR})"
+        rf"[\"'`\u201c«]?(?P<value>{VALUE_CHAR}{{1,{MAX_VALUE_CHARS}}})"
         r"(?=(?P<after>[ \t]*\S?))"
         # "diego.m / Roble!Verde84": a login, then its password
-        rf"(?:[ \t]*[/|][ \t]*(?P<second>\S{{1,{MAX_VALUE_CHARS}}}(?!\S)))?",
+        rf"(?:[ \t]*[/|][ \t]*(?P<second>\S{{1,{MAX_VALUE_CHARS}}}))?",
         re.IGNORECASE,
     )
 
@@ -164,17 +174,6 @@ CLAUSE_ENDS = set(".,;!?)\"'`\u201d»")  # a closing quote ends a quoted value
 # Polish "to" is also English "to", Finnish "on" English "on"; dashes also join words: after
 # these, a word of letters only is no password.
 WEAK_VERBS = {"to", "-", "—", "on", "er", "je", "este", "és", "là", "es el", "es la"}
-NOUN_REACH = 40  # characters before "clave" that hold its noun, longer than any of them
-# Nouns Spanish "clave" qualifies ("Palabras clave", "Dato clave: 1500", "año clave"): after
-# any other word ("Wifi clave:", "Usuario: admin Clave: 887766") it names a key or PIN.
-CLAVE_NOUNS = {
-    "palabra", "palabras", "dato", "datos", "fecha", "fechas", "año", "años", "momento",
-    "momentos", "número", "numero", "números", "punto", "puntos", "pieza", "factor", "factores",
-    "elemento", "elementos", "tema", "temas", "idea", "ideas", "pregunta", "papel", "figura",
-    "jugador", "personaje", "mensaje", "concepto", "conceptos", "aspecto", "aspectos", "paso",
-    "pasos", "frase", "término", "términos", "día", "hora", "cifra", "cifras", "parte", "país",
-    "sector", "cargo", "testigo", "partido", "escena", "capítulo", "lección", "rol",
-}  # fmt: skip
 # The other order: "use Kx9!mPq2vL as the password", "Kx9!mPq2vL is my password".
 # What may follow the label of the other order: the clause's end, or a word that starts
 # another part of it ("... is the wifi password at home"); "Argon2 is the recommended
@@ -241,24 +240,11 @@ def candidates(found: re.Match[str]) -> list[str]:
     return [found[name] for name in names if found[name]]
 
 
-def adjectival(found: re.Match[str]) -> bool:
-    """Whether the label is Spanish "clave" qualifying the word before it ("Dato clave:
-    1500 euros", "Fecha clave: 2025"; found by review: refused as PINs)."""
-    label = found["pin"] or found["key"] or ""
-    if label.casefold() != "clave":
-        return False
-    # the word before, within a few characters: splitting all the text before each label
-    # took a text of "clave " repeated quadratic time
-    start = found.start()
-    before = found.string[max(start - NOUN_REACH, 0) : start].split()
-    return bool(before) and before[-1].casefold() in CLAVE_NOUNS
-
-
 def accepted(found: re.Match[str], value: str) -> bool:
     """Whether ``value``, after the label of ``found``, passes the label kind's rule. Without
     a connector ("password Qu4rtz-77", a .netrc line) only a made-up value or a PIN counts.
     A label is no value ("Passwort: Passwort")."""
-    if LABEL_WORD.fullmatch(values.clean(value)) or adjectival(found):
+    if LABEL_WORD.fullmatch(values.clean(value)) or names_no_credential(found):
         return False
     after = found["after"].strip()
     ends = not after or after in CLAUSE_ENDS or value[-1:] in CLAUSE_ENDS
