@@ -8,6 +8,7 @@ directory. Changing the path selects another database: nothing is moved or merge
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from memstore.lazy_modules import LazyModule
 platformdirs = LazyModule("platformdirs")  # 6 ms of a start that names its files absolutely
 
 HOME_VARIABLE = "MEMSTORE_HOME"
+FOLDER_ONLY = re.compile(r"~[^/\\]*")  # a home folder ("~", "~diego"): found by review
 
 
 @dataclass(frozen=True)
@@ -128,7 +130,8 @@ class MemoryConfig(BaseModel):
     def _local_path(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("database path is empty; give a file name such as memory.sqlite3")
-        if PureWindowsPath(value).name in ("", ".") or value.rstrip().endswith(("/", "\\")):
+        folder = value.rstrip().endswith(("/", "\\")) or FOLDER_ONLY.fullmatch(value.strip())
+        if PureWindowsPath(value).name in ("", ".") or folder:
             # found by review: "." named the data folder itself, refused only on first use
             raise ValueError(
                 "database path names a folder; give a file name such as memory.sqlite3"
@@ -211,8 +214,13 @@ class InvalidSettings(InvalidInput, ValidationError):
         (pydantic's part cannot be copied the way InvalidInput copies itself)."""
         return InvalidInput(name, self.reason)
 
+    def __reduce__(self) -> tuple[type[InvalidInput], tuple[str, str]]:
+        """Copied or pickled as the plain InvalidInput it says (found by review: a copy had
+        lost what pydantic built, and failed to print)."""
+        return InvalidInput, (self.argument, self.reason)
+
     def __str__(self) -> str:
-        return str(self.args[0])
+        return f"{self.argument}: {self.reason}"
 
 
 @contextmanager

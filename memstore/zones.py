@@ -51,7 +51,7 @@ def zone(name: str | tzinfo | None) -> tzinfo:
         return machine  # found by review: the diary's text view refused the machine's zone
 
 
-FIXED_OFFSET = re.compile(r"UTC([+-])(\d{2}):(\d{2})")
+FIXED_OFFSET = re.compile(r"UTC([+-])(\d{2}):(\d{2})(?::(\d{2}))?")
 """A fixed offset as :func:`zone_name` names it (a ``datetime.timezone``'s own name)."""
 
 
@@ -80,10 +80,10 @@ def fixed_zone(found: re.Match[str]) -> timezone:
     Raises:
         InvalidInput: For an offset of a day or more, or minutes past 59.
     """
-    hours, minutes = int(found[2]), int(found[3])
-    if hours > 23 or minutes > 59:
+    hours, minutes, seconds = int(found[2]), int(found[3]), int(found[4] or 0)
+    if hours > 23 or minutes > 59 or seconds > 59:  # found by review: seconds were no name
         raise InvalidInput("tz", f"{found[0]!r} is no UTC offset; give one from -23:59 to +23:59.")
-    offset = timedelta(hours=hours, minutes=minutes)
+    offset = timedelta(hours=hours, minutes=minutes, seconds=seconds)
     return timezone(-offset if found[1] == "-" else offset)
 
 

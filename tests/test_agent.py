@@ -156,11 +156,13 @@ def test_the_recorded_turns_import_back_into_a_fresh_database(
     ]
 
 
-def test_a_turn_says_its_request_was_not_stored_though_its_reply_was(
+def test_a_turn_whose_request_failed_is_whole_once_its_reply_catches_up(
     service: MemoryService, tmp_path: Path
 ) -> None:
     # Found by review: the reply's write cleared the recorder's memory_error within the turn,
-    # and nothing told the host that the user's message was missing from the database.
+    # and nothing told the host that the user's message was missing from the database. The
+    # reply's write now records the request first (found by a later review: the turn still
+    # said it was missing).
     recorder = Recorder(service, speakers=SPEAKERS, log_dir=tmp_path / "logs")
     recorder.record("system", "session start")
     blocker = sqlite3.connect(service.path, isolation_level=None, check_same_thread=False)
@@ -175,12 +177,37 @@ def test_a_turn_says_its_request_was_not_stored_though_its_reply_was(
         Agent(FunctionModel(reply)), MemoryTools(service), recorder=recorder, check_claims=False
     )
     turn = agent.run_sync("My sister is called Ana.")
-    assert turn.memory_error is not None and "locked" in turn.memory_error
+    assert turn.memory_error is None and recorder.failures == 1
     assert recorder.memory_error is None  # the reply's write succeeded, the request's first
     stored = [m.content for m in service.messages(recorder.session_id or "")][1:]
     assert stored == ["My sister is called Ana.", "Hello Diego."]
     assert agent.run_sync("And my brother?").memory_error is None  # the next turn's own
     blocker.close()
+
+
+def test_a_turn_says_its_messages_wait_while_the_database_stays_locked(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    recorder = Recorder(service, speakers=SPEAKERS, log_dir=tmp_path / "logs")
+    recorder.record("system", "session start")
+    agent = MemoryAgent(
+        Agent(FunctionModel(lambda m, i: ModelResponse(parts=[TextPart("Hello Diego.")]))),
+        MemoryTools(service),
+        recorder=recorder,
+        check_claims=False,
+    )
+    blocker = sqlite3.connect(service.path, isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")
+    try:
+        turn = agent.run_sync("My sister is called Ana.")
+    finally:
+        blocker.rollback()
+        blocker.close()
+    assert turn.memory_error is not None and "locked" in turn.memory_error
+    assert recorder.waiting() == 2
+    recorder.close()  # the database free again: both recorded, in order
+    stored = [m.content for m in service.messages(recorder.session_id or "")][1:]
+    assert stored == ["My sister is called Ana.", "Hello Diego."] and recorder.waiting() == 0
 
 
 def test_the_host_agent_is_left_as_it_was(service: MemoryService, tmp_path: Path) -> None:

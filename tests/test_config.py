@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
+import pickle
 from pathlib import Path
 
 import pytest
@@ -32,7 +34,7 @@ def test_each_range_accepts_its_edges_and_refuses_one_beyond(
         assert caught.value.argument == field
 
 
-@pytest.mark.parametrize("folder", [".", "./", "data/", "data\\"])
+@pytest.mark.parametrize("folder", [".", "./", "data/", "data\\", "~", "~diego"])
 def test_a_database_path_naming_a_folder_is_refused_as_a_setting(folder: str) -> None:
     # Found by review: "." passed, named the data folder itself, and the host failed on
     # first use instead of keeping its last valid settings.
@@ -58,6 +60,9 @@ def test_a_refused_setting_is_also_pydantic_s_validation_error() -> None:
         assert [error["loc"] for error in refused.errors()] == [("max_results",), ("recall_chars",)]
         renamed = refused.named("--max-results")
         assert str(renamed).startswith("--max-results: Input should be greater than or equal")
+        # found by review: a copy lost what pydantic built and failed to print
+        for copied in (pickle.loads(pickle.dumps(refused)), copy.copy(refused)):
+            assert type(copied) is InvalidInput and str(copied) == str(refused)
 
 
 @pytest.mark.parametrize(("field", "low", "high"), EDGES)

@@ -282,6 +282,8 @@ def test_a_zone_object_cuts_the_day_as_its_name_does(
     # found by review: the zone a diary names is taken back, for an offset as for a name
     assert service.diary("2026-10-09", tz=fixed.time_zone) == fixed
     assert service.diary("2026-10-09", tz="UTC-04:30").time_zone == "UTC-04:30"
+    seconds = service.diary("2026-10-09", tz=timezone(timedelta(hours=5, seconds=15)))
+    assert service.diary("2026-10-09", tz=seconds.time_zone) == seconds  # found by review
     with pytest.raises(InvalidInput, match="'UTC\\+24:00' is no UTC offset"):
         service.diary("2026-10-09", tz="UTC+24:00")
     assert service.diary("2026-10-08", tz=UTC).conversations == by_name.conversations

@@ -21,13 +21,17 @@ def test_every_result_type_of_the_service_is_a_public_name() -> None:
     import inspect
     import typing
 
+    def models(hint: object) -> list[type]:
+        """The result models a type hint names, and those their fields name, in depth."""
+        found = [kind for kind in (hint, *typing.get_args(hint)) if isinstance(kind, type)]
+        found = [kind for kind in found if kind.__module__.startswith("memstore.schemas")]
+        fields = [field.annotation for kind in found for field in kind.model_fields.values()]
+        return found + [nested for field in fields for nested in models(field)]
+
     returned = set()
     for _, method in inspect.getmembers(memstore.MemoryService, inspect.isfunction):
-        hint = typing.get_type_hints(method).get("return")
-        for kind in (hint, *typing.get_args(hint)):
-            if getattr(kind, "__module__", "").startswith("memstore.schemas"):
-                returned.add(kind.__name__)
-    assert {"MemoryContext", "WordPage", "InstancePage", "MessageChunk"} <= returned
+        returned |= {kind.__name__ for kind in models(typing.get_type_hints(method).get("return"))}
+    assert {"MemoryContext", "WordPage", "InstancePage", "SessionSummary", "FtsCheck"} <= returned
     assert returned <= set(memstore.__all__)
 
 

@@ -147,6 +147,20 @@ def test_a_recorder_that_closes_records_what_the_database_failed_to_take(
     assert [m.content for m in stored] == ["Hola", "Buenas."]
 
 
+def test_a_recorder_whose_first_write_failed_records_it_when_it_closes(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    # Found by review: with no session started yet, close() left the message waiting.
+    recorder = recorder_for(service, tmp_path / "logs")
+    with locked(service):
+        assert recorder.record("user", "primero", when=WHEN) is None
+    assert recorder.session_id is None and recorder.waiting() == 1
+    recorder.close()
+    stored = service.messages(recorder.session_id or "")
+    assert [m.content for m in stored] == ["primero"] and recorder.waiting() == 0
+    assert service.get_session(recorder.session_id or "").ended_at is not None
+
+
 @pytest.mark.parametrize("config", [MemoryConfig(store_history=False), MemoryConfig(enabled=False)])
 def test_without_history_only_the_markdown_log_is_written(
     db_path: Path, tmp_path: Path, config: MemoryConfig

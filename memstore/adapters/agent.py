@@ -41,7 +41,8 @@ class Turn:
     messages: list[ModelMessage]
     memory_error: str | None = None
     """The last failure of the recorder's database writes of this turn (its request's or its
-    reply's; the Markdown log has them), or None."""
+    reply's; the Markdown log has them) while messages still wait for the database, or None
+    (found by review: a request the reply's write caught up on was said to be missing)."""
 
 
 class MemoryAgent:
@@ -207,8 +208,9 @@ class MemoryAgent:
         shown = with_notice(text, self.notice) if claimed else text
         self._record("assistant", shown, private)
         error = None
-        if self.recorder is not None and self.recorder.failures > self._failures:
-            error = self.recorder.last_failure
+        recorder = self.recorder
+        if recorder is not None and recorder.failures > self._failures and recorder.waiting():
+            error = recorder.last_failure
         return Turn(text=shown, notice_added=claimed, messages=messages, memory_error=error)
 
     def _record(

@@ -116,6 +116,10 @@ class Recorder:
         """The last database failure, kept when a later write succeeds."""
         self._pending: list[Pending] = []  # the log's messages the database failed to take
 
+    def waiting(self) -> int:
+        """How many messages the log holds that wait for the database (see :meth:`_catch_up`)."""
+        return len(self._pending)
+
     @property
     def stores_history(self) -> bool:
         """Whether messages go to SQLite (``enabled`` and ``store_history``)."""
@@ -190,16 +194,19 @@ class Recorder:
             )
 
     def close(self) -> None:
-        """End the recorder's session, if it started one and the database is reachable (a
-        failure is logged and kept in :attr:`memory_error`)."""
-        if self.session_id is not None and self.stores_history:
-            try:
-                with self._recording:
-                    self._catch_up()
+        """Record what the database failed to take (see :meth:`_catch_up`; found by review:
+        not when even the first write had failed) and end the recorder's session, if the
+        database is reachable (a failure is logged and kept in :attr:`memory_error`)."""
+        if not self.stores_history:
+            return
+        try:
+            with self._recording:
+                self._catch_up()
+            if self.session_id is not None:
                 self.service.end_session(self.session_id)
-            except MemstoreError as error:
-                log.warning("could not end session %s: %s", self.session_id, error)
-                self._failed(error)
+        except MemstoreError as error:
+            log.warning("could not end session %s: %s", self.session_id, error)
+            self._failed(error)
 
     def _store(
         self,
