@@ -7,6 +7,7 @@ import json
 import os
 import select
 import signal
+import sqlite3
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -450,6 +451,29 @@ def test_requests_piped_in_before_the_end_of_input_are_all_answered(db_path: Pat
     )
     recalled = [reply for reply in answered if reply["id"] not in (0, "last")]
     assert all(reply["result"]["isError"] is False for reply in recalled)
+
+
+def test_a_store_locked_while_the_server_starts_is_a_tool_error_not_a_dead_server(
+    tmp_path: Path,
+) -> None:
+    # Found by review: a new store's setup meeting another process's lock ended the server
+    # before its handshake, with StoreBusy on stderr; the client saw its connection close.
+    db_path = tmp_path / "new.sqlite3"
+    blocker = sqlite3.connect(db_path, isolation_level=None)
+    blocker.execute("BEGIN EXCLUSIVE")
+    remember = {"name": "remember", "arguments": {"content": "Diego likes owls."}}
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": remember}
+    lines = [OPENING, {"jsonrpc": "2.0", "method": "notifications/initialized"}, call]
+    try:
+        locked = piped(db_path, lines)
+    finally:
+        blocker.rollback()
+        blocker.close()
+    assert locked.returncode == 0, locked.stderr
+    opened, failed = replies(locked)
+    assert opened["id"] == 0 and failed["result"]["isError"] is True
+    assert "StoreBusy" in failed["result"]["content"][0]["text"]
+    assert replies(piped(db_path, lines))[1]["result"]["isError"] is False
 
 
 def test_a_listen_request_does_not_hold_the_server_open_after_the_end_of_input(

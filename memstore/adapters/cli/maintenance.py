@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import signal
 from datetime import date
@@ -12,6 +13,7 @@ import click
 from memstore.adapters.cli import options
 from memstore.adapters.cli.app import cli, conclude, emit
 from memstore.adapters.cli.opening import service_from
+from memstore.errors import StoreBusy
 
 
 class MissingExtra(click.ClickException):
@@ -87,5 +89,9 @@ def mcp(ctx: click.Context) -> None:
     # The tools page for a model, as the configuration says, not for a person at a terminal.
     with MemoryService(person.path, config=person.config) as service:
         if service.config.enabled:  # disabled: no tools, and the file is never opened
-            service.open()  # a foreign or unusable file fails now, not at the first tool call
+            # a foreign or unusable file fails now, not at the first tool call; a store
+            # another process holds locked is the first call's error (found by review: the
+            # server ended before its handshake)
+            with contextlib.suppress(StoreBusy):
+                service.open()
         serve(service)
