@@ -35,7 +35,7 @@ sys.path.insert(0, str(REPO))
 
 from bench.timing import median_ms, seconds  # noqa: E402
 from memstore import MemoryService  # noqa: E402
-from tests.test_import_memory import CHILD as IMPORT_CHILD  # noqa: E402  # prints its growth
+from tests.test_import_peak_memory import CHILD as IMPORT_CHILD  # noqa: E402  # prints its growth
 
 WORD = "painting"
 OCCURRENCES = 400_000

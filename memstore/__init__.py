@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from memstore import schemas
 from memstore.errors import (
     BackupExists,
     ExportExists,
@@ -47,38 +48,13 @@ if TYPE_CHECKING:
     from memstore.adapters.toolset import memory_toolset
     from memstore.config import MemoryConfig
     from memstore.config_file import ConfigLoader
-    from memstore.schemas import (
-        BackupReport,
-        ConversationPage,
-        DeleteResult,
-        Diary,
-        DiaryConversation,
-        ExportReport,
-        FileImport,
-        FtsCheck,
-        HealthReport,
-        ImportReport,
-        ImportWarning,
-        Instance,
-        InstancePage,
-        Memory,
-        MemoryContext,
-        MemoryImportReport,
-        MemoryInfo,
-        MemoryPage,
-        MemorySource,
-        Message,
-        MessageChunk,
-        MessageInfo,
-        RecallConversation,
-        RecallResult,
-        Session,
-        SessionPage,
-        SessionSummary,
-        WordEntry,
-        WordPage,
-    )
+    from memstore.schemas import *  # noqa: F403  (the result models, for type checkers)
     from memstore.service import MemoryService
+
+RESULTS = [name for name in schemas.__all__ if name[0].isupper() and name[1:2].islower()]
+"""The result models (``memstore.schemas``' public names but its constants), public here too."""
+RESULTS.remove("ImportProgress")  # a callback's type, not a result
+RESULTS.remove("Result")  # their base
 
 LAZY = {
     "MemoryAgent": "memstore.adapters.agent",  # these two need the extra memstore[agent]
@@ -88,40 +64,7 @@ LAZY = {
     "ConfigLoader": "memstore.config_file",
     "MemoryConfig": "memstore.config",
     "MemoryService": "memstore.service",
-    **dict.fromkeys(
-        [
-            "BackupReport",
-            "ConversationPage",
-            "DeleteResult",
-            "Diary",
-            "DiaryConversation",
-            "ExportReport",
-            "FileImport",
-            "FtsCheck",
-            "HealthReport",
-            "ImportReport",
-            "ImportWarning",
-            "Instance",
-            "InstancePage",
-            "Memory",
-            "MemoryContext",
-            "MemoryImportReport",
-            "MemoryInfo",
-            "MemoryPage",
-            "MemorySource",
-            "Message",
-            "MessageChunk",
-            "MessageInfo",
-            "RecallConversation",
-            "RecallResult",
-            "Session",
-            "SessionPage",
-            "SessionSummary",
-            "WordEntry",
-            "WordPage",
-        ],
-        "memstore.schemas",
-    ),
+    **dict.fromkeys(RESULTS, "memstore.schemas"),
 }
 """The public names imported on first use (PEP 562), by module: the service, pydantic and
 SQLAlchemy take most of a second to import, which ``memstore --help`` need not pay."""
@@ -159,56 +102,29 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "BackupExists",
-    "BackupReport",
     "ConfigLoader",
-    "ConversationPage",
-    "DeleteResult",
-    "Diary",
-    "DiaryConversation",
     "ExportExists",
-    "ExportReport",
     "FileError",
-    "FileImport",
     "Fts5Unavailable",
-    "FtsCheck",
-    "HealthReport",
     "ImportConflict",
     "ImportRejected",
-    "ImportReport",
-    "ImportWarning",
-    "Instance",
-    "InstancePage",
     "InvalidInput",
     "InvalidQuery",
-    "Memory",
     "MemoryAgent",
     "MemoryConfig",
-    "MemoryContext",
     "MemoryDisabled",
-    "MemoryImportReport",
-    "MemoryInfo",
-    "MemoryPage",
     "MemoryService",
-    "MemorySource",
     "MemoryTools",
     "MemstoreError",
-    "Message",
-    "MessageChunk",
-    "MessageInfo",
     "NotFound",
-    "RecallConversation",
-    "RecallResult",
     "Recorder",
     "SchemaError",
     "SecretRejected",
-    "Session",
-    "SessionPage",
-    "SessionSummary",
     "StoreBusy",
     "StoreDamaged",
     "StoreError",
     "StoreReadOnly",
-    "WordEntry",
-    "WordPage",
     "memory_toolset",
 ]
+__all__ += RESULTS
+__all__.sort()

@@ -21,8 +21,9 @@ one type. Each message says what went wrong and ends with what to do next::
      ├── StoreError         any other SQLite failure, with SQLite's own message
      │    ├── StoreDamaged  the file is not a SQLite database, or SQLite found it damaged
      │    └── StoreReadOnly a write to a database that this process cannot write
-     ├── BackupExists       a backup destination that already exists
-     └── ExportExists       an export destination that already exists
+     └── DestinationExists  a destination that already exists (nothing is written over)
+          ├── BackupExists  a backup's
+          └── ExportExists  an export's
 """
 
 from __future__ import annotations

@@ -1,1 +1,2 @@
-"""Data access: textual SQL and ORM rows. Never commits; the service owns each unit of work."""
+"""Data access: textual SQL with bound parameters, one module per table family, returning
+frozen dataclasses. Never commits; the service owns each unit of work."""
