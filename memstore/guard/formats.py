@@ -131,16 +131,16 @@ POLICY = re.compile(
 )
 PASSWORD_NAME = re.compile(r"PASSWORD|PASSWD|PWD")
 # A password's setting written in lower case, as configuration files do (db_password,
-# smtp_passwd; found by review: "db_password = 'swordfish'" passed where
-# DB_PASSWORD=swordfish did not): words and underscores ending in the word, a few words at
-# most (unbounded, a long run of them was read back and forth, quadratic), and not a
-# setting about passwords ("save_password: always", "password_hash: argon2", the working
-# directory's "cur_pwd": found by the next review).
+# smtp_pwd, db_password_2; found by review: "db_password = 'swordfish'" passed where
+# DB_PASSWORD=swordfish did not): a few words and underscores around the word (unbounded,
+# a long run of them was read back and forth, quadratic). Settings about passwords are told
+# by their names (SETTING, POLICY) and values (a state such as "always", code such as
+# make_password or pathlib.Path.cwd()), not by a list of verbs (found by the next review).
 SNAKE_PASSWORD_NAME = (
-    r"(?!(?:save|keep|check|reset|forgot|forget|change|show|hide|remember|verify|validate"
-    r"|confirm|require|use|ask|prompt|store|hash|encrypt|set|get|is|has|no|allow|enable"
-    r"|disable|min|max)_)[a-z0-9]{1,32}(?:_[a-z0-9]{1,32}){0,3}_(?:password|passwd)"
+    r"[a-z0-9]{1,32}(?:_[a-z0-9]{1,32}){0,5}_(?:password|passwd|pwd)(?:_[a-z0-9]{1,16})?"
 )
+# A value that is code, not a password: a call, an attribute path, a snake_case name.
+CODE_VALUE = re.compile(r"[\w.]+\(.*|[A-Za-z_]\w*(?:\.\w+)+|[a-z]+(?:_[a-z0-9]+)+")
 ASSIGNMENT = re.compile(
     rf"\b(?P<name>{SECRET_NAME}|{SNAKE_PASSWORD_NAME})\s*[=:]\s*[\"']?(?P<value>[^\s\"';,]+)"
 )
@@ -182,6 +182,8 @@ def assigned(found: re.Match[str]) -> str | None:
     TOKEN_EXPIRY=3600, nor a lookup such as ${DB_PASSWORD}."""
     value, name = found["value"], found["name"].upper()  # db_password as DB_PASSWORD
     if SETTING.search(name) or (POLICY.search(name) and not made_up(value)):
+        return None
+    if found["name"].islower() and CODE_VALUE.fullmatch(value):
         return None
     worded = PASSWORD_NAME.search(name) is not None and passphrase(value, True)
     return "secret assignment" if made_up(value) or worded else None

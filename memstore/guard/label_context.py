@@ -39,26 +39,38 @@ def adjectival(found: re.Match[str]) -> bool:
 
 
 # What says a label's value is a statistic about everyone's, not the user's: "the most common
-# password in 2023 was 123456" (found by review).
+# password in 2023 was 123456" (found by review), with no owner ("Diego's most used password
+# is ...") and a value everyone's list holds (found by the next review: "Top floor door
+# code: 4471" and "His most common password: Hunter2024!" passed).
 STATISTIC = re.compile(
-    r"(?<!\bmy )(?<!\bour )\b(?:most (?:common|popular|used|frequent)|commonest"
-    r"|top(?! secret)(?: \d+)?|weakest|worst)"
+    r"\b(?:the|a|an)[ \t]+(?:most (?:common|popular|frequent)|commonest|top \d+)"
     r"(?:[ \t]+\w+){0,2}[ \t]+$",
     re.IGNORECASE,
 )
 STATISTIC_REACH = 40  # characters before a label that hold its qualifier
+COMMON_VALUES = re.compile(
+    r"[\"'`]?(?:\d{1,9}|password1?|qwerty(?:uiop)?|abc123|letmein|iloveyou|admin|welcome)"
+    r"[\"'`.,;!?)]*",
+    re.IGNORECASE,
+)
 
 
 def in_a_statistic(found: re.Match[str]) -> bool:
     """Whether the words just before the label make its value everyone's (see
-    :data:`STATISTIC`)."""
+    :data:`STATISTIC`), and the value is one of :data:`COMMON_VALUES`."""
     start = found.start()
-    return STATISTIC.search(found.string[max(start - STATISTIC_REACH, 0) : start]) is not None
+    before = found.string[max(start - STATISTIC_REACH, 0) : start]
+    common = COMMON_VALUES.fullmatch(found["value"]) is not None
+    return common and STATISTIC.search(before) is not None
+
+
+# A path's folders up to a file's name: rooted (~/, ./, ../, /, C:\), with a folder at least.
+PATH_BEFORE = re.compile(r"(?:^|\s)(?:~|\.{1,2}|[A-Za-z]:)?[/\\](?:[^\s/\\]+[/\\])+$")
 
 
 def in_a_path(found: re.Match[str]) -> bool:
-    """Whether the label is a file's name at the end of a path, with no connector after it
-    ("ssh -i ~/.ssh/deploy_key ubuntu@host": found by review), not one a slash joins to
-    another label ("wifi/password: ...")."""
+    """Whether the label is a file's name at the end of a rooted path, with no connector after
+    it ("ssh -i ~/.ssh/deploy_key ubuntu@host": found by review), not a word a slash joins
+    to another ("wifi/password Xk9!mPq2", found by the next review)."""
     start = found.start()
-    return found["bare"] is not None and found.string[start - 1 : start] in ("/", "\\")
+    return found["bare"] is not None and PATH_BEFORE.search(found.string, 0, start) is not None

@@ -110,20 +110,25 @@ SUBJECTS = {
     "laptop", "phone", "bank", "vpn", "ssh", "ftp", "server", "admin", "root", "home", "work",
     "office", "account", "here", "now", "currently", "again", "also", "too", "new", "old",
     "temporary", "current", "initial",
-    # which one, after the noun in Spanish, French, Italian, Portuguese (found by review:
-    # "Contraseña nueva: Flamenco#2025" passed where "New password:" was refused)
-    "nueva", "nuevo", "actual", "temporal", "provisional", "antigua", "antiguo", "nouveau",
-    "nouvelle", "actuel", "actuelle", "provisoire", "temporaire", "ancien", "ancienne",
-    "nuova", "nuovo", "attuale", "temporanea", "temporaneo", "provvisoria", "provvisorio",
-    "vecchia", "nova", "novo", "atual", "antiga", "antigo", "provisória", "temporária",
     # Russian names what a PIN is for in the genitive, without a preposition: "пин-код карты"
     "карты", "карточки", "телефона", "сим-карты", "симки", "сейфа", "домофона", "подъезда",
     "двери", "замка", "сигнализации", "банкомата", "ноутбука", "компьютера", "роутера",
 }  # fmt: skip
+# Which one, after the noun in Spanish, French, Italian, Portuguese and German, right before
+# the connector only (found by review: "Contraseña nueva: Flamenco#2025" passed where "New
+# password:" was refused; taken as any filler, "El PIN nuevo caduca en 2026" was refused).
+ADJECTIVES = {
+    "nueva", "nuevo", "actual", "temporal", "provisional", "antigua", "antiguo",
+    "actualizada", "definitiva", "por defecto", "nouveau", "nouvelle", "actuel", "actuelle",
+    "provisoire", "temporaire", "ancien", "ancienne", "nuova", "nuovo", "attuale",
+    "temporanea", "temporaneo", "provvisoria", "provvisorio", "vecchia", "nova", "novo",
+    "atual", "atualizada", "antiga", "antigo", "provisória", "temporária", "neu", "neues",
+    "alt", "altes", "aktuell", "vorläufig",
+}  # fmt: skip
 OWNERS = {
     "for", "of", "to", "at", "on", "from", "de", "del", "della", "dello", "dell'", "do", "da",
     "das", "dos", "du", "des", "di", "für", "fürs", "von", "vom", "van", "voor", "pour", "para",
-    "per", "por", "od", "dla", "w", "от", "для", "к", "в", "na", "al", "au", "aux", "zum", "zur",
+    "per", "od", "dla", "w", "от", "для", "к", "в", "na", "al", "au", "aux", "zum", "zur",
     "im", "in", "op", "bei", "auf", "till", "för", "på", "my", "our", "his", "her", "mein",
     "meine", "meiner", "meines", "unserer", "mi", "mon", "ma", "mes", "mio", "mia", "meu",
     "minha", "mijn", "mój", "moja", "мой", "моя",
@@ -136,12 +141,13 @@ WORD_END = r"(?:(?<=[\u3000-\uffff])|(?!\w))"
 
 
 VALUE_CHAR = "[^\\s\"'`\u201d»]"  # what a value is made of: up to a space or a closing quote
-MAX_VALUE_CHARS = 512
-"""The most of a value a label's match reads: a longer run (Chinese or Japanese text, which
-has no spaces, after a password) is judged by its start. Unbounded, each label in a run
-without spaces ("pw:" or "密码是" repeated) read the run to its end, quadratic in its
-length (found by review); a value had to end within the bound, and a password followed by
-a paragraph of Chinese passed (found by the next review)."""
+MAX_VALUE_CHARS = 128
+"""The most of a value a label's match reads (a longer token's format finds it): a longer run
+(Chinese or Japanese text, which has no spaces, after a password) is judged by its start.
+Unbounded, each label in a run without spaces ("pw:" or "密码是" repeated) read the run to
+its end, quadratic in its length (found by review); a value had to end within the bound,
+and a password followed by a paragraph of Chinese passed (found by the next review); at
+512, a run of labels took 0.5 s at 4,000 characters (the review after)."""
 
 
 def labelled(least_filler: int) -> re.Pattern[str]:
@@ -254,7 +260,8 @@ def accepted(found: re.Match[str], value: str) -> bool:
     # Italian and French elide an article into the next word: "dell'email", "de l'ordinateur"
     first = filler[0].strip("()").casefold() if filler else ""
     first = first[: first.index("'") + 1] if "'" in first[:-1] else first
-    if filler and first not in OWNERS | SUBJECTS and not filler[0][:1].isupper():
+    which = " ".join(filler).casefold() in ADJECTIVES and found["filler"] is not None
+    if filler and not which and first not in OWNERS | SUBJECTS and not filler[0][:1].isupper():
         return False  # a brand may stand there too: "mot de passe Gmail c'est ..."
     if found["digits"] is not None:  # "пин-код от карты 9027", "현관 비밀번호 7392"
         return bool(found["pin"] or (found["password"] and not filler)) and values.pin(value)

@@ -26,6 +26,8 @@ STATES = {
     "rejected", "lowercase", "uppercase", "blank", "empty", "short", "valid", "fixed",
     "known", "unset", "lost", "new", "old", "same", "fine", "okay", "easy", "hard",
     "broken", "case-sensitive", "sent", "set", "gone", "there", "here",
+    # a setting's values (found by review: "save_password: always")
+    "always", "never", "forever", "ask", "prompt", "auto", "null", "true", "false",
     # Spanish
     "olvidada", "requerida", "obligatoria", "caducada", "incorrecta", "correcta", "cambiada",
     "necesaria", "secreta", "segura", "seguro", "desconocida", "bloqueada", "vencida",
