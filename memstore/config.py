@@ -130,7 +130,8 @@ class MemoryConfig(BaseModel):
     def _local_path(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("database path is empty; give a file name such as memory.sqlite3")
-        folder = value.rstrip().endswith(("/", "\\")) or FOLDER_ONLY.fullmatch(value.strip())
+        normal = os.path.normpath(value.strip())  # "~/." is "~" (found by review)
+        folder = value.rstrip().endswith(("/", "\\")) or FOLDER_ONLY.fullmatch(normal)
         if PureWindowsPath(value).name in ("", ".") or folder:
             # found by review: "." named the data folder itself, refused only on first use
             raise ValueError(

@@ -61,16 +61,20 @@ def given_zone(place: tzinfo) -> tzinfo:
     a diary's zone, a ZoneInfo read from a file, could not be read back).
 
     Raises:
-        InvalidInput: For another tzinfo, or a ZoneInfo without a key.
+        InvalidInput: For another tzinfo, a ZoneInfo without a key, or an offset with a
+            fraction of a second.
     """
     from zoneinfo import ZoneInfo
 
-    if isinstance(place, timezone) or (isinstance(place, ZoneInfo) and place.key is not None):
+    if isinstance(place, ZoneInfo) and place.key is not None:
         return place
+    offset = place.utcoffset(None) if isinstance(place, timezone) else None
+    if offset is not None and not offset.microseconds:  # found by review: a fraction of a
+        return place  # second in an offset has no name
     raise InvalidInput(
         "tz",
-        f"is a {type(place).__name__} without an IANA name; give a name such as Europe/Madrid, "
-        "a zoneinfo.ZoneInfo of one, or a datetime.timezone.",
+        f"is a {type(place).__name__} without an IANA name or a whole-second offset; give a "
+        "name such as Europe/Madrid, a zoneinfo.ZoneInfo of one, or a datetime.timezone.",
     )
 
 

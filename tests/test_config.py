@@ -34,7 +34,7 @@ def test_each_range_accepts_its_edges_and_refuses_one_beyond(
         assert caught.value.argument == field
 
 
-@pytest.mark.parametrize("folder", [".", "./", "data/", "data\\", "~", "~diego"])
+@pytest.mark.parametrize("folder", [".", "./", "data/", "data\\", "~", "~diego", "~/.", "~/./."])
 def test_a_database_path_naming_a_folder_is_refused_as_a_setting(folder: str) -> None:
     # Found by review: "." passed, named the data folder itself, and the host failed on
     # first use instead of keeping its last valid settings.

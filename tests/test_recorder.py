@@ -145,6 +145,7 @@ def test_a_recorder_that_closes_records_what_the_database_failed_to_take(
     recorder.close()
     stored = service.messages(recorder.session_id or "")
     assert [m.content for m in stored] == ["Hola", "Buenas."]
+    assert recorder.memory_error is None  # nothing waits (found by review: it stayed set)
 
 
 def test_a_recorder_whose_first_write_failed_records_it_when_it_closes(

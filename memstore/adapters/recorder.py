@@ -202,6 +202,7 @@ class Recorder:
         try:
             with self._recording:
                 self._catch_up()
+            self.memory_error = None  # nothing waits (found by review: the failure stayed)
             if self.session_id is not None:
                 self.service.end_session(self.session_id)
         except MemstoreError as error:
