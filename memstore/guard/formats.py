@@ -122,7 +122,7 @@ SETTING = re.compile(
     r"^(?:MAX|MIN)_|_(?:TTL|EXPIRY|EXPIRES|LIFETIME|TIMEOUT|LIMIT|LENGTH|SIZE|COUNT|MAX|MIN"
     r"|PROVIDER|ENABLED|DISABLED|TYPE|MODE|METHOD|HEADER|FILE|PATH|URL|URI|ENDPOINT|HOST"
     r"|PORT|NAME|USER|USERNAME|ID|SCOPES?|ALGORITHM|ISSUER|AUDIENCE|DIR|BACKEND|SCHEME"
-    r"|STRATEGY|PLUGIN|MODULE|CLASS)$|^MAX_TOKENS$"
+    r"|STRATEGY|PLUGIN|MODULE|CLASS|LABEL|TEXT|HINT|FIELD|INPUT|PROMPT)$|^MAX_TOKENS$"
 )
 # Settings about passwords whose value is a word (PASSWORD_POLICY=strict): one made up is
 # still a secret ("PASSWORD_RULES: Kx9!mPq2"; both found by review).
@@ -139,8 +139,15 @@ PASSWORD_NAME = re.compile(r"PASSWORD|PASSWD|PWD")
 SNAKE_PASSWORD_NAME = (
     r"[a-z0-9]{1,32}(?:_[a-z0-9]{1,32}){0,5}_(?:password|passwd|pwd)(?:_[a-z0-9]{1,16})?"
 )
-# A value that is code, not a password: a call, an attribute path, a snake_case name.
-CODE_VALUE = re.compile(r"[\w.]+\(.*|[A-Za-z_]\w*(?:\.\w+)+|[a-z]+(?:_[a-z0-9]+)+")
+# A value that is code, not a password: a call, a subscript, an attribute path, a snake_case
+# name, keyword arguments (found by review: "db_password = secrets['db']", "= kwargs").
+CODE_VALUE = re.compile(
+    r"[\w.]+[(\[].*|[A-Za-z_]\w*(?:\.\w+)+|[a-z]+(?:_[a-z0-9]+)+|\*{0,2}kwargs|\*?args"
+)
+# What a password setting's value names instead of a password: a hashing scheme, or a word
+# of the setting's own name ("hash_password = bcrypt", "confirm_password = confirm": found
+# by review).
+HASHES = {"bcrypt", "argon2", "argon2id", "scrypt", "pbkdf2", "sha256", "sha512", "md5", "plain"}
 ASSIGNMENT = re.compile(
     rf"\b(?P<name>{SECRET_NAME}|{SNAKE_PASSWORD_NAME})\s*[=:]\s*[\"']?(?P<value>[^\s\"';,]+)"
 )
@@ -183,7 +190,9 @@ def assigned(found: re.Match[str]) -> str | None:
     value, name = found["value"], found["name"].upper()  # db_password as DB_PASSWORD
     if SETTING.search(name) or (POLICY.search(name) and not made_up(value)):
         return None
-    if found["name"].islower() and CODE_VALUE.fullmatch(value):
+    bare = value.strip("\"'").casefold()
+    named = bare in HASHES or bare in found["name"].casefold().split("_")
+    if named or (found["name"].islower() and CODE_VALUE.fullmatch(value)):
         return None
     worded = PASSWORD_NAME.search(name) is not None and passphrase(value, True)
     return "secret assignment" if made_up(value) or worded else None

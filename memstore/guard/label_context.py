@@ -39,38 +39,47 @@ def adjectival(found: re.Match[str]) -> bool:
 
 
 # What says a label's value is a statistic about everyone's, not the user's: "the most common
-# password in 2023 was 123456" (found by review), with no owner ("Diego's most used password
-# is ...") and a value everyone's list holds (found by the next review: "Top floor door
-# code: 4471" and "His most common password: Hunter2024!" passed).
+# password in 2023 was 123456" (found by review), with no owner between the label and the
+# value ("... for our wifi is", "... I use is"), and a value from the lists of everyone's
+# passwords (found by the next reviews: "Top floor door code: 4471", "His most common
+# password: Hunter2024!" and "The most common door code: 4471" passed).
 STATISTIC = re.compile(
-    r"\b(?:the|a|an)[ \t]+(?:most (?:common|popular|frequent)|commonest|top \d+)"
-    r"(?:[ \t]+\w+){0,2}[ \t]+$",
+    r"\b(?:the|a|an)[ \t]+(?:(?:second |third )?most (?:common|popular|frequent|used)"
+    r"|commonest|top \d+|weakest|worst)(?:[ \t]+[\w-]+){0,2}[ \t]+$",
     re.IGNORECASE,
 )
 STATISTIC_REACH = 40  # characters before a label that hold its qualifier
 COMMON_VALUES = re.compile(
-    r"[\"'`]?(?:\d{1,9}|password1?|qwerty(?:uiop)?|abc123|letmein|iloveyou|admin|welcome)"
+    r"[\"'`]?(?:1234(?:5(?:6(?:7(?:89?)?)?)?)?|0000|1111|111111|123123|654321|password1?"
+    r"|qwerty(?:uiop)?|azerty|qwertz|abc123|letmein|iloveyou|admin|welcome|monkey)"
     r"[\"'`.,;!?)]*",
     re.IGNORECASE,
 )
+OWNED = re.compile(r"\b(?:my|our|his|her|their|your|I|we|at work|at home|here)\b", re.IGNORECASE)
 
 
 def in_a_statistic(found: re.Match[str]) -> bool:
     """Whether the words just before the label make its value everyone's (see
-    :data:`STATISTIC`), and the value is one of :data:`COMMON_VALUES`."""
+    :data:`STATISTIC`): the value one of :data:`COMMON_VALUES`, and no owner after the label."""
     start = found.start()
-    before = found.string[max(start - STATISTIC_REACH, 0) : start]
-    common = COMMON_VALUES.fullmatch(found["value"]) is not None
-    return common and STATISTIC.search(before) is not None
+    if COMMON_VALUES.fullmatch(found["value"]) is None:
+        return False
+    if OWNED.search(found.string, start, found.start("value")):
+        return False
+    return STATISTIC.search(found.string[max(start - STATISTIC_REACH, 0) : start]) is not None
 
 
-# A path's folders up to a file's name: rooted (~/, ./, ../, /, C:\), with a folder at least.
-PATH_BEFORE = re.compile(r"(?:^|\s)(?:~|\.{1,2}|[A-Za-z]:)?[/\\](?:[^\s/\\]+[/\\])+$")
+# What follows a key file's name in a command: a destination (user@host), another path, an
+# option ("ssh -i ~/.ssh/deploy_key ubuntu@host", found by review), not a value.
+DESTINATION = re.compile(r"[\w.+-]+@[\w.:-]+(?::\S*)?|[-~/.$%]\S*")
 
 
 def in_a_path(found: re.Match[str]) -> bool:
-    """Whether the label is a file's name at the end of a rooted path, with no connector after
-    it ("ssh -i ~/.ssh/deploy_key ubuntu@host": found by review), not a word a slash joins
-    to another ("wifi/password Xk9!mPq2", found by the next review)."""
+    """Whether the label is a file's name at the end of a path ("/" or "\\" just before it)
+    with no connector after it, followed by a command's next argument (:data:`DESTINATION`),
+    not a value ("wifi/password Xk9!mPq2vL" and "~/secrets/password Xk9!mPq2vL" are refused:
+    found by the next reviews). Only the character before the label is read: searching back
+    for the path's root took time growing with the square of the text's length."""
     start = found.start()
-    return found["bare"] is not None and PATH_BEFORE.search(found.string, 0, start) is not None
+    slash = found.string[start - 1 : start] in ("/", "\\")
+    return found["bare"] is not None and slash and DESTINATION.fullmatch(found["value"]) is not None

@@ -26,8 +26,13 @@ STATES = {
     "rejected", "lowercase", "uppercase", "blank", "empty", "short", "valid", "fixed",
     "known", "unset", "lost", "new", "old", "same", "fine", "okay", "easy", "hard",
     "broken", "case-sensitive", "sent", "set", "gone", "there", "here",
+    # what a form asks to do, after a label (found by review: "Passwort neu: anfordern")
+    "introducir", "repetir", "confirmar", "escribir", "ingresar", "saisir", "confirmer",
+    "entrer", "inserire", "confermare", "ripetere", "digitar", "inserir", "eingeben",
+    "wiederholen", "setzen", "anfordern", "ausstehend", "caduco", "expirou", "pendente",
     # a setting's values (found by review: "save_password: always")
-    "always", "never", "forever", "ask", "prompt", "auto", "null", "true", "false",
+    "always", "never", "ask", "auto", "null", "true", "false", "strict", "toggle", "request",
+    "generate",
     # Spanish
     "olvidada", "requerida", "obligatoria", "caducada", "incorrecta", "correcta", "cambiada",
     "necesaria", "secreta", "segura", "seguro", "desconocida", "bloqueada", "vencida",
