@@ -122,12 +122,13 @@ SETTING = re.compile(
     r"^(?:MAX|MIN)_|_(?:TTL|EXPIRY|EXPIRES|LIFETIME|TIMEOUT|LIMIT|LENGTH|SIZE|COUNT|MAX|MIN"
     r"|PROVIDER|ENABLED|DISABLED|TYPE|MODE|METHOD|HEADER|FILE|PATH|URL|URI|ENDPOINT|HOST"
     r"|PORT|NAME|USER|USERNAME|ID|SCOPES?|ALGORITHM|ISSUER|AUDIENCE|DIR|BACKEND|SCHEME"
-    r"|STRATEGY|PLUGIN|MODULE|CLASS|LABEL|TEXT|HINT|FIELD|INPUT|PROMPT)$|^MAX_TOKENS$"
+    r"|STRATEGY|PLUGIN|MODULE|CLASS)$|^MAX_TOKENS$"
 )
 # Settings about passwords whose value is a word (PASSWORD_POLICY=strict): one made up is
 # still a secret ("PASSWORD_RULES: Kx9!mPq2"; both found by review).
 POLICY = re.compile(
-    r"_(?:POLICY|HASH(?:ERS?|ING)?|VALIDATORS?|RULES?|COMPLEXITY|STRENGTH|HISTORY|ROTATION)$"
+    r"_(?:POLICY|HASH(?:ERS?|ING)?|VALIDATORS?|RULES?|COMPLEXITY|STRENGTH|HISTORY|ROTATION"
+    r"|LABEL|TEXT|HINT|FIELD|INPUT|PROMPT)$"
 )
 PASSWORD_NAME = re.compile(r"PASSWORD|PASSWD|PWD")
 # A password's setting written in lower case, as configuration files do (db_password,
@@ -144,10 +145,14 @@ SNAKE_PASSWORD_NAME = (
 CODE_VALUE = re.compile(
     r"[\w.]+[(\[].*|[A-Za-z_]\w*(?:\.\w+)+|[a-z]+(?:_[a-z0-9]+)+|\*{0,2}kwargs|\*?args"
 )
-# What a password setting's value names instead of a password: a hashing scheme, or a word
-# of the setting's own name ("hash_password = bcrypt", "confirm_password = confirm": found
-# by review).
+# What a password setting's value names instead of a password: a hashing scheme, or its
+# name's word about passwords ("hash_password = bcrypt", "confirm_password = confirm": found
+# by review; not a service's name, "POSTGRES_PASSWORD=postgres", which is its password).
 HASHES = {"bcrypt", "argon2", "argon2id", "scrypt", "pbkdf2", "sha256", "sha512", "md5", "plain"}
+PASSWORD_VERBS = {
+    "confirm", "confirmation", "verify", "current", "master", "old", "new", "check", "show",
+    "hide", "hash", "hashed", "reset", "change", "save", "keep", "store", "repeat", "retype",
+}  # fmt: skip
 ASSIGNMENT = re.compile(
     rf"\b(?P<name>{SECRET_NAME}|{SNAKE_PASSWORD_NAME})\s*[=:]\s*[\"']?(?P<value>[^\s\"';,]+)"
 )
@@ -191,8 +196,8 @@ def assigned(found: re.Match[str]) -> str | None:
     if SETTING.search(name) or (POLICY.search(name) and not made_up(value)):
         return None
     bare = value.strip("\"'").casefold()
-    named = bare in HASHES or bare in found["name"].casefold().split("_")
-    if named or (found["name"].islower() and CODE_VALUE.fullmatch(value)):
+    named = bare in PASSWORD_VERBS and bare in found["name"].casefold().split("_")
+    if bare in HASHES or named or (found["name"].islower() and CODE_VALUE.fullmatch(value)):
         return None
     worded = PASSWORD_NAME.search(name) is not None and passphrase(value, True)
     return "secret assignment" if made_up(value) or worded else None

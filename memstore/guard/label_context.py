@@ -39,39 +39,49 @@ def adjectival(found: re.Match[str]) -> bool:
 
 
 # What says a label's value is a statistic about everyone's, not the user's: "the most common
-# password in 2023 was 123456" (found by review), with no owner between the label and the
-# value ("... for our wifi is", "... I use is"), and a value from the lists of everyone's
-# passwords (found by the next reviews: "Top floor door code: 4471", "His most common
-# password: Hunter2024!" and "The most common door code: 4471" passed).
+# password in 2023 was 123456" (found by review). All together (found by the next reviews:
+# "Top floor door code: 4471", "His most common password: Hunter2024!", "the most used PIN on
+# the family card is 1234" passed): the label after "the most common" (popular, frequent,
+# used, commonest, weakest, worst, top N), a value from everyone's lists, and between the
+# label and the value nothing but the verb, or words that place the statistic (a year, a
+# leak, a country).
 STATISTIC = re.compile(
     r"\b(?:the|a|an)[ \t]+(?:(?:second |third )?most (?:common|popular|frequent|used)"
-    r"|commonest|top \d+|weakest|worst)(?:[ \t]+[\w-]+){0,2}[ \t]+$",
+    r"|commonest|weakest|worst|top \d+)(?:[ \t]+[\w-]+){0,2}[ \t]+$",
     re.IGNORECASE,
 )
 STATISTIC_REACH = 40  # characters before a label that hold its qualifier
 COMMON_VALUES = re.compile(
-    r"[\"'`]?(?:1234(?:5(?:6(?:7(?:89?)?)?)?)?|0000|1111|111111|123123|654321|password1?"
-    r"|qwerty(?:uiop)?|azerty|qwertz|abc123|letmein|iloveyou|admin|welcome|monkey)"
-    r"[\"'`.,;!?)]*",
+    r"[\"'`]?(?:1234(?:5(?:6(?:7(?:8(?:90?)?)?)?)?)?|0000(?:00)?|1111(?:11(?:11)?)?|1212|123123"
+    r"|123321|654321|password1?|qwerty(?:uiop)?|azerty|qwertz|abc123|letmein|iloveyou|admin"
+    r"|welcome|monkey)[\"'`.,;!?)]*",
     re.IGNORECASE,
 )
-OWNED = re.compile(r"\b(?:my|our|his|her|their|your|I|we|at work|at home|here)\b", re.IGNORECASE)
+EVIDENCE = re.compile(
+    r"\b(?:19|20)\d\d\b|\b(?:leaks?|leaked|breach(?:es)?|dump|lists?|survey|study|dataset"
+    r"|ranking|report|research|audits?|world|country|countries|internet|everyone|people|users)\b",
+    re.IGNORECASE,
+)
+PLACE = re.compile(r"\bin (?:the )?[A-Z]\w+")  # "in France", "in the UK"
 
 
 def in_a_statistic(found: re.Match[str]) -> bool:
-    """Whether the words just before the label make its value everyone's (see
-    :data:`STATISTIC`): the value one of :data:`COMMON_VALUES`, and no owner after the label."""
-    start = found.start()
+    """Whether the label's value is everyone's (see :data:`STATISTIC`)."""
+    start, text = found.start(), found.string
     if COMMON_VALUES.fullmatch(found["value"]) is None:
         return False
-    if OWNED.search(found.string, start, found.start("value")):
+    if STATISTIC.search(text[max(start - STATISTIC_REACH, 0) : start]) is None:
         return False
-    return STATISTIC.search(found.string[max(start - STATISTIC_REACH, 0) : start]) is not None
+    filler = found["filler"] or found["filler_digits"] or ""
+    return not filler.strip() or EVIDENCE.search(filler) is not None or bool(PLACE.search(filler))
 
 
-# What follows a key file's name in a command: a destination (user@host), another path, an
-# option ("ssh -i ~/.ssh/deploy_key ubuntu@host", found by review), not a value.
-DESTINATION = re.compile(r"[\w.+-]+@[\w.:-]+(?::\S*)?|[-~/.$%]\S*")
+# What follows a key file's name in a command: a user at a host, a host's full name or
+# address, or a path ("ssh -i ~/.ssh/deploy_key ubuntu@host", found by review), not a value
+# ("Admin@123", "-Tiger2024": found by the next review).
+HOST = r"(?:[\w-]+\.){2,}[\w-]+|\d{1,3}(?:\.\d{1,3}){3}|localhost"
+USER_AT_HOST = r"[a-z_][a-z0-9._-]*@(?:[a-z][a-z0-9-]*(?:\.[a-z0-9-]+)*|\d{1,3}(?:\.\d{1,3}){3})"
+DESTINATION = re.compile(rf"(?:{USER_AT_HOST}|{HOST})(?::\S*)?|(?:~|\.{{1,2}})?/\S*|[\w.-]+:/\S*")
 
 
 def in_a_path(found: re.Match[str]) -> bool:
