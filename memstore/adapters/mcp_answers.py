@@ -25,8 +25,11 @@ from mcp.types import JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPC
 
 CANCELLED = "notifications/cancelled"
 LASTING = frozenset({"subscriptions/listen"})
-"""Requests that last until the client leaves, which the end of its input is: not waited
-for (found by review: waiting for a listen request's reply kept the server open for ever)."""
+"""Requests that last until the client leaves, which the end of its input is: waited for
+only :data:`LASTING_GRACE` seconds (found by review: waiting for a listen request's reply
+kept the server open for ever; not waiting at all lost the error a protocol without
+subscriptions answers it with at once)."""
+LASTING_GRACE = 0.5
 
 
 class Unanswered:
@@ -35,14 +38,16 @@ class Unanswered:
 
     def __init__(self) -> None:
         self.waiting: Counter[int | str] = Counter()
+        self.lasting: Counter[int | str] = Counter()  # requests of :data:`LASTING`
         self.changed = anyio.Event()
 
     def asked(self, message: SessionMessage) -> None:
         """Note ``message``, read from the client: a request waits for its reply, and a
         cancellation settles the request it names."""
         found = message.message
-        if isinstance(found, JSONRPCRequest) and found.method not in LASTING:
-            self.waiting[coerce_request_id(found.id)] += 1
+        if isinstance(found, JSONRPCRequest):
+            kept = self.lasting if found.method in LASTING else self.waiting
+            kept[coerce_request_id(found.id)] += 1
         elif isinstance(found, JSONRPCNotification) and found.method == CANCELLED:
             named = cancelled_request_id_from_params(found.params)
             if named is not None:
@@ -58,16 +63,24 @@ class Unanswered:
         """One request of ``request_id`` settled: a cancellation ends one of the requests
         that share an id, as the SDK cancels only the last (found by review: settling them
         all cut the other off without its reply)."""
-        left = self.waiting[request_id] - 1
+        kept = self.waiting if request_id in self.waiting else self.lasting
+        left = kept[request_id] - 1
         if left > 0:
-            self.waiting[request_id] = left
+            kept[request_id] = left
         else:
-            self.waiting.pop(request_id, None)
+            kept.pop(request_id, None)
         self.changed.set()
 
     async def settled(self) -> None:
-        """Return once every request noted has its reply (a Ctrl-C still cancels the wait)."""
-        while self.waiting:
+        """Return once every request noted has its reply, a :data:`LASTING` one's only for
+        :data:`LASTING_GRACE` seconds (a Ctrl-C still cancels the wait)."""
+        await self.emptied(self.waiting)
+        with anyio.move_on_after(LASTING_GRACE):
+            await self.emptied(self.lasting)
+
+    async def emptied(self, kept: Counter[int | str]) -> None:
+        """Return once ``kept`` holds no request."""
+        while kept:
             self.changed = anyio.Event()
             await self.changed.wait()
 
