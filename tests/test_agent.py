@@ -554,6 +554,18 @@ def test_a_call_of_a_tool_the_agent_lacks_is_no_action_that_succeeded() -> None:
     assert any_action_succeeded([ModelRequest(parts=[made_up, weather])])
 
 
+def test_a_memory_tool_that_only_read_is_no_action_that_succeeded() -> None:
+    # Found by review: a recall, then "Done, I saved it.", got no notice.
+    read = [
+        ToolReturnPart(tool_name=name, content={"ok": True, "result": {}})
+        for name in ("recall", "list_memories", "search_words", "read_conversation")
+    ]
+    saved = ToolReturnPart(tool_name="remember", content={"ok": True, "result": {}})
+    refused = ToolReturnPart(tool_name="remember", content={"ok": False, "error": {}})
+    assert not any_action_succeeded([ModelRequest(parts=[*read, refused])])
+    assert any_action_succeeded([ModelRequest(parts=[*read, saved])])
+
+
 @pytest.mark.parametrize("answer", ["Sì", "sì.", "Yes", "sí"])
 def test_the_claim_checks_yes_is_read_in_the_notice_languages(answer: str) -> None:
     assert is_yes(answer)
