@@ -59,8 +59,13 @@ def test_a_markdown_export_says_how_to_read_its_history_back(
     dest = tmp_path / "md"
     code, report, err = run(runner, db_path, "export", str(dest), "--as", "markdown", "--tz", "UTC")
     assert code == 0 and report["speakers"] == {"Diego": "user"}
-    hint = f"memstore import {dest}/history --speaker Diego=user --include-tail"
-    assert err.strip() == f"to read the history back: {hint}"
+    # Found by review: without --database, the line read the history into the default
+    # store, which may be the one exported, and stored every message twice.
+    hint = f"memstore --database NEW.sqlite3 import {dest}/history --speaker Diego=user"
+    assert err.strip() == (
+        "to read the history back into another database (this one holds it already): "
+        f"{hint} --include-tail"
+    )
     code, imported, _ = run(
         runner,
         tmp_path / "b.sqlite3",
@@ -147,7 +152,7 @@ def test_the_reimport_hint_escapes_control_characters_in_the_path(
     dest = tmp_path / "out\x1b[31m"
     code, report, err = run(runner, db_path, "export", str(dest), "--as", "markdown")
     assert code == 0 and report["export"] == str(dest)
-    assert f"memstore import '{tmp_path}/out\\x1b[31m/history' --speaker" in err
+    assert f"import '{tmp_path}/out\\x1b[31m/history' --speaker" in err
 
 
 def test_a_sync_says_how_many_memories_it_updated(

@@ -113,8 +113,10 @@ def export_view(report: ExportReport, hint: str) -> str:
 
 
 def reimport_hint(report: ExportReport) -> str:
-    """The ``memstore import`` line that reads a Markdown export's history back ("" when
-    there is none); control and bidi characters in the path or a name shown as escapes
+    """The ``memstore import`` line that reads a Markdown export's history back into
+    another database ("" when there is none): the logs' paths are new source references,
+    so read into the store they came from, every message would be stored twice (found by
+    review). Control and bidi characters in the path or a name are shown as escapes
     (``\\x1b``), as every text view shows them, then quoted for a POSIX shell."""
     if not report.speakers:
         return ""
@@ -123,4 +125,7 @@ def reimport_hint(report: ExportReport) -> str:
     pairs = report.speakers.items()
     speakers = " ".join(f"--speaker {shlex.quote(printable(f'{n}={r}'))}" for n, r in pairs)
     logs = shlex.quote(printable(f"{report.export}/history"))
-    return f"to read the history back: memstore import {logs} {speakers} --include-tail"
+    return (
+        "to read the history back into another database (this one holds it already): "
+        f"memstore --database NEW.sqlite3 import {logs} {speakers} --include-tail"
+    )
