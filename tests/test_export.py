@@ -240,6 +240,8 @@ def test_bad_export_arguments_name_the_argument(service: MemoryService, tmp_path
         service.export(tmp_path / "x", scope="history")  # type: ignore[arg-type]
     with pytest.raises(InvalidInput, match="^tz: 'Mars/Olympus'"):
         service.export(tmp_path / "x", format="markdown", tz="Mars/Olympus")
+    with pytest.raises(InvalidInput, match="^tz: 'Not/AZone'"):  # found by review: written
+        service.export(tmp_path / "x", tz="Not/AZone")
     assert not (tmp_path / "x").exists()
 
 
