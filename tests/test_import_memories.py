@@ -674,6 +674,18 @@ MISTYPED = {
         {"format_version": 2},
         "memstore_export.format_version: Value error, is 2; this memstore reads format 1 only",
     ),
+    # Found by review: ids start_session refuses were imported, and listed by `sessions`.
+    "session id with an escape and a bidi control": (
+        "session",
+        {"id": " \x1b[31m\u202ez"},
+        "line 2: session.id: Value error, holds a control character",
+    ),
+    "session id of 65 characters": (
+        "session",
+        {"id": "s" * 65},
+        "line 2: session.id: Value error, is 65 characters; an id takes 1 to 64",
+    ),
+    "blank message id": ("message", {"id": " \t"}, "line 4: message.id: Value error, is blank"),
     "sequence past SQLite's integers": (
         "message",
         {"sequence": 2**70},

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from memstore.arguments import BIDI_CONTROLS
 from memstore.errors import InvalidInput
 from memstore.schemas.transfer import MemoryRecord, SourceLink
 from memstore.transfer import jsonl, memory_files
@@ -17,7 +18,12 @@ from memstore.transfer import jsonl, memory_files
 # Text as a memory may hold it: any character but surrogates and NUL, trimmed, not empty.
 CHARACTERS = st.characters(exclude_categories=("Cs",), exclude_characters="\0")
 TEXT = st.text(CHARACTERS, min_size=1)
-IDS = st.text(CHARACTERS, min_size=1, max_size=200)  # a 201-character id made SourceLink fail
+# Ids as the store holds them: 1 to 64 characters, not blank, no control, line break or bidi
+# control.
+ID_CHARACTERS = st.characters(
+    exclude_categories=("Cs", "Cc", "Zl", "Zp"), exclude_characters="".join(BIDI_CONTROLS)
+)
+IDS = st.text(ID_CHARACTERS, min_size=1, max_size=64).filter(str.strip)
 CONTENT = TEXT.map(str.strip).filter(bool)
 TIMES = st.datetimes(
     min_value=datetime(2000, 1, 1), max_value=datetime(2100, 1, 1), timezones=st.just(UTC)
