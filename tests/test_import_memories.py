@@ -482,6 +482,24 @@ def test_a_later_export_of_the_same_store_updates_an_earlier_import(tmp_path: Pa
     assert state(y) == before
 
 
+def test_a_sync_ends_a_session_the_export_ended_since(tmp_path: Path) -> None:
+    # Found by review: a session held already was skipped whole, so its end never came.
+    x, y = MemoryService(tmp_path / "x.sqlite3"), MemoryService(tmp_path / "y.sqlite3")
+    x.start_session(session_id="live1")
+    x.record_message("live1", "user", "Is the tea ready?")
+    x.export(tmp_path / "e1.jsonl")
+    y.import_memories(tmp_path / "e1.jsonl")
+    x.record_message("live1", "assistant", "It is.")
+    x.end_session("live1")
+    x.export(tmp_path / "e2.jsonl")
+    report = y.import_memories(tmp_path / "e2.jsonl")
+    assert report.records["session"]["updated"] == 1
+    assert y.get_session("live1") == x.get_session("live1")
+    assert [m.content for m in y.messages("live1")] == ["Is the tea ready?", "It is."]
+    again = y.import_memories(tmp_path / "e2.jsonl")
+    assert again.records["session"] == {"imported": 0, "skipped": 1, "updated": 0, "deleted": 0}
+
+
 def places(service: MemoryService, session_id: str) -> list[tuple[int, str, str]]:
     return [(m.sequence, m.id, m.content) for m in service.messages(session_id)]
 

@@ -33,6 +33,8 @@ whole import. What the file alone can show was checked before
   search entry goes, its memories' links keep the source reference (counted as the
   message's ``deleted``). A deleted memory is not carried: an export holds what is, not
   what was removed.
+- A session the database holds is skipped, or ended when the export ended it and the
+  database did not (``updated``).
 - A source link the memory holds already is skipped. One to a message the database does not
   hold keeps its source reference only; one with neither the message nor a source reference
   is skipped (a later import that brings the message adds it), and a link stored without its
@@ -121,10 +123,15 @@ class Restore:
         self.tally[record.type][done] += 1
 
     def session(self, record: SessionRecord) -> Outcome:
-        """Add a session the database does not hold."""
+        """Add a session the database does not hold; end one it holds unended that the
+        export ended (a sync: found by review, the end never came)."""
         self._sessions.add(record.id)
-        if sessions.get(self.connection, record.id) is not None:
-            return "skipped"
+        held = sessions.get(self.connection, record.id)
+        if held is not None:
+            if held.ended_at is not None or record.ended_at is None:
+                return "skipped"
+            sessions.end(self.connection, record.id, record.ended_at)
+            return "updated"
         stored = StoredSession(record.id, record.started_at, record.ended_at, record.metadata)
         sessions.add(self.connection, stored)
         return "imported"
