@@ -321,6 +321,19 @@ def test_memory_files_in_a_folder_inside_are_refused_not_left_out(
     assert state(target) == before
 
 
+def test_a_folder_reads_memory_files_named_in_upper_case_and_passes_over_hidden_ones(
+    target: MemoryService, tmp_path: Path
+) -> None:
+    # Found by review: X.MD in a folder was left out, though import-memories X.MD read it.
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "JAZZ.MD").write_text(f"---\nid: mem_a\n{HAND_FIELDS}---\nDiego likes jazz.\n")
+    (folder / "._JAZZ.MD").write_bytes(b"\x00\x05\x16\x07 an archiver's companion")
+    report = target.import_memories(folder)
+    assert report.records["memory"]["imported"] == 1
+    assert target.get_memory("mem_a").content == "Diego likes jazz."  # type: ignore[union-attr]
+
+
 HAND_FIELDS = (
     "category: fact\nstatus: active\ncreated_at: 2026-10-05 09:00:00+00:00\n"
     "modified_at: 2026-10-05 09:00:00+00:00\n"

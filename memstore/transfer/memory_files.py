@@ -199,10 +199,10 @@ def folder_records(
             or not a memory file (see :func:`parse`).
         FileError: If a file is a symbolic link or not a regular file, or cannot be read.
     """
-    paths = sorted(folder.glob("*.md"))
+    paths = memory_paths(folder)
     if not paths and not exported:
         raise refused(str(folder), f"holds no memory files (*.md); {SHAPE}")
-    nested = sorted(sub for sub in folder.iterdir() if sub.is_dir() and any(sub.glob("*.md")))
+    nested = sorted(sub for sub in folder.iterdir() if sub.is_dir() and memory_paths(sub))
     if nested:  # found by review: left out, silently
         raise refused(
             str(nested[0]),
@@ -210,6 +210,18 @@ def folder_records(
             "them up into it, or import the folder on its own",
         )
     return file_records(paths)
+
+
+def memory_paths(folder: Path) -> list[Path]:
+    """The memory files of ``folder`` (not inside its folders), sorted: each entry named
+    ``*.md`` in any case (``X.MD`` was left out, though ``import-memories X.MD`` read it:
+    found by review) that is not hidden (``._x.md``, an archiver's companion), as a shell's
+    ``*.md`` leaves hidden files out and as ``import`` passes over them in a log folder."""
+    return sorted(
+        path
+        for path in folder.iterdir()
+        if path.suffix.casefold() == ".md" and not path.name.startswith(".")
+    )
 
 
 def file_records(paths: Sequence[Path]) -> Iterator[tuple[str, MemoryRecord | MemorySourceRecord]]:
