@@ -61,7 +61,6 @@ def known_format(value: int) -> int:
 FormatVersion = Annotated[int, Field(strict=True), AfterValidator(known_format)]
 
 
-
 def stored_id(value: str) -> str:
     """A session or message id as the store holds one: what the API takes for a chosen id
     (see :func:`~memstore.arguments.chosen_id`), memstore's own ids included (found by
