@@ -521,8 +521,27 @@ def test_an_import_of_wrong_speakers_says_so_on_stderr_and_exits_1(db_path: Path
     assert json.loads(completed.stdout)["imported"] == 0
     assert completed.stderr.splitlines() == [
         "imported 0 messages from 3 files; 3 final records deferred (add --include-tail for "
-        "files no longer written); 10 records of unknown speakers not imported: 'Diego' (6), "
-        "'Morgan' (4) (add --speaker NAME=ROLE)."
+        "files no longer written); 13 records of unknown speakers not imported: 'Diego' (6), "
+        "'Morgan' (6), 'System' (1) (add --speaker NAME=ROLE)."
+    ]
+
+
+def test_an_import_whose_one_record_is_deferred_and_of_an_unknown_speaker_exits_1(
+    db_path: Path, tmp_path: Path
+) -> None:
+    # Found by review: the deferred record's speaker was never looked at, so nothing was
+    # imported, no speaker matched, and the exit status was 0.
+    (tmp_path / "2026-10-05.md").write_text(
+        "Morgan Log — 2026-10-05\n\n[09:15:02 +0200] \nNobody: hi there\n", encoding="utf-8"
+    )
+    completed = memstore_process(
+        "--database", str(db_path), "import", str(tmp_path), "--speaker", "Diego=user"
+    )
+    assert completed.returncode == 1
+    assert completed.stderr.splitlines() == [
+        "imported 0 messages from 1 file; 1 final record deferred (add --include-tail for "
+        "files no longer written); 1 record of unknown speakers not imported: 'Nobody' (1) "
+        "(add --speaker NAME=ROLE)."
     ]
 
 
