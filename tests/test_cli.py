@@ -799,3 +799,12 @@ def test_ctrl_c_as_a_new_database_is_set_up_prints_only_the_json_error(tmp_path:
     assert done.returncode == 1
     assert "Traceback" not in done.stderr
     assert json.loads(done.stderr.strip())["error"]["type"] == "Aborted"
+
+
+def test_an_error_naming_a_bidi_control_escapes_it(runner: CliRunner, tmp_path: Path) -> None:
+    # Found by review: a path holding U+202E printed its error reversed at a terminal.
+    path = tmp_path / "notes\u202egpj.sqlite3"
+    result = runner.invoke(cli, ["--database", str(path), "recall", "tea"])
+    assert result.exit_code == 1
+    assert "\u202e" not in result.stderr and "notes\\u202egpj" in result.stderr
+    assert json.loads(result.stderr)["error"]["message"].count("notes\u202egpj") == 1

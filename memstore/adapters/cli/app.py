@@ -155,11 +155,18 @@ def with_format(callback: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def emit_error(kind: str, message: str) -> None:
-    """Print the JSON error document ``{"error": {"type", "message"}}`` on stderr."""
+    """Print the JSON error document ``{"error": {"type", "message"}}`` on stderr, its bidi
+    controls and line separators as JSON escapes (``\\u202e``): the same document to a
+    reader, but a terminal does not turn the line around them (found by review: a path
+    holding U+202E printed its error reversed)."""
     import json
 
+    from memstore.arguments import BIDI_CONTROLS
+
     error = {"error": {"type": kind, "message": message}}
-    echo_json(json.dumps(error, ensure_ascii=False), err=True)
+    text = json.dumps(error, ensure_ascii=False)
+    shown = {ord(char): f"\\u{ord(char):04x}" for char in (*BIDI_CONTROLS, "\u2028", "\u2029")}
+    echo_json(text.translate(shown), err=True)
 
 
 class JsonErrors(click.Group):
