@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
@@ -344,3 +346,16 @@ def test_a_speaker_name_no_log_record_carries_is_a_warning(
         "'Die\\tgo' cannot head a log record (a control character, a colon or a space at an "
         "end); its messages are written under User."
     ]
+
+
+def test_a_jsonl_export_needs_no_machine_zone(service: MemoryService, tmp_path: Path) -> None:
+    # Found by review: checking the zone for JSONL looked the machine's up when none was
+    # given, and TZ holding POSIX daylight saving rules refused an export that uses no zone.
+    service.remember("Diego likes jazz.")
+    command = [sys.executable, "-m", "memstore", "--database", str(service.path), "export"]
+    environment = {**os.environ, "TZ": "EST5EDT,M3.2.0,M11.1.0"}
+    done = subprocess.run(
+        [*command, str(tmp_path / "e.jsonl")], capture_output=True, env=environment, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["counts"]["memory"] == 1

@@ -78,8 +78,9 @@ def export(
     """
     target = destination.target(to)
     open_stores.not_a_companion(target, db.path)
-    given = zone(tz)  # checked for JSONL too, as the CLI checks --tz (found by review)
-    place = given if form == "markdown" else None
+    place = zone(tz) if form == "markdown" else None
+    if tz is not None:  # a given zone is checked for JSONL too, as the CLI checks --tz
+        zone(tz)  # (found by review); without one, a JSONL export needs no machine zone
     db.ensure_schema()
     written = write(db, target, form, scope, place)
     return ExportReport(
