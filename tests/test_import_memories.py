@@ -709,20 +709,38 @@ MISTYPED = {
     "session id with an escape and a bidi control": (
         "session",
         {"id": " \x1b[31m\u202ez"},
-        "line 2: session.id: Value error, holds a control character",
+        "line 2: session.id: holds a control character",
     ),
     "session id of 65 characters": (
         "session",
         {"id": "s" * 65},
-        "line 2: session.id: Value error, is 65 characters; an id takes 1 to 64",
+        "line 2: session.id: is 65 characters; an id takes 1 to 64; nothing was imported",
     ),
-    "blank message id": ("message", {"id": " \t"}, "line 4: message.id: Value error, is blank"),
+    "blank message id": ("message", {"id": " \t"}, "line 4: message.id: is blank"),
     "sequence past SQLite's integers": (
         "message",
         {"sequence": 2**70},
         "line 4: message.sequence: Input should be less than or equal to 9223372036854775807",
     ),
 }
+
+
+def test_an_id_an_older_memstore_stored_is_exported_and_refused_by_name_on_import(
+    tmp_path: Path,
+) -> None:
+    # Found by review: checking ids in the records' schema made the export of such a store
+    # fail with a pydantic traceback; the export writes what the store holds.
+    old = MemoryService(tmp_path / "old.sqlite3")
+    old.start_session(session_id="s1")
+    with sqlite3.connect(old.path) as connection:  # as start_session once took any length
+        connection.execute("UPDATE sessions SET id = ? WHERE id = 's1'", ("S" * 100,))
+    connection.close()
+    report = old.export(tmp_path / "old.jsonl")
+    assert report.counts["session"] == 1
+    fresh = tmp_path / "fresh.sqlite3"
+    with pytest.raises(InvalidInput, match="line 2: session.id: is 100 characters"):
+        MemoryService(fresh).import_memories(tmp_path / "old.jsonl")
+    assert not fresh.exists()
 
 
 @pytest.mark.parametrize("case", MISTYPED, ids=list(MISTYPED))

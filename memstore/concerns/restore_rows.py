@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from memstore.arguments import valid_unicode
+from memstore.arguments import chosen_id, valid_unicode
 from memstore.concerns.history import check_content
 from memstore.concerns.memory_rules import (
     clean_content,
@@ -57,11 +57,25 @@ def cycle_reason(cycle: list[str]) -> str:
     )
 
 
+def check_ids(where: str, kind: str, **ids: str) -> None:
+    """Raise InvalidInput (argument ``path``) for an id of a ``kind`` record that the API
+    refuses (see :func:`~memstore.arguments.chosen_id`): found by review, a session id of
+    157 characters with an escape and a bidi control was imported, which ``start_session``
+    refuses. An export still writes such an id an older memstore stored; it is refused here,
+    named, rather than carried into another store."""
+    for name, value in ids.items():
+        try:
+            chosen_id(value, f"{kind}.{name}")
+        except InvalidInput as error:
+            raise refused(where, str(error)) from error
+
+
 def check_message(where: str, record: MessageRecord) -> None:
     """Raise InvalidInput (argument ``path``) for a message no import could have stored:
-    blank content, text that is not valid Unicode, a speaker name no log record can carry.
-    A name ``record_message`` refuses but a log gave (a tab, a bidi control) is taken: the
-    store's own export must come back (found by review)."""
+    an id the API refuses, blank content, text that is not valid Unicode, a speaker name no
+    log record can carry. A name ``record_message`` refuses but a log gave (a tab, a bidi
+    control) is taken: the store's own export must come back (found by review)."""
+    check_ids(where, "message", id=record.id, session_id=record.session_id)
     try:
         check_content(record.content)
     except InvalidInput as error:
@@ -75,7 +89,9 @@ def check_message(where: str, record: MessageRecord) -> None:
 
 
 def check_session(where: str, record: SessionRecord) -> None:
-    """Raise InvalidInput (argument ``path``) for a session that ends before it starts."""
+    """Raise InvalidInput (argument ``path``) for a session whose id the API refuses, or
+    that ends before it starts."""
+    check_ids(where, "session", id=record.id)
     if record.ended_at is not None and record.ended_at < record.started_at:
         raise refused(
             f"{where} (session {record.id})",

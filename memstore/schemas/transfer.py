@@ -28,7 +28,6 @@ from pydantic import (
     ValidationInfo,
 )
 
-from memstore.arguments import chosen_id
 from memstore.errors import InvalidInput
 from memstore.kinds import (
     Category,
@@ -61,22 +60,7 @@ def known_format(value: int) -> int:
 FormatVersion = Annotated[int, Field(strict=True), AfterValidator(known_format)]
 
 
-def stored_id(value: str) -> str:
-    """A session or message id as the store holds one: what the API takes for a chosen id
-    (see :func:`~memstore.arguments.chosen_id`), memstore's own ids included (found by
-    review: an id of 157 characters with an escape and a bidi control was imported, which
-    ``start_session`` refuses).
-
-    Raises:
-        ValueError: For any other (pydantic names the field).
-    """
-    try:
-        return chosen_id(value, "id")
-    except InvalidInput as error:
-        raise ValueError(error.reason) from None
-
-
-Id = Annotated[str, AfterValidator(stored_id)]
+Id = Annotated[str, StringConstraints(min_length=1, max_length=200)]
 MemoryId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}$")]
 """A memory id also names its Markdown file (``<id>.md``): ASCII letters, digits, ``_``,
 ``-`` and ``.`` (not first), at most 64 characters, as memstore's ``mem_<hex>`` ids are."""

@@ -23,7 +23,9 @@ def describe(error: ValidationError) -> str:
 
 def refused(where: str, reason: str) -> InvalidInput:
     """The error (argument ``path``) of an export that cannot be imported as it is: where,
-    what is wrong, and that nothing was imported."""
+    what is wrong (a sentence of its own, such as another error's message, without its final
+    period), and that nothing was imported."""
+    reason = reason.removesuffix(".")
     return InvalidInput("path", f"{where}: {reason}; nothing was imported. Fix it and retry.")
 
 
