@@ -8,6 +8,7 @@ import sqlite3
 from collections import Counter
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -511,6 +512,19 @@ def test_a_sync_ends_a_session_the_export_ended_since(tmp_path: Path) -> None:
     assert [m.content for m in y.messages("live1")] == ["Is the tea ready?", "It is."]
     again = y.import_memories(tmp_path / "e2.jsonl")
     assert again.records["session"] == {"imported": 0, "skipped": 1, "updated": 0, "deleted": 0}
+
+
+def test_a_session_of_the_same_id_started_at_another_moment_is_not_ended(tmp_path: Path) -> None:
+    # Found by review: y's own s1, started at 12:00, was ended at x's 09:00, before its
+    # start, and y's export could then not be imported again.
+    x, y = MemoryService(tmp_path / "x.sqlite3"), MemoryService(tmp_path / "y.sqlite3")
+    x.start_session(session_id="s1", started_at=datetime(2026, 10, 5, 8, tzinfo=UTC))
+    x.end_session("s1", ended_at=datetime(2026, 10, 5, 9, tzinfo=UTC))
+    x.export(tmp_path / "x.jsonl")
+    y.start_session(session_id="s1", started_at=datetime(2026, 10, 5, 12, tzinfo=UTC))
+    report = y.import_memories(tmp_path / "x.jsonl")
+    assert report.records["session"] == {"imported": 0, "skipped": 1, "updated": 0, "deleted": 0}
+    assert y.get_session("s1").ended_at is None  # type: ignore[union-attr]
 
 
 def places(service: MemoryService, session_id: str) -> list[tuple[int, str, str]]:

@@ -228,3 +228,24 @@ def test_one_markdown_memory_file_imports_as_itself(
     assert [(m["id"], m["content"]) for m in listed["memories"]] == [
         (new, "Diego prefers English.")
     ]
+
+
+def test_the_text_view_of_a_sync_says_which_sessions_it_ended(
+    runner: CliRunner, db_path: Path, tmp_path: Path
+) -> None:
+    # Found by review: a sync that ended a session printed nothing of it.
+    source = MemoryService(db_path)
+    source.start_session(session_id="live1")
+    source.record_message("live1", "user", "Is the tea ready?")
+    source.export(tmp_path / "e1.jsonl")
+    other = tmp_path / "y.sqlite3"
+    assert run(runner, other, "import-memories", str(tmp_path / "e1.jsonl"))[0] == 0
+    source.end_session("live1")
+    e2 = tmp_path / "e2.jsonl"
+    source.export(e2)
+    result = runner.invoke(
+        cli, ["--database", str(other), "import-memories", str(e2), "--format", "text"]
+    )
+    assert result.stdout.strip() == (
+        f"imported 0 memories from {e2} (0 already there); also 1 ended session"
+    )

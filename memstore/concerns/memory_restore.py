@@ -34,7 +34,7 @@ whole import. What the file alone can show was checked before
   message's ``deleted``). A deleted memory is not carried: an export holds what is, not
   what was removed.
 - A session the database holds is skipped, or ended when the export ended it and the
-  database did not (``updated``).
+  database did not, its start the same in both (``updated``).
 - A source link the memory holds already is skipped. One to a message the database does not
   hold keeps its source reference only; one with neither the message nor a source reference
   is skipped (a later import that brings the message adds it), and a link stored without its
@@ -124,11 +124,14 @@ class Restore:
 
     def session(self, record: SessionRecord) -> Outcome:
         """Add a session the database does not hold; end one it holds unended that the
-        export ended (a sync: found by review, the end never came)."""
+        export, starting it at the same moment, ended (a sync: found by review, the end
+        never came). A session of the same id started at another moment is another one,
+        skipped: its end could fall before its start (found by review)."""
         self._sessions.add(record.id)
         held = sessions.get(self.connection, record.id)
         if held is not None:
-            if held.ended_at is not None or record.ended_at is None:
+            other = held.started_at != record.started_at
+            if other or held.ended_at is not None or record.ended_at is None:
                 return "skipped"
             sessions.end(self.connection, record.id, record.ended_at)
             return "updated"

@@ -289,6 +289,7 @@ class MemoryImportReport(Result):
     records: dict[str, dict[str, int]]
     """Per record type (``session``, ``message``, ``memory``, ``memory_source``,
     ``deleted_source``): ``{"imported": n, "skipped": n, "updated": n, "deleted": n}``
-    (``updated``: a memory made newer, a source link given the message it names;
+    (``updated``: a memory made newer, a session ended since, a message moved to its
+    place, a source link given the message it names;
     ``deleted``: messages of the database deleted because the export holds the tombstone
     of their source reference, 0 for the other types)."""

@@ -236,7 +236,8 @@ def export_text(report: schemas.ExportReport) -> str:
 
 
 def memory_import_text(report: schemas.MemoryImportReport) -> str:
-    """How many memories came in (and were updated), and the other records by type."""
+    """How many memories came in (and were updated), and the other records by type (and the
+    messages deleted and sessions ended)."""
     others = {
         kind: n["imported"]
         for kind, n in report.records.items()
@@ -244,6 +245,8 @@ def memory_import_text(report: schemas.MemoryImportReport) -> str:
     }
     deleted = report.records.get("message", {}).get("deleted", 0)
     others |= {"deleted message": deleted} if deleted else {}
+    ended = report.records.get("session", {}).get("updated", 0)  # found by review: unsaid
+    others |= {"ended session": ended} if ended else {}
     extra = f"; also {counted(others)}" if others else ""
     updated = f", {report.updated} updated" if report.updated else ""
     return printable(
