@@ -322,7 +322,7 @@ def test_memory_files_in_a_folder_inside_are_refused_not_left_out(
     assert state(target) == before
 
 
-def test_a_folder_reads_memory_files_named_in_upper_case_and_passes_over_hidden_ones(
+def test_a_folder_reads_memory_files_in_any_case_and_passes_over_hidden_ones_and_folders(
     target: MemoryService, tmp_path: Path
 ) -> None:
     # Found by review: X.MD in a folder was left out, though import-memories X.MD read it.
@@ -330,6 +330,12 @@ def test_a_folder_reads_memory_files_named_in_upper_case_and_passes_over_hidden_
     folder.mkdir()
     (folder / "JAZZ.MD").write_text(f"---\nid: mem_a\n{HAND_FIELDS}---\nDiego likes jazz.\n")
     (folder / "._JAZZ.MD").write_bytes(b"\x00\x05\x16\x07 an archiver's companion")
+    # Found by review of that fix: hidden folders (.trash, .obsidian) refused the import,
+    # and a folder named like a memory file was taken for one.
+    for inner in (".trash", ".obsidian", "old.md"):
+        (folder / inner).mkdir()
+    (folder / ".trash" / "old.md").write_text("# a deleted note\n")
+    (folder / ".obsidian" / "workspace.md").write_text("{}\n")
     report = target.import_memories(folder)
     assert report.records["memory"]["imported"] == 1
     assert target.get_memory("mem_a").content == "Diego likes jazz."  # type: ignore[union-attr]

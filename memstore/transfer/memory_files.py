@@ -202,7 +202,7 @@ def folder_records(
     paths = memory_paths(folder)
     if not paths and not exported:
         raise refused(str(folder), f"holds no memory files (*.md); {SHAPE}")
-    nested = sorted(sub for sub in folder.iterdir() if sub.is_dir() and memory_paths(sub))
+    nested = sorted(sub for sub in folder.iterdir() if inner_folder(sub) and holds_memories(sub))
     if nested:  # found by review: left out, silently
         raise refused(
             str(nested[0]),
@@ -215,13 +215,32 @@ def folder_records(
 def memory_paths(folder: Path) -> list[Path]:
     """The memory files of ``folder`` (not inside its folders), sorted: each entry named
     ``*.md`` in any case (``X.MD`` was left out, though ``import-memories X.MD`` read it:
-    found by review) that is not hidden (``._x.md``, an archiver's companion), as a shell's
-    ``*.md`` leaves hidden files out and as ``import`` passes over them in a log folder."""
+    found by review) that is neither hidden (``._x.md``, an archiver's companion) nor a
+    folder, as a shell's ``*.md`` leaves hidden files out and as ``import`` passes over
+    both in a log folder."""
     return sorted(
         path
         for path in folder.iterdir()
-        if path.suffix.casefold() == ".md" and not path.name.startswith(".")
+        if path.suffix.casefold() == ".md"
+        and not path.name.startswith(".")
+        and not inner_folder(path)
     )
+
+
+def holds_memories(folder: Path) -> bool:
+    """Whether a folder inside the one imported holds memory files (False for one that
+    cannot be read, as a shell's ``*/*.md`` passes over it)."""
+    try:
+        return bool(memory_paths(folder))
+    except OSError:
+        return False
+
+
+def inner_folder(path: Path) -> bool:
+    """Whether ``path`` is a folder that is not hidden and not a symbolic link (a link to a
+    folder: refused as a memory file, as any link is; found by review, ``.trash`` and
+    ``.obsidian`` refused an import)."""
+    return path.is_dir() and not path.is_symlink() and not path.name.startswith(".")
 
 
 def file_records(paths: Sequence[Path]) -> Iterator[tuple[str, MemoryRecord | MemorySourceRecord]]:
