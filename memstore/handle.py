@@ -79,6 +79,12 @@ class StoreHandle:
         anything; None when SQLite cannot read it. Raises FileError for a non-regular file."""
         return examine.holds_store(self._db.path)
 
+    def unstarted(self) -> bool:
+        """Whether the file exists and holds nothing yet (empty, or SQLite without a table):
+        what a first import stopped before its tables leaves. Changes nothing; raises
+        FileError for a non-regular file."""
+        return examine.unstarted(self._db.path)
+
     def refuse_foreign(self) -> None:
         """Raise FileError when the file holds another application's SQLite database, naming
         what shows it; nothing for any other file. Changes nothing."""

@@ -502,3 +502,15 @@ def test_invisible_characters_found_by_review_are_escaped_in_text_views(
         printable("👨\u200d👩\u200d👧 fine") == "👨\u200d👩\u200d👧 fine"
     )  # emoji keep their joiner
     assert printable("❤\ufe0f 葛\U000e0100") == "❤\ufe0f 葛\U000e0100"  # and one selector
+
+
+@given(st.text())
+def test_json_made_printable_reads_back_the_same_and_holds_nothing_a_terminal_acts_on(
+    text: str,
+) -> None:
+    from memstore.text.printable import UNSAFE, json_printable
+
+    document = json.dumps({"message": text}, ensure_ascii=False)
+    shown = json_printable(document)
+    assert json.loads(shown) == {"message": text}
+    assert UNSAFE.search(shown) is None

@@ -13,7 +13,7 @@ from memstore.errors import StoreBusy, StoreDamaged
 from memstore.repository import health as checks
 from memstore.repository.health import Findings, IndexCheck
 from memstore.schemas import FtsCheck, HealthReport
-from memstore.store import backups
+from memstore.store import backups, examine
 from memstore.store.database import Database
 from memstore.store.fts_names import FTS_INDEXES, PLACES_INDEX, REQUESTS_INDEX
 
@@ -47,7 +47,8 @@ RETRY_PAUSE_S = 0.05
 
 def health(db: Database) -> HealthReport:
     """:func:`checked_once`, tried again for up to :data:`RETRY_S` seconds while another
-    process's write makes it StoreBusy (found by review: a check failed after 7 ms beside a
+    process's write makes it StoreBusy; for a file that holds nothing yet,
+    :func:`unstarted`, with nothing written (found by review: a check failed after 7 ms beside a
     write of 200; taking the write lock up front instead failed every other writer for the
     whole of a long check).
 
@@ -55,6 +56,8 @@ def health(db: Database) -> HealthReport:
         StoreBusy: If other writers kept it stale for longer.
         SchemaError, StoreError: As :func:`checked_once` says.
     """
+    if examine.unstarted(db.path):
+        return unstarted(str(db.path), db.code_version())
     deadline = time.monotonic() + RETRY_S
     while True:
         try:
@@ -172,6 +175,23 @@ def fts_problem(check: IndexCheck, damaged: bool) -> str:
     if damaged:
         return found
     return f"{found}; rebuild it with INSERT INTO {check.index}({check.index}) VALUES('rebuild')"
+
+
+def unstarted(path: str, code_version: int) -> HealthReport:
+    """The report of a file that holds nothing yet (see
+    :func:`~memstore.store.examine.unstarted`): nothing in it is wrong, and no table is
+    there to count (schema version 0); the first write sets the store up."""
+    return HealthReport(
+        ok=True,
+        database=path,
+        integrity="ok",
+        foreign_key_errors=[],
+        fts=[],
+        schema_version=0,
+        code_version=code_version,
+        counts=dict.fromkeys(checks.COUNTED_TABLES, 0),
+        problems=[],
+    )
 
 
 def unreadable(path: str, code_version: int, reason: str) -> HealthReport:

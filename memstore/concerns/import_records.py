@@ -172,18 +172,8 @@ def new_rows(
     data = log.data
     for sequence, (record, role, ref) in enumerate(new, start=first):
         end = record.content_end(data)
-        created_at, speaker = record.created_at, speaker_name(record)
-        row = (
-            new_id("msg"),
-            session_id,
-            sequence,
-            role,
-            None,
-            created_at,
-            "completed",
-            ref,
-            speaker,
-        )
+        when, speaker = record.created_at, speaker_name(record)
+        row = (new_id("msg"), session_id, sequence, role, None, when, "completed", ref, speaker)
         if end - record.text_start > LARGE_TEXT_BYTES:
             text = FileText.of(log.path, data, record.text_start, end)
             large.append((*row[:4], text, *row[5:]))

@@ -34,6 +34,23 @@ def holds_store(path: Path) -> bool | None:
     return None if schema is None else schema.is_memstore and not schema.at_base
 
 
+def unstarted(path: Path) -> bool:
+    """Whether the existing file at ``path`` holds nothing yet: empty, or a SQLite database
+    without a single schema object or an application's mark. A first import killed before
+    its migration committed leaves such a file (found by review: ``check`` refused it, 5 of
+    26 kills).
+
+    Raises:
+        FileError: If the path is not a regular file (a FIFO, a folder, a device).
+        StoreBusy: If another process kept the file locked past the probe's wait.
+    """
+    status = files.regular(path, "the database")
+    if status is None or status.st_size == 0:
+        return status is not None
+    schema = read_schema(path)
+    return schema is not None and schema.objects == 0 and not schema.marked
+
+
 def refuse_foreign(path: Path) -> None:
     """Raise the FileError that names another application's SQLite database at ``path``, and
     what shows it is one (its tables, its marks: see :func:`probe.pending`); nothing for any

@@ -9,6 +9,7 @@ the line and paragraph separators as escapes such as ``\\x1b`` or ``\\u202e``.
 
 from __future__ import annotations
 
+import json
 import re
 
 # Controls (not tab or line feed), the soft hyphen, invisible format characters (zero-width
@@ -45,3 +46,10 @@ def escaped(char: str) -> str:
     if code > 0xFFFF:
         return f"\\U{code:08x}"
     return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def json_printable(document: str) -> str:
+    """The JSON ``document`` with the characters :func:`printable` escapes written as JSON
+    escapes (``\\u202e``): the same document to a reader, and a terminal shows it as it
+    reads (found by review: an error naming a path that holds U+202E printed reversed)."""
+    return UNSAFE.sub(lambda found: json.dumps(found.group())[1:-1], document)

@@ -155,18 +155,15 @@ def with_format(callback: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def emit_error(kind: str, message: str) -> None:
-    """Print the JSON error document ``{"error": {"type", "message"}}`` on stderr, its bidi
-    controls and line separators as JSON escapes (``\\u202e``): the same document to a
-    reader, but a terminal does not turn the line around them (found by review: a path
-    holding U+202E printed its error reversed)."""
+    """Print the JSON error document ``{"error": {"type", "message"}}`` on stderr, the
+    characters a terminal would act on written as JSON escapes (see
+    :func:`~memstore.text.printable.json_printable`)."""
     import json
 
-    from memstore.arguments import BIDI_CONTROLS
+    from memstore.text.printable import json_printable
 
     error = {"error": {"type": kind, "message": message}}
-    text = json.dumps(error, ensure_ascii=False)
-    shown = {ord(char): f"\\u{ord(char):04x}" for char in (*BIDI_CONTROLS, "\u2028", "\u2029")}
-    echo_json(text.translate(shown), err=True)
+    echo_json(json_printable(json.dumps(error, ensure_ascii=False)), err=True)
 
 
 class JsonErrors(click.Group):

@@ -27,8 +27,10 @@ def check(ctx: click.Context) -> None:
 
     Example: memstore check
     """
-    report = service_from(ctx).health()
-    conclude(ctx, report, ok=report.ok)
+    from memstore.adapters.cli.views import UNSTARTED, unstarted
+
+    report = service_from(ctx, unstarted_ok=True).health()
+    conclude(ctx, report, ok=report.ok, note=UNSTARTED if unstarted(report) else "")
 
 
 @cli.command()

@@ -38,14 +38,18 @@ def load_config(path: Path | None) -> MemoryConfig:
         raise click.BadParameter(f"cannot use {path}: {error}", param_hint="--config") from error
 
 
-def service_from(ctx: click.Context, *, new_ok: bool = False) -> MemoryService:
+def service_from(
+    ctx: click.Context, *, new_ok: bool = False, unstarted_ok: bool = False
+) -> MemoryService:
     """The service of this invocation (opened lazily by the group).
 
     Only the commands that store something may create the database file, and the diary
     (which then shows the day's Markdown log) may run without one (``new_ok``); the others
     refuse a file that does not exist or is not a memstore database, so that a
     mistyped ``--database`` is an error instead of a new, empty database (or memstore's
-    tables added to another application's file) that reports nothing wrong.
+    tables added to another application's file) that reports nothing wrong. ``check``
+    takes a file that exists and holds nothing yet (``unstarted_ok``): a first import killed
+    before its tables were made leaves one, which it reports without writing to it.
 
     Raises:
         FileError: When the database is missing or is not a memstore database.
@@ -60,7 +64,7 @@ def service_from(ctx: click.Context, *, new_ok: bool = False) -> MemoryService:
             "there is no database there; check --database or the configuration, or create "
             "one with `memstore import` or `memstore remember`.",
         )
-    if held is False:
+    if held is False and not (unstarted_ok and service.unstarted()):
         service.refuse_foreign()  # names another application's database as one
         raise FileError(
             str(service.path),

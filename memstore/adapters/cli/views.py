@@ -176,17 +176,29 @@ def chunk_text(chunk: schemas.MessageChunk) -> str:
     return "\n".join([head, printable(chunk.content), *tail])
 
 
+UNSTARTED = (
+    "the file holds no tables yet (a new file, or a first import stopped before it made "
+    "them): nothing is wrong in it; `memstore import` or `memstore remember` sets it up."
+)
+"""What ``check`` says of a file that holds nothing yet (schema version 0)."""
+
+
 def health_text(report: schemas.HealthReport) -> str:
     """The verdict, then each problem."""
     counts = ", ".join(f"{count} {name}" for name, count in report.counts.items())
     verdict = "ok" if report.ok else "NOT OK"
     lines = [
         click.style(printable(f"{verdict}: {report.database}"), bold=True),
-        f"schema {report.schema_version}; {counts}",
+        UNSTARTED if unstarted(report) else f"schema {report.schema_version}; {counts}",
     ]
     if report.read_only:
         lines.append(printable(f"read-only: {report.read_only_reason}"))
     return "\n".join([*lines, *(printable(f"- {problem}") for problem in report.problems)])
+
+
+def unstarted(report: schemas.HealthReport) -> bool:
+    """Whether ``check`` found a file that holds nothing yet."""
+    return report.ok and report.schema_version == 0
 
 
 def backup_text(report: schemas.BackupReport) -> str:
