@@ -58,13 +58,31 @@ def run_migrations(connection: Connection) -> None:
 
 
 def database_path() -> str:
-    """The -x db=PATH argument, else memstore's configured database."""
+    """The -x db=PATH argument, else the file of a ``sqlite:///PATH`` ``sqlalchemy.url``
+    (set in alembic.ini or by a caller's ``Config``: found by review, it was ignored, and
+    the configured database migrated instead), else memstore's configured database."""
     path = context.get_x_argument(as_dictionary=True).get("db")
     if path:
         return str(path)
+    url = context.config.get_main_option("sqlalchemy.url")
+    if url:
+        return url_path(url)
     from memstore.config import MemoryConfig
 
     return str(MemoryConfig().database_path())
+
+
+def url_path(url: str) -> str:
+    """The file a SQLAlchemy URL names; SystemExit for any other database or none."""
+    from sqlalchemy.engine import make_url
+
+    named = make_url(url)
+    if named.get_backend_name() != "sqlite" or named.database in (None, "", ":memory:"):
+        raise SystemExit(
+            f"sqlalchemy.url {named.render_as_string(hide_password=True)!r} names no SQLite "
+            "file: memstore migrates one, given as sqlite:///PATH or -x db=PATH."
+        )
+    return named.database
 
 
 if context.is_offline_mode():

@@ -18,6 +18,7 @@ from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
 from alembic import command
+from alembic.config import Config
 from memstore import MemoryService, SchemaError, StoreError
 from memstore.store.database import Database
 from memstore.store.engine import make_engine
@@ -337,6 +338,24 @@ def test_alembic_command_line_upgrades_any_database_path(tmp_path: Path) -> None
         assert connection.execute("SELECT max(version) FROM schema_migrations").fetchone() == (7,)
     # found by review: created readable by everyone, though memstore creates its files 0600
     assert target.stat().st_mode & 0o777 == 0o600
+
+
+def test_alembic_takes_the_file_a_configs_sqlalchemy_url_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Found by review: the URL was ignored, and the configured database was migrated instead.
+    monkeypatch.setenv("MEMSTORE_HOME", str(tmp_path / "home"))
+    target = tmp_path / "by-url.sqlite3"
+    config = Config(str(REPO / "alembic.ini"))
+    config.set_main_option("sqlalchemy.url", f"sqlite:///{target}")
+    command.upgrade(config, "head")
+    with closing(sqlite3.connect(target)) as connection:
+        assert connection.execute("SELECT max(version) FROM schema_migrations").fetchone() == (7,)
+    assert not (tmp_path / "home").exists()
+    for url in ("postgresql://u@h/memory", "sqlite://"):
+        config.set_main_option("sqlalchemy.url", url)
+        with pytest.raises(SystemExit, match="names no SQLite file"):
+            command.upgrade(config, "head")
 
 
 def test_alembic_command_line_expands_a_tilde_no_shell_expanded(tmp_path: Path) -> None:
