@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 from alembic.autogenerate import compare_metadata
+from alembic.config import Config
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
 from alembic import command
-from alembic.config import Config
 from memstore import MemoryService, SchemaError, StoreError
 from memstore.store.database import Database
 from memstore.store.engine import make_engine
