@@ -458,8 +458,14 @@ def test_python_dash_m_runs_the_cli_in_a_real_process(tmp_path: Path) -> None:
         check=True,
     )
     assert len(json.loads(recalled.stdout)["conversations"]) == 2
-    failed = subprocess.run(
+    # literal text: brackets alone are no syntax, and find nothing (found by review: they
+    # were refused); a blank query is refused
+    brackets = subprocess.run(
         [*base, "recall", "((("], capture_output=True, text=True, encoding="utf-8"
+    )
+    assert brackets.returncode == 0 and json.loads(brackets.stdout)["conversations"] == []
+    failed = subprocess.run(
+        [*base, "recall", "  "], capture_output=True, text=True, encoding="utf-8"
     )
     assert failed.returncode == 1 and json.loads(failed.stderr)["error"]["type"] == "InvalidQuery"
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from memstore import MemoryConfig, MemoryService
 from memstore.errors import InvalidInput, InvalidQuery
 from memstore.schemas import RecallResult
-from memstore.text.fts_query import MODES
+from memstore.text.fts_query import MODES, symbols_only
 from tests.factories import BASE_TIME, MessageFactory, SessionFactory
 from tests.test_fts_query import HOSTILE
 
@@ -724,8 +724,13 @@ def test_hostile_queries_run_end_to_end(service: MemoryService, literal: None, q
         try:
             result = service.recall(query, mode=mode)
         except InvalidQuery:
+            # found by review: '"' or '*' alone was refused; only a blank, too long or too
+            # wordy query is
+            assert not symbols_only(query), query
             continue
         assert len(result.model_dump_json()) <= service.config.recall_chars
+        if symbols_only(query):
+            assert result == RecallResult(memories=[], conversations=[], truncated=False)
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,8 @@ A query is literal text of at most 512 characters and 32 distinct words; ``any``
 matches any word, ``all`` every word, ``phrase`` the words consecutive (repeats kept).
 Filters apply to the matched message (a memory's source message for session and role).
 
-The query is literal text: FTS5 operators, quotes and punctuation are never syntax. Memories
+The query is literal text: FTS5 operators, quotes and punctuation are never syntax (a query
+of them alone finds nothing). Memories
 rank by bm25; conversations by bm25 of the words' stems (in any mode other forms of a word
 match too), rare words weighing more, words side by side adding, a hit's neighbours in its
 session adding (for words found in over 16,384 messages in all, unless the time window,
@@ -49,7 +50,13 @@ from memstore.store.database import Database
 from memstore.text import cjk
 from memstore.text.clipping import json_size
 from memstore.text.dates import YEARS, named_time
-from memstore.text.fts_query import build_match, pairs_of_long_runs, query_tokens
+from memstore.text.fts_query import (
+    MODES,
+    build_match,
+    pairs_of_long_runs,
+    query_tokens,
+    symbols_only,
+)
 from memstore.text.tokens import fold
 from memstore.times import month_start, utc_now
 
@@ -76,15 +83,18 @@ def recall(
     and are ``truncated``.
 
     Raises:
-        InvalidQuery: For an empty, too long or too wordy query, or text that is not valid
-            Unicode.
+        InvalidQuery: For a blank, too long or too wordy query, or text that is not valid
+            Unicode (a query of punctuation or symbols alone finds nothing).
         InvalidInput: For a limit below 1.
     """
     if not valid_unicode(query):  # a lone surrogate: SQLite only takes valid Unicode
         raise InvalidQuery("query", f"{query!r} is not valid Unicode; retype it.")
+    empty = RecallResult(memories=[], conversations=[], truncated=False)
+    if mode in MODES and symbols_only(query):  # matches nothing; a bad limit still raises
+        page_limit(pages, limit)
+        return empty
     match, size = build_match(query, mode), page_limit(pages, limit)
     terms, now = clip_terms(query, mode), utc_now()
-    empty = RecallResult(memories=[], conversations=[], truncated=False)
     room = sys.maxsize if pages.chars is None else pages.chars - json_size(empty)
     with db.read() as connection:
         filters = stored_speaker(connection, filters)

@@ -86,6 +86,14 @@ def query_tokens(text: str) -> list[str]:
     return tokens
 
 
+def symbols_only(text: str) -> bool:
+    """Whether ``text`` is a query of punctuation or symbols alone (``"``, ``*``, ``()``):
+    within the length limit, not blank, and without a word. No message holds such text as a
+    word, so recall finds nothing for it rather than refusing it: the query-literal rule
+    wants no error for it (found by review: ``"`` alone raised InvalidQuery)."""
+    return len(text) <= MAX_QUERY_CHARS and bool(text.strip()) and not tokenize(text)
+
+
 def build_match(text: str, mode: Mode) -> str:
     """The FTS5 MATCH expression for ``text`` searched in ``mode``.
 
