@@ -123,13 +123,14 @@ class MemoryService(UpkeepMethods):
     @checked
     def import_markdown(
         self,
-        paths: Iterable[str | Path],
+        paths: str | Path | Iterable[str | Path],
         *,
         speakers: Mapping[str, str],
         include_tail: bool = False,
         progress: schemas.ImportProgress | None = None,
     ) -> schemas.ImportReport:
-        """Import daily Markdown logs (LOGFORMAT.md): files, or folders' ``*.md`` files;
+        """Import daily Markdown logs (LOGFORMAT.md): files, or folders' ``*.md`` files (one
+        path, or a list of them);
         ``speakers`` maps names (without case) to roles; ``progress`` gets each file's report.
         A file-level problem is that file's ``error``. Raises InvalidInput for a bad map."""
         return importing.import_markdown(self._db, paths, speakers, include_tail, progress)

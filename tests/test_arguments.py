@@ -23,6 +23,7 @@ from memstore.adapters.cli import cli
 from tests.conftest import REPO
 
 EXAMPLES = REPO / "examples" / "logs"
+EXAMPLE_SPEAKERS = {"Diego": "user", "Morgan": "assistant", "System": "system"}
 PLUS_FIVE = timezone(timedelta(hours=5))
 MINUS_FIVE = timezone(timedelta(hours=-5))
 EARLIEST = datetime(1, 1, 1, tzinfo=PLUS_FIVE)  # year 0 in UTC
@@ -58,7 +59,7 @@ BAD_TYPES: list[tuple[str, Callable[[MemoryService, str], Any]]] = [
     ("since", lambda s, sid: s.recall("tea", since="2026-10-05T09:00:00+02:00")),
     ("confidence", lambda s, sid: s.remember("Diego likes tea.", confidence="high")),
     ("offset", lambda s, sid: s.search_words("te", offset=1.0)),
-    ("paths", lambda s, sid: s.import_markdown("logs/", speakers={"Diego": "user"})),
+    ("paths", lambda s, sid: s.import_markdown(b"logs/", speakers={"Diego": "user"})),
     ("speakers", lambda s, sid: s.import_markdown(["logs/"], speakers=[("Diego", "user")])),
     ("message_id", lambda s, sid: s.delete_message(42)),
     ("pinned", lambda s, sid: s.pin_memory("mem_x", pinned="yes")),
@@ -467,3 +468,10 @@ def test_a_speaker_name_that_is_not_text_and_a_config_that_is_not_one_are_named(
         service.import_markdown([], speakers={5: "user"})  # type: ignore[dict-item]
     with pytest.raises(InvalidInput, match="config"):
         MemoryService(tmp_path / "memory.sqlite3", config=5)  # type: ignore[arg-type]
+
+
+def test_one_path_given_alone_is_imported_as_a_list_of_one(service: MemoryService) -> None:
+    # Found by review: import_markdown(folder) was InvalidInput ("must be a list").
+    first = service.import_markdown(str(EXAMPLES), speakers=EXAMPLE_SPEAKERS, include_tail=True)
+    again = service.import_markdown(EXAMPLES, speakers=EXAMPLE_SPEAKERS, include_tail=True)
+    assert (first.imported, first.errors, again.imported, again.skipped) == (13, 0, 0, 13)

@@ -44,7 +44,7 @@ and its imports row (0.1 to 0.25 ms), however few records it holds."""
 
 def import_markdown(
     db: Database,
-    paths: Iterable[str | Path],
+    paths: str | Path | Iterable[str | Path],
     speakers: Mapping[str, str],
     include_tail: bool,
     progress: ImportProgress | None,
@@ -52,7 +52,8 @@ def import_markdown(
     """Import daily Markdown logs (LOGFORMAT.md), each file whole or not at all.
 
     Args:
-        paths: Files, or directories whose ``*.md`` files are imported (not recursively).
+        paths: Files, or directories whose ``*.md`` files are imported (not recursively):
+            one path, or a list of them (found by review: a single path was refused).
         speakers: Speaker name -> role (``user``, ``assistant``, ``system``), matched
             without regard to case. Unmapped speakers are reported, not imported.
         include_tail: Also accept each file's final record (for closed files).
@@ -65,7 +66,7 @@ def import_markdown(
         FileError: For a path holding a NUL character.
     """
     roles = speaker_roles(speakers.items())
-    given = list(paths)
+    given = [paths] if isinstance(paths, str | Path) else list(paths)
     if not all(isinstance(path, str | Path) for path in given):
         raise InvalidInput("paths", "must be a list of file or folder paths (str or Path).")
     for path in given:
