@@ -45,7 +45,10 @@ class UpkeepMethods(StoreHandle):
 
     def health(self) -> schemas.HealthReport:
         """Integrity, foreign keys, each FTS5 index, schema version and row counts; ``ok``
-        only when every check passes. Raises StoreBusy, SchemaError or StoreError."""
+        only when every check passes. A file that exists but holds nothing yet (empty, or
+        what a first import killed before its tables leaves) is ``ok`` at schema version 0,
+        and left as it is; a missing one is created, as by any call. Raises StoreBusy,
+        SchemaError or StoreError."""
         return health.health(self._db)
 
     # Export and import-memories: memstore.concerns.export, .memory_import

@@ -612,3 +612,25 @@ def test_a_first_import_killed_before_its_tables_passes_check_untouched(
     MemoryService(path).remember("Diego likes jazz.")
     code, report, _ = check(runner, path)
     assert (code, report["ok"], report["counts"]["memories"]) == (0, True, 1)
+
+
+def test_a_file_that_only_looks_empty_is_not_reported_as_holding_nothing(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    # Found by review of the check above: one byte (which SQLite reads as an empty
+    # database), and a store whose first page lost its table list, were called files that
+    # hold nothing, and `remember` then wrote a new schema over the damaged one.
+    one_byte = tmp_path / "one.sqlite3"
+    one_byte.write_bytes(b"x")
+    emptied = tmp_path / "emptied.sqlite3"
+    with MemoryService(emptied) as service:
+        service.remember("Diego likes jazz.")
+    execute(emptied, "PRAGMA wal_checkpoint(TRUNCATE)", "PRAGMA journal_mode = DELETE")
+    page = bytearray(emptied.read_bytes())
+    page[100], page[103], page[104] = 0x0D, 0, 0  # page 1: a leaf without cells
+    emptied.write_bytes(bytes(page))
+    for path in (one_byte, emptied):
+        before = path.read_bytes()
+        result = runner.invoke(cli, ["--database", str(path), "check"])
+        assert result.exit_code == 1 and "holds no tables yet" not in result.stderr, path
+        assert path.read_bytes() == before

@@ -341,6 +341,22 @@ def test_a_folder_reads_memory_files_in_any_case_and_passes_over_hidden_ones_and
     assert target.get_memory("mem_a").content == "Diego likes jazz."  # type: ignore[union-attr]
 
 
+def test_a_link_to_a_folder_of_memory_files_is_refused_not_left_out(
+    target: MemoryService, tmp_path: Path
+) -> None:
+    # Found by review: passing over links to folders left such a folder out in silence.
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "b.md").write_text(f"---\nid: mem_b\n{HAND_FIELDS}---\nTea.\n")
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.md").write_text(f"---\nid: mem_a\n{HAND_FIELDS}---\nDiego likes jazz.\n")
+    (folder / "archive").symlink_to(tmp_path / "other")
+    before = state(target)
+    with pytest.raises(InvalidInput, match=rf"{folder / 'archive'}: holds memory files"):
+        target.import_memories(folder)
+    assert state(target) == before
+
+
 HAND_FIELDS = (
     "category: fact\nstatus: active\ncreated_at: 2026-10-05 09:00:00+00:00\n"
     "modified_at: 2026-10-05 09:00:00+00:00\n"
@@ -745,20 +761,22 @@ MISTYPED = {
 }
 
 
+@pytest.mark.parametrize("length", [100, 300, 0])
 def test_an_id_an_older_memstore_stored_is_exported_and_refused_by_name_on_import(
-    tmp_path: Path,
+    tmp_path: Path, length: int
 ) -> None:
     # Found by review: checking ids in the records' schema made the export of such a store
-    # fail with a pydantic traceback; the export writes what the store holds.
+    # fail with a pydantic traceback (65 to 200 characters, then over 200 or none); the
+    # export writes what the store holds.
     old = MemoryService(tmp_path / "old.sqlite3")
     old.start_session(session_id="s1")
     with sqlite3.connect(old.path) as connection:  # as start_session once took any length
-        connection.execute("UPDATE sessions SET id = ? WHERE id = 's1'", ("S" * 100,))
+        connection.execute("UPDATE sessions SET id = ? WHERE id = 's1'", ("S" * length,))
     connection.close()
     report = old.export(tmp_path / "old.jsonl")
     assert report.counts["session"] == 1
     fresh = tmp_path / "fresh.sqlite3"
-    with pytest.raises(InvalidInput, match="line 2: session.id: is 100 characters"):
+    with pytest.raises(InvalidInput, match=f"line 2: session.id: is {length} characters"):
         MemoryService(fresh).import_memories(tmp_path / "old.jsonl")
     assert not fresh.exists()
 

@@ -125,8 +125,8 @@ class Restore:
     def session(self, record: SessionRecord) -> Outcome:
         """Add a session the database does not hold; end one it holds unended that the
         export, starting it at the same moment, ended (a sync: found by review, the end
-        never came). A session of the same id started at another moment is another one,
-        skipped: its end could fall before its start (found by review)."""
+        never came). One of the same id started at another moment keeps its end as it is:
+        the export's could fall before its start (found by review)."""
         self._sessions.add(record.id)
         held = sessions.get(self.connection, record.id)
         if held is not None:

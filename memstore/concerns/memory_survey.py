@@ -20,6 +20,7 @@ from datetime import datetime
 from memstore.concerns.memory_restore import NOWHERE
 from memstore.concerns.restore_rows import (
     candidate_link,
+    check_ids,
     check_message,
     check_session,
     cycle_reason,
@@ -79,6 +80,8 @@ class Survey:
             case MemoryRecord():
                 self.memory(where, record)
             case MemorySourceRecord():
+                if record.message_id is not None:
+                    check_ids(where, "memory_source", message_id=record.message_id)
                 if record.memory_id not in self._memories:
                     self._wanted.append((where, "memory", record.memory_id))
             case DeletedSourceRecord():

@@ -60,7 +60,10 @@ def known_format(value: int) -> int:
 FormatVersion = Annotated[int, Field(strict=True), AfterValidator(known_format)]
 
 
-Id = Annotated[str, StringConstraints(min_length=1, max_length=200)]
+Id = str
+"""A session or message id, as the store holds it: an export writes whatever an older
+memstore stored (found by review: a schema rule made such a store's export a traceback);
+the import checks each as the API checks a chosen id (``concerns.restore_rows.check_ids``)."""
 MemoryId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}$")]
 """A memory id also names its Markdown file (``<id>.md``): ASCII letters, digits, ``_``,
 ``-`` and ``.`` (not first), at most 64 characters, as memstore's ``mem_<hex>`` ids are."""

@@ -13,6 +13,7 @@ MIGRATIONS = "SELECT version FROM schema_migrations ORDER BY version"
 ALEMBIC = "SELECT version_num FROM alembic_version"
 COLUMNS = "SELECT name FROM pragma_table_info(?)"
 MARKS = ("PRAGMA application_id", "PRAGMA user_version")
+PAGES = "PRAGMA page_count"
 CORE_TABLES = ("sessions", "messages", "memories")  # revision 0001's, there ever since
 OWN_COLUMNS = {"schema_migrations": {"version", "applied_at"}, "alembic_version": {"version_num"}}
 NAMED = "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite%'"  # not SQLite's own
@@ -41,6 +42,9 @@ class Schema:
     """Whether any of memstore's first tables is there (sessions, messages, memories): a
     store that lost some of them is a damaged store, which ``check`` reports (found by
     review: it was called another application's)."""
+    pages: int = 1
+    """The database's size in pages (``PRAGMA page_count``, the WAL's committed pages
+    included)."""
     foreign: bool = False
     """Whether a version table is not memstore's shape: other columns (golang-migrate's
     ``dirty``), or versions that are not whole numbers (Ruby's Sequel, a YYYYMMDD string):
@@ -55,6 +59,12 @@ class Schema:
         commands that may create a store (found by review: reading commands took it over)."""
         alone = self.named == {"alembic_version"}
         return self.alembic == () and alone and not (self.marked or self.foreign)
+
+    @property
+    def empty(self) -> bool:
+        """Whether the database holds nothing: no schema object and no application's mark,
+        in at most one page (what a transaction that never committed leaves of a new file)."""
+        return self.objects == 0 and not self.marked and self.pages <= 1
 
     @property
     def is_memstore(self) -> bool:
@@ -79,6 +89,7 @@ def schema_of(connection: sqlite3.Connection) -> Schema:
     marked = any(connection.execute(pragma).fetchone()[0] for pragma in MARKS)
     named = frozenset(name for (name,) in connection.execute(NAMED))
     core = any(map(has, CORE_TABLES))
+    (pages,) = connection.execute(PAGES).fetchone()
     shapes = [own_shape(connection, table) for table in OWN_COLUMNS if has(table)]
     foreign = ForeignVersions in (recorded, alembic) or not all(shapes)
     return Schema(
@@ -88,6 +99,7 @@ def schema_of(connection: sqlite3.Connection) -> Schema:
         marked,
         named,
         core,
+        int(pages),
         foreign,
     )
 

@@ -237,10 +237,10 @@ def holds_memories(folder: Path) -> bool:
 
 
 def inner_folder(path: Path) -> bool:
-    """Whether ``path`` is a folder that is not hidden and not a symbolic link (a link to a
-    folder: refused as a memory file, as any link is; found by review, ``.trash`` and
-    ``.obsidian`` refused an import)."""
-    return path.is_dir() and not path.is_symlink() and not path.name.startswith(".")
+    """Whether ``path`` is a folder (or a link to one) that is not hidden: found by review,
+    ``.trash`` and ``.obsidian`` refused an import, and a link to a folder of memory files
+    was passed over in silence."""
+    return path.is_dir() and not path.name.startswith(".")
 
 
 def file_records(paths: Sequence[Path]) -> Iterator[tuple[str, MemoryRecord | MemorySourceRecord]]:

@@ -64,7 +64,9 @@ def service_from(
             "there is no database there; check --database or the configuration, or create "
             "one with `memstore import` or `memstore remember`.",
         )
-    if held is False and not (unstarted_ok and service.unstarted()):
+    if held is False and unstarted_ok and (service.unstarted() or service.holds_store()):
+        return service  # a first import may have made the store since (found by review)
+    if held is False:
         service.refuse_foreign()  # names another application's database as one
         raise FileError(
             str(service.path),
