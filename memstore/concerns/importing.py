@@ -52,8 +52,7 @@ def import_markdown(
     """Import daily Markdown logs (LOGFORMAT.md), each file whole or not at all.
 
     Args:
-        paths: Files, or directories whose ``*.md`` files are imported (not recursively):
-            one path, or a list of them (found by review: a single path was refused).
+        paths: One path or a list: files, or folders whose own ``*.md`` files are read.
         speakers: Speaker name -> role (``user``, ``assistant``, ``system``), matched
             without regard to case. Unmapped speakers are reported, not imported.
         include_tail: Also accept each file's final record (for closed files).

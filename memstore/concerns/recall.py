@@ -90,11 +90,10 @@ def recall(
     if not valid_unicode(query):  # a lone surrogate: SQLite only takes valid Unicode
         raise InvalidQuery("query", f"{query!r} is not valid Unicode; retype it.")
     empty = RecallResult(memories=[], conversations=[], truncated=False)
-    if mode in MODES and symbols_only(query):  # matches nothing; a bad limit still raises
-        page_limit(pages, limit)
+    size = page_limit(pages, limit)
+    if mode in MODES and symbols_only(query):  # no word: it matches nothing
         return empty
-    match, size = build_match(query, mode), page_limit(pages, limit)
-    terms, now = clip_terms(query, mode), utc_now()
+    match, terms, now = build_match(query, mode), clip_terms(query, mode), utc_now()
     room = sys.maxsize if pages.chars is None else pages.chars - json_size(empty)
     with db.read() as connection:
         filters = stored_speaker(connection, filters)
