@@ -15,7 +15,7 @@ from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessage, RetryPromptPart, ToolReturnPart
 from pydantic_ai.models import Model
 
-from memstore.adapters.tools import TOOL_FACTS, TOOL_NAMES
+from memstore.adapters.tools import TOOL_NAMES
 from memstore.errors import InvalidInput
 from memstore.logs.fences import FenceTracker
 
@@ -112,12 +112,10 @@ UNKNOWN_TOOL = "Unknown tool name"
 
 
 def any_action_succeeded(messages: list[ModelMessage]) -> bool:
-    """Whether a tool call that may have saved something succeeded in these messages: a
-    memory tool that changes the store and returned ok, or any other tool that returned
-    successfully. A memory tool that only reads saves nothing (found by review: a recall,
-    then "Done, I saved it.", got no notice), and a retry prompt, a retried, failed or
-    denied call, and a call to a tool that does not exist are none (found by review, a
-    model that called a "save_memory" it made up and claimed the save got no notice)."""
+    """Whether a tool call succeeded in these messages: a memory tool that returned ok, or
+    any other tool that returned successfully (a retry prompt, a retried, failed or denied
+    call, and a call to a tool that does not exist are none: found by review, a model that
+    called a "save_memory" it made up and claimed the save got no notice)."""
     for message in messages:
         for part in getattr(message, "parts", []):
             if isinstance(part, RetryPromptPart) or not isinstance(part, ToolReturnPart):
@@ -128,8 +126,6 @@ def any_action_succeeded(messages: list[ModelMessage]) -> bool:
                 continue  # pydantic-ai before ToolReturnPart.outcome
             if part.tool_name not in TOOL_NAMES:
                 return True
-            if TOOL_FACTS[part.tool_name].read_only:
-                continue
             if isinstance(part.content, dict) and part.content.get("ok") is True:
                 return True
     return False
