@@ -114,7 +114,8 @@ class MemoryConfig(BaseModel):
     store_history: bool = Field(default=True, strict=True)
     """False stops new conversation persistence; explicit memories still work."""
     database: str = "memory/memory.sqlite3"
-    """Database file: relative paths resolve under the data directory; no UNC, no '..'."""
+    """Database file (text or a ``pathlib.Path``): relative paths resolve under the data
+    directory; no UNC, no '..'."""
     max_results: int = Field(default=8, ge=1, le=50, strict=True)
     """Most items one recall or word page returns."""
     context_chars: int = Field(default=4000, ge=512, le=32000, strict=True)
@@ -124,6 +125,13 @@ class MemoryConfig(BaseModel):
     log_dir: str | None = None
     """The daily Markdown logs; default ``logs/`` beside the database. Relative paths resolve
     under the data directory; no UNC, no '..'."""
+
+    @field_validator("database", "log_dir", mode="before")
+    @classmethod
+    def _path_text(cls, value: object) -> object:
+        # a pathlib.Path, as its text (found by review: database=tmp_path / "m.sqlite3"
+        # was refused, though MemoryService takes one)
+        return os.fspath(value) if isinstance(value, os.PathLike) else value
 
     @field_validator("database")
     @classmethod

@@ -277,3 +277,12 @@ def test_refused_settings_are_invalid_input_naming_each_one() -> None:
         "max_results: Input should be greater than or equal to 1 (given 0); "
         "context_chars: Input should be greater than or equal to 512 (given 1)"
     )
+
+
+def test_paths_may_be_given_as_pathlib_paths(tmp_path: Path) -> None:
+    # Found by review: MemoryConfig(database=tmp_path / "memory.sqlite3") was refused.
+    config = MemoryConfig(database=tmp_path / "memory.sqlite3", log_dir=tmp_path / "logs")
+    assert config.database_path() == tmp_path / "memory.sqlite3"
+    assert config.log_path() == tmp_path / "logs"
+    with pytest.raises(InvalidInput, match="'..' is not allowed"):
+        MemoryConfig(database=Path("..") / "memory.sqlite3")
