@@ -12,7 +12,15 @@ import pytest
 pytest.importorskip("pydantic_ai")
 
 from pydantic_ai import Agent
-from pydantic_ai.messages import ModelRequest, ToolReturnPart
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.test import TestModel
 
 from memstore import MemoryConfig, MemoryService
@@ -116,3 +124,40 @@ def test_the_toolset_has_an_id_for_durable_execution(service: MemoryService) -> 
     tools = MemoryTools(service)
     assert memory_toolset(tools).id == "memstore"
     assert memory_toolset(tools, id="diego_memory").id == "diego_memory"
+
+
+def test_arguments_of_the_wrong_shape_are_failed_results_and_the_run_goes_on(
+    service: MemoryService,
+) -> None:
+    # Found by review: pydantic-ai's own validation answered a limit of "5" with a retry
+    # prompt, and the second such call raised UnexpectedModelBehavior out of the run.
+    calls = [
+        ("recall", {"query": "tea", "limit": "5"}),
+        ("recall", {"query": "tea", "limit": "5"}),
+        ("recall", {"query": "tea", "colour": "blue"}),
+        ("remember", {"category": "fact"}),
+        ("pin_memory", {"memory_id": "mem_x", "pinned": "true"}),
+    ]
+
+    def script(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        step = sum(isinstance(message, ModelResponse) for message in messages)
+        if step < len(calls):
+            return ModelResponse(parts=[ToolCallPart(*calls[step])])
+        return ModelResponse(parts=[TextPart("I could not do it.")])
+
+    agent = Agent(FunctionModel(script), toolsets=[memory_toolset(MemoryTools(service))])
+    result = agent.run_sync("Find tea")
+    assert result.output == "I could not do it."
+    returned = tool_returns(result.all_messages(), "recall")
+    returned += tool_returns(result.all_messages(), "remember")
+    returned += tool_returns(result.all_messages(), "pin_memory")
+    assert [r["ok"] for r in returned] == [False] * 5
+    kinds = [(r["error"]["type"], r["error"]["message"].split(":")[0]) for r in returned]
+    assert kinds == [
+        ("InvalidInput", "limit"),
+        ("InvalidInput", "limit"),
+        ("InvalidInput", "arguments"),
+        ("InvalidInput", "arguments"),
+        ("InvalidInput", "pinned"),
+    ]
+    assert service.list_memories().total == 0

@@ -261,7 +261,7 @@ class MemoryTools:
         given = {key: value for key, value in arguments.items() if key != "self"}
         shown: object = "<private>" if self.private else given
         if not self.available:
-            return self._failed(name, withheld(shown), self._refusal())
+            return self.failed(name, withheld(shown), self._refusal())
         try:
             # the result's own warning is left out: the envelope's "untrusted" says it once
             result = method(**with_times(given)).model_dump(mode="json", exclude={"warning"})
@@ -270,7 +270,7 @@ class MemoryTools:
                 log.warning("memory tool %s failed unexpectedly", name, exc_info=True)
             if isinstance(error, SecretRejected):  # its arguments hold the secret
                 shown = f"<refused: {error.kind} in {error.argument}, {error.length} characters>"
-            return self._failed(name, withheld(shown), error)
+            return self.failed(name, withheld(shown), error)
         log.info(
             "memory tool %s(%s) succeeded: %s", name, for_log(str(shown)), logged_result(result)
         )
@@ -290,8 +290,9 @@ class MemoryTools:
         )
 
     @staticmethod
-    def _failed(name: str, shown: object, error: Exception) -> dict[str, Any]:
-        """Log and return a failed result; ``shown`` never holds a write's text."""
+    def failed(name: str, shown: object, error: Exception) -> dict[str, Any]:
+        """Log and return the failed result of tool ``name``; ``shown``, the arguments as
+        logged, never holds a write's text (see :func:`~.tool_log.withheld`)."""
         kind, message = type(error).__name__, for_log(str(error))  # an id can be any length
         log.info("memory tool %s(%s) failed: %s: %s", name, for_log(str(shown)), kind, message)
         retryable = isinstance(error, MemstoreError) and error.retryable

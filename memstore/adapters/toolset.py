@@ -16,14 +16,18 @@ whole turn failed).
 
 from __future__ import annotations
 
+import functools
+import inspect
 import logging
+from collections.abc import Callable
 from typing import Any
 
-from pydantic_ai import FunctionToolset, RunContext
+from pydantic_ai import FunctionToolset, RunContext, Tool
 from pydantic_ai.tools import ToolDefinition
 
+from memstore.adapters.tool_log import withheld
 from memstore.adapters.tools import INSTRUCTIONS, MemoryTools
-from memstore.errors import MemstoreError
+from memstore.errors import InvalidInput, MemstoreError
 
 log = logging.getLogger(__name__)
 
@@ -65,5 +69,33 @@ def memory_toolset(tools: MemoryTools, *, id: str = TOOLSET_ID) -> FunctionTools
 
     toolset = FunctionToolset[Any](id=id, instructions=instructions)
     for function in tools.functions():
-        toolset.add_function(function, takes_ctx=False, prepare=offer)
+        typed = Tool(function, takes_ctx=False)  # its name, description and JSON schema
+        schema, call = typed.function_schema.json_schema, checked_call(tools, function)
+        tool = Tool.from_schema(call, typed.name, typed.description, schema)
+        tool.prepare = offer
+        toolset.add_tool(tool)
     return toolset
+
+
+def checked_call(
+    tools: MemoryTools, function: Callable[..., dict[str, Any]]
+) -> Callable[..., dict[str, Any]]:
+    """``function`` (a memory tool) called with the model's arguments as they came, which the
+    tool checks itself: a value of the wrong type (``"5"`` for a limit) is a failed result
+    from the service's checks, and a missing or unknown argument one from here. pydantic-ai's
+    own validation answered each with a retry prompt instead, and raised out of the whole
+    run once the tool's retries were spent (found by review: two calls with ``limit: "5"``
+    ended the turn, where issue 5 wants a failure to be an unsuccessful result)."""
+    signature = inspect.signature(function)
+
+    @functools.wraps(function)
+    def call(**arguments: Any) -> dict[str, Any]:
+        try:
+            signature.bind(**arguments)
+        except TypeError as error:
+            shown = "<private>" if tools.private else withheld(arguments)
+            problem = InvalidInput("arguments", f"{error}; call it with the arguments it lists.")
+            return MemoryTools.failed(function.__name__, shown, problem)
+        return function(**arguments)
+
+    return call
