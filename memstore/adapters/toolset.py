@@ -69,12 +69,18 @@ def memory_toolset(tools: MemoryTools, *, id: str = TOOLSET_ID) -> FunctionTools
 
     toolset = FunctionToolset[Any](id=id, instructions=instructions)
     for function in tools.functions():
-        typed = Tool(function, takes_ctx=False)  # its name, description and JSON schema
-        schema, call = typed.function_schema.json_schema, checked_call(tools, function)
-        tool = Tool.from_schema(call, typed.name, typed.description, schema)
+        tool = self_checked_tool(tools, function)
         tool.prepare = offer
         toolset.add_tool(tool)
     return toolset
+
+
+def self_checked_tool(tools: MemoryTools, function: Callable[..., dict[str, Any]]) -> Tool[Any]:
+    """The tool of ``function``: the name, description and JSON schema of its typed
+    signature, its arguments handed over unvalidated (see :func:`checked_call`)."""
+    typed = Tool(function, takes_ctx=False)
+    schema = typed.function_schema.json_schema
+    return Tool.from_schema(checked_call(tools, function), typed.name, typed.description, schema)
 
 
 def checked_call(
