@@ -77,10 +77,20 @@ def first_match(text: str, folded_terms: frozenset[str]) -> int:
 
 
 def reference_first_match(text: str, folded_terms: frozenset[str]) -> int:
-    for start, end in reference_token_spans(text):
-        if reference_fold(text[start:end]) in folded_terms:
-            return start
-    return 0
+    found = reference_first_found(text, folded_terms)
+    return 0 if found is None else found
+
+
+def reference_first_found(text: str, folded_terms: frozenset[str]) -> int | None:
+    # A CJK term is found where its run stands, as written (hypothesis found '㐀𠀀' in
+    # ' 㐀𠀀', which no single token is); any other term as a whole token.
+    runs = [text.find(term) for term in folded_terms if cjk.is_cjk(term)]
+    words = [
+        start
+        for start, end in reference_token_spans(text)
+        if reference_fold(text[start:end]) in folded_terms
+    ]
+    return min([at for at in runs if at >= 0] + words[:1], default=None)
 
 
 @st.composite
@@ -233,15 +243,9 @@ def reference_first_form(text: str, prefixes: tuple[str, ...]) -> int | None:
 
 
 def reference_focus(text: str, terms: frozenset[str]) -> int:
-    runs = [text.find(term) for term in terms if cjk.is_cjk(term)]
-    words = [
-        start
-        for start, end in reference_token_spans(text)
-        if reference_fold(text[start:end]) in terms
-    ]
-    found = [at for at in runs if at >= 0] + words[:1]
-    if found:
-        return min(found)
+    found = reference_first_found(text, terms)
+    if found is not None:
+        return found
     form = reference_first_form(text, form_prefixes(terms))
     return 0 if form is None else form
 
