@@ -23,8 +23,7 @@ from memstore.queries import FilterArguments, RecallFilters, WordArguments, Word
 from memstore.service_upkeep import UpkeepMethods
 
 CONCERNS = ("context", "history", "importing", "memories", "reading", "recall", "words")
-"""The concern modules the methods call, each imported when a method first calls it: a command
-pays for its own."""
+"""The concerns the methods call, each imported on first use: a command pays for its own."""
 if TYPE_CHECKING:
     from memstore.concerns import context, history, importing, memories, reading, recall, words
 else:
@@ -36,8 +35,8 @@ else:
 class MemoryService(UpkeepMethods):
     """Conversation history and long-term memories in one SQLite file, created and migrated
     lazily on first use. ``MemoryService(database, *, config=None, migrations=None)``: see
-    :class:`memstore.handle.StoreHandle`; the diary, backup, check, export and
-    import-memories are :class:`memstore.service_upkeep.UpkeepMethods`'."""
+    :class:`memstore.handle.StoreHandle`; diary, backup, check, export and import-memories:
+    :class:`memstore.service_upkeep.UpkeepMethods`."""
 
     # Sessions and messages: memstore.concerns.history
 
@@ -49,9 +48,11 @@ class MemoryService(UpkeepMethods):
         started_at: datetime | None = None,
         metadata: Mapping[str, Any] | None = None,
     ) -> schemas.Session:
-        """Open a live session (a random id and now by default). Raises InvalidInput for a
-        naive time, metadata JSON cannot hold, or an id in use, blank, of over 64
-        characters, or holding a control character, a line break or a bidi control."""
+        """Open a live session (a random id and now by default). Raises MemoryDisabled while
+        history is off (``store_history`` or ``enabled`` false), or InvalidInput for a naive
+        time, metadata JSON cannot hold, or an id in use, blank, over 64 characters or
+        holding a control, line break or bidi character."""
+        history.require_history(self.config)
         return history.start_session(self._db, session_id, started_at, metadata)
 
     @checked
@@ -92,10 +93,10 @@ class MemoryService(UpkeepMethods):
         source_ref: str | None = None,
         speaker: str | None = None,
     ) -> schemas.Message | None:
-        """Append a message with the next sequence; only completed user and assistant ones
-        are searchable. ``speaker`` is the name its speaker goes by (1 to 100 characters,
-        no colon). Idempotent by ``source_ref``: None when it was deleted. Raises NotFound
-        (no session) or InvalidInput (bad role, status, time, speaker, empty content)."""
+        """Append a message (the next sequence; completed user and assistant ones are
+        searchable), ``speaker`` its speaker's name (1-100 characters, no colon); None for a
+        deleted ``source_ref``. Raises MemoryDisabled (history off), NotFound, InvalidInput."""
+        history.require_history(self.config)
         message = (session_id, role, content, status, created_at, source_ref, speaker)
         return history.record_message(self._db, *message)
 

@@ -5,12 +5,20 @@ from __future__ import annotations
 import sqlite3
 from contextlib import closing
 from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memstore import InvalidInput, InvalidQuery, MemoryService, NotFound
+from memstore import (
+    InvalidInput,
+    InvalidQuery,
+    MemoryConfig,
+    MemoryDisabled,
+    MemoryService,
+    NotFound,
+)
 from memstore.repository.recall import indexed_messages, sqlite_varint
 
 MADRID = timezone(timedelta(hours=2))
@@ -284,3 +292,23 @@ def test_the_index_size_read_from_fts5_is_the_count_of_indexed_messages(
 )
 def test_sqlite_varints(data: bytes, value: int) -> None:
     assert sqlite_varint(data) == value
+
+
+@pytest.mark.parametrize(
+    ("switch", "setting"),
+    [({"store_history": False}, "store_history: false"), ({"enabled": False}, "enabled: false")],
+)
+def test_with_history_off_the_api_stores_no_conversation(
+    db_path: Path, switch: dict[str, bool], setting: str
+) -> None:
+    # Found by review: issue 5 says store_history=false (and enabled=false) means no new
+    # conversation persistence, but only the recorder obeyed; record_message stored.
+    held = MemoryService(db_path).start_session(session_id="held")
+    off = MemoryService(db_path, config=MemoryConfig(**switch))
+    with pytest.raises(MemoryDisabled, match=f"History is off \\({setting}"):
+        off.start_session()
+    with pytest.raises(MemoryDisabled, match=setting):
+        off.record_message(held.id, "user", "hola")
+    assert MemoryService(db_path).health().counts["messages"] == 0
+    if switch == {"store_history": False}:  # explicit memories still work
+        assert off.remember("Diego likes jazz.").status == "active"

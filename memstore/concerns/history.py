@@ -18,7 +18,8 @@ from memstore.arguments import (
 )
 from memstore.concerns.import_records import DAILY_LOG
 from memstore.concerns.pages import following
-from memstore.errors import InvalidInput, NotFound
+from memstore.config import MemoryConfig
+from memstore.errors import InvalidInput, MemoryDisabled, NotFound
 from memstore.ids import new_id
 from memstore.kinds import MessageStatus, Role
 from memstore.logs.write import check_speaker
@@ -34,6 +35,21 @@ MAX_METADATA_CHARS = 512
 """The most characters of JSON a session's metadata takes: every page of its conversation
 repeats the session, and a page holds at most ``recall_chars`` (1,024 at least) characters
 (found by review: 10,000 characters of metadata left no room for any message's text)."""
+
+
+HISTORY_OFF = (
+    "History is off ({setting} in the configuration), so no conversation is stored; set it "
+    "to true to store them. Memories, reading, import and deletion still work."
+)
+
+
+def require_history(config: MemoryConfig) -> None:
+    """Raise :class:`MemoryDisabled` when the configuration stops storing conversations:
+    ``store_history: false``, or ``enabled: false`` (issue 5: no new conversation
+    persistence; found by review, ``record_message`` stored them whatever it said)."""
+    if not config.enabled or not config.store_history:
+        setting = "store_history: false" if config.enabled else "enabled: false"
+        raise MemoryDisabled(HISTORY_OFF.format(setting=setting))
 
 
 def start_session(
