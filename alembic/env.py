@@ -73,16 +73,28 @@ def database_path() -> str:
 
 
 def url_path(url: str) -> str:
-    """The file a SQLAlchemy URL names; SystemExit for any other database or none."""
+    """The file a SQLAlchemy URL names; SystemExit for text that is no URL, another
+    database, none, or options after ``?`` (memstore opens the file its own way, so
+    ``mode=ro`` or ``uri=true`` would be dropped: found by review)."""
     from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
 
-    named = make_url(url)
-    if named.get_backend_name() != "sqlite" or named.database in (None, "", ":memory:"):
+    try:
+        named = make_url(url)
+    except ArgumentError:
+        named = None
+    if (
+        named is None
+        or named.get_backend_name() != "sqlite"
+        or named.query
+        or (named.database in (None, "", ":memory:"))
+    ):
+        shown = url if named is None else named.render_as_string(hide_password=True)
         raise SystemExit(
-            f"sqlalchemy.url {named.render_as_string(hide_password=True)!r} names no SQLite "
-            "file: memstore migrates one, given as sqlite:///PATH or -x db=PATH."
+            f"sqlalchemy.url {shown!r} names no SQLite file alone: memstore migrates one, "
+            "given as sqlite:///PATH (no options after '?') or -x db=PATH."
         )
-    return named.database
+    return str(named.database)
 
 
 if context.is_offline_mode():

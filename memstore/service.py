@@ -137,11 +137,11 @@ class MemoryService(UpkeepMethods):
         return importing.import_markdown(self._db, paths, speakers, include_tail, progress)
 
     @staticmethod
-    def log_files(paths: Iterable[str | Path]) -> list[Path]:
-        """The files an import of ``paths`` reads: files as given, folders' ``*.md`` sorted."""
+    def log_files(paths: str | Path | Iterable[str | Path]) -> list[Path]:
+        """The files an import of ``paths`` (one or a list) reads: folders' ``*.md`` sorted."""
         from memstore.concerns.import_files import expand_paths  # on first use, as the rest
 
-        return expand_paths(paths)
+        return expand_paths([paths] if isinstance(paths, str | Path) else paths)
 
     # Memories: memstore.concerns.memories, the rules in concerns.supersede
 

@@ -475,3 +475,10 @@ def test_one_path_given_alone_is_imported_as_a_list_of_one(service: MemoryServic
     first = service.import_markdown(str(EXAMPLES), speakers=EXAMPLE_SPEAKERS, include_tail=True)
     again = service.import_markdown(EXAMPLES, speakers=EXAMPLE_SPEAKERS, include_tail=True)
     assert (first.imported, first.errors, again.imported, again.skipped) == (13, 0, 0, 13)
+
+
+def test_the_files_of_one_path_given_alone_are_listed_as_of_a_list_of_one() -> None:
+    # Found by review: log_files("folder") listed each character of the text as a file.
+    expected = MemoryService.log_files([EXAMPLES])
+    assert MemoryService.log_files(str(EXAMPLES)) == expected
+    assert MemoryService.log_files(EXAMPLES) == expected and len(expected) == 3

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from memstore import MemoryService, StoreBusy, StoreDamaged, StoreError
+from memstore import FileError, MemoryService, StoreBusy, StoreDamaged, StoreError
 from memstore.adapters.cli import cli
 from memstore.store.sqlite_errors import translate_errors
 
@@ -634,3 +634,12 @@ def test_a_file_that_only_looks_empty_is_not_reported_as_holding_nothing(
         result = runner.invoke(cli, ["--database", str(path), "check"])
         assert result.exit_code == 1 and "holds no tables yet" not in result.stderr, path
         assert path.read_bytes() == before
+    # and no write sets a new store up over the damaged one (found by the next review)
+    for command in (["check"], ["remember", "Diego likes tea."]):
+        result = runner.invoke(cli, ["--database", str(emptied), *command])
+        error = json.loads(result.stderr)["error"]
+        assert (result.exit_code, error["type"]) == (1, "FileError")
+        assert "holds no table, but" in error["message"]
+    with pytest.raises(FileError, match="a store whose schema was damaged"):
+        MemoryService(emptied).health()
+    assert emptied.read_bytes() == before

@@ -6,8 +6,9 @@ FTS triggers index them as the application's own writes would.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
-from contextlib import AbstractContextManager, suppress
+from contextlib import AbstractContextManager, closing, suppress
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memstore import MemoryConfig, MemoryService
-from memstore.errors import InvalidInput, InvalidQuery
+from memstore.errors import FileError, InvalidInput, InvalidQuery
 from memstore.schemas import RecallResult
 from memstore.text.fts_query import MODES, symbols_only
 from tests.factories import BASE_TIME, MessageFactory, SessionFactory
@@ -770,3 +771,16 @@ def test_arbitrary_queries_raise_nothing_but_invalid_query(
             service.recall(query, mode=mode)
 
     recall_any()
+
+
+def test_a_query_of_symbols_alone_still_opens_the_store_as_every_recall_does(
+    tmp_path: Path,
+) -> None:
+    # Found by review: it returned an empty page before opening the store, so another
+    # application's file (refused for any other query) answered it.
+    foreign = tmp_path / "shop.sqlite3"
+    with closing(sqlite3.connect(foreign)) as connection, connection:
+        connection.execute("CREATE TABLE customers (id INTEGER PRIMARY KEY)")
+    for query in ("tea", '"'):
+        with pytest.raises(FileError, match="another application's SQLite database"):
+            MemoryService(foreign).recall(query)

@@ -31,7 +31,7 @@ from __future__ import annotations
 import itertools
 import sqlite3
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, tzinfo
 
 from memstore.arguments import valid_unicode
@@ -43,6 +43,7 @@ from memstore.errors import InvalidInput, InvalidQuery
 from memstore.kinds import Mode
 from memstore.machine_zone import machine_zone
 from memstore.queries import RecallFilters
+from memstore.repository.hit_pages import MessageHit
 from memstore.repository.recall import history_hits, history_span, memory_hits
 from memstore.repository.speaker_names import stored_speaker
 from memstore.schemas import RecallResult
@@ -91,23 +92,29 @@ def recall(
         raise InvalidQuery("query", f"{query!r} is not valid Unicode; retype it.")
     empty = RecallResult(memories=[], conversations=[], truncated=False)
     size = page_limit(pages, limit)
-    if mode in MODES and symbols_only(query):  # no word: it matches nothing
-        return empty
+    if mode in MODES and symbols_only(query):  # no word: it matches nothing, and the store
+        with db.read():  # is checked as every recall checks it (found by review)
+            return empty
     match, terms, now = build_match(query, mode), clip_terms(query, mode), utc_now()
     room = sys.maxsize if pages.chars is None else pages.chars - json_size(empty)
     with db.read() as connection:
         filters = stored_speaker(connection, filters)
         rows = memory_hits(connection, match, filters, now, size, stemmed=mode == "any")
         found = [memory_model(row, now) for row in rows]
-        periods = named_periods(connection, query) if history else []
-        first = HITS_READ_FIRST * size
-        hits = (
-            history_hits(connection, query, mode, filters, periods, first=first)
-            if history
-            else iter(())
-        )
+        hits = history_of(connection, query, mode, filters, size) if history else iter(())
         chosen = list(itertools.islice(recall_page.conversations(hits), size))
     return recall_page.fitted(found, chosen, limit=size, room=room, folded_terms=terms)
+
+
+def history_of(
+    connection: sqlite3.Connection, query: str, mode: Mode, filters: RecallFilters, size: int
+) -> Iterator[MessageHit]:
+    """The history hits of ``query``, best first, for a page of ``size`` conversations (see
+    :func:`~memstore.repository.recall.history_hits`), the months and years it names
+    weighing the hits written in them."""
+    periods = named_periods(connection, query)
+    first = HITS_READ_FIRST * size
+    return history_hits(connection, query, mode, filters, periods, first=first)
 
 
 def clip_terms(query: str, mode: Mode) -> frozenset[str]:

@@ -156,8 +156,8 @@ def pending(schema: Schema, path: Path, revisions: Mapping[str, int], code: int)
         version, False when it is up to date.
 
     Raises:
-        FileError: If the database holds tables but neither version table: another
-            application's database.
+        FileError: For tables without either version table (another application's), or
+            no table but pages (:func:`emptied`).
         SchemaError: If the versions have gaps, are newer than ``code``, or
             ``alembic_version`` is missing, names an unknown revision or disagrees with
             ``schema_migrations``.
@@ -176,10 +176,24 @@ def pending(schema: Schema, path: Path, revisions: Mapping[str, int], code: int)
                 f"{claims(schema)}); it was left untouched. Check --database or the "
                 "configuration's database setting.",
             )
+        if not schema.empty:
+            raise emptied(path, schema.pages)
         return True
     if problem is not None:
         raise refusal(schema, path, code, *problem)
     return schema.newest < code
+
+
+def emptied(path: Path, pages: int) -> FileError:
+    """The refusal of a database without a table that still holds pages: a store whose first
+    page lost its list of tables, or another program's emptied database (found by review:
+    `remember` set a new store up over a damaged one, and its data was lost for good)."""
+    return FileError(
+        str(path),
+        f"it holds no table, but {pages} pages: a store whose schema was damaged, or another "
+        "program's emptied database; it was left untouched. Restore a verified backup "
+        "(README, Backup and recovery), or move the file away to start afresh.",
+    )
 
 
 def claims(schema: Schema) -> str:
