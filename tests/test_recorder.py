@@ -497,3 +497,20 @@ def test_threads_recording_at_once_share_one_session(
     for thread in threads:
         thread.join()
     assert [s.id for s in service.list_sessions().sessions] == [recorder.session_id]
+
+
+def test_a_message_whose_place_in_a_removed_log_is_taken_is_still_recorded(
+    service: MemoryService, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Found by review: the day's log removed while the host ran, the next record took the
+    # first's place (and source reference) in the new log, and record_message, idempotent
+    # by source reference, returned the first message: "two" was never stored.
+    recorder = recorder_for(service, tmp_path / "logs")
+    first = recorder.record("user", "one", when=WHEN)
+    (tmp_path / "logs" / "2026-10-05.md").unlink()
+    with caplog.at_level("WARNING", logger="memstore"):
+        second = recorder.record("user", "two", when=WHEN + timedelta(seconds=1))
+    assert first is not None and second is not None and second.id != first.id
+    assert [m.content for m in service.messages(recorder.session_id or "")] == ["one", "two"]
+    assert second.source_ref is None and "another message's already" in caplog.text
+    assert recorder.memory_error is None

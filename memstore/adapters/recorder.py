@@ -12,13 +12,14 @@ import of the log recovers, without duplicates. Private turns write nothing anyw
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from memstore.adapters.waiting import MOST_PENDING, Pending, same
 from memstore.arguments import checked, valid_unicode
 from memstore.errors import InvalidInput, MemstoreError
 from memstore.kinds import MessageStatus, Role
@@ -64,20 +65,6 @@ def log_speakers(speakers: Mapping[str, str]) -> dict[str, str]:
             "speakers", f"{named} gives two roles one name (case aside); give each its own."
         )
     return named
-
-
-MOST_PENDING = 100  # messages a recorder keeps for the database when it fails
-
-
-@dataclass(frozen=True)
-class Pending:
-    """A message the log holds and the database has yet to take: what records it again."""
-
-    role: Role
-    text: str
-    status: MessageStatus
-    moment: datetime
-    source_ref: str | None
 
 
 class Recorder:
@@ -241,7 +228,23 @@ class Recorder:
         return message
 
     def _record(self, pending: Pending) -> Message | None:
-        """Record one message in the recorder's session."""
+        """Record one message in the recorder's session. When another message holds its
+        source reference already (or its tombstone does), the day's log was cut back or
+        removed while the host ran, and its place in the log written anew: the message is
+        recorded without one, and a warning says so (found by review: the new message was
+        dropped in silence, the old one returned in its place)."""
+        message = self._insert(pending)
+        if pending.source_ref is None or same(message, pending):
+            return message
+        log.warning(
+            "%s is another message's already (its log was cut back or removed): the new "
+            "message is recorded without it, and an import of the log will not find it",
+            pending.source_ref,
+        )
+        return self._insert(dataclasses.replace(pending, source_ref=None))
+
+    def _insert(self, pending: Pending) -> Message | None:
+        """``record_message`` of one message in the recorder's session."""
         return self.service.record_message(
             self._session(pending.moment),
             pending.role,
