@@ -76,6 +76,8 @@ def test_failures_are_unsuccessful_results_never_exceptions(tools: MemoryTools, 
     result = call(tools)
     assert result["ok"] is False and result["error"]["type"] == kind
     assert result["error"]["message"]
+    # its message may quote what the call gave (found by review: no untrusted label)
+    assert result["untrusted"] == UNTRUSTED_WARNING
 
 
 def test_disabled_memory_offers_nothing_and_writes_nothing(db_path: Path) -> None:

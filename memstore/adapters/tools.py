@@ -106,8 +106,9 @@ class MemoryTools:
     """The memory tools of one store, for an agent.
 
     Each tool returns ``{"ok": True, "untrusted", "result"}`` or, when it failed,
-    ``{"ok": False, "error": {"type", "message", "retryable"}}``; it never raises. ``result``
-    is the service's result as JSON without its ``warning``: ``untrusted`` says it, once.
+    ``{"ok": False, "untrusted", "error": {"type", "message", "retryable"}}``; it never
+    raises. ``result`` is the service's result as JSON without its ``warning``: ``untrusted``
+    says it, once (an error's message, which may quote the call's text, too).
 
     Args:
         service: The memory store; its config's ``enabled`` switches every tool off.
@@ -291,9 +292,9 @@ class MemoryTools:
 
     @staticmethod
     def failed(name: str, shown: object, error: Exception) -> dict[str, Any]:
-        """Log and return the failed result of tool ``name``; ``shown``, the arguments as
-        logged, never holds a write's text (see :func:`~.tool_log.withheld`)."""
+        """Log and return tool ``name``'s failed result (``shown``: its logged arguments)."""
         kind, message = type(error).__name__, for_log(str(error))  # an id can be any length
         log.info("memory tool %s(%s) failed: %s: %s", name, for_log(str(shown)), kind, message)
         retryable = isinstance(error, MemstoreError) and error.retryable
-        return {"ok": False, "error": {"type": kind, "message": message, "retryable": retryable}}
+        shown_error = {"type": kind, "message": message, "retryable": retryable}
+        return {"ok": False, "untrusted": UNTRUSTED_WARNING, "error": shown_error}
