@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from memstore import InvalidInput, MemoryConfig, MemoryService, MemoryTools
 from memstore.adapters.cli import cli
+from memstore.schemas import UNTRUSTED_WARNING
 from tests.conftest import REPO
 
 EXAMPLES = REPO / "examples" / "logs"
@@ -363,6 +364,7 @@ def test_an_unexpected_failure_inside_a_tool_is_a_failed_result(
     result = MemoryTools(service).recall("tea")
     assert result == {
         "ok": False,
+        "untrusted": UNTRUSTED_WARNING,
         "error": {"type": "RuntimeError", "message": "a bug", "retryable": False},
     }
 
