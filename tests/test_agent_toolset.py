@@ -126,8 +126,11 @@ def test_the_toolset_has_an_id_for_durable_execution(service: MemoryService) -> 
     assert memory_toolset(tools, id="diego_memory").id == "diego_memory"
 
 
+TOKEN = "ghp_R2x9Lk3mQ7pZ8vN4tY6wB1cD5fH0jK2sL9aE"
+
+
 def test_arguments_of_the_wrong_shape_are_failed_results_and_the_run_goes_on(
-    service: MemoryService,
+    service: MemoryService, caplog: pytest.LogCaptureFixture
 ) -> None:
     # Found by review: pydantic-ai's own validation answered a limit of "5" with a retry
     # prompt, and the second such call raised UnexpectedModelBehavior out of the run.
@@ -135,8 +138,9 @@ def test_arguments_of_the_wrong_shape_are_failed_results_and_the_run_goes_on(
         ("recall", {"query": "tea", "limit": "5"}),
         ("recall", {"query": "tea", "limit": "5"}),
         ("recall", {"query": "tea", "colour": "blue"}),
-        ("remember", {"category": "fact"}),
+        ("remember", {"text": TOKEN}),  # found by the next review: the token was logged
         ("pin_memory", {"memory_id": "mem_x", "pinned": "true"}),
+        ("list_memories", "[1, 2]"),  # no object: the one shape pydantic-ai still refuses
     ]
 
     def script(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
@@ -146,8 +150,10 @@ def test_arguments_of_the_wrong_shape_are_failed_results_and_the_run_goes_on(
         return ModelResponse(parts=[TextPart("I could not do it.")])
 
     agent = Agent(FunctionModel(script), toolsets=[memory_toolset(MemoryTools(service))])
-    result = agent.run_sync("Find tea")
-    assert result.output == "I could not do it."
+    with caplog.at_level("INFO", logger="memstore"):
+        result = agent.run_sync("Find tea")
+    assert result.output == "I could not do it." and TOKEN not in caplog.text
+    assert "remember(['text']) failed" in caplog.text
     returned = tool_returns(result.all_messages(), "recall")
     returned += tool_returns(result.all_messages(), "remember")
     returned += tool_returns(result.all_messages(), "pin_memory")

@@ -24,8 +24,8 @@ from typing import Any
 
 from pydantic_ai import FunctionToolset, RunContext, Tool
 from pydantic_ai.tools import ToolDefinition
+from pydantic_core import SchemaValidator, core_schema
 
-from memstore.adapters.tool_log import withheld
 from memstore.adapters.tools import INSTRUCTIONS, MemoryTools
 from memstore.errors import InvalidInput, MemstoreError
 
@@ -75,12 +75,20 @@ def memory_toolset(tools: MemoryTools, *, id: str = TOOLSET_ID) -> FunctionTools
     return toolset
 
 
+ARGUMENTS = SchemaValidator(core_schema.dict_schema(keys_schema=core_schema.str_schema()))
+"""What pydantic-ai still checks of a call's arguments: that they are an object (found by
+review: a list or a number reached ``function(**arguments)`` and ended the run)."""
+
+
 def self_checked_tool(tools: MemoryTools, function: Callable[..., dict[str, Any]]) -> Tool[Any]:
     """The tool of ``function``: the name, description and JSON schema of its typed
-    signature, its arguments handed over unvalidated (see :func:`checked_call`)."""
+    signature, its arguments an object whose values the tool checks (see
+    :func:`checked_call`)."""
     typed = Tool(function, takes_ctx=False)
     schema = typed.function_schema.json_schema
-    return Tool.from_schema(checked_call(tools, function), typed.name, typed.description, schema)
+    tool = Tool.from_schema(checked_call(tools, function), typed.name, typed.description, schema)
+    tool.function_schema.validator = ARGUMENTS
+    return tool
 
 
 def checked_call(
@@ -98,8 +106,10 @@ def checked_call(
     def call(**arguments: Any) -> dict[str, Any]:
         try:
             signature.bind(**arguments)
-        except TypeError as error:
-            shown = "<private>" if tools.private else withheld(arguments)
+        except TypeError as error:  # it names the arguments, never their values
+            # their names alone are logged: an unknown one may hold anything, a secret too
+            # (found by review: a token given as "text" for "content" was logged whole)
+            shown = "<private>" if tools.private else sorted(arguments)
             problem = InvalidInput("arguments", f"{error}; call it with the arguments it lists.")
             return MemoryTools.failed(function.__name__, shown, problem)
         return function(**arguments)
