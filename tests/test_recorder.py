@@ -514,3 +514,21 @@ def test_a_message_whose_place_in_a_removed_log_is_taken_is_still_recorded(
     assert [m.content for m in service.messages(recorder.session_id or "")] == ["one", "two"]
     assert second.source_ref is None and "another message's already" in caplog.text
     assert recorder.memory_error is None
+
+
+def test_a_waiting_message_deleted_meanwhile_stays_deleted(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    # Found by review of the test above: a message the database failed to take, recovered
+    # by an import and then deleted, came back without a source reference at the catch-up.
+    recorder = recorder_for(service, tmp_path / "logs")
+    recorder.record("user", "start", when=WHEN)
+    with locked(service):
+        recorder.record("user", "my secret diagnosis is X", when=WHEN + timedelta(seconds=1))
+    assert recorder.waiting() == 1
+    import_logs(service, tmp_path / "logs")
+    recovered = service.word_instances("diagnosis").instances[0]
+    assert service.delete_message(recovered.id)
+    recorder.record("assistant", "noted", when=WHEN + timedelta(seconds=2))
+    assert recorder.waiting() == 0
+    assert service.word_instances("diagnosis").total == 0

@@ -258,13 +258,16 @@ class Recorder:
     def _catch_up(self) -> None:
         """Record, in order, the messages the database failed to take before (found by review:
         a reply recovered only by importing the log landed in the log's own session, apart
-        from its question, where recall leaves an orphan reply out).
+        from its question, where recall leaves an orphan reply out). Each goes in under its
+        source reference as it is: one an import took meanwhile is that message, and one
+        deleted since stays deleted (found by review: taken for a message whose log was
+        removed, it came back without a reference).
 
         Raises:
             MemstoreError: When the database fails again; the messages not yet recorded wait.
         """
         while self._pending:
-            self._record(self._pending[0])
+            self._insert(self._pending[0])
             self._pending.pop(0)
 
     def _wait(self, pending: Pending) -> None:
