@@ -167,3 +167,16 @@ def test_arguments_of_the_wrong_shape_are_failed_results_and_the_run_goes_on(
         ("InvalidInput", "pinned"),
     ]
     assert service.list_memories().total == 0
+
+
+def test_a_private_turn_refuses_a_call_before_reading_its_arguments(
+    service: MemoryService, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Found by review: an unknown argument's name was checked (and logged) first, and the
+    # private turn's refusal never came.
+    tools = MemoryTools(service)
+    [remember] = [t for t in memory_toolset(tools).tools.values() if t.name == "remember"]
+    with tools.private_turn(True), caplog.at_level("INFO", logger="memstore"):
+        result = remember.function(**{TOKEN: "x"})
+    assert result["ok"] is False and result["error"]["type"] == "MemoryDisabled"
+    assert TOKEN not in caplog.text and "remember(<private>) failed" in caplog.text

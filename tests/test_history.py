@@ -307,8 +307,10 @@ def test_with_history_off_the_api_stores_no_conversation(
     off = MemoryService(db_path, config=MemoryConfig(**switch))
     with pytest.raises(MemoryDisabled, match=f"History is off \\({setting}"):
         off.start_session()
-    with pytest.raises(MemoryDisabled, match=setting):
+    with pytest.raises(MemoryDisabled, match=setting) as refused:
         off.record_message(held.id, "user", "hola")
+    # memories still work only with history off alone (found by review)
+    assert ("Memories, reading" in str(refused.value)) == (setting == "store_history: false")
     assert MemoryService(db_path).health().counts["messages"] == 0
     if switch == {"store_history": False}:  # explicit memories still work
         assert off.remember("Diego likes jazz.").status == "active"

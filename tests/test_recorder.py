@@ -532,3 +532,20 @@ def test_a_waiting_message_deleted_meanwhile_stays_deleted(
     recorder.record("assistant", "noted", when=WHEN + timedelta(seconds=2))
     assert recorder.waiting() == 0
     assert service.word_instances("diagnosis").total == 0
+
+
+def test_a_waiting_message_whose_place_in_a_removed_log_is_taken_is_still_recorded(
+    service: MemoryService, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Found by review of the catch-up above: the waiting message, written where an earlier
+    # one stood in the removed log, was dropped without a word.
+    recorder = recorder_for(service, tmp_path / "logs")
+    recorder.record("user", "alpha", when=WHEN)
+    (tmp_path / "logs" / "2026-10-05.md").unlink()
+    with locked(service):
+        recorder.record("user", "bravo", when=WHEN + timedelta(seconds=1))
+    with caplog.at_level("WARNING", logger="memstore"):
+        recorder.record("user", "charlie", when=WHEN + timedelta(seconds=2))
+    stored = service.messages(recorder.session_id or "")
+    assert [m.content for m in stored] == ["alpha", "bravo", "charlie"]
+    assert "another message's already" in caplog.text and recorder.waiting() == 0

@@ -227,14 +227,15 @@ class Recorder:
         self.memory_error = None
         return message
 
-    def _record(self, pending: Pending) -> Message | None:
+    def _record(self, pending: Pending, *, waited: bool = False) -> Message | None:
         """Record one message in the recorder's session. When another message holds its
-        source reference already (or its tombstone does), the day's log was cut back or
-        removed while the host ran, and its place in the log written anew: the message is
-        recorded without one, and a warning says so (found by review: the new message was
-        dropped in silence, the old one returned in its place)."""
+        source reference already (or, for a new one, its tombstone does), the day's log was
+        cut back or removed while the host ran, and its place in the log written anew: the
+        message is recorded without one, and a warning says so (found by review: the new
+        message was dropped in silence, the old one returned in its place). A ``waited``
+        message (see :meth:`_catch_up`) whose reference was deleted stays deleted."""
         message = self._insert(pending)
-        if pending.source_ref is None or same(message, pending):
+        if pending.source_ref is None or same(message, pending) or (waited and message is None):
             return message
         log.warning(
             "%s is another message's already (its log was cut back or removed): the new "
@@ -259,15 +260,14 @@ class Recorder:
         """Record, in order, the messages the database failed to take before (found by review:
         a reply recovered only by importing the log landed in the log's own session, apart
         from its question, where recall leaves an orphan reply out). Each goes in under its
-        source reference as it is: one an import took meanwhile is that message, and one
-        deleted since stays deleted (found by review: taken for a message whose log was
-        removed, it came back without a reference).
+        source reference: one an import took meanwhile is that message, and one deleted
+        since stays deleted (found by review: it came back without a reference).
 
         Raises:
             MemstoreError: When the database fails again; the messages not yet recorded wait.
         """
         while self._pending:
-            self._insert(self._pending[0])
+            self._record(self._pending[0], waited=True)
             self._pending.pop(0)
 
     def _wait(self, pending: Pending) -> None:

@@ -262,7 +262,7 @@ class MemoryTools:
         given = {key: value for key, value in arguments.items() if key != "self"}
         shown: object = "<private>" if self.private else given
         if not self.available:
-            return self.failed(name, withheld(shown), self._refusal())
+            return self.failed(name, withheld(shown), self.refusal())
         try:
             # the result's own warning is left out: the envelope's "untrusted" says it once
             result = method(**with_times(given)).model_dump(mode="json", exclude={"warning"})
@@ -277,7 +277,7 @@ class MemoryTools:
         )
         return {"ok": True, "untrusted": UNTRUSTED_WARNING, "result": result}
 
-    def _refusal(self) -> MemoryDisabled:
+    def refusal(self) -> MemoryDisabled:
         """Why a tool called while none is offered was refused: the turn is private, or
         memory is disabled; either way nothing was read or written."""
         if self.private:

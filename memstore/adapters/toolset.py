@@ -104,12 +104,15 @@ def checked_call(
 
     @functools.wraps(function)
     def call(**arguments: Any) -> dict[str, Any]:
+        if not tools.available:  # refused first, its arguments unread (found by review)
+            unread = "<private>" if tools.private else "<withheld>"
+            return MemoryTools.failed(function.__name__, unread, tools.refusal())
         try:
             signature.bind(**arguments)
         except TypeError as error:  # it names the arguments, never their values
             # their names alone are logged: an unknown one may hold anything, a secret too
             # (found by review: a token given as "text" for "content" was logged whole)
-            shown = "<private>" if tools.private else sorted(arguments)
+            shown = sorted(arguments)
             problem = InvalidInput("arguments", f"{error}; call it with the arguments it lists.")
             return MemoryTools.failed(function.__name__, shown, problem)
         return function(**arguments)

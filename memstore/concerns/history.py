@@ -39,7 +39,7 @@ repeats the session, and a page holds at most ``recall_chars`` (1,024 at least) 
 
 HISTORY_OFF = (
     "History is off ({setting} in the configuration), so no conversation is stored; set it "
-    "to true to store them. Memories, reading, import and deletion still work."
+    "to true to store them. {working}, reading, import and deletion still work."
 )
 
 
@@ -49,7 +49,8 @@ def require_history(config: MemoryConfig) -> None:
     persistence; found by review, ``record_message`` stored them whatever it said)."""
     if not config.enabled or not config.store_history:
         setting = "store_history: false" if config.enabled else "enabled: false"
-        raise MemoryDisabled(HISTORY_OFF.format(setting=setting))
+        working = "Memories" if config.enabled else "Backup"  # found by review: not memories
+        raise MemoryDisabled(HISTORY_OFF.format(setting=setting, working=working))
 
 
 def start_session(
