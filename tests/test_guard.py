@@ -97,6 +97,21 @@ LABELLED = [
     "PIN → 4819",
     "tulip1987 is the wifi password for guests",
     "Use Sunflower!99 as the wifi password when asked",
+    # found by review: labels of the six languages that were let through
+    "clave secreta: Xk9#mP2qL",
+    "chave secreta: abc12345",
+    "Geheimschlüssel: Xk9#mP2qL7vR",
+    "secret code: Xk9#mP2qL",
+    "código secreto: abc12345",
+    "codice segreto: abc12345",
+    "Geheimcode: abc12345",
+    "jeton d'accès : Xk9mP2qL7vRt",
+    "Zugangstoken: abcd1234efgh",
+    "código de acceso: 4821",
+    "code d'accès : 4821",
+    "codice di accesso: 4821",
+    "código de acesso: 4821",
+    "palavra passe: gato1234",
 ]
 CLEAN = [
     "Diego forgot his password yesterday and had to reset it.",
@@ -116,6 +131,12 @@ CLEAN = [
     "1Password is my password manager.",
     "SHA-256 is the password hash in the old system.",
     "Il mot de passe? Je ne m'en souviens plus.",
+    "La clave secreta del éxito es la constancia.",
+    "El código secreto de la abuela es su receta de tortilla.",
+    "Il codice segreto per la felicità è la pazienza.",
+    "Der Geheimcode ist ein Spiel für Kinder.",
+    "Le jeton d'accès a expiré hier.",
+    "El código de acceso es el de siempre.",
 ]
 
 

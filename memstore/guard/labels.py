@@ -25,7 +25,7 @@ from memstore.guard.payment import follows_test_card, noted_as_test
 PASSWORD_LABELS = (
     r"pass(?:words?|wd|code|phrase)|pass code|pwd|contrase[ñn]as?|mots? de passe"
     r"|mdp|passw[oö]rt(?:er)?|(?:wlan|wi-?fi)-?schl[üu]ssel"
-    r"|kennw[oö]rt(?:er)?|parola d'ordine|senhas?|palavra-passe|wachtwoord(?:en)?"
+    r"|kennw[oö]rt(?:er)?|parola d'ordine|senhas?|palavra[- ]passe|wachtwoord(?:en)?"
     r"|has(?:ł|l)[oa]|парол[ьяи]|密码|口令|パスワード|비밀번호|비번|패스워드|암호"
     r"|(?:wi-?fi|wlan|wpa2?|network) key|clave (?:del|de la) (?:wi-?fi|red|router|correo)"
     # beyond the twelve languages, the common words: Turkish, Finnish, Swedish, Danish and
@@ -52,9 +52,10 @@ COUNTED = {
 CVV = re.compile(r"(?:[0-9]{3}|(?!19|20)[0-9]{4})[.,;!?)]?$")
 PIN_LABELS = (
     r"pin(?:[- ]?(?:code|kod|код|nummer|number|número|numero))?|(?:code|kod|c[óo]digo) pin"
-    r"|clave"  # "clave: 1234", not "Palabras clave: 2024" (see adjectival)
+    r"|clave(?![ \t]+secreta)"  # "clave: 1234", not "Palabras clave: 2024" (see adjectival)
     rf"|geheimzahl|пин(?:-код)?|pin码|暗証番号|핀 ?번호|digicode|unlock(?: code| pin)?|combination"
     r"|(?:t[üu]r|tor|zugangs|haus)code|codice (?:del )?bancomat"
+    r"|c[óo]digo de (?:acceso|acesso)|code d'acc[èe]s|codice di accesso"
     rf"|{CARD_CODE_LABELS}"
     r"|clave (?:de|del) (?:la )?(?:alarma|tarjeta|puerta|caja fuerte|cajero|portal)"
     rf"|(?:{LOCKS})[ -]?code|code (?:to|for|of) (?:the |my )?(?:{LOCKS}|house)"
@@ -66,9 +67,12 @@ PIN_LABELS = (
 KEY_LABELS = (
     r"(?:api|access|secret|private|client|secret access|app|application)[ _-]?"
     r"(?:keys?|secrets?|tokens?)"
-    r"|(?:auth|bearer|refresh|session|secret)[ _-]?tokens?|tokens?|jeton|токен|令牌|トークン|토큰"
-    r"|clave(?: de (?:api|acceso))?|cl[ée](?: (?:api|secr[èe]te|d'acc[èe]s))?|api-schl[üu]ssel"
-    r"|chiave(?: (?:api|segreta))?|chave(?![ \t]+pix\b)(?: de (?:api|acesso))?|(?:api-)?sleutel"
+    r"|(?:auth|bearer|refresh|session|secret)[ _-]?tokens?|tokens?|jeton(?: d'acc[èe]s)?"
+    r"|токен|令牌|トークン|토큰"
+    r"|clave(?: (?:secreta|de (?:api|acceso)))?|cl[ée](?: (?:api|secr[èe]te|d'acc[èe]s))?"
+    r"|chiave(?: (?:api|segreta))?|chave(?![ \t]+pix\b)(?: (?:secreta|de (?:api|acesso)))?"
+    r"|(?:api-|geheim)schl[üu]ssel|(?:api-)?sleutel|zugangstoken|geheimcode"
+    r"|secret code|c[óo]digo secreto|codice segreto"
     r"|klucz(?: api)?|(?:api-)?ключ|密钥|秘密鍵|api ?キー|api ?키"
     # configuration names: db_password, smtp_pass, pw, pass (a made-up value only)
     r"|[a-z0-9]+_(?:password|passwd|pass|pwd|pw|secret|token|key)|pw|pass|passw|psw|p/w|psk"
