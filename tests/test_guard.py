@@ -71,6 +71,12 @@ FORMATS = {
     "Artifactory": "artifactory token AKCp"
     + "5bueTFpfypEqQbGJPp7BHm5BamtWlMFbEuOWiL3Rp8wHW1dXxpGnwi8Z9gksXnQgeyJjg5xj",
     "OpenAI Token": "sk-" + "abcdefghij1234567890" + "T3BlbkFJ" + "abcdefghij1234567890",
+    # found by review: a block whose body is short or elided, between BEGIN and END, passed
+    "Elided private key": "-----BEGIN RSA "
+    + "PRIVATE KEY-----\n...\n-----END RSA PRIVATE KEY-----",
+    "Short private key": "-----BEGIN " + "PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----",
+    "PGP private key block": "-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: GnuPG v2\n\n"
+    + "lQOYBF\n-----END PGP PRIVATE KEY BLOCK-----",
 }
 LABELLED = [
     "Diego's password is hunter2!",

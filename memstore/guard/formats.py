@@ -243,7 +243,7 @@ def format_kind(text: str) -> str | None:
     (:func:`without_links`); the prefixed tokens, passwords and secret parameters in URLs and
     SAS signatures are looked for everywhere.
     """
-    if LONG_RUN.search(text) or "PRIVATE KEY-----" in text:  # an elided key's body is short
+    if LONG_RUN.search(text) or "PRIVATE KEY" in text:  # an elided key's body is short
         kind = token_kind(text)
         if kind is not None:
             return kind

@@ -46,12 +46,13 @@ TOKENS = {
     "Slack token": r"\bxox[abposr]-[A-Za-z0-9-]{20,}",
     "HashiCorp Vault token": r"\bhv[sb]\.[A-Za-z0-9_-]{24,}",
     "Telegram bot token": r"/bot\d{6,}:[A-Za-z0-9_-]{30,}",
-    # A key block holds a key: 40 base64 characters in a row after any header lines, or a
-    # shorter body of 8 or more closed by the END line, as an elided key is pasted
-    # ("MIIEpAIBAAKCAQEA..."; found by review: detect-secrets' own detector flags it).
+    # A key block holds a key: 40 base64 characters in a row after any header lines, or any
+    # shorter body closed by the END line, as an elided key is pasted ("MIIEpAIBAAKCAQEA...";
+    # found by review: detect-secrets' own detector flags it; and again: "MIIE" or "..."
+    # between BEGIN and END passed). A BEGIN line alone is how prose names the format.
     "Private key": (
         r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
         r"(?:\s*[A-Za-z-]+: [^\n]*)*\s*(?:[A-Za-z0-9+/=]{40}"
-        r"|[A-Za-z0-9+/=]{8}[^-]{0,4000}?-----END (?:[A-Z0-9]+ )*PRIVATE KEY)"
+        r"|[^-\s][^-]{0,4000}?-----END (?:[A-Z0-9]+ )*PRIVATE KEY)"
     ),
 }
