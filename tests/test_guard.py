@@ -118,6 +118,10 @@ LABELLED = [
     "codice di accesso: 4821",
     "código de acesso: 4821",
     "palavra passe: gato1234",
+    # found by the review after: a PIN after the new labels
+    "clave secreta: 4821",
+    "The secret code is 4821",
+    "Geheimcode: 4711",
 ]
 CLEAN = [
     "Diego forgot his password yesterday and had to reset it.",
@@ -143,6 +147,13 @@ CLEAN = [
     "Der Geheimcode ist ein Spiel für Kinder.",
     "Le jeton d'accès a expiré hier.",
     "El código de acceso es el de siempre.",
+    # found by the review after: key formats named in prose, and a year after an access code
+    "A PEM file starts with -----BEGIN PRIVATE KEY----- and ends with -----END PRIVATE KEY-----.",
+    "Key file layout:\n-----BEGIN PRIVATE KEY-----\n(your key goes here)\n"
+    "-----END PRIVATE KEY-----",
+    "Il codice di accesso per l'evento 2024 arriverà via email.",
+    "Access code for the event 2024 arrives by email.",
+    "La clave secreta es: paciencia.",
 ]
 
 

@@ -47,12 +47,14 @@ TOKENS = {
     "HashiCorp Vault token": r"\bhv[sb]\.[A-Za-z0-9_-]{24,}",
     "Telegram bot token": r"/bot\d{6,}:[A-Za-z0-9_-]{30,}",
     # A key block holds a key: 40 base64 characters in a row after any header lines, or any
-    # shorter body closed by the END line, as an elided key is pasted ("MIIEpAIBAAKCAQEA...";
-    # found by review: detect-secrets' own detector flags it; and again: "MIIE" or "..."
-    # between BEGIN and END passed). A BEGIN line alone is how prose names the format.
+    # shorter body without spaces closed by the END line, as an elided key is pasted
+    # ("MIIEpAIBAAKCAQEA..."; found by review: detect-secrets' own detector flags it; and
+    # again: "MIIE" or "..." on lines between BEGIN and END passed). A BEGIN line alone, or
+    # words between the two lines ("starts with -----BEGIN ... and ends with -----END"), is
+    # how prose names the format (found by the review after).
     "Private key": (
         r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
         r"(?:\s*[A-Za-z-]+: [^\n]*)*\s*(?:[A-Za-z0-9+/=]{40}"
-        r"|[^-\s][^-]{0,4000}?-----END (?:[A-Z0-9]+ )*PRIVATE KEY)"
+        r"|[^-\s][^ \t-]{0,4000}?-----END (?:[A-Z0-9]+ )*PRIVATE KEY)"
     ),
 }
