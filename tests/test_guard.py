@@ -77,6 +77,10 @@ FORMATS = {
     "Short private key": "-----BEGIN " + "PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----",
     "PGP private key block": "-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: GnuPG v2\n\n"
     + "lQOYBF\n-----END PGP PRIVATE KEY BLOCK-----",
+    "Private key on one line": "-----BEGIN RSA "
+    + "PRIVATE KEY----- MIIEpAIBAAKCAQEA...xyz -----END RSA PRIVATE KEY-----",
+    "Indented private key": "tls:\n  key: |\n    -----BEGIN "
+    + "PRIVATE KEY-----\n    MIIEvQIBADANBgkqhkiG9w0...\n    -----END PRIVATE KEY-----",
 }
 LABELLED = [
     "Diego's password is hunter2!",
@@ -122,6 +126,9 @@ LABELLED = [
     "clave secreta: 4821",
     "The secret code is 4821",
     "Geheimcode: 4711",
+    "Chave secreta: 4821",
+    "Code secret : 4821",
+    "PIN for my debit card 1984",  # a PIN that looks like a year is still a PIN
 ]
 CLEAN = [
     "Diego forgot his password yesterday and had to reset it.",
@@ -147,12 +154,10 @@ CLEAN = [
     "Der Geheimcode ist ein Spiel für Kinder.",
     "Le jeton d'accès a expiré hier.",
     "El código de acceso es el de siempre.",
-    # found by the review after: key formats named in prose, and a year after an access code
+    # found by the review after: key formats named in prose
     "A PEM file starts with -----BEGIN PRIVATE KEY----- and ends with -----END PRIVATE KEY-----.",
     "Key file layout:\n-----BEGIN PRIVATE KEY-----\n(your key goes here)\n"
     "-----END PRIVATE KEY-----",
-    "Il codice di accesso per l'evento 2024 arriverà via email.",
-    "Access code for the event 2024 arrives by email.",
     "La clave secreta es: paciencia.",
 ]
 

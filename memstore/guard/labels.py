@@ -50,11 +50,10 @@ COUNTED = {
 }  # fmt: skip
 # Three digits, or four that are no year ("CVV 2024 redesign", "at CVC 2024": found by review)
 CVV = re.compile(r"(?:[0-9]{3}|(?!19|20)[0-9]{4})[.,;!?)]?$")
-YEAR = re.compile(r"(?:19|20)[0-9]{2}[.,;!?)]?$")
 PIN_LABELS = (
     r"pin(?:[- ]?(?:code|kod|код|nummer|number|número|numero))?|(?:code|kod|c[óo]digo) pin"
     r"|clave(?: secreta)?"  # "clave: 1234", not "Palabras clave: 2024" (see adjectival)
-    r"|secret code|c[óo]digo secreto|codice segreto|geheimcode"  # digits or made up
+    r"|secret code|code secret|c[óo]digo secreto|codice segreto|geheimcode|chave secreta"
     rf"|geheimzahl|пин(?:-код)?|pin码|暗証番号|핀 ?번호|digicode|unlock(?: code| pin)?|combination"
     r"|(?:t[üu]r|tor|zugangs|haus)code|codice (?:del )?bancomat"
     r"|c[óo]digo de (?:acceso|acesso)|code d'acc[èe]s|codice di accesso"
@@ -72,7 +71,7 @@ KEY_LABELS = (
     r"|(?:auth|bearer|refresh|session|secret)[ _-]?tokens?|tokens?|jeton(?: d'acc[èe]s)?"
     r"|токен|令牌|トークン|토큰"
     r"|clave(?: de (?:api|acceso))?|cl[ée](?: (?:api|secr[èe]te|d'acc[èe]s))?"
-    r"|chiave(?: (?:api|segreta))?|chave(?![ \t]+pix\b)(?: (?:secreta|de (?:api|acesso)))?"
+    r"|chiave(?: (?:api|segreta))?|chave(?![ \t]+(?:pix|secreta)\b)(?: de (?:api|acesso))?"
     r"|(?:api-|geheim)schl[üu]ssel|(?:api-)?sleutel|zugangstoken"
     r"|klucz(?: api)?|(?:api-)?ключ|密钥|秘密鍵|api ?キー|api ?키"
     # configuration names: db_password, smtp_pass, pw, pass (a made-up value only)
@@ -269,13 +268,7 @@ def accepted(found: re.Match[str], value: str) -> bool:
     if filler and not which and first not in OWNERS | SUBJECTS and not filler[0][:1].isupper():
         return False  # a brand may stand there too: "mot de passe Gmail c'est ..."
     if found["digits"] is not None:  # "пин-код от карты 9027", "현관 비밀번호 7392"
-        # not a year after words ("codice di accesso per l'evento 2024": found by review)
-        year = bool(filler) and YEAR.match(value) is not None
-        return (
-            bool(found["pin"] or (found["password"] and not filler))
-            and values.pin(value)
-            and not year
-        )
+        return bool(found["pin"] or (found["password"] and not filler)) and values.pin(value)
     if found["comma"] is not None:  # "Diego's debit card PIN, 4819"
         return bool(found["pin"]) and values.pin(value)
     if found["pin"]:

@@ -46,15 +46,16 @@ TOKENS = {
     "Slack token": r"\bxox[abposr]-[A-Za-z0-9-]{20,}",
     "HashiCorp Vault token": r"\bhv[sb]\.[A-Za-z0-9_-]{24,}",
     "Telegram bot token": r"/bot\d{6,}:[A-Za-z0-9_-]{30,}",
-    # A key block holds a key: 40 base64 characters in a row after any header lines, or any
-    # shorter body without spaces closed by the END line, as an elided key is pasted
-    # ("MIIEpAIBAAKCAQEA..."; found by review: detect-secrets' own detector flags it; and
-    # again: "MIIE" or "..." on lines between BEGIN and END passed). A BEGIN line alone, or
-    # words between the two lines ("starts with -----BEGIN ... and ends with -----END"), is
-    # how prose names the format (found by the review after).
+    # A key block holds a key: 40 base64 characters in a row after any header lines, or a
+    # shorter body closed by the END line, each of its lines one run without spaces, as an
+    # elided key is pasted ("MIIEpAIBAAKCAQEA..."; found by review: detect-secrets' own
+    # detector flags it; then: "MIIE", "..." or an indented body passed). A BEGIN line
+    # alone, or words between the two lines ("starts with -----BEGIN ... and ends with
+    # -----END"), is how prose names the format (found by review).
     "Private key": (
         r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
         r"(?:\s*[A-Za-z-]+: [^\n]*)*\s*(?:[A-Za-z0-9+/=]{40}"
-        r"|[^-\s][^ \t-]{0,4000}?-----END (?:[A-Z0-9]+ )*PRIVATE KEY)"
+        r"|[^\s-]{1,4000}[ \t]*(?:\r?\n[ \t]*[^\s-]{1,4000}[ \t]*)*\r?\n?[ \t]*"
+        r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY)"
     ),
 }
