@@ -47,10 +47,10 @@ RETRY_PAUSE_S = 0.05
 
 def health(db: Database) -> HealthReport:
     """:func:`checked_once`, tried again for up to :data:`RETRY_S` seconds while another
-    process's write makes it StoreBusy; for a file that holds nothing yet,
-    :func:`unstarted`, with nothing written (found by review: a check failed after 7 ms beside a
+    process's write makes it StoreBusy (found by review: a check failed after 7 ms beside a
     write of 200; taking the write lock up front instead failed every other writer for the
-    whole of a long check).
+    whole of a long check). A file that holds nothing yet gets :func:`unstarted`, and
+    nothing is written to it.
 
     Raises:
         StoreBusy: If other writers kept it stale for longer.
