@@ -75,6 +75,8 @@ FORMATS = {
     "Elided private key": "-----BEGIN RSA "
     + "PRIVATE KEY-----\n...\n-----END RSA PRIVATE KEY-----",
     "Short private key": "-----BEGIN " + "PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----",
+    "Private key with a blank line": "-----BEGIN "
+    + "PRIVATE KEY-----\nMIIEvQIBADANBgkq\n\nAoIBAQC7abc\n-----END PRIVATE KEY-----",
     "PGP private key block": "-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: GnuPG v2\n\n"
     + "lQOYBF\n-----END PGP PRIVATE KEY BLOCK-----",
     "Private key on one line": "-----BEGIN RSA "
@@ -154,7 +156,10 @@ CLEAN = [
     "Der Geheimcode ist ein Spiel für Kinder.",
     "Le jeton d'accès a expiré hier.",
     "El código de acceso es el de siempre.",
-    # found by the review after: key formats named in prose
+    # found by the review after: key formats named in prose, a word between the two lines too
+    "Copy everything between -----BEGIN PRIVATE KEY----- and -----END PRIVATE KEY----- here.",
+    "Include -----BEGIN RSA PRIVATE KEY----- to -----END RSA PRIVATE KEY----- inclusive.",
+    "Markers: -----BEGIN PRIVATE KEY-----; -----END PRIVATE KEY-----",
     "A PEM file starts with -----BEGIN PRIVATE KEY----- and ends with -----END PRIVATE KEY-----.",
     "Key file layout:\n-----BEGIN PRIVATE KEY-----\n(your key goes here)\n"
     "-----END PRIVATE KEY-----",
@@ -193,6 +198,8 @@ REPEATED_SHAPES = [
     "1-", "a-", "seed-the-", "clave ", "http-", "host.name-",
     "pw:", "key:", "\u5bc6\u7801\u662f", "\u043a\u043b\u044e\u0447:", "_pwd", "x_password",
     "pw /",
+    # found by review: a BEGIN line, a run, then spaces or tabs with no END took the square
+    "-----BEGIN PRIVATE KEY-----\na\t\t\t\t\t\t\t\t", "-----BEGIN PRIVATE KEY----- a        ",
 ]  # fmt: skip
 
 

@@ -55,7 +55,13 @@ TOKENS = {
     "Private key": (
         r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
         r"(?:\s*[A-Za-z-]+: [^\n]*)*\s*(?:[A-Za-z0-9+/=]{40}"
-        r"|[^\s-]{1,4000}[ \t]*(?:\r?\n[ \t]*[^\s-]{1,4000}[ \t]*)*\r?\n?[ \t]*"
+        # one run on the BEGIN line's own line, of 8 or more base64 characters with a capital,
+        # a digit, "+" or "/" among its first 8 (not a word of prose: "between -----BEGIN
+        # ... and -----END"; found by review)
+        r"|(?=[a-z=]{0,7}[A-Z0-9+/])[A-Za-z0-9+/=]{8}[^\s-]{0,4000}+[ \t]*+"
+        r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY"
+        # or lines, each one run without spaces or blank, the END line on a line of its own
+        r"|[^\s-]{1,4000}+(?:[ \t]*+\r*\n[ \t]*+[^\s-]{0,4000}+)++"
         r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY)"
     ),
 }
