@@ -615,3 +615,18 @@ def test_no_real_message_mentioning_a_credential_word_is_refused(shared: Path) -
     assert len(messages) > 2000  # passwords, tokens, keys, claves, senhas in 12 corpora
     refused = [(secret_kind(m), m[:120]) for m in messages if secret_kind(m) is not None]
     assert refused == []
+
+
+def test_words_with_colons_after_a_begin_line_are_read_once() -> None:
+    # Found by review: each "word: " on the line could start another header line, and 100
+    # characters of "a: " after a BEGIN line held the guard 30 s (the time doubled with
+    # each); at 60 of them this never ended, so the check runs in a process of its own that
+    # a hang cannot keep (a bound on a hang, not a measure of speed).
+    script = (
+        "from memstore.guard import secret_kind\n"
+        "assert secret_kind('-----BEGIN PRIVATE KEY-----\\n' + 'a: ' * 60) is None\n"
+        "headers = 'Comment: user: alice host: db1 port: 5432 role: admin env: prod region: eu'\n"
+        "assert secret_kind('-----BEGIN PGP PRIVATE KEY BLOCK-----\\n' + headers) is None\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr

@@ -51,10 +51,12 @@ TOKENS = {
     # elided key is pasted ("MIIEpAIBAAKCAQEA..."; found by review: detect-secrets' own
     # detector flags it; then: "MIIE", "..." or an indented body passed). A BEGIN line
     # alone, or words between the two lines ("starts with -----BEGIN ... and ends with
-    # -----END"), is how prose names the format (found by review).
+    # -----END"), is how prose names the format (found by review). Every repetition is
+    # possessive: header lines tried split at each "word: " took time doubling with each
+    # (found by review: 100 characters of "a: " after a BEGIN line held the guard 30 s).
     "Private key": (
         r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
-        r"(?:\s*[A-Za-z-]+: [^\n]*)*\s*(?:[A-Za-z0-9+/=]{40}"
+        r"(?:\s*+[A-Za-z-]++: [^\n]*+)*+\s*+(?:[A-Za-z0-9+/=]{40}"
         # one run on the BEGIN line's own line, of 8 or more base64 characters with a capital,
         # a digit, "+" or "/" among its first 8 (not a word of prose: "between -----BEGIN
         # ... and -----END"; found by review)
