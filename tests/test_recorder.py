@@ -14,7 +14,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memstore import FileError, ImportReport, InvalidInput, MemoryConfig, MemoryService, StoreBusy
+from memstore import (
+    FileError,
+    ImportReport,
+    InvalidInput,
+    MemoryConfig,
+    MemoryService,
+    NotFound,
+    StoreBusy,
+)
 from memstore.adapters.recorder import Recorder
 from memstore.logs.parse import parse_log
 from memstore.logs.write import DayLogFull, loggable, render
@@ -549,3 +557,38 @@ def test_a_waiting_message_whose_place_in_a_removed_log_is_taken_is_still_record
     stored = service.messages(recorder.session_id or "")
     assert [m.content for m in stored] == ["alpha", "bravo", "charlie"]
     assert "another message's already" in caplog.text and recorder.waiting() == 0
+
+
+def test_a_message_recorded_after_close_starts_a_new_session(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    # Found by review: it was recorded in the session close() had just ended.
+    recorder = recorder_for(service, tmp_path / "logs")
+    first = recorder.record("user", "antes", when=WHEN)
+    recorder.close()
+    second = recorder.record("user", "después", when=WHEN + timedelta(seconds=1))
+    assert first is not None and second is not None
+    assert second.session_id != first.session_id
+    assert [m.content for m in service.messages(first.session_id)] == ["antes"]
+    assert [m.content for m in service.messages(second.session_id)] == ["después"]
+    assert service.get_session(second.session_id).ended_at is None  # type: ignore[union-attr]
+
+
+def test_a_recorder_for_a_session_the_store_lacks_is_refused(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    # Found by review: it was accepted, and each message then waited for it, unrecorded.
+    with pytest.raises(NotFound, match="ses_missing"):
+        Recorder(service, log_dir=tmp_path / "logs", session_id="ses_missing")
+    with pytest.raises(InvalidInput, match="session_id"):
+        Recorder(service, log_dir=tmp_path / "logs", session_id=5)  # type: ignore[arg-type]
+    assert not (tmp_path / "logs").exists()
+
+
+def test_a_recorder_for_an_existing_session_appends_to_it(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    session = service.start_session()
+    recorder = Recorder(service, log_dir=tmp_path / "logs", session_id=session.id)
+    message = recorder.record("user", "sigo aquí", when=WHEN)
+    assert message is not None and message.session_id == session.id

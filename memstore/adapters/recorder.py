@@ -19,15 +19,15 @@ from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 
+from memstore.adapters.log_speakers import DEFAULT_SPEAKERS, log_speakers
 from memstore.adapters.waiting import MOST_PENDING, Pending, same
 from memstore.arguments import checked, valid_unicode
-from memstore.errors import InvalidInput, MemstoreError
+from memstore.errors import InvalidInput, MemstoreError, NotFound
 from memstore.kinds import MessageStatus, Role
 from memstore.logs.write import (
     DayLogFull,
     LogWriter,
     Written,
-    check_speaker,
     loggable,
     stamp_time,
 )
@@ -35,36 +35,6 @@ from memstore.schemas import Message
 from memstore.service import MemoryService
 
 log = logging.getLogger(__name__)
-
-DEFAULT_SPEAKERS = {"user": "User", "assistant": "Assistant", "system": "System"}
-
-
-def log_speakers(speakers: Mapping[str, str]) -> dict[str, str]:
-    """Each role's name in the log: ``speakers`` over :data:`DEFAULT_SPEAKERS`.
-
-    Raises:
-        InvalidInput: For ``speakers`` that is no mapping, a role that is none of ``user``,
-            ``assistant``, ``system``, a name a log record cannot hold (see
-            :func:`~memstore.logs.write.check_speaker`), or one name for two roles, which an
-            import (matching names without case) could not tell apart (found by review: the
-            log then imported back under one role, and an empty assistant name made a
-            header no import reads).
-    """
-    if not isinstance(speakers, Mapping):  # found by review: a TypeError traceback
-        raise InvalidInput("speakers", f"is {speakers!r}; give a mapping of role to name.")
-    unknown = sorted(set(speakers) - set(DEFAULT_SPEAKERS))
-    if unknown:
-        raise InvalidInput("speakers", f"{unknown} are no roles; use user, assistant, system.")
-    named = {**DEFAULT_SPEAKERS, **speakers}
-    for name in named.values():
-        if not isinstance(name, str):
-            raise InvalidInput("speakers", f"has the name {name!r}; names are text.")
-        check_speaker(name)
-    if len({name.casefold() for name in named.values()}) < len(named):
-        raise InvalidInput(
-            "speakers", f"{named} gives two roles one name (case aside); give each its own."
-        )
-    return named
 
 
 class Recorder:
@@ -76,7 +46,12 @@ class Recorder:
             "Morgan", "system": "System"}``); the assistant's name heads new log files.
             Unnamed roles keep :data:`DEFAULT_SPEAKERS`.
         log_dir: The daily log folder; the configuration's ``log_dir`` by default.
-        session_id: An existing session to append to; a new one is started when needed.
+        session_id: An existing session to append to; a new one is started when needed,
+            and after :meth:`close`.
+
+    Raises:
+        NotFound: For a ``session_id`` the store does not hold (found by review: every
+            message then waited for it, as for a database failure).
     """
 
     def __init__(
@@ -102,6 +77,24 @@ class Recorder:
         self.last_failure: str | None = None
         """The last database failure, kept when a later write succeeds."""
         self._pending: list[Pending] = []  # the log's messages the database failed to take
+        self._ended: str | None = None  # the session close() ended: no message goes there
+        if session_id is not None and self.stores_history:
+            self._known(session_id)
+
+    def _known(self, session_id: str) -> None:
+        """Raise NotFound unless the store holds the session, InvalidInput for an id that is
+        none; a database failure is only kept (see :attr:`memory_error`), as the writes that
+        follow would keep it."""
+        try:
+            found = self.service.get_session(session_id)
+        except InvalidInput:
+            raise
+        except MemstoreError as error:
+            log.warning("could not look up session %s: %s", session_id, error)
+            self._failed(error)
+            return
+        if found is None:
+            raise NotFound("session", session_id)
 
     def waiting(self) -> int:
         """How many messages the log holds that wait for the database (see :meth:`_catch_up`)."""
@@ -183,7 +176,9 @@ class Recorder:
     def close(self) -> None:
         """Record what the database failed to take (see :meth:`_catch_up`; found by review:
         not when even the first write had failed) and end the recorder's session, if the
-        database is reachable (a failure is logged and kept in :attr:`memory_error`)."""
+        database is reachable (a failure is logged and kept in :attr:`memory_error`). A
+        message recorded after it starts a new session (found by review: it went into the
+        ended one)."""
         if not self.stores_history:
             return
         try:
@@ -192,6 +187,7 @@ class Recorder:
             self.memory_error = None  # nothing waits (found by review: the failure stayed)
             if self.session_id is not None:
                 self.service.end_session(self.session_id)
+                self._ended = self.session_id
         except MemstoreError as error:
             log.warning("could not end session %s: %s", self.session_id, error)
             self._failed(error)
@@ -282,9 +278,10 @@ class Recorder:
         self.failures += 1
 
     def _session(self, moment: datetime) -> str:
-        """The recorder's session id, starting a session at ``moment`` when it has none: one,
-        whatever threads record at once (found by review: four threads started four)."""
+        """The recorder's session id, starting a session at ``moment`` when it has none or
+        :meth:`close` ended it: one, whatever threads record at once (found by review: four
+        threads started four)."""
         with self._starting:
-            if self.session_id is None:
+            if self.session_id is None or self.session_id == self._ended:
                 self.session_id = self.service.start_session(started_at=moment).id
             return self.session_id
