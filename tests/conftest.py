@@ -21,7 +21,7 @@ from tests import factories
 
 # No timed assertion in a test, hypothesis' 200 ms deadline included: the first example of a
 # test that builds the Unicode tables failed it on a machine loaded by other workers.
-settings.register_profile("untimed")
+settings.register_profile("untimed", deadline=None)
 settings.load_profile("untimed")
 
 REPO = Path(__file__).resolve().parents[1]

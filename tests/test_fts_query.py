@@ -23,6 +23,7 @@ from memstore.text.fts_query import (
     MAX_QUERY_CHARS,
     MODES,
     build_match,
+    content_match,
     query_tokens,
     quote,
     ranking_match,
@@ -297,10 +298,11 @@ def test_the_context_ranks_by_a_long_requests_content_words_before_its_stopwords
         "sus le ya o este porque esta entre cuando muy sin sobre también me hasta hay donde"
     )
     assert len(set(stopwords.split())) > MAX_DISTINCT_TOKENS
-    match = ranking_match(f"{stopwords} galletas peanuts")
-    assert match is not None
-    words = match.split(" OR ")
+    ranked = ranking_match(f"{stopwords} galletas peanuts")
+    assert ranked is not None
+    words = ranked[0].split(" OR ")
     assert words[:2] == ['"galletas"', '"peanuts"']
+    assert ranked[1] == '"galletas" OR "peanuts"'
     assert len(words) == len(set(stopwords.split())) + 2  # up to CONTEXT_WORDS, all of them
 
 
@@ -308,6 +310,24 @@ def test_the_context_ranks_by_at_most_so_many_words_content_words_first() -> Non
     # Found by review: a request of over 32 content words was cut to its first 32, so a
     # word late in it ("penicillin") never ranked the memory it named.
     content = [f"word{n}" for n in range(CONTEXT_WORDS + 10)]
-    match = ranking_match(" ".join(["the", "of", *content]))
-    assert match is not None
-    assert match.split(" OR ") == [f'"{word}"' for word in content[:CONTEXT_WORDS]]
+    ranked = ranking_match(" ".join(["the", "of", *content]))
+    assert ranked is not None
+    assert ranked[0].split(" OR ") == [f'"{word}"' for word in content[:CONTEXT_WORDS]]
+    assert ranked[1] is None  # the words it ranks by are all content words
+
+
+@pytest.mark.parametrize(
+    ("query", "mode", "expected"),
+    [
+        ("what was in the garden", "any", '"garden"'),
+        ("What is THE Garden of roses", "any", '"Garden" OR "roses"'),
+        ("garden roses", "any", None),  # no stopword: one tier
+        ("what was", "any", None),  # stopwords alone: one tier
+        ("what was in the garden", "all", None),
+        ("what was in the garden", "phrase", None),
+    ],
+)
+def test_an_any_querys_content_words_rank_memories_first(
+    query: str, mode: Mode, expected: str | None
+) -> None:
+    assert content_match(query, mode) == expected

@@ -91,6 +91,20 @@ def test_a_stopword_only_match_ranks_below_a_content_word_match(
     assert ranked(service.recall(query)) == [content, stopwords]
 
 
+def test_a_memory_holding_only_stopwords_ranks_below_one_holding_a_content_word(
+    service: MemoryService,
+) -> None:
+    # Found by review: memories were ranked by plain bm25, so one of many stopwords of the
+    # query came first, in recall and in the context block alike.
+    stopwords = service.remember("Diego asked what the plan for the move was, and what it was.")
+    garden = service.remember("Diego planted tomatoes in the garden during the long summer.")
+    service.remember("Diego works as a nurse.")
+    query = "what was in the garden"
+    assert [m.id for m in service.recall(query).memories] == [garden.id, stopwords.id]
+    assert service.context(query).memory_ids[:2] == [garden.id, stopwords.id]
+    assert [m.id for m in service.recall("what was").memories] == [stopwords.id]
+
+
 def test_a_phrase_adjacent_hit_ranks_above_a_scattered_one(
     service: MemoryService, db_path: Path, seeded: Seeded
 ) -> None:

@@ -129,6 +129,6 @@ def memory_context(db: Database, query: str, budget: int) -> MemoryContext:
     now = utc_now()
     with db.read() as connection:
         rows = memories.in_force(connection, now)
-        match = ranking_match(query) if rows else None
-        matching = memory_hit_ids(connection, match, now, len(rows)) if match else []
+        ranked = ranking_match(query) if rows else None
+        matching = memory_hit_ids(connection, *ranked, now, len(rows)) if ranked else []
     return build(order(list(map(Item._make, rows)), matching), budget)

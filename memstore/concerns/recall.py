@@ -54,6 +54,7 @@ from memstore.text.dates import YEARS, named_time
 from memstore.text.fts_query import (
     MODES,
     build_match,
+    content_match,
     pairs_of_long_runs,
     query_tokens,
     symbols_only,
@@ -99,7 +100,10 @@ def recall(
     room = sys.maxsize if pages.chars is None else pages.chars - json_size(empty)
     with db.read() as connection:
         filters = stored_speaker(connection, filters)
-        rows = memory_hits(connection, match, filters, now, size, stemmed=mode == "any")
+        content = content_match(query, mode)
+        rows = memory_hits(
+            connection, match, filters, now, size, stemmed=mode == "any", content=content
+        )
         found = [memory_model(row, now) for row in rows]
         hits = history_of(connection, query, mode, filters, size) if history else iter(())
         chosen = list(itertools.islice(recall_page.conversations(hits), size))

@@ -66,17 +66,29 @@ MEMORY_MATCHES = f"""
           FROM {{index}} WHERE {{index}} MATCH :query) AS hits
     JOIN memories AS mem ON mem.pk = hits.pk
     WHERE {MEMORY_FILTERS}
-    ORDER BY hits.rank, mem.pk
+    ORDER BY {{tier}}hits.rank, mem.pk
     LIMIT :limit
 """
+# The memories holding only stopwords of the query after the others (see content_match).
+STOPWORD_TIER = "hits.pk NOT IN (SELECT rowid FROM {index} WHERE {index} MATCH :content), "
 MEMORY_INDEXES = {False: MEMORIES_FTS, True: MEMORIES_STEM_FTS}  # by stemmed
+
+
+def memory_matches(columns: str, index: str, tiered: bool) -> str:
+    """:data:`MEMORY_MATCHES` of ``columns`` on ``index``, with the stopword tier or not."""
+    tier = STOPWORD_TIER.format(index=index) if tiered else ""
+    return MEMORY_MATCHES.format(columns=columns, index=index, tier=tier)
+
+
+MEMORY_COLUMNS = ", ".join(f"mem.{c}" for c in MEMORY_FIELDS)
 MEMORY_HITS = {
-    stemmed: MEMORY_MATCHES.format(
-        columns=", ".join(f"mem.{c}" for c in MEMORY_FIELDS), index=index
-    )
+    (stemmed, tiered): memory_matches(MEMORY_COLUMNS, index, tiered)
     for stemmed, index in MEMORY_INDEXES.items()
+    for tiered in (False, True)
 }
-MEMORY_HIT_IDS = MEMORY_MATCHES.format(columns="mem.id", index=MEMORIES_STEM_FTS)
+MEMORY_HIT_IDS = {
+    tiered: memory_matches("mem.id", MEMORIES_STEM_FTS, tiered) for tiered in (False, True)
+}
 
 
 def part_documents(
@@ -191,12 +203,14 @@ def ranking_signals(
 
 
 def memory_hit_ids(
-    connection: sqlite3.Connection, match: str, now: datetime, limit: int
+    connection: sqlite3.Connection, match: str, content: str | None, now: datetime, limit: int
 ) -> list[str]:
     """The ids of :func:`memory_hits` without filters, by stem (``any`` mode), best first
     (no rows are built)."""
-    params = {"query": match, "now": format_utc(now), "limit": limit, **RecallFilters().params()}
-    return [memory_id for (memory_id,) in connection.execute(MEMORY_HIT_IDS, params)]
+    params = {"query": match, "content": content, "now": format_utc(now), "limit": limit}
+    params |= RecallFilters().params()
+    statement = MEMORY_HIT_IDS[content is not None]
+    return [memory_id for (memory_id,) in connection.execute(statement, params)]
 
 
 def memory_hits(
@@ -207,13 +221,17 @@ def memory_hits(
     limit: int,
     *,
     stemmed: bool,
+    content: str | None = None,
 ) -> list[StoredMemory]:
     """Matching active, unexpired memories, best bm25 rank first, at most ``limit``; on the
-    index by word stem when ``stemmed`` (recall's ``any`` mode), else as written.
+    index by word stem when ``stemmed`` (recall's ``any`` mode), else as written; those the
+    MATCH ``content`` finds first, when given (see
+    :func:`~memstore.text.fts_query.content_match`).
 
     Session and role filters go through the memory's source messages, so a memory with no
     source message never matches them; since / until filter its creation time.
     """
-    params = {"query": match, "now": format_utc(now), "limit": limit, **filters.params()}
-    found = connection.execute(MEMORY_HITS[stemmed], params)
+    params = {"query": match, "content": content, "now": format_utc(now), "limit": limit}
+    params |= filters.params()
+    found = connection.execute(MEMORY_HITS[stemmed, content is not None], params)
     return [StoredMemory.from_row(row) for row in found]

@@ -118,8 +118,27 @@ CONTEXT_WORDS = 256
 several paragraphs, searched once per turn over the memories index (small beside history)."""
 
 
-def ranking_match(text: str) -> str | None:
-    """An any-word MATCH expression that ranks by ``text`` of any length, or None.
+def content_match(text: str, mode: Mode) -> str | None:
+    """For an ``any`` query, the MATCH of its content words (see :func:`content_words`), or
+    None: in another mode, or when its words are all content words or all stopwords. The
+    memories it finds rank above those holding only the query's stopwords, as history hits
+    do (see :func:`ranking_tiers`; found by review: "Diego asked what the plan was" ranked
+    first among memories for "what was in the garden")."""
+    return content_words(pairs_of_long_runs(query_tokens(text))) if mode == "any" else None
+
+
+def content_words(tokens: Iterable[str]) -> str | None:
+    """The any-word MATCH of the distinct content words among ``tokens`` (those not in
+    :func:`query_stopwords`), or None when they hold no stopword or only stopwords."""
+    distinct = list(dict.fromkeys(tokens))
+    stop = query_stopwords(distinct)
+    content = [token for token in distinct if fold(token) not in stop]
+    return " OR ".join(map(quote, content)) if 0 < len(content) < len(distinct) else None
+
+
+def ranking_match(text: str) -> tuple[str, str | None] | None:
+    """An any-word MATCH expression that ranks by ``text`` of any length, and the MATCH of
+    its content words among them (see :func:`content_words`); or None for no word.
 
     For the per-turn context, where the user's whole message ranks memories and must never
     fail: at most :data:`CONTEXT_WORDS` distinct words, the content words first, in the
@@ -131,8 +150,8 @@ def ranking_match(text: str) -> str | None:
     for token in pairs_of_long_runs(tokenize(text)):
         distinct.setdefault(fold(token), token)
     stop = query_stopwords(distinct.values())
-    words = sorted(distinct.values(), key=lambda word: fold(word) in stop)  # content first
-    return " OR ".join(quote(token) for token in words[:CONTEXT_WORDS]) or None
+    words = sorted(distinct.values(), key=lambda word: fold(word) in stop)[:CONTEXT_WORDS]
+    return (" OR ".join(map(quote, words)), content_words(words)) if words else None
 
 
 @dataclass(frozen=True)
