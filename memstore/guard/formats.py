@@ -140,6 +140,9 @@ PASSWORD_NAME = re.compile(r"PASSWORD|PASSWD|PWD")
 SNAKE_PASSWORD_NAME = (
     r"[a-z0-9]{1,32}(?:_[a-z0-9]{1,32}){0,5}_(?:password|passwd|pwd)(?:_[a-z0-9]{1,16})?"
 )
+# The same in camelCase, as code names it (dbPassword, wifiPassword, rootPwd; found by review).
+CAMEL_PASSWORD_NAME = r"[A-Za-z][a-z0-9]{0,31}(?:[A-Z][a-z0-9]{0,31}){0,4}(?:Password|Passwd|Pwd)"
+CAMEL_WORD = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 # A value that is code, not a password: a call, a subscript, an attribute path, a snake_case
 # name, keyword arguments (found by review: "db_password = secrets['db']", "= kwargs").
 CODE_VALUE = re.compile(
@@ -152,9 +155,11 @@ HASHES = {"bcrypt", "argon2", "argon2id", "scrypt", "pbkdf2", "sha256", "sha512"
 PASSWORD_VERBS = {
     "confirm", "confirmation", "verify", "current", "master", "old", "new", "check", "show",
     "hide", "hash", "hashed", "reset", "change", "save", "keep", "store", "repeat", "retype",
+    "forgot", "enter", "update", "create", "set",
 }  # fmt: skip
 ASSIGNMENT = re.compile(
-    rf"\b(?P<name>{SECRET_NAME}|{SNAKE_PASSWORD_NAME})\s*[=:]\s*[\"']?(?P<value>[^\s\"';,]+)"
+    rf"\b(?P<name>{SECRET_NAME}|{SNAKE_PASSWORD_NAME}|{CAMEL_PASSWORD_NAME})"
+    r"[\"']?\s*[=:]\s*[\"']?(?P<value>[^\s\"';,]+)"  # a quoted name too, as JSON keys are
 )
 COMMAND = re.compile(
     r"\bsshpass\s+-p\s*[\"']?(?P<value>[^\s\"']+)"
@@ -192,12 +197,14 @@ def assigned(found: re.Match[str]) -> str | None:
     """``secret assignment`` for a secret's name given a made-up value, or a password's name
     a word (``DB_PASSWORD=swordfish``); not a setting about secrets such as
     TOKEN_EXPIRY=3600, nor a lookup such as ${DB_PASSWORD}."""
-    value, name = found["value"], found["name"].upper()  # db_password as DB_PASSWORD
+    written = found["name"]
+    snake = written if written.isupper() else CAMEL_WORD.sub("_", written)
+    value, name = found["value"], snake.upper()  # db_password, dbPassword as DB_PASSWORD
     if SETTING.search(name) or (POLICY.search(name) and not made_up(value)):
         return None
     bare = value.strip("\"'").casefold()
-    named = bare in PASSWORD_VERBS and bare in found["name"].casefold().split("_")
-    if bare in HASHES or named or (found["name"].islower() and CODE_VALUE.fullmatch(value)):
+    named = bare in PASSWORD_VERBS and bare in snake.casefold().split("_")
+    if bare in HASHES or named or (not written.isupper() and CODE_VALUE.fullmatch(value)):
         return None
     worded = PASSWORD_NAME.search(name) is not None and passphrase(value, True)
     return "secret assignment" if made_up(value) or worded else None
