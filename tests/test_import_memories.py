@@ -152,6 +152,20 @@ BAD_JSONL: dict[str, tuple[Callable[[list[dict[str, Any]]], list[dict[str, Any]]
         lambda rs: [r if r["type"] != "memory" else {**r, "content": "  "} for r in rs],
         r"line 8 \(memory mem_\w+\): content: is empty",
     ),
+    # found by review: stored, then check called the store damaged (julianday() reads none)
+    "memory created at the calendar's end": (
+        lambda rs: [
+            r if r["type"] != "memory" else {**r, "created_at": "9999-12-31T23:59:59.999999Z"}
+            for r in rs
+        ],
+        r"line 8: memory.created_at: .*9999-12-31.* within a day of the calendar's ends",
+    ),
+    "memory modified at the calendar's start": (
+        lambda rs: [
+            r if r["type"] != "memory" else {**r, "modified_at": "0001-01-01T00:00:00Z"} for r in rs
+        ],
+        r"line 8: memory.modified_at: .*0001-01-01.* within a day of the calendar's ends",
+    ),
     "message of a missing session": (
         lambda rs: recounted([r for r in rs if r["type"] != "session" or r["id"] != "ses_log"]),
         r"session ses_log is neither in the export nor in the database",

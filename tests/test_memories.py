@@ -154,6 +154,15 @@ def test_an_empty_memory_id_is_no_update_as_an_empty_key_is_no_key(service: Memo
     assert result["ok"] is True and service.list_memories().total == 3
 
 
+@pytest.mark.parametrize("expiry", ["9999-12-31T23:59:59.999999", "9999-12-31T00:00:00+00:00"])
+def test_an_expiry_at_the_calendars_end_is_refused(service: MemoryService, expiry: str) -> None:
+    # Found by review: it was stored, and check then called the store damaged.
+    with pytest.raises(InvalidInput, match="expires_at.*calendar's ends"):
+        service.remember("Diego has a kayak.", expires_at=expiry)
+    assert service.list_memories().total == 0
+    assert service.health().ok
+
+
 def test_a_naive_expiry_is_read_as_local_time(service: MemoryService) -> None:
     local = (datetime.now() + timedelta(days=2)).replace(microsecond=0)
     memory = service.remember("Diego is travelling.", expires_at=local.isoformat())

@@ -101,13 +101,14 @@ def read_back(info: ValidationInfo) -> bool:
 
 
 def stored(value: datetime, info: ValidationInfo) -> datetime:
-    """``value`` when memstore stores a message's or a session's time at it (see
+    """``value`` when memstore stores a record's time at it (see
     :data:`memstore.times.STORED_FROM`), for a record read back; an older store's rows may
     hold others, which its export keeps.
 
     Raises:
         ValueError: If it lies within a day of the calendar's ends, which no API call stores
-            (found by review: such a message failed every later Markdown export).
+            (found by review: such a message failed every later Markdown export, and a
+            memory's, which ``check`` then called damage).
     """
     if read_back(info):
         try:
@@ -118,7 +119,7 @@ def stored(value: datetime, info: ValidationInfo) -> datetime:
 
 
 StoredTime = Annotated[Time, AfterValidator(stored)]
-"""The time of a message or a session, in UTC."""
+"""The time of a stored record, in UTC."""
 
 
 def not_blank(value: str) -> str:
@@ -211,9 +212,9 @@ class MemoryRecord(Record):
     origin: Origin
     confidence: float = Field(ge=0.0, le=1.0)
     pinned: bool
-    created_at: Time
-    modified_at: Time
-    expires_at: Time | None
+    created_at: StoredTime
+    modified_at: StoredTime
+    expires_at: StoredTime | None
     superseded_by: MemoryId | None
     """The memory that replaced this one (in the export or already in the database)."""
 
@@ -240,7 +241,7 @@ class DeletedSourceRecord(Record):
 
     type: Literal["deleted_source"] = "deleted_source"
     source_ref: SourceRef
-    deleted_at: Time
+    deleted_at: StoredTime
 
 
 Restorable = SessionRecord | MessageRecord | MemoryRecord | MemorySourceRecord | DeletedSourceRecord
