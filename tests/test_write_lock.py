@@ -55,6 +55,27 @@ def test_writes_get_in_between_the_transactions_of_another_writer(
     assert [m.content for m in service.messages(session.id)] == [f"mensaje {n}" for n in range(10)]
 
 
+@pytest.mark.parametrize("store", range(3))
+def test_a_first_write_sets_the_store_up_in_between_the_transactions_of_another_writer(
+    tmp_path: Path, store: int
+) -> None:
+    # Found by review: the upgrade of a new store waited in SQLite's own steps, so the second
+    # of two first imports at once failed with StoreBusy (here most times of three).
+    path = tmp_path / f"new{store}.sqlite3"
+    with closing(sqlite3.connect(path)) as first:  # another first import began the file
+        first.execute("PRAGMA journal_mode = WAL")
+    stop = threading.Event()
+    writer = threading.Thread(target=hold_the_lock, args=(path, stop, 0.1, 0.002))
+    writer.start()
+    try:
+        time.sleep(0.05)
+        memory = MemoryService(path).remember("Diego likes tea.")
+    finally:
+        stop.set()
+        writer.join()
+    assert MemoryService(path).get_memory(memory.id) == memory
+
+
 def test_a_lock_held_past_the_wait_is_still_store_busy(
     service: MemoryService, db_path: Path
 ) -> None:

@@ -12,6 +12,7 @@ from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.pool import NullPool
 
 from memstore.store.connections import connect
+from memstore.store.write_lock import begin_immediate
 
 
 def make_engine(path: str | Path) -> Engine:
@@ -32,8 +33,15 @@ def make_engine(path: str | Path) -> Engine:
 
 
 def _begin(connection: Connection) -> None:
+    """Begin the transaction as ``memstore_begin`` says: ``IMMEDIATE`` takes the write lock as
+    every writer does (:func:`~memstore.store.write_lock.begin_immediate`: found by review,
+    the second of two first imports slept in SQLite's own wait through the moment the first
+    one's upgrade let the lock go, and failed)."""
     mode = connection.get_execution_options().get("memstore_begin", "DEFERRED")
-    connection.exec_driver_sql(f"BEGIN {mode}")
+    if mode == "IMMEDIATE":
+        begin_immediate(raw_sqlite(connection))
+    else:
+        connection.exec_driver_sql(f"BEGIN {mode}")
 
 
 def raw_sqlite(connection: Connection) -> sqlite3.Connection:

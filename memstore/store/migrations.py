@@ -64,6 +64,12 @@ def code_version(location: str | None = None) -> int:
     return max(revisions(location).values(), default=0)
 
 
+def import_alembic() -> None:
+    """Import what :func:`upgrade` runs: Alembic's commands and its migration context."""
+    import alembic.command  # noqa: F401
+    import alembic.runtime.migration  # noqa: F401
+
+
 def upgrade(connection: Connection, location: str | None = None) -> None:
     """Apply every pending revision on ``connection``, in the caller's transaction."""
     from alembic import command
@@ -99,6 +105,9 @@ def upgrade_file(path: Path, scripts: str | None, known: dict[str, int], code: i
     from memstore.store.engine import make_engine, raw_sqlite
     from memstore.store.sqlite_errors import translate_errors
 
+    # Alembic is imported before the write lock is taken, not while it is held: a third of
+    # a second in which another process's first write could not get in (found by review).
+    import_alembic()
     engine = make_engine(path).execution_options(memstore_begin="IMMEDIATE")
     try:
         with engine.begin() as connection:
