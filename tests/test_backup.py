@@ -216,6 +216,22 @@ def test_a_damaged_database_is_still_copied_but_the_report_says_what_is_wrong(
     assert (tmp_path / "copy.sqlite3").is_file()  # kept for investigation
 
 
+def test_the_text_view_of_a_failed_backup_names_its_problems(
+    runner: CliRunner, written: MemoryService, tmp_path: Path
+) -> None:
+    # Found by review: it said "FAILED its check" and named nothing.
+    with closing(sqlite3.connect(written.path)) as connection, connection:
+        connection.execute("INSERT INTO messages_fts(rowid, content) VALUES (999999, 'fantasma')")
+    destination = tmp_path / "copy.sqlite3"
+    args = ["--database", str(written.path), "--format", "text", "backup", str(destination)]
+    result = runner.invoke(cli, args)
+    assert result.exit_code == 1
+    first, *problems = result.stdout.splitlines()
+    assert first.endswith("FAILED its check)") and problems
+    assert all(line.startswith("- ") for line in problems)
+    assert any("messages_fts" in line for line in problems)
+
+
 def test_an_unwritable_destination_folder_is_invalid_input(
     written: MemoryService, tmp_path: Path
 ) -> None:

@@ -202,11 +202,11 @@ def unstarted(report: schemas.HealthReport) -> bool:
 
 
 def backup_text(report: schemas.BackupReport) -> str:
-    """Where the copy is, its size and whether it passed its check."""
+    """Where the copy is, its size and whether it passed its check, then each problem its
+    check found (found by review: a failed check named none)."""
     verdict = "checked ok" if report.ok else "FAILED its check"
-    return printable(
-        f"backed up {report.database} to {report.backup} ({report.bytes} bytes, {verdict})"
-    )
+    line = f"backed up {report.database} to {report.backup} ({report.bytes} bytes, {verdict})"
+    return "\n".join(printable(text) for text in (line, *(f"- {p}" for p in report.problems)))
 
 
 def deleted_text(result: schemas.DeleteResult) -> str:
