@@ -66,7 +66,7 @@ def code_version(location: str | None = None) -> int:
 
 def import_alembic() -> None:
     """Import what :func:`upgrade` runs: Alembic's commands and its migration context."""
-    import alembic.command  # noqa: F401
+    import alembic.command
     import alembic.runtime.migration  # noqa: F401
 
 
