@@ -74,6 +74,29 @@ def test_a_name_outside_ascii_is_matched_in_any_usual_case(
     assert matched(f"{written} розы саду") == [own, "Розы в саду красивые."]
 
 
+@pytest.mark.parametrize("written", ["мария", "МАРИЯ", "Мария", "zoë", "ZOË"])
+def test_a_filter_finds_every_case_form_one_speakers_name_is_stored_in(
+    service: MemoryService, tmp_path: Path, written: str
+) -> None:
+    # Found by review: an import maps names without case, so one log's "Мария", "МАРИЯ" and
+    # "мария" are one speaker, stored as written; a filter found one form's messages only.
+    log = tmp_path / "logs" / "2026-10-06.md"
+    log.parent.mkdir()
+    records = [
+        f"[10:00:0{n} +0000] \n{name}: кино {n} movie"
+        for n, name in enumerate(["Мария", "МАРИЯ", "мария", "Zoë", "ZOË"])
+    ]
+    log.write_text("Morgan Log — 2026-10-06\n\n" + "\n\n".join(records), encoding="utf-8")
+    speakers = {"Мария": "user", "Zoë": "assistant"}
+    assert service.import_markdown([log], speakers=speakers, include_tail=True).imported == 5
+    expected = 3 if written.casefold() == "мария" else 2
+    assert service.word_instances("movie", speaker=written).total == expected
+    assert service.search_words("movie", speaker=written).words[0].occurrences == expected
+    found = service.recall("кино movie", speaker=written, limit=8)
+    matched = {m.id for c in found.conversations for m in c.messages if m.id == c.matched_id}
+    assert len(matched) == expected
+
+
 @pytest.mark.parametrize(
     ("speaker", "reason"),
     [

@@ -45,7 +45,6 @@ from memstore.machine_zone import machine_zone
 from memstore.queries import RecallFilters
 from memstore.repository.hit_pages import MessageHit
 from memstore.repository.recall import history_hits, history_span, memory_hits
-from memstore.repository.speaker_names import stored_speaker
 from memstore.schemas import RecallResult
 from memstore.store.database import Database
 from memstore.text import cjk
@@ -99,7 +98,6 @@ def recall(
     match, terms, now = build_match(query, mode), clip_terms(query, mode), utc_now()
     room = sys.maxsize if pages.chars is None else pages.chars - json_size(empty)
     with db.read() as connection:
-        filters = stored_speaker(connection, filters)
         content = content_match(query, mode)
         rows = memory_hits(
             connection, match, filters, now, size, stemmed=mode == "any", content=content

@@ -4,7 +4,6 @@ fts5vocab over the existing indexes; offsets from SQLite's own tokenizer."""
 
 from __future__ import annotations
 
-import dataclasses
 import sqlite3
 
 from memstore.arguments import valid_unicode
@@ -13,7 +12,6 @@ from memstore.config import PageSize
 from memstore.errors import InvalidQuery, StoreDamaged, quoted
 from memstore.queries import WordQuery
 from memstore.repository import instance_offsets, instances, words
-from memstore.repository.speaker_names import stored_speaker
 from memstore.schemas import Instance, InstancePage, WordEntry, WordPage
 from memstore.store.database import Database
 from memstore.text import cjk
@@ -49,7 +47,6 @@ def search_words(db: Database, pages: PageSize, prefix: str, query: WordQuery) -
     with db.read() as connection:
         words.prepare(connection)
         folded = one_word(connection, prefix, "prefix") if prefix else ""
-        query = as_stored(connection, query)
         rows, total = words.words(connection, folded, query, utc_now())
     entries = [WordEntry.model_validate(row) for row in rows]
     empty = WordPage(scope=query.scope, words=[], total=total, next_offset=total)
@@ -81,7 +78,7 @@ def word_instances(db: Database, pages: PageSize, word: str, query: WordQuery) -
     with db.read() as connection:
         words.prepare(connection)
         folded = one_word(connection, word, "word")
-        found = instances.page(connection, folded, as_stored(connection, query), utc_now())
+        found = instances.page(connection, folded, query, utc_now())
         located = locate(connection, folded, found)
     total = found.total
     empty = InstancePage(
@@ -91,12 +88,6 @@ def word_instances(db: Database, pages: PageSize, word: str, query: WordQuery) -
     return empty.model_copy(
         update={"instances": taken, "next_offset": following(query.offset, len(taken), total)}
     )
-
-
-def as_stored(connection: sqlite3.Connection, query: WordQuery) -> WordQuery:
-    """``query`` with its speaker filter as the speaker's name is stored (see
-    :func:`~memstore.repository.speaker_names.stored_speaker`)."""
-    return dataclasses.replace(query, filters=stored_speaker(connection, query.filters))
 
 
 def fits_a_page(word: str, pages: PageSize) -> None:

@@ -63,18 +63,22 @@ UNSHIFT_SEQUENCES = (
 )
 
 
+SPEAKER_NAMES = "(SELECT value FROM json_each(:speaker))"
+"""The names of a speaker filter (see :meth:`memstore.queries.RecallFilters.params`)."""
+
+
 def filters_sql(alias: str) -> str:
     """The SQL condition of :class:`memstore.queries.RecallFilters` on a message, for a query
     naming the messages table ``alias``: ``:session_id``, ``:role``, then ``:since``
-    (inclusive) and ``:until`` (exclusive) on its creation time, and ``:speaker`` (A-Z
-    without case; a name as stored, see :func:`~memstore.repository.speaker_names.stored_speaker`),
-    each NULL for no filter."""
+    (inclusive) and ``:until`` (exclusive) on its creation time, and ``:speaker`` (a JSON
+    list of names, A-Z without case: see :func:`~memstore.queries.case_forms`), each NULL for
+    no filter."""
     return (
         f"(:session_id IS NULL OR {alias}.session_id = :session_id)"
         f" AND (:role IS NULL OR {alias}.role = :role)"
         f" AND (:since IS NULL OR {alias}.created_at >= :since)"
         f" AND (:until IS NULL OR {alias}.created_at < :until)"
-        f" AND (:speaker IS NULL OR {alias}.speaker = :speaker)"
+        f" AND (:speaker IS NULL OR {alias}.speaker IN {SPEAKER_NAMES})"
     )
 
 

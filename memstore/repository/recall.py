@@ -19,6 +19,7 @@ from memstore.queries import RecallFilters
 from memstore.repository import search_bounds, speaker_names
 from memstore.repository.hit_pages import MessageHit
 from memstore.repository.memories import MEMORY_FIELDS, StoredMemory, in_force_sql
+from memstore.repository.messages import SPEAKER_NAMES
 from memstore.repository.tier_hits import tier_hits, tier_parts
 from memstore.store.fts_names import (
     MEMORIES_FTS,
@@ -59,7 +60,7 @@ MEMORY_FILTERS = f"""{in_force_sql("mem")}
           WHERE link.memory_id = mem.id
             AND (:session_id IS NULL OR m.session_id = :session_id)
             AND (:role IS NULL OR m.role = :role)
-            AND (:speaker IS NULL OR m.speaker = :speaker)))"""
+            AND (:speaker IS NULL OR m.speaker IN {SPEAKER_NAMES})))"""
 MEMORY_MATCHES = f"""
     SELECT {{columns}}
     FROM (SELECT rowid AS pk, bm25({{index}}) AS rank

@@ -8,6 +8,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from memstore.queries import RecallFilters
+from memstore.repository.messages import SPEAKER_NAMES
 from memstore.text import ranking
 
 SMALLEST_PK, LARGEST_PK = -(2**63), 2**63 - 1
@@ -28,7 +29,9 @@ WINDOW_PKS = FILTER_PKS.format(
 SESSION_PKS = FILTER_PKS.format(condition="session_id = :session_id")
 
 
-SPEAKER_PKS = FILTER_PKS.format(condition="speaker = :speaker")  # by its partial index
+SPEAKER_PKS = FILTER_PKS.format(  # by its partial index
+    condition=f"speaker IS NOT NULL AND speaker IN {SPEAKER_NAMES}"
+)
 
 
 BOUNDED_MESSAGES = 20_000

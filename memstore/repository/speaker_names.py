@@ -3,14 +3,13 @@ messages higher (a signal, not a filter)."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sqlite3
 from collections.abc import Iterator, Sequence
 from typing import get_args
 
 from memstore.kinds import Role
-from memstore.queries import RecallFilters
+from memstore.queries import case_forms
 from memstore.text import cjk
 from memstore.text.tokens import word_spans
 
@@ -18,13 +17,6 @@ from memstore.text.tokens import word_spans
 NAMED_SPEAKERS = (
     "SELECT DISTINCT speaker FROM messages "
     "WHERE speaker IS NOT NULL AND speaker IN (SELECT value FROM json_each(:names))"
-)
-# Whether a message's speaker is :name, without case (NOCASE: A-Z only), through that index.
-SPOKEN_BY = "SELECT 1 FROM messages WHERE speaker IS NOT NULL AND speaker = :name LIMIT 1"
-# A speaker going by one of :names, as stored.
-STORED_NAME = (
-    "SELECT speaker FROM messages "
-    "WHERE speaker IS NOT NULL AND speaker IN (SELECT value FROM json_each(:names)) LIMIT 1"
 )
 
 
@@ -51,28 +43,6 @@ def named_speakers(connection: sqlite3.Connection, query: str) -> str:
     forms = [form for name in candidates for form in case_forms(name)]
     names = json.dumps([name for name in forms if name.casefold() not in ROLE_WORDS])
     return json.dumps([name for (name,) in connection.execute(NAMED_SPEAKERS, {"names": names})])
-
-
-def case_forms(name: str) -> list[str]:
-    """``name`` as written and, beyond ASCII, in lower and upper case and capitalised word by
-    word: the column's NOCASE folds A-Z only, and a name outside ASCII is stored in one of
-    these ("Мария" for "мария"; found by review: a Cyrillic name typed in lower case named
-    no speaker)."""
-    if name.isascii():
-        return [name]
-    return list(dict.fromkeys([name, name.lower(), name.upper(), name.title()]))
-
-
-def stored_speaker(connection: sqlite3.Connection, filters: RecallFilters) -> RecallFilters:
-    """``filters`` whose speaker is a speaker's name as stored, when no speaker goes by it as
-    given but one goes by another of its :func:`case_forms`."""
-    name = filters.speaker
-    if name is None or name.isascii():
-        return filters
-    if connection.execute(SPOKEN_BY, {"name": name}).fetchone() is not None:
-        return filters
-    found = connection.execute(STORED_NAME, {"names": json.dumps(case_forms(name))}).fetchone()
-    return filters if found is None else dataclasses.replace(filters, speaker=found[0])
 
 
 def cjk_pieces(run: str) -> Iterator[str]:

@@ -65,7 +65,9 @@ def code_version(location: str | None = None) -> int:
 
 
 def import_alembic() -> None:
-    """Import what :func:`upgrade` runs: Alembic's commands and its migration context."""
+    """Import what :func:`upgrade` runs, Alembic's commands and its migration context,
+    before the write lock is taken: with it held, their import took a third of a second in
+    which another process's first write could not get in (found by review)."""
     import alembic.command
     import alembic.runtime.migration  # noqa: F401
 
@@ -105,8 +107,6 @@ def upgrade_file(path: Path, scripts: str | None, known: dict[str, int], code: i
     from memstore.store.engine import make_engine, raw_sqlite
     from memstore.store.sqlite_errors import translate_errors
 
-    # Alembic is imported before the write lock is taken, not while it is held: a third of
-    # a second in which another process's first write could not get in (found by review).
     import_alembic()
     engine = make_engine(path).execution_options(memstore_begin="IMMEDIATE")
     try:
