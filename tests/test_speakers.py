@@ -177,6 +177,21 @@ def test_a_cjk_name_inside_a_run_of_the_query_counts_as_its_speaker(
         assert [m.speaker for m in matched] == ["王小明", "李雷"], query
 
 
+@pytest.mark.parametrize("query", ["李雷电影", "电影李雷"])
+def test_a_cjk_name_glued_to_a_short_word_finds_the_word_in_any_mode(
+    service: MemoryService, query: str
+) -> None:
+    # Found by review: a run of up to four characters is searched whole, so "李雷电影" was
+    # one phrase no message holds: any mode found nothing, where all mode found the word.
+    session = service.start_session()
+    own = service.record_message(session.id, "user", "the movie 电影 was great", speaker="李雷")
+    other = service.record_message(session.id, "user", "我喜欢电影", speaker="Alice")
+    for mode in ("any", "all"):
+        result = service.recall(query, mode=mode)
+        matched = {m.id for c in result.conversations for m in c.messages if m.id == c.matched_id}
+        assert matched == {own.id, other.id}, mode
+
+
 def test_a_role_word_is_no_speaker_name_though_a_recorder_names_roles_so(
     service: MemoryService,
 ) -> None:

@@ -137,11 +137,7 @@ def history_hits(
     Raises:
         InvalidQuery: For a bad query or mode (see :func:`ranking_tiers`).
     """
-    if mode == "all":  # a speaker's name stands for the speaker, not for a word
-        named = json.loads(speaker_names.named_speakers(connection, query))
-        tiers = ranking_tiers(speaker_names.without_names(query, named), mode)
-    else:
-        tiers = ranking_tiers(query, mode)
+    tiers = ranking_tiers(speaker_names.searched_text(connection, query, mode), mode)
     bounds = search_bounds.pk_bounds(connection, filters)
     counted = [tier for tier in tiers if len(tier) > 1 or not bounds.narrow()]
     documents = part_documents(connection, counted)
