@@ -26,6 +26,7 @@ from memstore.concerns.import_files import LoadedLog
 from memstore.concerns.import_records import store
 from memstore.logs.parse import parse_log
 from memstore.repository.imports import ROWS_PER_INSERT
+from memstore.text import cjk
 from tests import factories
 from tests.logrecords import records_of, warnings_of
 
@@ -221,9 +222,13 @@ def shaped_log(folder: Path, line: bytes, size: int) -> Path:
 # millions of one-letter words, written after the file's bytes are emptied, in pieces read
 # again from the file, and indexed on its own (add_large): measured 3.5x, and 2.5x with CRLF,
 # at 4 MiB (fixed costs weigh more); 3.1x and 2.1x at 16 MiB (make bench). With the second
-# history index (by word stem, revision 0004) 4.5x at 4 MiB. At most 5x.
+# history index (by word stem, revision 0004) 4.5x at 4 MiB. At most 5x. One-character CJK
+# lines make an index form 3.25 times the file's bytes (" 电 一一 " for "电"), which both
+# history indexes read and tokenize whole: 10.3x at 4 MiB, 9.9x at 16 MiB (found by review:
+# 34x, when the form was made whole at once and encoded beside it). At most 12x.
 @pytest.mark.parametrize(
-    ("line", "imported", "bound"), [(b"x\n", 1, 5.0), (b"\n", 1, 1.5), (b"x\r\n", 1, 5.0)]
+    ("line", "imported", "bound"),
+    [(b"x\n", 1, 5.0), (b"\n", 1, 1.5), (b"x\r\n", 1, 5.0), ("\u7535\n".encode(), 1, 12.0)],
 )
 def test_peak_memory_stays_proportional_to_the_file_for_any_line_shape(
     tmp_path: Path, line: bytes, imported: int, bound: float
@@ -331,6 +336,24 @@ def test_a_message_over_a_mib_is_stored_whole_indexed_once_and_checked_ok(
     assert message.content == text
     found = service.word_instances("cafe")
     assert found.total == (50_000 if speaker == "Diego" else 0)
+    assert service.health().ok
+
+
+def test_a_message_over_a_mib_with_cjk_is_indexed_as_its_index_form(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    # Its index form is made and written a piece at a time: it must be the one a message
+    # recorded through the API gets, pieces cut anywhere between the runs.
+    text = "\n".join(f"\u7535\u5f71{n} caf\u00e9 \U00020000\u674e\u96f7" for n in range(60_000))
+    path = tmp_path / NAME
+    path.write_bytes(f"{HEAD}\n\n[09:00:00 +0000]\nDiego: {text}\n\n".encode())
+    assert len(text.encode()) > import_files.LARGE_TEXT_BYTES
+    (file,) = service.import_markdown([path], speakers={"Diego": "user"}, include_tail=True).files
+    assert (file.imported, file.error) == (1, None)
+    with closing(sqlite3.connect(service.path)) as connection:
+        (stored,) = connection.execute("SELECT index_text FROM messages").fetchone()
+    assert stored == cjk.index_form(text)
+    assert service.word_instances("\u7535\u5f71").total == 60_000
     assert service.health().ok
 
 

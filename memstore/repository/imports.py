@@ -18,7 +18,8 @@ from typing import Any, Protocol
 
 from memstore.repository.bulk_index import Deferral
 from memstore.repository.messages import MESSAGE_COLUMNS, searchable
-from memstore.text.cjk import LEAD_BYTES, index_form, stored_index_form
+from memstore.text import cjk
+from memstore.text.cjk import LEAD_BYTES, stored_index_form
 from memstore.times import format_utc
 
 INSERT_MESSAGES = f"INSERT INTO messages ({MESSAGE_COLUMNS}, index_text) VALUES "
@@ -128,8 +129,10 @@ def add_large(deferral: Deferral, row: tuple[Any, ...]) -> None:
     placeholder, again on its own (:meth:`Deferral.text_written`). Bound to one INSERT
     beside the whole file's bytes, SQLite would hold the bound copy, the row's record and
     FTS5's position list together: 4.7 times a 16 MiB log of one message of one-letter
-    words, against 3.5 times this way. A text with a CJK character is the exception: its
-    index form is made from the whole text, in memory.
+    words, against 3.5 times this way. A text with a CJK character is read whole, once, and
+    its index form made from it twice, a piece at a time: once for its size, once written
+    (found by review: made whole, with the UTF-8 of it, a 16 MiB log of one-character CJK
+    lines took 606 MiB).
 
     Raises:
         ImportRejected: When the file no longer holds the parsed text (the caller's
@@ -137,24 +140,31 @@ def add_large(deferral: Deferral, row: tuple[Any, ...]) -> None:
         OSError, FileError: When the file cannot be read again.
     """
     connection, text = deferral.connection, row[4]
-    form = large_index_form(text)
-    params = (*row[:4], text.size, format_utc(row[5]), *row[6:], form and len(form))
-    pk = connection.execute(INSERT_PLACEHOLDER[form is not None], params).lastrowid
+    whole = cjk_text(text)
+    size = None if whole is None else sum(map(len, encoded_form(whole)))
+    params = (*row[:4], text.size, format_utc(row[5]), *row[6:], size)
+    pk = connection.execute(INSERT_PLACEHOLDER[whole is not None], params).lastrowid
     assert pk is not None
     with connection.blobopen("messages", "content", pk) as blob:
         for piece in text.pieces():
             blob.write(piece)
-    if form is not None:
+    if whole is not None:
         with connection.blobopen("messages", "index_text", pk) as blob:
-            blob.write(form)
+            for form in encoded_form(whole):
+                blob.write(form)
     if searchable(row[3], row[6]):  # what the triggers index
         deferral.text_written(pk)
 
 
-def large_index_form(text: LargeText) -> bytes | None:
-    """The UTF-8 of the index form of a :class:`LargeText`, or None when it holds no CJK
-    character (looked for piece by piece; only then is the whole text read at once)."""
+def cjk_text(text: LargeText) -> str | None:
+    """A :class:`LargeText` read whole when it holds a CJK character, else None (looked for
+    piece by piece; only then is the whole text read at once)."""
     if not any(map(LEAD_BYTES.search, text.pieces())):
         return None
-    form = index_form(b"".join(text.pieces()).decode())
-    return None if form is None else form.encode()
+    whole = b"".join(text.pieces()).decode()
+    return None if whole.isascii() or cjk.run_pattern().search(whole) is None else whole
+
+
+def encoded_form(text: str) -> Iterator[bytes]:
+    """The UTF-8 of the index form of ``text``, a piece at a time."""
+    return (piece.encode() for piece in cjk.index_form_pieces(text))
