@@ -425,11 +425,42 @@ def test_a_log_whose_messages_were_deleted_is_not_shown_again(
 
     assert (day.conversations, day.log, day.log_path) == ([], None, str(log))
     assert day.log_error is not None and "deleted" in day.log_error
+    # found by review: it was still a day to go to, where nothing but a note is shown
+    assert logged.diary("2026-10-07", tz=MADRID).previous_day is None
     config = log_dir.parent / "config.json"
     config.write_text(json.dumps({"memory": {"log_dir": str(log_dir)}}), encoding="utf-8")
     options = ["--database", str(logged.path), "--config", str(config), "diary", "2026-10-05"]
     shown = CliRunner().invoke(cli, [*options, "--tz", MADRID, "--format", "text"])
     assert shown.exit_code == 0 and "deleted" in shown.stdout and "café" not in shown.stdout
+
+
+def test_a_log_whose_messages_fall_on_another_day_in_the_zone_is_no_day_of_its_own(
+    logged: MemoryService, log_dir: Path
+) -> None:
+    # Found by review: a log written at 01:00 +0200 and imported holds messages of the day
+    # before in UTC; its own day said "No stored conversation", showed them a second time
+    # from the log, and was a day to go to.
+    log = log_dir / "2026-10-06.md"
+    log.write_text(
+        "Morgan Log — 2026-10-06\n\n[01:00:00 +0200] \nDiego: late question"
+        "\n\n[01:00:09 +0200] \nMorgan: late answer",
+        encoding="utf-8",
+    )
+    (log_dir / "2026-10-09.md").write_text(LOG.replace("10-05", "10-09"), encoding="utf-8")
+    speakers = {"Diego": "user", "Morgan": "assistant"}
+    logged.import_markdown([log], speakers=speakers, include_tail=True)
+
+    before, own = (logged.diary(day, tz="UTC") for day in ("2026-10-05", "2026-10-06"))
+
+    assert [m.content for c in before.conversations for m in c.messages] == [
+        "late question",
+        "late answer",
+    ]
+    assert before.next_day == date(2026, 10, 9)  # the unimported log's day, not the 6th
+    assert (own.conversations, own.log, own.log_path) == ([], None, str(log))
+    assert own.log_error is not None and "holds this log's messages" in own.log_error
+    assert (own.previous_day, own.next_day) == (date(2026, 10, 5), date(2026, 10, 9))
+    assert logged.diary("2026-10-06", tz=MADRID).conversations[0].message_count == 2
 
 
 def test_previous_and_next_days_take_in_days_kept_only_in_a_log(

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import date, datetime, tzinfo
 from pathlib import Path
 
@@ -102,47 +102,79 @@ def read_log(path: Path) -> tuple[str | None, str | None]:
         )
 
 
+Around = tuple[date | None, date | None]
+"""The closest days before and after a day whose logs the diary would show."""
+
+
 def stored_interval(
-    db: Database, start: datetime, end: datetime, log_path: Path
-) -> diary_rows.Interval:
-    """What the store holds of [``start``, ``end``) and of the day's log at ``log_path``,
-    read without writing anything: a missing or empty file is not made a store, nor is one
-    switched to WAL or upgraded."""
+    db: Database, start: datetime, end: datetime, log_dir: Path, day: date
+) -> tuple[diary_rows.Interval, Around]:
+    """What the store holds of [``start``, ``end``) and of the ``day``'s log in ``log_dir``,
+    and the closest days around it whose logs the store holds nothing of (see
+    :func:`logs_around`), read without writing anything: a missing or empty file is not
+    made a store, nor is one switched to WAL or upgraded."""
+    logged = log_days(log_dir)
     if not stored(db.path):
-        return diary_rows.Interval([], [], None, None)
+        return diary_rows.Interval([], [], None, None), logs_around(logged, day, lambda _: False)
     with db.untouched() as connection:
-        return diary_rows.interval(connection, start, end, os.path.realpath(log_path))
+
+        def held(logged_day: date) -> bool:
+            path = os.path.realpath(log_dir / f"{logged_day.isoformat()}.md")
+            deleted = diary_rows.holds_refs(connection, diary_rows.DELETED_FROM_LOG, path)
+            return deleted or diary_rows.holds_refs(connection, diary_rows.STORED_FROM_LOG, path)
+
+        day_path = os.path.realpath(log_dir / f"{day.isoformat()}.md")
+        return diary_rows.interval(connection, start, end, day_path), logs_around(logged, day, held)
 
 
 DELETED_LOG = "messages of this log were deleted from the store; open the file itself to read it"
+STORED_LOG = (
+    "the store holds this log's messages, on the days they fall on in this time zone; see "
+    "the days before and after"
+)
 
 
 def day_log(path: Path, found: diary_rows.Interval) -> tuple[str | None, str | None]:
     """The day's log text and why it is not shown, for a day with no stored conversation:
     never the text of a log whose messages the user deleted (found by review: deleting a
-    day's messages brought them back, word for word, in its diary)."""
+    day's messages brought them back, word for word, in its diary), nor of one whose
+    messages are stored, on other days in the zone the diary is cut in (found by review:
+    it said "No stored conversation" and showed them a second time)."""
     if found.log_deleted and path.exists():
         return None, DELETED_LOG
+    if found.log_stored and path.exists():
+        return None, STORED_LOG
     return read_log(path)
 
 
-def log_days_around(log_dir: Path, day: date) -> tuple[date | None, date | None]:
-    """The closest days before and after ``day`` with a daily log in ``log_dir`` (a regular
-    file, not empty, named for a real date, ``YYYY-MM-DD.md``: found by review, a folder, an
-    empty file or a symbolic link, which the diary does not show, was a day to go to); none
-    when the folder cannot be listed."""
+def log_days(log_dir: Path) -> list[date]:
+    """The days with a daily log in ``log_dir`` (a regular file, not empty, named for a real
+    date, ``YYYY-MM-DD.md``: found by review, a folder, an empty file or a symbolic link,
+    which the diary does not show, was a day to go to); none when the folder cannot be
+    listed."""
     try:
         with os.scandir(log_dir) as listed:
             logs = [entry.name for entry in listed if holds_a_log(entry)]
     except OSError:
-        return None, None
+        return []
     days = []
     for name in logs:
         with contextlib.suppress(ImportRejected):
             days.append(day_from_file_name(name))
-    before = max((logged for logged in days if logged < day), default=None)
-    after = min((logged for logged in days if logged > day), default=None)
-    return before, after
+    return days
+
+
+def logs_around(logged: list[date], day: date, held: Callable[[date], bool]) -> Around:
+    """The closest days before and after ``day`` among ``logged`` whose logs the store does
+    not hold (``held``: a message or a tombstone of one), which the diary shows as logs; the
+    store's own days come from its messages, in the diary's zone (found by review: an
+    imported log's day was a day to go to, where nothing but a note was shown)."""
+    before = (logged_day for logged_day in sorted(logged, reverse=True) if logged_day < day)
+    after = (logged_day for logged_day in sorted(logged) if logged_day > day)
+    return (
+        next((logged_day for logged_day in before if not held(logged_day)), None),
+        next((logged_day for logged_day in after if not held(logged_day)), None),
+    )
 
 
 def holds_a_log(entry: os.DirEntry[str]) -> bool:
@@ -181,13 +213,12 @@ def diary(db: Database, log_dir: Path, day: date | str | None, tz: str | tzinfo 
     place = zone(tz)
     when = today(place) if day is None else parse_day(day)
     day_path = log_dir / f"{when.isoformat()}.md"
-    found = stored_interval(db, *bounds(when, place), day_path)
+    found, (logged_before, logged_after) = stored_interval(db, *bounds(when, place), log_dir, when)
     now = utc_now()
     memories = [memory_model(memory, now) for memory in found.memories]
     days = conversations(Message.model_validate(message) for message in found.messages)
     log_path = None if days else day_path
     log, log_error = (None, None) if log_path is None else day_log(log_path, found)
-    logged_before, logged_after = log_days_around(log_dir, when)
     return Diary(
         day=when,
         time_zone=zone_name(place),

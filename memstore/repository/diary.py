@@ -39,10 +39,12 @@ NEWEST_BEFORE = (
     "SELECT created_at FROM messages WHERE created_at < :start ORDER BY created_at DESC LIMIT 1"
 )
 OLDEST_FROM = "SELECT created_at FROM messages WHERE created_at >= :end ORDER BY created_at LIMIT 1"
-# A tombstone of a reference into the day's log: a range on the unique index of references.
+# A tombstone of a reference into a log, and a message of one: ranges on the indexes of
+# references.
 DELETED_FROM_LOG = (
     "SELECT 1 FROM deleted_sources WHERE source_ref >= :low AND source_ref < :high LIMIT 1"
 )
+STORED_FROM_LOG = "SELECT 1 FROM messages WHERE source_ref >= :low AND source_ref < :high LIMIT 1"
 
 
 @dataclass(frozen=True)
@@ -58,13 +60,16 @@ class Interval:
     """The time of the oldest message at or after ``end``, or None."""
     log_deleted: bool = False
     """Whether a message of the day's log was deleted (its reference tombstoned)."""
+    log_stored: bool = False
+    """Whether the store holds a message of the day's log."""
 
 
 def interval(
     connection: sqlite3.Connection, start: datetime, end: datetime, log_path: str
 ) -> Interval:
     """The messages and memories of [``start``, ``end``), the nearest messages outside it,
-    and whether a message of the day's log (resolved ``log_path``) was deleted.
+    and whether a message of the day's log (resolved ``log_path``) was deleted, or is
+    stored.
 
     Args:
         start: Aware start, inclusive.
@@ -73,15 +78,22 @@ def interval(
     bounds = {"start": format_utc(start), "end": format_utc(end)}
     messages = connection.execute(MESSAGES_BETWEEN, bounds)
     memories = connection.execute(MEMORIES_TOUCHED, bounds)
-    prefix = log_prefix(log_path)
-    deleted = connection.execute(DELETED_FROM_LOG, {"low": prefix, "high": after_prefix(prefix)})
     return Interval(
         messages=[StoredMessage.from_row(row) for row in messages],
         memories=[StoredMemory.from_row(row) for row in memories],
         before=stored_time(connection, NEWEST_BEFORE, bounds),
         after=stored_time(connection, OLDEST_FROM, bounds),
-        log_deleted=deleted.fetchone() is not None,
+        log_deleted=holds_refs(connection, DELETED_FROM_LOG, log_path),
+        log_stored=holds_refs(connection, STORED_FROM_LOG, log_path),
     )
+
+
+def holds_refs(connection: sqlite3.Connection, query: str, log_path: str) -> bool:
+    """Whether ``query`` (:data:`DELETED_FROM_LOG` or :data:`STORED_FROM_LOG`) finds a
+    reference into the log at the resolved ``log_path``."""
+    prefix = log_prefix(log_path)
+    bound = {"low": prefix, "high": after_prefix(prefix)}
+    return connection.execute(query, bound).fetchone() is not None
 
 
 def stored_time(
