@@ -18,7 +18,8 @@ def zone(name: str | tzinfo | None) -> tzinfo:
 
     Args:
         name: An IANA name such as ``Europe/Madrid`` or ``UTC``, a fixed offset as
-            :func:`zone_name` names one (``UTC+02:00``), or the machine zone's own name,
+            :func:`zone_name` names one (``UTC+02:00``) or as ISO 8601 writes it
+            (``+02:00``), or the machine zone's own name,
             which may be none of those (a zone file elsewhere, ``TZ=UTC0``); or a zone
             object :func:`given_zone` takes.
 
@@ -40,7 +41,8 @@ def zone(name: str | tzinfo | None) -> tzinfo:
     except (ZoneInfoNotFoundError, ValueError, OSError) as error:
         unknown = InvalidInput(
             "tz",
-            f"{quoted(name)} is not a known time zone; use an IANA name such as Europe/Madrid.",
+            f"{quoted(name)} is not a known time zone; use an IANA name such as Europe/Madrid, "
+            "a fixed offset such as UTC+02:00, or 'local'.",
         )
         try:
             machine = machine_zone()
@@ -51,8 +53,9 @@ def zone(name: str | tzinfo | None) -> tzinfo:
         return machine  # found by review: the diary's text view refused the machine's zone
 
 
-FIXED_OFFSET = re.compile(r"UTC([+-])(\d{2}):(\d{2})(?::(\d{2}))?")
-"""A fixed offset as :func:`zone_name` names it (a ``datetime.timezone``'s own name)."""
+FIXED_OFFSET = re.compile(r"(?:UTC)?([+-])(\d{2}):(\d{2})(?::(\d{2}))?")
+"""A fixed offset as :func:`zone_name` names it (a ``datetime.timezone``'s own name), or as
+ISO 8601 writes it, without ``UTC`` (``+14:00``, as ``--since`` takes it; found by review)."""
 
 
 def given_zone(place: tzinfo) -> tzinfo:

@@ -344,6 +344,17 @@ def test_a_bad_day_or_zone_is_invalid_input(
     assert raised.value.argument == argument
 
 
+@pytest.mark.parametrize(("tz", "name"), [("+14:00", "UTC+14:00"), ("-12:00", "UTC-12:00")])
+def test_an_iso_offset_is_a_fixed_zone_and_an_unknown_zone_names_every_form(
+    service: MemoryService, tz: str, name: str
+) -> None:
+    # Found by review: "+14:00", as --since takes an offset, was refused, and the error named
+    # IANA names alone, though "UTC+14:00" was taken.
+    assert service.diary("2026-10-05", tz=tz).time_zone == name
+    with pytest.raises(InvalidInput, match=r"fixed offset such as UTC\+02:00, or 'local'"):
+        service.diary("2026-10-05", tz="+1400")
+
+
 def test_a_long_unknown_zone_is_not_repeated_whole(service: MemoryService) -> None:
     # Found by review: a 10,000-character zone came back whole in the error.
     with pytest.raises(InvalidInput, match="is not a known time zone") as raised:

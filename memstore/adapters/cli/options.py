@@ -79,7 +79,8 @@ class Day(Parsed):
 
 
 class TimeZone(Parsed):
-    """An IANA time zone name such as Europe/Madrid."""
+    """An IANA time zone name such as Europe/Madrid, a fixed offset (UTC+02:00, +02:00) or
+    'local'."""
 
     name = "ZONE"
 
