@@ -606,6 +606,27 @@ def test_a_pair_too_wide_for_the_budget_shows_its_matched_message_alone(
     assert result.truncated is True
 
 
+def test_a_pair_too_wide_for_its_share_shows_its_matched_message_before_a_hit_is_left_out(
+    db_path: Path,
+) -> None:
+    # Found by review: with a long reply paired to one hit, a page of 2,050 characters left
+    # out another hit whole, though the first one's matched message alone left it room.
+    service = MemoryService(db_path)
+    paired = service.start_session(started_at=BASE_TIME)
+    service.record_message(paired.id, "user", "short question about the heron?")
+    service.record_message(paired.id, "assistant", "reply text " * 300)
+    for day in range(1, 4):
+        alone = service.start_session(started_at=BASE_TIME + timedelta(days=day))
+        service.record_message(alone.id, "user", "heron " + "x" * 30)
+    for chars in (2050, 2100):
+        page = MemoryService(db_path, config=MemoryConfig(recall_chars=chars)).recall("heron")
+        assert len(page.model_dump_json()) <= chars
+        assert [len(c.messages) for c in page.conversations] == [1, 1, 1, 1]
+        assert page.truncated is True
+    whole = MemoryService(db_path, config=MemoryConfig(recall_chars=2600)).recall("heron")
+    assert [len(c.messages) for c in whole.conversations] == [1, 1, 1, 2]
+
+
 @pytest.mark.parametrize("position", [0, 1500, 2990, 6000])
 def test_the_clipped_window_keeps_the_matched_word(
     db_path: Path, seeded: Seeded, position: int

@@ -149,25 +149,25 @@ def fill_page(
     of the room, a short one giving what it does not need to the longer ones (see
     :func:`fair_share`), so one long message cannot crowd the others out; when even that
     cannot keep a few characters of every matched message, the worst conversations are left
-    out, and when not even the best one fits, its matched message alone is shown if that
-    fits (see :func:`matched_alone`). ``truncated`` reports the character budget only: a
-    clipped message, or a message or conversation left out.
+    out. A conversation whose share cannot keep a few characters of its pair shows its
+    matched message alone, if that fits, before a worse conversation is left out (see
+    :func:`matched_alone`). ``truncated`` reports the character budget only: a clipped
+    message, or a message or conversation left out.
     """
     for count in range(fitting_count(chosen, sizes, room), 0, -1):
         fitted = fit_shares(chosen[:count], sizes[:count], room, folded_terms)
         if fitted is not None:
             clipped = any(new is not old for new, old in zip(fitted, chosen, strict=False))
             return Page(fitted, clipped or count < len(chosen))
-    alone = matched_alone(chosen[0]) if chosen else None
-    kept = None if alone is None else fit_shares([alone], [json_size(alone)], room, folded_terms)
-    return Page(kept or [], bool(chosen))
+    return Page([], bool(chosen))
 
 
 def matched_alone(conversation: RecallConversation) -> RecallConversation | None:
     """The conversation with its matched message alone, None when it holds no other: for a
-    page whose room cannot hold the best conversation's pair (found by review: a log
-    folder's path of 379 characters, in each message's source reference, left every page of
-    a 1,024-character budget empty)."""
+    share of a page that cannot hold its pair (found by review: a log folder's path of 379
+    characters, in each message's source reference, left every page of a 1,024-character
+    budget empty; and the next review: a conversation with a long reply took the room of
+    the next one's matched message, which the page then left out)."""
     if len(conversation.messages) == 1:
         return None
     alone = [m for m in conversation.messages if m.id == conversation.matched_id]
@@ -179,12 +179,20 @@ def fitting_count(chosen: list[RecallConversation], sizes: list[int], room: int)
     to its fair share no further than :func:`least_size` allows."""
     if sum(sizes) + len(sizes) - 1 <= room:
         return len(chosen)
-    least = list(map(least_size, chosen, sizes))
+    least = list(map(least_of, chosen, sizes))
     for count in range(len(chosen), 0, -1):
         share = fair_share(sizes[:count], room - count + 1)
         if all(min(pair) <= share for pair in zip(sizes[:count], least[:count], strict=True)):
             return count
     return 0
+
+
+def least_of(conversation: RecallConversation, size: int) -> int:
+    """The fewest characters of JSON the conversation (of JSON ``size``), or its matched
+    message alone, can be clipped to (see :func:`least_size`)."""
+    alone = matched_alone(conversation)
+    own = least_size(conversation, size)
+    return own if alone is None else min(own, least_size(alone, json_size(alone)))
 
 
 def fit_shares(
@@ -194,11 +202,15 @@ def fit_shares(
     folded_terms: frozenset[str],
 ) -> list[RecallConversation] | None:
     """Every conversation clipped to its fair share of ``room`` characters (separators
-    counted), or None if one cannot keep a few characters of its matched message."""
+    counted), its matched message alone when its pair does not fit the share, or None if
+    one cannot keep a few characters of its matched message."""
     share = fair_share(sizes, room - len(conversations) + 1)
     fitted = []
     for conversation, size in zip(conversations, sizes, strict=True):
         clipped = fit_conversation(conversation, size, share, folded_terms)
+        alone = matched_alone(conversation) if clipped is None else None
+        if alone is not None:
+            clipped = fit_conversation(alone, json_size(alone), share, folded_terms)
         if clipped is None:
             return None
         fitted.append(clipped)
