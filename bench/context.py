@@ -110,8 +110,9 @@ def context_query(
             continue
         if normalize_content(text) in taken:
             continue
-        match = ranking_match(text)  # the OR of its words, CJK runs as the index holds them
-        assert match is not None
+        ranked = ranking_match(text)  # the OR of its words, CJK runs as the index holds them
+        assert ranked is not None
+        match = ranked[0]
         candidates.append((raw.execute(sql, (match,)).fetchone()[0], len(candidates), text, match))
         if len(candidates) == QUERY_CANDIDATES:
             break

@@ -24,17 +24,18 @@ import re
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from bench.cases import Query
-from bench.common import HITS, read_transaction, utc_now
+from bench.common import HITS, read_transaction
 from bench.timing import p50s_ms
 from memstore import MemoryConfig, MemoryService, RecallResult
 from memstore.concerns.recall import HITS_READ_FIRST, named_periods
 from memstore.queries import RecallFilters
 from memstore.repository import recall as search
 from memstore.text import clipping, focus
-from memstore.text.fts_query import build_match
+from memstore.text.fts_query import build_match, content_match
 
 RAW_HITS = (
     "SELECT m.* FROM messages_fts JOIN messages m ON m.pk = messages_fts.rowid "
@@ -130,8 +131,10 @@ def ranked_recall(
 def ranked_recall_refs(raw: sqlite3.Connection, case: Query, take: int) -> list[str | None]:
     """:func:`ranked_recall`'s statements, in the caller's transaction."""
     filters = case_filters(case)
-    memory = {"query": build_match(case.text, case.mode), "now": utc_now(), "limit": HITS}
-    raw.execute(search.MEMORY_HITS[case.mode == "any"], memory | filters.params()).fetchall()
+    match, content = build_match(case.text, case.mode), content_match(case.text, case.mode)
+    stemmed = case.mode == "any"
+    now = datetime.now(UTC)
+    search.memory_hits(raw, match, filters, now, HITS, stemmed=stemmed, content=content)
     periods = named_periods(raw, case.text)
     hits = search.history_hits(
         raw, case.text, case.mode, filters, periods, first=HITS_READ_FIRST * HITS

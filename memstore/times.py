@@ -27,6 +27,29 @@ A message at 9999-12-31T23:00Z failed every later diary and text view in Tokyo (
 review)."""
 
 
+READ_BEFORE = datetime(9999, 12, 31, 23, 59, 59, 999500, tzinfo=UTC)
+"""SQLite's julianday(), with which ``check`` reads every stored time, reads none from here
+on: it rounds to the millisecond, into the year 10000."""
+
+
+def readable(value: datetime, argument: str) -> datetime:
+    """The UTC ``value``, when SQLite reads it as a time (see :data:`READ_BEFORE`): a time no
+    zone need show, an expiry (9999-12-31 stands for never).
+
+    Raises:
+        InvalidInput: If it is at the calendar's last half millisecond (found by review:
+            ``9999-12-31T23:59:59.999999`` was stored, and ``check`` then called the store
+            damaged).
+    """
+    if value >= READ_BEFORE:
+        raise InvalidInput(
+            argument,
+            f"{value.isoformat()} is past 9999-12-31T23:59:59.999Z, the last time SQLite reads; "
+            "give an earlier one.",
+        )
+    return value
+
+
 def zone_offset(value: datetime, argument: str) -> timedelta | None:
     """The UTC offset of ``value`` (None when naive).
 

@@ -16,7 +16,7 @@ from typing import TypedDict
 from memstore.arguments import valid_unicode
 from memstore.errors import InvalidInput
 from memstore.kinds import Category, Origin
-from memstore.times import in_utc, storable
+from memstore.times import in_utc, readable
 
 MAX_CONTENT_CHARS = 4000
 MAX_KEY_CHARS = 200
@@ -205,8 +205,8 @@ def parse_expiry(value: str | datetime | None, now: datetime) -> datetime | None
         now: The current time, aware.
 
     Raises:
-        InvalidInput: If it is not ISO 8601, lies within a day of the calendar's ends in UTC
-            (see :func:`~memstore.times.storable`), or is not in the future.
+        InvalidInput: If it is not ISO 8601, leaves the years 1-9999 in UTC or the times
+            SQLite reads (see :func:`~memstore.times.readable`), or is not in the future.
     """
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
@@ -217,9 +217,7 @@ def parse_expiry(value: str | datetime | None, now: datetime) -> datetime | None
             raise InvalidInput(
                 "expires_at", f"{value!r} is not ISO 8601, e.g. 2026-12-31T18:00 or 2026-12-31."
             ) from error
-    # a naive datetime is taken as local time; within a day of the calendar's end, SQLite's
-    # julianday() reads no time (found by review: check then called the store damaged)
-    when = storable(in_utc(value, "expires_at"), "expires_at")
+    when = readable(in_utc(value, "expires_at"), "expires_at")  # naive: local time
     if when <= now:
         raise InvalidInput("expires_at", f"{when.isoformat()} is not in the future.")
     return when

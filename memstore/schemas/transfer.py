@@ -15,20 +15,16 @@ memory file's front matter may leave some fields out
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
-    AwareDatetime,
     BaseModel,
     ConfigDict,
     Field,
     StringConstraints,
-    ValidationInfo,
 )
 
-from memstore.errors import InvalidInput
 from memstore.kinds import (
     Category,
     MemoryStatus,
@@ -38,8 +34,8 @@ from memstore.kinds import (
     TransferFormat,
     TransferScope,
 )
+from memstore.schemas.record_times import ExpiryTime, StoredTime, Time
 from memstore.schemas.records import Result
-from memstore.times import storable
 
 FORMAT_VERSION = 1
 """The version of the export format; an import refuses any other."""
@@ -69,57 +65,6 @@ MemoryId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-][A-Za-z0-9_.
 ``-`` and ``.`` (not first), at most 64 characters, as memstore's ``mem_<hex>`` ids are."""
 MAX_SEQUENCE = 2**63 - 1
 """The largest sequence SQLite's INTEGER holds."""
-
-
-def in_utc(value: datetime) -> datetime:
-    """``value`` in UTC.
-
-    Raises:
-        ValueError: If it falls outside the years 1 to 9999 once in UTC (pydantic names the
-            field).
-    """
-    try:
-        return value.astimezone(UTC)
-    except OverflowError as error:
-        raise ValueError(
-            f"{value.isoformat()} is outside the years 1 to 9999 once converted to UTC"
-        ) from error
-
-
-Time = Annotated[AwareDatetime, AfterValidator(in_utc)]
-"""An aware time, converted to UTC."""
-
-
-READ_BACK = {"read_back": True}
-"""The validation context of a record read back from a file, which only a state the store
-makes passes; a record built from an older store's rows is checked as it is kept."""
-
-
-def read_back(info: ValidationInfo) -> bool:
-    """Whether the record is read back from a file (see :data:`READ_BACK`)."""
-    return isinstance(info.context, dict) and info.context.get("read_back") is True
-
-
-def stored(value: datetime, info: ValidationInfo) -> datetime:
-    """``value`` when memstore stores a record's time at it (see
-    :data:`memstore.times.STORED_FROM`), for a record read back; an older store's rows may
-    hold others, which its export keeps.
-
-    Raises:
-        ValueError: If it lies within a day of the calendar's ends, which no API call stores
-            (found by review: such a message failed every later Markdown export, and a
-            memory's, which ``check`` then called damage).
-    """
-    if read_back(info):
-        try:
-            storable(value, "time")
-        except InvalidInput as error:
-            raise ValueError(error.reason.rstrip(".")) from None
-    return value
-
-
-StoredTime = Annotated[Time, AfterValidator(stored)]
-"""The time of a stored record, in UTC."""
 
 
 def not_blank(value: str) -> str:
@@ -214,7 +159,7 @@ class MemoryRecord(Record):
     pinned: bool
     created_at: StoredTime
     modified_at: StoredTime
-    expires_at: StoredTime | None
+    expires_at: ExpiryTime | None
     superseded_by: MemoryId | None
     """The memory that replaced this one (in the export or already in the database)."""
 

@@ -20,8 +20,8 @@ from pydantic import TypeAdapter, ValidationError
 from memstore import files, open_stores
 from memstore.errors import FileError
 from memstore.json_text import first_repeated_key
+from memstore.schemas.record_times import READ_BACK
 from memstore.schemas.transfer import (
-    READ_BACK,
     AnyRecord,
     ExportEnd,
     ExportHeader,

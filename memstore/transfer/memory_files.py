@@ -41,7 +41,8 @@ from pydantic import TypeAdapter, ValidationError
 
 from memstore import files
 from memstore.errors import FileError
-from memstore.schemas.transfer import READ_BACK, MemoryRecord, MemorySourceRecord, SourceLink
+from memstore.schemas.record_times import READ_BACK
+from memstore.schemas.transfer import MemoryRecord, MemorySourceRecord, SourceLink
 from memstore.transfer.front_matter import DuplicateKey, load
 from memstore.transfer.problems import describe, refused, unlinked
 
