@@ -398,6 +398,16 @@ def test_an_unknown_or_disagreeing_alembic_revision_is_a_schema_error_for_every_
     assert db_path.read_bytes() == before
 
 
+def test_a_long_unknown_revision_is_not_repeated_whole(db_path: Path) -> None:
+    # Found by review: a revision of 100,000 characters made an error of as many.
+    MemoryService(db_path).remember("Diego likes tea.")
+    set_alembic(db_path, "x" * 100_000)
+    completed = memstore("--database", str(db_path), "check")
+    message = error_of(completed)["message"]
+    assert completed.returncode == 1 and len(message) < 1_000
+    assert "(100000 characters)" in message
+
+
 def test_a_pending_version_with_an_unknown_revision_never_reaches_alembic(db_path: Path) -> None:
     # schema_migrations says 1 is applied, alembic_version names a revision nobody ships:
     # the upgrade would end in Alembic's "Can't locate revision" traceback.

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from contextlib import closing
 from pathlib import Path
 
-from memstore.errors import FileError, SchemaError, StoreDamaged
+from memstore.errors import FileError, SchemaError, StoreDamaged, quoted
 from memstore.store.schema_records import Schema, schema_of
 
 JOURNALS = ("-wal", "-journal")  # what a writer leaves beside a database until it is read in
@@ -249,8 +249,8 @@ def refusal(schema: Schema, path: Path, code: int, problem: str, advice: str) ->
     told = f"schema_migrations holds versions {list(schema.recorded or ())} and " + (
         "alembic_version holds no table"
         if schema.alembic is None
-        else f"alembic_version holds {list(schema.alembic)!r}"
-    )
+        else f"alembic_version holds [{', '.join(map(quoted, schema.alembic))}]"
+    )  # each value cut short (found by review: one of 100,000 characters came back whole)
     return SchemaError(
         f"{path}: {problem} ({told}); {advice} Nothing was written.",
         database_version=schema.newest,
