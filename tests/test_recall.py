@@ -606,6 +606,22 @@ def test_a_pair_too_wide_for_the_budget_shows_its_matched_message_alone(
     assert result.truncated is True
 
 
+@pytest.mark.parametrize("padding", [348, 360, 372])
+def test_a_short_matched_message_alone_is_shown_when_it_fits_whole(
+    db_path: Path, padding: int
+) -> None:
+    # Found by review: its least clipped size (the size without text, plus a few characters)
+    # was more than it takes whole, so the page held nothing.
+    service = MemoryService(db_path, config=MemoryConfig(recall_chars=1024))
+    session = service.start_session()
+    ref = "/home/diego/" + "a" * padding + "/2026-10-05.md#byte="
+    service.record_message(session.id, "user", "garden?", source_ref=ref + "1")
+    service.record_message(session.id, "assistant", "yes", source_ref=ref + "2")
+    page = service.recall("garden")
+    assert [[m.content for m in c.messages] for c in page.conversations] == [["garden?"]]
+    assert len(page.model_dump_json()) <= 1024 and page.truncated is True
+
+
 def test_a_pair_too_wide_for_its_share_shows_its_matched_message_before_a_hit_is_left_out(
     db_path: Path,
 ) -> None:

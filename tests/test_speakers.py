@@ -177,6 +177,44 @@ def test_a_cjk_name_inside_a_run_of_the_query_counts_as_its_speaker(
         assert [m.speaker for m in matched] == ["王小明", "李雷"], query
 
 
+def test_a_name_beyond_ascii_never_filters_for_the_ascii_name_its_upper_case_spells(
+    service: MemoryService,
+) -> None:
+    # Found by review: "Ayd\u0131n".upper() is AYDIN, which NOCASE takes for Aydin, another
+    # speaker to an import; the filter for Ayd\u0131n found both.
+    for name in ("Ayd\u0131n", "Aydin"):
+        session = service.start_session()
+        service.record_message(session.id, "user", f"garden note by {name}", speaker=name)
+    for written in ("Ayd\u0131n", "ayd\u0131n", "AYD\u0131N"):
+        assert service.word_instances("garden", speaker=written).total == 1
+        found = service.recall("garden", speaker=written).conversations
+        assert [c.messages[0].speaker for c in found] == ["Ayd\u0131n"]
+    assert service.word_instances("garden", speaker="AYDIN").total == 1  # Aydin's
+
+
+@pytest.mark.parametrize("query", ["李雷的电影", "李雷看电影"])
+def test_a_cjk_name_in_a_longer_run_leaves_its_pairs_to_find_the_word(
+    service: MemoryService, query: str
+) -> None:
+    # Found by review: the run split at the name left a rest of three characters, searched
+    # whole, so "李雷的电影" found none of the messages about 电影 it found before.
+    session = service.start_session()
+    service.record_message(session.id, "user", "我喜欢电影", speaker="李雷")
+    other = service.start_session()
+    service.record_message(other.id, "user", "电影院很远", speaker="Alice")
+    assert len(service.recall(query).conversations) == 2
+
+
+def test_a_cjk_name_glued_to_a_word_finds_memories_of_the_word_too(
+    service: MemoryService,
+) -> None:
+    # Found by review: history found 电影 for "李雷电影", the memories did not.
+    session = service.start_session()
+    service.record_message(session.id, "user", "hola", speaker="李雷")
+    memory = service.remember("韩梅梅周末喜欢看电影")
+    assert [m.id for m in service.recall("李雷电影").memories] == [memory.id]
+
+
 @pytest.mark.parametrize("query", ["李雷电影", "电影李雷"])
 def test_a_cjk_name_glued_to_a_short_word_finds_the_word_in_any_mode(
     service: MemoryService, query: str

@@ -44,7 +44,9 @@ from memstore.kinds import Mode
 from memstore.machine_zone import machine_zone
 from memstore.queries import RecallFilters
 from memstore.repository.hit_pages import MessageHit
+from memstore.repository.memories import StoredMemory
 from memstore.repository.recall import history_hits, history_span, memory_hits
+from memstore.repository.speaker_names import searched_text
 from memstore.schemas import RecallResult
 from memstore.store.database import Database
 from memstore.text import cjk
@@ -95,17 +97,33 @@ def recall(
     if mode in MODES and symbols_only(query):  # no word: it matches nothing, and the store
         with db.read():  # is checked as every recall checks it (found by review)
             return empty
-    match, terms, now = build_match(query, mode), clip_terms(query, mode), utc_now()
+    build_match(query, mode)  # a bad query is refused before the store is opened
+    terms, now = clip_terms(query, mode), utc_now()
     room = sys.maxsize if pages.chars is None else pages.chars - json_size(empty)
     with db.read() as connection:
-        content = content_match(query, mode)
-        rows = memory_hits(
-            connection, match, filters, now, size, stemmed=mode == "any", content=content
-        )
+        rows = memories_of(connection, query, mode, filters, now, size)
         found = [memory_model(row, now) for row in rows]
         hits = history_of(connection, query, mode, filters, size) if history else iter(())
         chosen = list(itertools.islice(recall_page.conversations(hits), size))
     return recall_page.fitted(found, chosen, limit=size, room=room, folded_terms=terms)
+
+
+def memories_of(
+    connection: sqlite3.Connection,
+    query: str,
+    mode: Mode,
+    filters: RecallFilters,
+    now: datetime,
+    size: int,
+) -> list[StoredMemory]:
+    """The memories matching ``query`` in ``mode`` (see
+    :func:`~memstore.repository.recall.memory_hits`), in ``any`` mode with the speakers'
+    CJK names set apart from the words glued to them, as history searches them (found by
+    review: "李雷电影" found no memory about 电影)."""
+    said = searched_text(connection, query, mode) if mode == "any" else query
+    match, content = build_match(said, mode), content_match(said, mode)
+    stemmed = mode == "any"
+    return memory_hits(connection, match, filters, now, size, stemmed=stemmed, content=content)
 
 
 def history_of(

@@ -189,10 +189,14 @@ def fitting_count(chosen: list[RecallConversation], sizes: list[int], room: int)
 
 def least_of(conversation: RecallConversation, size: int) -> int:
     """The fewest characters of JSON the conversation (of JSON ``size``), or its matched
-    message alone, can be clipped to (see :func:`least_size`)."""
+    message alone, can take: whole, or clipped (see :func:`least_size`, which is more than a
+    short message takes whole: found by review, a page then held nothing)."""
     alone = matched_alone(conversation)
     own = least_size(conversation, size)
-    return own if alone is None else min(own, least_size(alone, json_size(alone)))
+    if alone is None:
+        return own
+    alone_size = json_size(alone)
+    return min(own, alone_size, least_size(alone, alone_size))
 
 
 def fit_shares(

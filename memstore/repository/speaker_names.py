@@ -12,6 +12,7 @@ from typing import get_args
 from memstore.kinds import Mode, Role
 from memstore.queries import case_forms
 from memstore.text import cjk
+from memstore.text.fts_query import LONG_RUN_CHARS
 from memstore.text.tokens import word_spans
 
 # The names among :names that some message's speaker goes by (through its partial index).
@@ -66,10 +67,13 @@ def searched_text(connection: sqlite3.Connection, query: str, mode: Mode) -> str
 
 
 def names_apart(query: str, names: Sequence[str]) -> str:
-    """``query`` with each of the CJK ``names`` that stands inside a run of CJK characters
-    set apart by spaces: a run of up to four characters is searched whole, so a name glued
-    to a word made one phrase no message holds (found by review: "李雷电影" found nothing in
-    ``any`` mode, where ``all`` found 李雷's messages about 电影)."""
+    """``query`` with each of the CJK ``names`` that stands inside a run of up to
+    :data:`~memstore.text.fts_query.LONG_RUN_CHARS` CJK characters set apart by spaces: such
+    a run is searched whole, so a name glued to a word made one phrase no message holds
+    (found by review: "李雷电影" found nothing in ``any`` mode, where ``all`` found 李雷's
+    messages about 电影). A longer run is searched as its pairs, which the name's own pair
+    and the word's are among; split, its rest of three or four characters was one phrase
+    again ("李雷的电影": found by the next review)."""
     glued = sorted((name for name in names if cjk.is_cjk(name)), key=len, reverse=True)
     if not glued:
         return query
@@ -77,8 +81,9 @@ def names_apart(query: str, names: Sequence[str]) -> str:
     parts: list[str] = []
     at = 0
     for start, end in word_spans(query):
-        if cjk.is_cjk(query[start:end]):
-            parts += [query[at:start], pattern.sub(r" \g<0> ", query[start:end])]
+        run = query[start:end]
+        if cjk.is_cjk(run) and len(run) <= LONG_RUN_CHARS:
+            parts += [query[at:start], pattern.sub(r" \g<0> ", run)]
             at = end
     return "".join([*parts, query[at:]])
 
