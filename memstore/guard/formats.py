@@ -157,10 +157,12 @@ PASSWORD_VERBS = {
     "hide", "hash", "hashed", "reset", "change", "save", "keep", "store", "repeat", "retype",
     "forgot", "enter", "update", "create", "set",
 }  # fmt: skip
-ASSIGNMENT = re.compile(
-    rf"\b(?P<name>{SECRET_NAME}|{SNAKE_PASSWORD_NAME}|{CAMEL_PASSWORD_NAME})"
-    r"[\"']?\s*[=:]\s*[\"']?(?P<value>[^\s\"';,]+)"  # a quoted name too, as JSON keys are
-)
+ASSIGNMENT = re.compile(  # a camelCase name quoted too, as a JSON key is
+    rf"\b(?P<name>(?:{SECRET_NAME}|{SNAKE_PASSWORD_NAME})(?=\s*[=:])"
+    rf"|{CAMEL_PASSWORD_NAME}(?=[\"']?\s*[=:]))[\"']?\s*[=:]\s*[\"']?(?P<value>[^\s\"';,&]+)"
+)  # a value ends at "&": the query's next parameter, or the shell's "&&" (found by review)
+CODE_SIGILS = tuple("!@[{$(<")
+"""How code's values start: a YAML tag (!Ref), a negation, a decorator, a lookup."""
 COMMAND = re.compile(
     r"\bsshpass\s+-p\s*[\"']?(?P<value>[^\s\"']+)"
     r"|\bmysql(?:dump)?\b[^\n]*?\s-p(?P<attached>[^\s\"']+)"
@@ -198,7 +200,8 @@ def assigned(found: re.Match[str]) -> str | None:
     a word (``DB_PASSWORD=swordfish``); not a setting about secrets such as
     TOKEN_EXPIRY=3600, nor a lookup such as ${DB_PASSWORD}."""
     written = found["name"]
-    snake = written if written.isupper() else CAMEL_WORD.sub("_", written)
+    camel = not written.isupper() and CAMEL_WORD.search(written) is not None
+    snake = CAMEL_WORD.sub("_", written) if camel else written
     value, name = found["value"], snake.upper()  # db_password, dbPassword as DB_PASSWORD
     if SETTING.search(name) or (POLICY.search(name) and not made_up(value)):
         return None
@@ -206,6 +209,10 @@ def assigned(found: re.Match[str]) -> str | None:
     named = bare in PASSWORD_VERBS and bare in snake.casefold().split("_")
     if bare in HASHES or named or (not written.isupper() and CODE_VALUE.fullmatch(value)):
         return None
+    if camel:  # code's name: a word is a variable or a label there, not a password, and a
+        # value starting as code does is code (found by review: "this.userPassword =
+        # userPassword", "forgotPassword: \"Passwort vergessen?\"", "!Ref DBPassword")
+        return "secret assignment" if made_up(value) and not value.startswith(CODE_SIGILS) else None
     worded = PASSWORD_NAME.search(name) is not None and passphrase(value, True)
     return "secret assignment" if made_up(value) or worded else None
 
