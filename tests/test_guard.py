@@ -203,7 +203,23 @@ REPEATED_SHAPES = [
     # found by review: each word of a hyphenated run before "secret" or "key" started a
     # label judged again, 2.6 s at 4,000 characters
     "a-" * 64 + "secret ", "a-" * 32 + "key ", "de-la-mar-" * 7 + "secret ",
+    "public-" * 20 + "secret ",
 ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "my-api-secret: Kx9!mPq2vLz8QwRt",
+        "stripe-webhook-secret = Kx9!mPq2vLr8sT4wZ",
+        # found by review: the run's "public-" hid the label after it
+        "public-stripe_secret_key: Kx9!mPq2vLr8sT4wZ",
+        "publication-service_signing_key: Kx9!mPq2vLr8sT4wZ",
+        "pub-sub_push_secret: Kx9!mPq2vLr8sT4wZ",
+    ],
+)
+def test_a_key_label_of_hyphenated_words_is_read_from_where_its_run_starts(content: str) -> None:
+    assert secret_kind(content) == "labelled credential"
 
 
 @pytest.mark.parametrize("shape", REPEATED_SHAPES)
@@ -312,7 +328,8 @@ def test_a_password_setting_in_lower_case_is_refused_as_in_upper_case(content: s
         "smtpPassword=Kx9!mPq2v",
         "rootPwd=Kx9mPq2v!",
         "DbPassword=Kx9mPq2v!",
-        "dbPassword = swordfish",
+        # found by the next review: a later assignment hidden by the first one's value
+        "rootPwd={root}&db_password=swordfish",
     ],
 )
 def test_a_password_setting_in_camel_case_is_refused(content: str) -> None:
@@ -334,6 +351,18 @@ def test_a_password_setting_in_camel_case_is_refused(content: str) -> None:
         "forgot_password: Forgot your password?",
         "maxPasswordLength = 64",
         '"passwordHint": "your pet"',
+        # found by the next review: a word is a variable or a label in code, and a value
+        # starting as code does is code
+        "dbPassword = swordfish",
+        "this.userPassword = userPassword;",
+        "{ ...user, userPassword: hashedPassword }",
+        "return { ...state, showPassword: !state.showPassword }",
+        'forgotPassword: "Passwort vergessen?"',
+        '"resetPassword": "Zur\u00fccksetzen",',
+        "MasterUserPassword: !Ref MasterUserPassword",
+        "adminPassword: @secure()",
+        '"change_password": "Cambiar contrase\u00f1a",',
+        '"LOGIN_PASSWORD": "Kennwort",',
     ],
 )
 def test_code_about_a_password_in_camel_case_is_stored(content: str) -> None:
