@@ -44,8 +44,8 @@ def readable(value: datetime, argument: str) -> datetime:
     if value >= READ_BEFORE:
         raise InvalidInput(
             argument,
-            f"{value.isoformat()} is past 9999-12-31T23:59:59.999Z, the last time SQLite reads; "
-            "give an earlier one.",
+            f"{value.isoformat()} is in the calendar's last half millisecond, which SQLite "
+            "reads as no time; give 9999-12-31T23:59:59.999Z or earlier.",
         )
     return value
 

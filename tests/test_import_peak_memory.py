@@ -225,10 +225,18 @@ def shaped_log(folder: Path, line: bytes, size: int) -> Path:
 # history index (by word stem, revision 0004) 4.5x at 4 MiB. At most 5x. One-character CJK
 # lines make an index form 3.25 times the file's bytes (" 电 一一 " for "电"), which both
 # history indexes read and tokenize whole: 10.3x at 4 MiB, 9.9x at 16 MiB (found by review:
-# 34x, when the form was made whole at once and encoded beside it). At most 12x.
+# 34x, when the form was made whole at once and encoded beside it). At most 12x. One run of
+# CJK characters: 6.0x (33x, when its characters were joined at once: found by the next
+# review).
 @pytest.mark.parametrize(
     ("line", "imported", "bound"),
-    [(b"x\n", 1, 5.0), (b"\n", 1, 1.5), (b"x\r\n", 1, 5.0), ("\u7535\n".encode(), 1, 12.0)],
+    [
+        (b"x\n", 1, 5.0),
+        (b"\n", 1, 1.5),
+        (b"x\r\n", 1, 5.0),
+        ("\u7535\n".encode(), 1, 12.0),
+        ("\u7535".encode(), 1, 8.0),
+    ],
 )
 def test_peak_memory_stays_proportional_to_the_file_for_any_line_shape(
     tmp_path: Path, line: bytes, imported: int, bound: float

@@ -185,9 +185,10 @@ class Recorder:
             with self._recording:
                 self._catch_up()
             self.memory_error = None  # nothing waits (found by review: the failure stayed)
-            if self.session_id is not None:
-                self.service.end_session(self.session_id)
-                self._ended = self.session_id
+            with self._starting:  # no message goes in between (found by review)
+                if self.session_id is not None:
+                    self.service.end_session(self.session_id)
+                    self._ended = self.session_id
         except MemstoreError as error:
             log.warning("could not end session %s: %s", self.session_id, error)
             self._failed(error)
