@@ -753,3 +753,32 @@ def test_a_wal_without_its_shm_in_a_folder_this_user_cannot_write_says_what_to_d
     finally:
         os.chmod(read_only_store.parent, 0o755)
         os.unlink(f"{read_only_store}-wal")
+
+
+def test_a_first_write_committed_while_the_probe_reads_is_no_emptied_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Found by review: the probe read the count of tables (none), then another process's
+    # first write set the store up, then the count of pages (45): a new store was refused
+    # as an emptied one, "restore a verified backup".
+    from memstore.store.readers import Reader
+
+    path = tmp_path / "new.sqlite3"
+    keeper = sqlite3.connect(path)  # a first writer's connection: the -wal stays
+    keeper.execute("PRAGMA journal_mode = WAL")
+    keeper.execute("SELECT count(*) FROM sqlite_master").fetchone()  # the -wal is made
+    other = f"from memstore import MemoryService; MemoryService({str(path)!r}).remember('tea')"
+    original, raced = Reader.execute, []
+
+    def execute(self: Reader, sql: str, *args: Any) -> sqlite3.Cursor:
+        if sql == "PRAGMA page_count" and not raced:
+            raced.append(subprocess.run([sys.executable, "-c", other], check=True))
+        return original(self, sql, *args)
+
+    monkeypatch.setattr(Reader, "execute", execute)
+    try:
+        mine = MemoryService(path).remember("Diego likes coffee.")
+    finally:
+        keeper.close()
+    assert raced and MemoryService(path).list_memories().total == 2
+    assert MemoryService(path).get_memory(mine.id) == mine

@@ -77,7 +77,14 @@ def read_schema(path: Path) -> Schema | None:
         # opened again, decided afresh, while an owner's files come and go (found by review:
         # a read-only store's probe took a -wal just deleted for no database)
         with closing(open_reader(path, PROBE_TIMEOUT_S)) as probe:
-            return schema_of(probe)
+            # one snapshot: read apart, a first writer's upgrade committed between the count
+            # of tables (none) and of pages took a new store for an emptied one (found by
+            # review: "it holds no table, but 45 pages")
+            probe.execute("BEGIN")
+            try:
+                return schema_of(probe)
+            finally:
+                probe.rollback()
     except sqlite3.DatabaseError as error:
         if is_busy(error):
             raise
