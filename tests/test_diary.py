@@ -474,6 +474,32 @@ def test_a_log_whose_messages_fall_on_another_day_in_the_zone_is_no_day_of_its_o
     assert logged.diary("2026-10-06", tz=MADRID).conversations[0].message_count == 2
 
 
+@pytest.mark.parametrize("include_tail", [False, True])
+def test_a_log_the_store_holds_in_part_is_still_shown_and_gone_to(
+    logged: MemoryService, log_dir: Path, include_tail: bool
+) -> None:
+    # Found by review: a log whose final record an import deferred, or whose records of an
+    # unknown speaker it skipped, was hidden whole, and those records were on no day.
+    log = log_dir / "2026-10-05.md"
+    text = (
+        "Morgan Log — 2026-10-05\n\n[00:10:00 +0200] \nDiego: late question"
+        "\n\n[00:20:00 +0200] \nMorgan: late answer"
+        "\n\n[09:00:00 +0200] \nAlex: not mapped"
+        "\n\n[10:00:00 +0200] \nDiego: the last record"
+    )
+    log.write_text(text, encoding="utf-8")
+    speakers = {"Diego": "user", "Morgan": "assistant"}
+    report = logged.import_markdown([log], speakers=speakers, include_tail=include_tail)
+    assert report.imported == (3 if include_tail else 2)
+
+    day = logged.diary("2026-10-05", tz="UTC")
+
+    stored = [m.content for c in day.conversations for m in c.messages]
+    assert stored == (["the last record"] if include_tail else [])
+    assert day.log == (None if include_tail else text)
+    assert logged.diary("2026-10-04", tz="UTC").next_day == date(2026, 10, 5)
+
+
 def test_previous_and_next_days_take_in_days_kept_only_in_a_log(
     logged: MemoryService, log_dir: Path, seeded: Seeded, tmp_path: Path
 ) -> None:

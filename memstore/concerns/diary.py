@@ -19,7 +19,7 @@ from pathlib import Path
 from memstore import files, open_stores
 from memstore.concerns.memories import memory_model
 from memstore.errors import FileError, ImportRejected
-from memstore.logs.syntax import MAX_LOG_BYTES, day_from_file_name
+from memstore.logs.syntax import MAX_LOG_BYTES, day_from_file_name, record_count
 from memstore.repository import diary as diary_rows
 from memstore.schemas import Diary, DiaryConversation, Message
 from memstore.store import examine
@@ -119,9 +119,8 @@ def stored_interval(
     with db.untouched() as connection:
 
         def held(logged_day: date) -> bool:
-            path = os.path.realpath(log_dir / f"{logged_day.isoformat()}.md")
-            deleted = diary_rows.holds_refs(connection, diary_rows.DELETED_FROM_LOG, path)
-            return deleted or diary_rows.holds_refs(connection, diary_rows.STORED_FROM_LOG, path)
+            path = log_dir / f"{logged_day.isoformat()}.md"
+            return held_whole(path, diary_rows.held_records(connection, os.path.realpath(path)))
 
         day_path = os.path.realpath(log_dir / f"{day.isoformat()}.md")
         return diary_rows.interval(connection, start, end, day_path), logs_around(logged, day, held)
@@ -138,13 +137,28 @@ def day_log(path: Path, found: diary_rows.Interval) -> tuple[str | None, str | N
     """The day's log text and why it is not shown, for a day with no stored conversation:
     never the text of a log whose messages the user deleted (found by review: deleting a
     day's messages brought them back, word for word, in its diary), nor of one whose
-    messages are stored, on other days in the zone the diary is cut in (found by review:
+    records are all stored, on other days in the zone the diary is cut in (found by review:
     it said "No stored conversation" and showed them a second time)."""
     if found.log_deleted and path.exists():
         return None, DELETED_LOG
-    if found.log_stored and path.exists():
+    if held_whole(path, found.log_held):
         return None, STORED_LOG
     return read_log(path)
+
+
+def held_whole(path: Path, held: int) -> bool:
+    """Whether the store holds every record of the log at ``path``, ``held`` of them (as
+    messages or tombstones): as many as it has (see
+    :func:`~memstore.logs.syntax.record_count`); False when it cannot be read. A log held in
+    part is shown whole (found by review: its records of an unknown speaker, its final
+    record deferred, or those written with history off, were shown on no day)."""
+    if held == 0:
+        return False
+    try:
+        with path.open("rb") as file:
+            return held >= record_count(file.read(MAX_LOG_BYTES + 1))
+    except OSError:
+        return False
 
 
 def log_days(log_dir: Path) -> list[date]:
@@ -166,7 +180,7 @@ def log_days(log_dir: Path) -> list[date]:
 
 def logs_around(logged: list[date], day: date, held: Callable[[date], bool]) -> Around:
     """The closest days before and after ``day`` among ``logged`` whose logs the store does
-    not hold (``held``: a message or a tombstone of one), which the diary shows as logs; the
+    not hold whole (``held``: see :func:`held_whole`), which the diary shows as logs; the
     store's own days come from its messages, in the diary's zone (found by review: an
     imported log's day was a day to go to, where nothing but a note was shown)."""
     before = (logged_day for logged_day in sorted(logged, reverse=True) if logged_day < day)

@@ -26,6 +26,7 @@ _STAMP = re.compile(
     r"\[(?P<hour>[0-9]{2}):(?P<minute>[0-9]{2}):(?P<second>[0-9]{2})"
     r" (?P<sign>[+-])(?P<offset_hours>[0-9]{2})(?P<offset_minutes>[0-9]{2})\][ \t]*"
 )
+_RECORD_STAMP = re.compile(rb"\n\r?\n\[[0-9]{2}:[0-9]{2}:[0-9]{2} [+-][0-9]{4}\][ \t]*\r?\n")
 _SPEAKER = re.compile(r"(?P<name>[^:]{1,100}): (?P<text>.*)")
 _MAX_OFFSET_HOURS = 14
 _QUOTE_CHARS = 40
@@ -176,3 +177,10 @@ def speaker_text(text: str) -> str:
     whole line when it is not a speaker line)."""
     speaker = _SPEAKER.fullmatch(text)
     return text if speaker is None else speaker["text"]
+
+
+def record_count(data: bytes) -> int:
+    """About how many records the daily log ``data`` holds: its stamp lines after a blank
+    line, never fewer than it holds (one pasted inside fenced code, or out of range, counts
+    too)."""
+    return len(_RECORD_STAMP.findall(data))

@@ -44,7 +44,10 @@ OLDEST_FROM = "SELECT created_at FROM messages WHERE created_at >= :end ORDER BY
 DELETED_FROM_LOG = (
     "SELECT 1 FROM deleted_sources WHERE source_ref >= :low AND source_ref < :high LIMIT 1"
 )
-STORED_FROM_LOG = "SELECT 1 FROM messages WHERE source_ref >= :low AND source_ref < :high LIMIT 1"
+HELD_FROM_LOG = """
+    SELECT (SELECT count(*) FROM messages WHERE source_ref >= :low AND source_ref < :high)
+         + (SELECT count(*) FROM deleted_sources WHERE source_ref >= :low AND source_ref < :high)
+"""
 
 
 @dataclass(frozen=True)
@@ -60,16 +63,16 @@ class Interval:
     """The time of the oldest message at or after ``end``, or None."""
     log_deleted: bool = False
     """Whether a message of the day's log was deleted (its reference tombstoned)."""
-    log_stored: bool = False
-    """Whether the store holds a message of the day's log."""
+    log_held: int = 0
+    """How many records of the day's log the store holds, as messages or tombstones."""
 
 
 def interval(
     connection: sqlite3.Connection, start: datetime, end: datetime, log_path: str
 ) -> Interval:
     """The messages and memories of [``start``, ``end``), the nearest messages outside it,
-    and whether a message of the day's log (resolved ``log_path``) was deleted, or is
-    stored.
+    whether a message of the day's log (resolved ``log_path``) was deleted, and how many
+    of its records the store holds.
 
     Args:
         start: Aware start, inclusive.
@@ -83,17 +86,22 @@ def interval(
         memories=[StoredMemory.from_row(row) for row in memories],
         before=stored_time(connection, NEWEST_BEFORE, bounds),
         after=stored_time(connection, OLDEST_FROM, bounds),
-        log_deleted=holds_refs(connection, DELETED_FROM_LOG, log_path),
-        log_stored=holds_refs(connection, STORED_FROM_LOG, log_path),
+        log_deleted=connection.execute(DELETED_FROM_LOG, log_bounds(log_path)).fetchone()
+        is not None,
+        log_held=held_records(connection, log_path),
     )
 
 
-def holds_refs(connection: sqlite3.Connection, query: str, log_path: str) -> bool:
-    """Whether ``query`` (:data:`DELETED_FROM_LOG` or :data:`STORED_FROM_LOG`) finds a
-    reference into the log at the resolved ``log_path``."""
+def held_records(connection: sqlite3.Connection, log_path: str) -> int:
+    """How many records of the log at the resolved ``log_path`` the store holds, as
+    messages or as tombstones of deleted ones."""
+    return int(connection.execute(HELD_FROM_LOG, log_bounds(log_path)).fetchone()[0])
+
+
+def log_bounds(log_path: str) -> dict[str, str | bytes]:
+    """The range of the references into the log at the resolved ``log_path``."""
     prefix = log_prefix(log_path)
-    bound = {"low": prefix, "high": after_prefix(prefix)}
-    return connection.execute(query, bound).fetchone() is not None
+    return {"low": prefix, "high": after_prefix(prefix)}
 
 
 def stored_time(
