@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterable
-from datetime import date, datetime, tzinfo
+from datetime import date, tzinfo
 from pathlib import Path
 
 from memstore import files, open_stores
@@ -107,15 +107,16 @@ Around = tuple[date | None, date | None]
 
 
 def stored_interval(
-    db: Database, start: datetime, end: datetime, log_dir: Path, day: date
+    db: Database, day: date, place: tzinfo, log_dir: Path
 ) -> tuple[diary_rows.Interval, Around]:
-    """What the store holds of [``start``, ``end``) and of the ``day``'s log in ``log_dir``,
-    and the closest days around it whose logs the store holds nothing of (see
-    :func:`logs_around`), read without writing anything: a missing or empty file is not
-    made a store, nor is one switched to WAL or upgraded."""
-    logged = log_days(log_dir)
+    """What the store holds of ``day`` in ``place`` and of its log in ``log_dir``, and the
+    closest days around it with a conversation (see :func:`days_around`), read without
+    writing anything: a missing or empty file is not made a store, nor is one switched to
+    WAL or upgraded."""
+    span, logged = bounds(day, place), log_days(log_dir)  # a day the zone cannot show: refused
     if not stored(db.path):
-        return diary_rows.Interval([], [], None, None), logs_around(logged, day, lambda _: False)
+        nothing = diary_rows.Interval([], [], None, None)
+        return nothing, days_around(logged, day, (None, None), lambda _: False)
     with db.untouched() as connection:
 
         def held(logged_day: date) -> bool:
@@ -123,7 +124,9 @@ def stored_interval(
             return held_whole(path, diary_rows.held_records(connection, os.path.realpath(path)))
 
         day_path = os.path.realpath(log_dir / f"{day.isoformat()}.md")
-        return diary_rows.interval(connection, start, end, day_path), logs_around(logged, day, held)
+        found = diary_rows.interval(connection, *span, day_path)
+        stored_days = (local_date(found.before, place), local_date(found.after, place))
+        return found, days_around(logged, day, stored_days, held)
 
 
 DELETED_LOG = "messages of this log were deleted from the store; open the file itself to read it"
@@ -178,16 +181,20 @@ def log_days(log_dir: Path) -> list[date]:
     return days
 
 
-def logs_around(logged: list[date], day: date, held: Callable[[date], bool]) -> Around:
-    """The closest days before and after ``day`` among ``logged`` whose logs the store does
-    not hold whole (``held``: see :func:`held_whole`), which the diary shows as logs; the
-    store's own days come from its messages, in the diary's zone (found by review: an
-    imported log's day was a day to go to, where nothing but a note was shown)."""
-    before = (logged_day for logged_day in sorted(logged, reverse=True) if logged_day < day)
-    after = (logged_day for logged_day in sorted(logged) if logged_day > day)
-    return (
-        next((logged_day for logged_day in before if not held(logged_day)), None),
-        next((logged_day for logged_day in after if not held(logged_day)), None),
+def days_around(
+    logged: list[date], day: date, stored_days: Around, held: Callable[[date], bool]
+) -> Around:
+    """The closest days before and after ``day`` with a conversation: the store's own
+    (``stored_days``, in the diary's zone), or a day among ``logged`` whose log the store
+    does not hold whole (``held``: see :func:`held_whole`), which the diary shows as a log
+    (found by review: an imported log's day was a day to go to, where nothing but a note
+    was shown). Only the logs between ``day`` and the store's days are looked at (found by
+    the next review: each was read, 0.13 s of every day of 3,000 imported logs)."""
+    first, last = stored_days
+    before = (d for d in sorted(logged, reverse=True) if d < day and (first is None or d > first))
+    after = (d for d in sorted(logged) if d > day and (last is None or d < last))
+    return next((d for d in before if not held(d)), first), next(
+        (d for d in after if not held(d)), last
     )
 
 
@@ -198,14 +205,6 @@ def holds_a_log(entry: os.DirEntry[str]) -> bool:
         return entry.is_file(follow_symlinks=False) and entry.stat().st_size > 0
     except OSError:
         return False
-
-
-def closest(*days: date | None, later: bool) -> date | None:
-    """The earliest of ``days`` (the latest with ``later`` false), None left out."""
-    known = [day for day in days if day is not None]
-    if not known:
-        return None
-    return min(known) if later else max(known)
 
 
 def diary(db: Database, log_dir: Path, day: date | str | None, tz: str | tzinfo | None) -> Diary:
@@ -227,7 +226,7 @@ def diary(db: Database, log_dir: Path, day: date | str | None, tz: str | tzinfo 
     place = zone(tz)
     when = today(place) if day is None else parse_day(day)
     day_path = log_dir / f"{when.isoformat()}.md"
-    found, (logged_before, logged_after) = stored_interval(db, *bounds(when, place), log_dir, when)
+    found, (previous_day, next_day) = stored_interval(db, when, place, log_dir)
     now = utc_now()
     memories = [memory_model(memory, now) for memory in found.memories]
     days = conversations(Message.model_validate(message) for message in found.messages)
@@ -236,8 +235,8 @@ def diary(db: Database, log_dir: Path, day: date | str | None, tz: str | tzinfo 
     return Diary(
         day=when,
         time_zone=zone_name(place),
-        previous_day=closest(local_date(found.before, place), logged_before, later=False),
-        next_day=closest(local_date(found.after, place), logged_after, later=True),
+        previous_day=previous_day,
+        next_day=next_day,
         conversations=days,
         memories=memories,
         log=log,
