@@ -53,9 +53,11 @@ def zone(name: str | tzinfo | None) -> tzinfo:
         return machine  # found by review: the diary's text view refused the machine's zone
 
 
-FIXED_OFFSET = re.compile(r"(?:UTC)?([+-])(\d{2}):(\d{2})(?::(\d{2}))?")
+FIXED_OFFSET = re.compile(r"(?:UTC)?([+-])([0-9]{2})(?::?([0-9]{2})(?::([0-9]{2}))?)")
 """A fixed offset as :func:`zone_name` names it (a ``datetime.timezone``'s own name), or as
-ISO 8601 writes it, without ``UTC`` (``+14:00``, as ``--since`` takes it; found by review)."""
+ISO 8601 writes it, without ``UTC`` (``+14:00``, as ``--since`` takes it, or ``+1400``, as a
+log's stamps write it; found by review). ASCII digits only: ``\d`` took Arabic-Indic ones,
+which ``--since`` refuses (found by the next review)."""
 
 
 def given_zone(place: tzinfo) -> tzinfo:

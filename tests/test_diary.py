@@ -344,15 +344,20 @@ def test_a_bad_day_or_zone_is_invalid_input(
     assert raised.value.argument == argument
 
 
-@pytest.mark.parametrize(("tz", "name"), [("+14:00", "UTC+14:00"), ("-12:00", "UTC-12:00")])
+@pytest.mark.parametrize(
+    ("tz", "name"),
+    [("+14:00", "UTC+14:00"), ("-12:00", "UTC-12:00"), ("+0200", "UTC+02:00")],
+)
 def test_an_iso_offset_is_a_fixed_zone_and_an_unknown_zone_names_every_form(
     service: MemoryService, tz: str, name: str
 ) -> None:
-    # Found by review: "+14:00", as --since takes an offset, was refused, and the error named
-    # IANA names alone, though "UTC+14:00" was taken.
+    # Found by review: "+14:00", as --since takes an offset, and "+0200", as a log's stamp
+    # writes it, were refused, and the error named IANA names alone, though "UTC+14:00"
+    # was taken.
     assert service.diary("2026-10-05", tz=tz).time_zone == name
-    with pytest.raises(InvalidInput, match=r"fixed offset such as UTC\+02:00, or 'local'"):
-        service.diary("2026-10-05", tz="+1400")
+    for unknown in ("+14", "+\u0662\u0660:\u0660\u0660"):  # Arabic-Indic digits, as --since
+        with pytest.raises(InvalidInput, match=r"fixed offset such as UTC\+02:00, or 'local'"):
+            service.diary("2026-10-05", tz=unknown)
 
 
 def test_a_long_unknown_zone_is_not_repeated_whole(service: MemoryService) -> None:
