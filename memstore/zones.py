@@ -56,7 +56,7 @@ def zone(name: str | tzinfo | None) -> tzinfo:
 FIXED_OFFSET = re.compile(r"(?:UTC)?([+-])([0-9]{2})(?::?([0-9]{2})(?::([0-9]{2}))?)")
 """A fixed offset as :func:`zone_name` names it (a ``datetime.timezone``'s own name), or as
 ISO 8601 writes it, without ``UTC`` (``+14:00``, as ``--since`` takes it, or ``+1400``, as a
-log's stamps write it; found by review). ASCII digits only: ``\d`` took Arabic-Indic ones,
+log's stamps write it; found by review). ASCII digits only: a digit class took Arabic-Indic ones,
 which ``--since`` refuses (found by the next review)."""
 
 
