@@ -322,24 +322,6 @@ def test_a_password_setting_in_lower_case_is_refused_as_in_upper_case(content: s
 @pytest.mark.parametrize(
     "content",
     [
-        "wifiPassword: Sunflower77!",
-        'const adminPassword = "Tr0ub4dor&3";',
-        '"adminPassword": "Tr0ub4dor&3"',
-        "smtpPassword=Kx9!mPq2v",
-        "rootPwd=Kx9mPq2v!",
-        "DbPassword=Kx9mPq2v!",
-        # found by the next review: a later assignment hidden by the first one's value
-        "rootPwd={root}&db_password=swordfish",
-    ],
-)
-def test_a_password_setting_in_camel_case_is_refused(content: str) -> None:
-    # Found by review: code's names for a password (dbPassword) let any value through.
-    assert secret_kind(content) == "secret assignment"
-
-
-@pytest.mark.parametrize(
-    "content",
-    [
         "dbPassword: string;",
         "const dbPassword = getPassword();",
         "dbPassword: process.env.DB_PASSWORD",
@@ -349,6 +331,8 @@ def test_a_password_setting_in_camel_case_is_refused(content: str) -> None:
         "confirmPassword = confirm",
         "forgotPassword: Forgot your password?",
         "forgot_password: Forgot your password?",
+        "DBPassword:\n    NoEcho: true",
+        "const userPassword = user?.password;",
         "maxPasswordLength = 64",
         '"passwordHint": "your pet"',
         # found by the next review: a word is a variable or a label in code, and a value
@@ -366,6 +350,9 @@ def test_a_password_setting_in_camel_case_is_refused(content: str) -> None:
     ],
 )
 def test_code_about_a_password_in_camel_case_is_stored(content: str) -> None:
+    # camelCase names (dbPassword) are no label of the guard's (README: what it misses): a
+    # rule of their own, tried and taken back, refused code and i18n files by the dozen
+    # (found by review)
     assert secret_kind(content) is None
 
 

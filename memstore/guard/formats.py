@@ -140,9 +140,6 @@ PASSWORD_NAME = re.compile(r"PASSWORD|PASSWD|PWD")
 SNAKE_PASSWORD_NAME = (
     r"[a-z0-9]{1,32}(?:_[a-z0-9]{1,32}){0,5}_(?:password|passwd|pwd)(?:_[a-z0-9]{1,16})?"
 )
-# The same in camelCase, as code names it (dbPassword, wifiPassword, rootPwd; found by review).
-CAMEL_PASSWORD_NAME = r"[A-Za-z][a-z0-9]{0,31}(?:[A-Z][a-z0-9]{0,31}){0,4}(?:Password|Passwd|Pwd)"
-CAMEL_WORD = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 # A value that is code, not a password: a call, a subscript, an attribute path, a snake_case
 # name, keyword arguments (found by review: "db_password = secrets['db']", "= kwargs").
 CODE_VALUE = re.compile(
@@ -157,12 +154,9 @@ PASSWORD_VERBS = {
     "hide", "hash", "hashed", "reset", "change", "save", "keep", "store", "repeat", "retype",
     "forgot", "enter", "update", "create", "set",
 }  # fmt: skip
-ASSIGNMENT = re.compile(  # a camelCase name quoted too, as a JSON key is
-    rf"\b(?P<name>(?:{SECRET_NAME}|{SNAKE_PASSWORD_NAME})(?=\s*[=:])"
-    rf"|{CAMEL_PASSWORD_NAME}(?=[\"']?\s*[=:]))[\"']?\s*[=:]\s*[\"']?(?P<value>[^\s\"';,&]+)"
-)  # a value ends at "&": the query's next parameter, or the shell's "&&" (found by review)
-CODE_SIGILS = tuple("!@[{$(<")
-"""How code's values start: a YAML tag (!Ref), a negation, a decorator, a lookup."""
+ASSIGNMENT = re.compile(
+    rf"\b(?P<name>{SECRET_NAME}|{SNAKE_PASSWORD_NAME})\s*[=:]\s*[\"']?(?P<value>[^\s\"';,]+)"
+)
 COMMAND = re.compile(
     r"\bsshpass\s+-p\s*[\"']?(?P<value>[^\s\"']+)"
     r"|\bmysql(?:dump)?\b[^\n]*?\s-p(?P<attached>[^\s\"']+)"
@@ -199,20 +193,13 @@ def assigned(found: re.Match[str]) -> str | None:
     """``secret assignment`` for a secret's name given a made-up value, or a password's name
     a word (``DB_PASSWORD=swordfish``); not a setting about secrets such as
     TOKEN_EXPIRY=3600, nor a lookup such as ${DB_PASSWORD}."""
-    written = found["name"]
-    camel = not written.isupper() and CAMEL_WORD.search(written) is not None
-    snake = CAMEL_WORD.sub("_", written) if camel else written
-    value, name = found["value"], snake.upper()  # db_password, dbPassword as DB_PASSWORD
+    value, name = found["value"], found["name"].upper()  # db_password as DB_PASSWORD
     if SETTING.search(name) or (POLICY.search(name) and not made_up(value)):
         return None
     bare = value.strip("\"'").casefold()
-    named = bare in PASSWORD_VERBS and bare in snake.casefold().split("_")
-    if bare in HASHES or named or (not written.isupper() and CODE_VALUE.fullmatch(value)):
+    named = bare in PASSWORD_VERBS and bare in found["name"].casefold().split("_")
+    if bare in HASHES or named or (found["name"].islower() and CODE_VALUE.fullmatch(value)):
         return None
-    if camel:  # code's name: a word is a variable or a label there, not a password, and a
-        # value starting as code does is code (found by review: "this.userPassword =
-        # userPassword", "forgotPassword: \"Passwort vergessen?\"", "!Ref DBPassword")
-        return "secret assignment" if made_up(value) and not value.startswith(CODE_SIGILS) else None
     worded = PASSWORD_NAME.search(name) is not None and passphrase(value, True)
     return "secret assignment" if made_up(value) or worded else None
 
