@@ -62,9 +62,12 @@ def case_forms(name: str) -> list[str]:
     if name.isascii():
         return [name]
     forms = [name, name.lower(), name.upper(), name.title()]
-    # a form folded into ASCII is another name: "Ayd\u0131n" upper-cased is AYDIN, which NOCASE
-    # takes for Aydin, whom an import tells apart (found by review)
-    return list(dict.fromkeys(form for form in forms if not form.isascii()))
+    # a form turned ASCII names another speaker when it folds otherwise: "Ayd\u0131n" upper-cased
+    # is AYDIN, which NOCASE takes for Aydin, whom an import tells apart (found by review);
+    # "Strau\u00df" upper-cased is STRAUSS, whom an import takes for the same (the next review)
+    folded = name.casefold()
+    kept = (form for form in forms if not form.isascii() or form.casefold() == folded)
+    return list(dict.fromkeys(kept))
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from click.testing import CliRunner, Result
 from memstore import InvalidInput, MemoryConfig, MemoryService
 from memstore import times as days
 from memstore.adapters.cli import cli
+from memstore.concerns.diary import DELETED_LOG
 from memstore.repository import diary as diary_rows
 from memstore.store.database import Database
 from tests.conftest import at_base as base
@@ -503,6 +504,40 @@ def test_a_log_the_store_holds_in_part_is_still_shown_and_gone_to(
     assert stored == (["the last record"] if include_tail else [])
     assert day.log == (None if include_tail else text)
     assert logged.diary("2026-10-04", tz="UTC").next_day == date(2026, 10, 5)
+
+
+def test_a_log_whose_one_message_was_deleted_is_no_day_to_go_to(
+    logged: MemoryService, log_dir: Path
+) -> None:
+    # Found by review: held in part (a record of an unmapped speaker), the log was a day to
+    # go to, yet its day shows only the "deleted" note.
+    log = log_dir / "2026-10-05.md"
+    log.write_text(
+        "Morgan Log — 2026-10-05\n\n[09:00:00 +0000] \nDiego: borrar esto"
+        "\n\n[09:05:00 +0000] \nAlex: sin mapear",
+        encoding="utf-8",
+    )
+    logged.import_markdown([log], speakers={"Diego": "user"}, include_tail=True)
+    (message,) = logged.diary("2026-10-05", tz="UTC").conversations[0].messages
+    assert logged.delete_message(message.id)
+    assert logged.diary("2026-10-05", tz="UTC").log_error == DELETED_LOG
+    assert logged.diary("2026-10-01", tz="UTC").next_day is None
+
+
+def test_a_blank_line_of_spaces_before_a_record_still_counts_it(
+    logged: MemoryService, log_dir: Path
+) -> None:
+    # Found by review: the parser takes a line of spaces or tabs as blank, the record count
+    # did not, so a log held in part was hidden as held whole.
+    log = log_dir / "2026-10-09.md"
+    text = (
+        "Morgan Log — 2026-10-09\n\n[00:10:00 +0200] \nDiego: one\n\n[00:20:00 +0200] \n"
+        "Morgan: two\n \t\n[00:30:00 +0200] \nZed: unmapped"
+    )
+    log.write_text(text, encoding="utf-8")
+    speakers = {"Diego": "user", "Morgan": "assistant"}
+    logged.import_markdown([log], speakers=speakers, include_tail=True)
+    assert logged.diary("2026-10-09", tz="UTC").log == text
 
 
 def test_previous_and_next_days_take_in_days_kept_only_in_a_log(

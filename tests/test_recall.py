@@ -622,6 +622,23 @@ def test_a_short_matched_message_alone_is_shown_when_it_fits_whole(
     assert len(page.model_dump_json()) <= 1024 and page.truncated is True
 
 
+def test_a_best_hit_too_large_even_alone_leaves_the_page_to_the_hits_that_fit(
+    db_path: Path,
+) -> None:
+    # Found by review: only leading runs of hits were tried, so a best hit that could not
+    # fit even alone (its source reference longer than the room) left the page empty.
+    service = MemoryService(db_path, config=MemoryConfig(recall_chars=1024))
+    huge = service.start_session(started_at=BASE_TIME + timedelta(days=2))
+    service.record_message(
+        huge.id, "user", "otter otter otter", source_ref="/" + "p" * 1100 + "/2026.md#byte=1"
+    )
+    small = service.start_session(started_at=BASE_TIME)
+    fits = service.record_message(small.id, "user", "an otter swam by " + "x" * 200)
+    page = service.recall("otter")
+    assert [c.matched_id for c in page.conversations] == [fits.id]
+    assert page.truncated is True and len(page.model_dump_json()) <= 1024
+
+
 def test_a_pair_too_wide_for_its_share_shows_its_matched_message_before_a_hit_is_left_out(
     db_path: Path,
 ) -> None:

@@ -192,6 +192,23 @@ def test_a_name_beyond_ascii_never_filters_for_the_ascii_name_its_upper_case_spe
     assert service.word_instances("garden", speaker="AYDIN").total == 1  # Aydin's
 
 
+def test_a_name_whose_upper_case_an_import_takes_for_it_still_finds_that_form(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    # Found by the next review: an import folds names with casefold, so Strau\u00df's
+    # STRAUSS records are his; dropping every ASCII form lost them.
+    log = tmp_path / "logs" / "2026-10-05.md"
+    log.parent.mkdir()
+    log.write_text(
+        "Morgan Log — 2026-10-05\n\n[09:00:00 +0000] \nStrau\u00df: otter one"
+        "\n\n[09:01:00 +0000] \nSTRAUSS: otter two",
+        encoding="utf-8",
+    )
+    service.import_markdown([log], speakers={"Strau\u00df": "user"}, include_tail=True)
+    for written in ("Strau\u00df", "strau\u00df"):
+        assert service.word_instances("otter", speaker=written).total == 2
+
+
 @pytest.mark.parametrize("query", ["李雷的电影", "李雷看电影"])
 def test_a_cjk_name_in_a_longer_run_leaves_its_pairs_to_find_the_word(
     service: MemoryService, query: str

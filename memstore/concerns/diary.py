@@ -119,9 +119,12 @@ def stored_interval(
         return nothing, days_around(logged, day, (None, None), lambda _: False)
     with db.untouched() as connection:
 
-        def held(logged_day: date) -> bool:
+        def held(logged_day: date) -> bool:  # its day shows no log (see day_log)
             path = log_dir / f"{logged_day.isoformat()}.md"
-            return held_whole(path, diary_rows.held_records(connection, os.path.realpath(path)))
+            resolved = os.path.realpath(path)
+            if diary_rows.deleted_from(connection, resolved):
+                return True  # found by review: a day showing only the "deleted" note
+            return held_whole(path, diary_rows.held_records(connection, resolved))
 
         day_path = os.path.realpath(log_dir / f"{day.isoformat()}.md")
         found = diary_rows.interval(connection, *span, day_path)

@@ -151,15 +151,31 @@ def fill_page(
     cannot keep a few characters of every matched message, the worst conversations are left
     out. A conversation whose share cannot keep a few characters of its pair shows its
     matched message alone, if that fits, before a worse conversation is left out (see
-    :func:`matched_alone`). ``truncated`` reports the character budget only: a clipped
-    message, or a message or conversation left out.
+    :func:`matched_alone`). A conversation that cannot fit the room even alone is left out
+    first, so that it leaves no worse one out (found by review: an oversized best hit left
+    the page empty). ``truncated`` reports the character budget only: a clipped message, or
+    a message or conversation left out.
     """
+    oversized = too_large(chosen, sizes, room)
+    if oversized:
+        kept = [at for at in range(len(chosen)) if at not in oversized]
+        rest = [chosen[at] for at in kept], [sizes[at] for at in kept]
+        return Page(fill_page(*rest, room=room, folded_terms=folded_terms).conversations, True)
     for count in range(fitting_count(chosen, sizes, room), 0, -1):
         fitted = fit_shares(chosen[:count], sizes[:count], room, folded_terms)
         if fitted is not None:
             clipped = any(new is not old for new, old in zip(fitted, chosen, strict=False))
             return Page(fitted, clipped or count < len(chosen))
     return Page([], bool(chosen))
+
+
+def too_large(chosen: list[RecallConversation], sizes: list[int], room: int) -> set[int]:
+    """The places among ``chosen`` (of JSON ``sizes``) of the conversations that cannot fit
+    ``room`` characters even alone (see :func:`least_of`); none when all fit together."""
+    if sum(sizes) + len(sizes) - 1 <= room:
+        return set()
+    least = [min(size, least_of(c, size)) for c, size in zip(chosen, sizes, strict=True)]
+    return {at for at, needed in enumerate(least) if needed > room}
 
 
 def matched_alone(conversation: RecallConversation) -> RecallConversation | None:

@@ -26,7 +26,9 @@ _STAMP = re.compile(
     r"\[(?P<hour>[0-9]{2}):(?P<minute>[0-9]{2}):(?P<second>[0-9]{2})"
     r" (?P<sign>[+-])(?P<offset_hours>[0-9]{2})(?P<offset_minutes>[0-9]{2})\][ \t]*"
 )
-_RECORD_STAMP = re.compile(rb"\n\r?\n\[[0-9]{2}:[0-9]{2}:[0-9]{2} [+-][0-9]{4}\][ \t]*\r?\n")
+_RECORD_STAMP = re.compile(
+    rb"\n[ \t]*\r?\n\[[0-9]{2}:[0-9]{2}:[0-9]{2} [+-][0-9]{4}\][ \t]*\r?\n"
+)  # a blank line may hold spaces and tabs, as the parser takes it (found by review)
 _SPEAKER = re.compile(r"(?P<name>[^:]{1,100}): (?P<text>.*)")
 _MAX_OFFSET_HOURS = 14
 _QUOTE_CHARS = 40

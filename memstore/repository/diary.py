@@ -86,10 +86,15 @@ def interval(
         memories=[StoredMemory.from_row(row) for row in memories],
         before=stored_time(connection, NEWEST_BEFORE, bounds),
         after=stored_time(connection, OLDEST_FROM, bounds),
-        log_deleted=connection.execute(DELETED_FROM_LOG, log_bounds(log_path)).fetchone()
-        is not None,
+        log_deleted=deleted_from(connection, log_path),
         log_held=held_records(connection, log_path),
     )
+
+
+def deleted_from(connection: sqlite3.Connection, log_path: str) -> bool:
+    """Whether a message of the log at the resolved ``log_path`` was deleted (its reference
+    tombstoned)."""
+    return connection.execute(DELETED_FROM_LOG, log_bounds(log_path)).fetchone() is not None
 
 
 def held_records(connection: sqlite3.Connection, log_path: str) -> int:
