@@ -592,3 +592,62 @@ def test_a_recorder_for_an_existing_session_appends_to_it(
     recorder = Recorder(service, log_dir=tmp_path / "logs", session_id=session.id)
     message = recorder.record("user", "sigo aquí", when=WHEN)
     assert message is not None and message.session_id == session.id
+
+
+class PausingLock:
+    """A recorder's lock that, taken by the closing thread, waits until ``inside`` is set:
+    the moment the old close() let a racing record() choose the session it then ended."""
+
+    def __init__(self, lock: threading.Lock, closing: set[int], inside: threading.Event):
+        self.lock, self.closing, self.inside = lock, closing, inside
+
+    def __enter__(self) -> None:
+        if threading.get_ident() in self.closing:
+            self.inside.wait(1)
+        self.lock.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self.lock.release()
+
+
+def test_a_message_racing_close_is_never_stored_after_its_session_ended(
+    service: MemoryService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Found by review: a record() could choose the session between close()'s catch-up and
+    # its end of the session, and be stored into it once ended.
+    recorder = recorder_for(service, tmp_path / "logs")
+    first = recorder.record("user", "antes", when=WHEN)
+    assert first is not None
+    inside, ended, order, closing = threading.Event(), threading.Event(), [], set()
+    record, end = service.record_message, service.end_session
+
+    def recording(*args: object, **kwargs: object) -> object:
+        inside.set()
+        ended.wait(1)
+        message = record(*args, **kwargs)  # type: ignore[arg-type]
+        order.append("recorded")
+        return message
+
+    def ending(*args: object, **kwargs: object) -> object:
+        order.append("ending")
+        session = end(*args, **kwargs)  # type: ignore[arg-type]
+        ended.set()
+        return session
+
+    monkeypatch.setattr(service, "record_message", recording)
+    monkeypatch.setattr(service, "end_session", ending)
+    recorder._starting = PausingLock(recorder._starting, closing, inside)  # type: ignore[assignment]
+
+    def close() -> None:
+        closing.add(threading.get_ident())
+        recorder.close()
+
+    closer = threading.Thread(target=close)
+    closer.start()
+    racing = recorder.record("user", "durante")
+    closer.join(5)
+    assert racing is not None
+    if racing.session_id == first.session_id:  # stored in it only before it ended
+        assert order == ["recorded", "ending"]
+    else:
+        assert order == ["ending", "recorded"]

@@ -182,10 +182,9 @@ class Recorder:
         if not self.stores_history:
             return
         try:
-            with self._recording:
+            with self._recording:  # no message goes in between (found by review)
                 self._catch_up()
-            self.memory_error = None  # nothing waits (found by review: the failure stayed)
-            with self._starting:  # no message goes in between (found by review)
+                self.memory_error = None  # nothing waits (found by review: the failure stayed)
                 if self.session_id is not None:
                     self.service.end_session(self.session_id)
                     self._ended = self.session_id
