@@ -74,6 +74,8 @@ def spaced_run(run: re.Match[str]) -> str:
     long run spaced a slice of :data:`FORM_PIECE_CHARS` at a time (found by review: joined
     at once, a run of eight million characters held a string per character, 533 MiB)."""
     text = run[0]
+    if len(text) <= FORM_PIECE_CHARS:
+        return f" {' '.join(text)} {BOUNDARY} "
     slices = (text[at : at + FORM_PIECE_CHARS] for at in range(0, len(text), FORM_PIECE_CHARS))
     return f" {' '.join(map(' '.join, slices))} {BOUNDARY} "
 
@@ -88,6 +90,8 @@ def index_form(text: str) -> str | None:
     four million one-character lines (found by review: a 16 MiB log of them took 606 MiB)."""
     if text.isascii() or run_pattern().search(text) is None:
         return None
+    if len(text) <= FORM_PIECE_CHARS:
+        return run_pattern().sub(spaced_run, text)
     return "".join(index_form_pieces(text))
 
 
