@@ -97,11 +97,11 @@ def recall(
     if mode in MODES and symbols_only(query):  # no word: it matches nothing, and the store
         with db.read():  # is checked as every recall checks it (found by review)
             return empty
-    build_match(query, mode)  # a bad query is refused before the store is opened
+    match = build_match(query, mode)  # a bad query is refused before the store is opened
     terms, now = clip_terms(query, mode), utc_now()
     room = sys.maxsize if pages.chars is None else pages.chars - json_size(empty)
     with db.read() as connection:
-        rows = memories_of(connection, query, mode, filters, now, size)
+        rows = memories_of(connection, (query, match), mode, filters, now, size)
         found = [memory_model(row, now) for row in rows]
         hits = history_of(connection, query, mode, filters, size) if history else iter(())
         chosen = list(itertools.islice(recall_page.conversations(hits), size))
@@ -110,18 +110,20 @@ def recall(
 
 def memories_of(
     connection: sqlite3.Connection,
-    query: str,
+    asked: tuple[str, str],
     mode: Mode,
     filters: RecallFilters,
     now: datetime,
     size: int,
 ) -> list[StoredMemory]:
-    """The memories matching ``query`` in ``mode`` (see
+    """The memories matching the query of ``asked`` (its text and MATCH) in ``mode`` (see
     :func:`~memstore.repository.recall.memory_hits`), in ``any`` mode with the speakers'
     CJK names set apart from the words glued to them, as history searches them (found by
     review: "李雷电影" found no memory about 电影)."""
+    query, match = asked
     said = searched_text(connection, query, mode) if mode == "any" else query
-    match, content = build_match(said, mode), content_match(said, mode)
+    match = match if said == query else build_match(said, mode)
+    content = content_match(said, mode)
     stemmed = mode == "any"
     return memory_hits(connection, match, filters, now, size, stemmed=stemmed, content=content)
 

@@ -174,7 +174,7 @@ def too_large(chosen: list[RecallConversation], sizes: list[int], room: int) -> 
     ``room`` characters even alone (see :func:`least_of`); none when all fit together."""
     if sum(sizes) + len(sizes) - 1 <= room:
         return set()
-    least = [min(size, least_of(c, size)) for c, size in zip(chosen, sizes, strict=True)]
+    least = [least_of(c, size, room) for c, size in zip(chosen, sizes, strict=True)]
     return {at for at, needed in enumerate(least) if needed > room}
 
 
@@ -195,20 +195,32 @@ def fitting_count(chosen: list[RecallConversation], sizes: list[int], room: int)
     to its fair share no further than :func:`least_size` allows."""
     if sum(sizes) + len(sizes) - 1 <= room:
         return len(chosen)
-    least = list(map(least_of, chosen, sizes))
+    alone: dict[int, int] = {}  # the least of each whose own passes a share, once
+
+    def least(at: int, share: int) -> int:
+        if at not in alone:
+            needed = least_of(chosen[at], sizes[at], share)
+            if needed <= share:
+                return needed
+            alone[at] = needed
+        return alone[at]
+
     for count in range(len(chosen), 0, -1):
         share = fair_share(sizes[:count], room - count + 1)
-        if all(min(pair) <= share for pair in zip(sizes[:count], least[:count], strict=True)):
+        if all(least(at, share) <= share for at in range(count)):
             return count
     return 0
 
 
-def least_of(conversation: RecallConversation, size: int) -> int:
-    """The fewest characters of JSON the conversation (of JSON ``size``), or its matched
-    message alone, can take: whole, or clipped (see :func:`least_size`, which is more than a
-    short message takes whole: found by review, a page then held nothing)."""
-    alone = matched_alone(conversation)
-    own = least_size(conversation, size)
+def least_of(conversation: RecallConversation, size: int, within: int) -> int:
+    """The fewest characters of JSON the conversation (of JSON ``size``) can take, whole or
+    clipped (see :func:`least_size`), when that is at most ``within``; else the fewest it or
+    its matched message alone can take, whole (:func:`least_size` is more than a short
+    message takes whole: found by review, a page then held nothing) or clipped. The matched
+    message alone, a copy and a serialisation of the conversation, is only made then: for
+    every conversation of every page, it took a tenth of a rare word's recall."""
+    own = min(size, least_size(conversation, size))
+    alone = None if own <= within else matched_alone(conversation)
     if alone is None:
         return own
     alone_size = json_size(alone)
