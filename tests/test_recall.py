@@ -639,6 +639,25 @@ def test_a_best_hit_too_large_even_alone_leaves_the_page_to_the_hits_that_fit(
     assert page.truncated is True and len(page.model_dump_json()) <= 1024
 
 
+@pytest.mark.parametrize("budget", [1454, 1455, 1456])
+def test_a_hit_that_fits_by_one_character_less_than_its_least_is_left_out_first(
+    db_path: Path, budget: int
+) -> None:
+    # Found by review: the least a conversation was said to take left out the character
+    # each message keeps back, so at one budget its fit failed and the page was empty.
+    service = MemoryService(db_path)
+    best = service.start_session()
+    ref = "/logs/" + "x" * 800
+    service.record_message(best.id, "user", "apple " * 20 + "berry " * 60, source_ref=ref)
+    service.record_message(best.id, "assistant", "sure " * 300, source_ref=ref)
+    for n in range(3):
+        other = service.start_session()
+        service.record_message(other.id, "user", f"an apple {n} " + "berry " * 80)
+        service.record_message(other.id, "assistant", f"ok {n}")
+    page = MemoryService(db_path, config=MemoryConfig(recall_chars=budget)).recall("apple")
+    assert page.conversations and len(page.model_dump_json()) <= budget
+
+
 def test_a_pair_too_wide_for_its_share_shows_its_matched_message_before_a_hit_is_left_out(
     db_path: Path,
 ) -> None:

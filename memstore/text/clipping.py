@@ -229,8 +229,9 @@ def message_content_size(message: Message) -> int:
 def least_size(conversation: RecallConversation, size: int) -> int:
     """The fewest characters of JSON :func:`fit_conversation` can clip the conversation
     (whose JSON size is ``size``) to: its JSON with empty messages, plus a few characters
-    of content."""
-    return content_free_size(conversation, size) + MIN_CLIP_CHARS
+    of content and the character each message keeps back (found by review: one short, a
+    conversation said to fit did not, and the page was left empty)."""
+    return content_free_size(conversation, size) + MIN_CLIP_CHARS + len(conversation.messages)
 
 
 def fit_conversation(
