@@ -46,8 +46,8 @@ class Recorder:
             "Morgan", "system": "System"}``); the assistant's name heads new log files.
             Unnamed roles keep :data:`DEFAULT_SPEAKERS`.
         log_dir: The daily log folder; the configuration's ``log_dir`` by default.
-        session_id: An existing session to append to; a new one is started when needed,
-            and after :meth:`close`.
+        session_id: An existing session to append to; a new one is started when needed:
+            when it has ended, and after :meth:`close`.
 
     Raises:
         NotFound: For a ``session_id`` the store does not hold (found by review: every
@@ -67,8 +67,7 @@ class Recorder:
         folder = service.log_dir if log_dir is None else Path(log_dir)
         self.writer = LogWriter(folder, self.speakers["assistant"])
         self.session_id = session_id
-        self._starting = threading.Lock()
-        self._recording = threading.Lock()  # one message at a time: see record
+        self._recording = threading.Lock()  # one message at a time, and close: see record
         self.memory_error: str | None = None
         """The last database failure, or None once a write succeeds again."""
         self.failures = 0
@@ -77,14 +76,15 @@ class Recorder:
         self.last_failure: str | None = None
         """The last database failure, kept when a later write succeeds."""
         self._pending: list[Pending] = []  # the log's messages the database failed to take
-        self._ended: str | None = None  # the session close() ended: no message goes there
+        self._ended: str | None = None  # a session ended: no message goes there
         if session_id is not None and self.stores_history:
             self._known(session_id)
 
     def _known(self, session_id: str) -> None:
         """Raise NotFound unless the store holds the session, InvalidInput for an id that is
         none; a database failure is only kept (see :attr:`memory_error`), as the writes that
-        follow would keep it."""
+        follow would keep it. A session ended already gets no message: the first starts a
+        new one, as after :meth:`close`."""
         try:
             found = self.service.get_session(session_id)
         except InvalidInput:
@@ -95,6 +95,8 @@ class Recorder:
             return
         if found is None:
             raise NotFound("session", session_id)
+        if found.ended_at is not None:  # found by review: messages went in after its end
+            self._ended = session_id
 
     def waiting(self) -> int:
         """How many messages the log holds that wait for the database (see :meth:`_catch_up`)."""
@@ -279,9 +281,8 @@ class Recorder:
 
     def _session(self, moment: datetime) -> str:
         """The recorder's session id, starting a session at ``moment`` when it has none or
-        :meth:`close` ended it: one, whatever threads record at once (found by review: four
-        threads started four)."""
-        with self._starting:
-            if self.session_id is None or self.session_id == self._ended:
-                self.session_id = self.service.start_session(started_at=moment).id
-            return self.session_id
+        it ended: one, whatever threads record at once, as each message holds the recording
+        lock (found by review: four threads started four)."""
+        if self.session_id is None or self.session_id == self._ended:
+            self.session_id = self.service.start_session(started_at=moment).id
+        return self.session_id
