@@ -639,3 +639,18 @@ def test_a_recorder_for_an_ended_session_starts_a_new_one(
     message = recorder.record("user", "otra vez", when=WHEN)
     assert message is not None and message.session_id != ended.id
     assert service.messages(ended.id) == []
+
+
+def test_a_session_ended_elsewhere_gets_no_more_messages(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    # Found by review: another recorder's close(), or the host's end_session, left this
+    # recorder storing into the ended session.
+    session = service.start_session()
+    first = Recorder(service, log_dir=tmp_path / "logs", session_id=session.id)
+    second = Recorder(service, log_dir=tmp_path / "logs", session_id=session.id)
+    assert first.record("user", "hola", when=WHEN) is not None
+    first.close()
+    late = second.record("assistant", "tarde", when=WHEN + timedelta(seconds=5))
+    assert late is not None and late.session_id != session.id
+    assert [m.content for m in service.messages(session.id)] == ["hola"]

@@ -83,8 +83,7 @@ class Recorder:
     def _known(self, session_id: str) -> None:
         """Raise NotFound unless the store holds the session, InvalidInput for an id that is
         none; a database failure is only kept (see :attr:`memory_error`), as the writes that
-        follow would keep it. A session ended already gets no message: the first starts a
-        new one, as after :meth:`close`."""
+        follow would keep it."""
         try:
             found = self.service.get_session(session_id)
         except InvalidInput:
@@ -95,8 +94,6 @@ class Recorder:
             return
         if found is None:
             raise NotFound("session", session_id)
-        if found.ended_at is not None:  # found by review: messages went in after its end
-            self._ended = session_id
 
     def waiting(self) -> int:
         """How many messages the log holds that wait for the database (see :meth:`_catch_up`)."""
@@ -281,8 +278,18 @@ class Recorder:
 
     def _session(self, moment: datetime) -> str:
         """The recorder's session id, starting a session at ``moment`` when it has none or
-        it ended: one, whatever threads record at once, as each message holds the recording
-        lock (found by review: four threads started four)."""
+        it ended, by :meth:`close` or elsewhere (another recorder's close, the host's
+        ``end_session``: found by review, messages went in after its end): one, whatever
+        threads record at once, as each message holds the recording lock (found by review:
+        four threads started four).
+
+        Raises:
+            MemstoreError: When the database fails (the message then waits).
+        """
+        if self.session_id is not None and self.session_id != self._ended:
+            session = self.service.get_session(self.session_id)
+            if session is not None and session.ended_at is not None:
+                self._ended = self.session_id
         if self.session_id is None or self.session_id == self._ended:
             self.session_id = self.service.start_session(started_at=moment).id
         return self.session_id
