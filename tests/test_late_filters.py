@@ -22,6 +22,7 @@ from memstore.queries import RecallFilters
 from memstore.repository import recall as search
 from memstore.repository import search_bounds as bounds_sql
 from memstore.repository import tier_hits as tiers
+from memstore.repository.speaker_names import named_speakers
 from memstore.text import ranking
 from memstore.text.fts_query import ranking_tiers
 
@@ -118,7 +119,10 @@ def test_checking_the_filters_last_reads_the_same_rows_as_checking_them_first(
     filters = recall_filters(drawn, sessions)
     with sqlite3.connect(path) as connection:
         tier = first_tier(connection, query)
-        signals = search.ranking_signals(connection, "", []) | bounds_sql.PkBounds().params()
+        signals = (
+            search.ranking_signals(named_speakers(connection, ""), [])
+            | bounds_sql.PkBounds().params()
+        )
         sizes = {"candidates": candidates, "wide": wide, "reach": 2, "around": 4}
         params = tier | filters.params() | signals | sizes
         first = connection.execute(tiers.TIER_HITS[tier["source"], True, True], params)

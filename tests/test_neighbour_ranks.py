@@ -25,6 +25,7 @@ from memstore.queries import RecallFilters
 from memstore.repository import recall as search
 from memstore.repository import search_bounds
 from memstore.repository import tier_hits as tiers
+from memstore.repository.speaker_names import named_speakers
 from memstore.text import neighbours, ranking
 from memstore.text.fts_query import ranking_tiers
 
@@ -112,7 +113,7 @@ def tier_rows(connection: sqlite3.Connection, query: str) -> list[tuple[int, str
     total = search.indexed_messages(connection)
     parts = tiers.tier_parts(query, ranking.weighted_parts(tier, documents, total))
     assert parts is not None
-    signals = search.ranking_signals(connection, query, [])
+    signals = search.ranking_signals(named_speakers(connection, query), [])
     signals |= search_bounds.pk_bounds(connection, RecallFilters()).params()
     statement = tiers.TIER_HITS[parts["source"], False, False]
     return connection.execute(statement, parts | RecallFilters().params() | signals).fetchall()

@@ -29,6 +29,7 @@ from memstore.queries import RecallFilters
 from memstore.repository import recall as recall_sql
 from memstore.repository import search_bounds
 from memstore.repository import tier_hits as tier_sql
+from memstore.repository.speaker_names import named_speakers
 from memstore.schemas import RecallResult
 from memstore.text import ranking, stopwords
 from memstore.text.clipping import fair_share
@@ -753,7 +754,7 @@ def test_a_tier_of_one_part_ranks_as_when_its_scores_are_grouped(
         one = tier_sql.tier_parts("zebra", weights)
         assert one is not None and one["source"] == "messages_stem_fts"
         listed = {"source": tier_sql.PARTS, "parts": json.dumps(weights), "said": None}
-        signals = recall_sql.ranking_signals(connection, "zebra", [])
+        signals = recall_sql.ranking_signals(named_speakers(connection, "zebra"), [])
         signals |= search_bounds.pk_bounds(connection, RecallFilters()).params()
         params = {**RecallFilters().params(), **signals}
         found = [

@@ -137,7 +137,8 @@ def history_hits(
     Raises:
         InvalidQuery: For a bad query or mode (see :func:`ranking_tiers`).
     """
-    tiers = ranking_tiers(speaker_names.searched_text(connection, query, mode), mode)
+    named = speaker_names.named_speakers(connection, query)  # once: words, and a signal
+    tiers = ranking_tiers(speaker_names.searched_text(connection, query, mode, named), mode)
     bounds = search_bounds.pk_bounds(connection, filters)
     counted = [tier for tier in tiers if len(tier) > 1 or not bounds.narrow()]
     documents = part_documents(connection, counted)
@@ -145,7 +146,7 @@ def history_hits(
     if search_bounds.scan_limit(longest) > search_bounds.BOUNDED_MESSAGES:  # as far as it pays
         bounds = search_bounds.pk_bounds(connection, filters, longest)
     total = indexed_messages(connection)
-    signals = ranking_signals(connection, query, periods) | bounds.params()
+    signals = ranking_signals(named, periods) | bounds.params()
     for tier in tiers:
         searched = tier_parts(query, ranking.weighted_parts(tier, documents, total))
         if searched is not None:
@@ -184,14 +185,13 @@ def sqlite_varint(data: bytes) -> int:
     return value
 
 
-def ranking_signals(
-    connection: sqlite3.Connection, query: str, periods: Sequence[tuple[datetime, datetime]]
-) -> dict[str, Any]:
+def ranking_signals(named: str, periods: Sequence[tuple[datetime, datetime]]) -> dict[str, Any]:
     """The parameters of :data:`~memstore.repository.tier_hits.TIER_HITS` besides the tier's
-    own, the filters and the pk bounds: the speakers ``query`` names, the ``periods``
-    (instants), and the signals' weights."""
+    own, the filters and the pk bounds: the speakers the query names (``named``, see
+    :func:`~memstore.repository.speaker_names.named_speakers`), the ``periods`` (instants),
+    and the signals' weights."""
     return {
-        "speakers": speaker_names.named_speakers(connection, query),
+        "speakers": named,
         "speaker_weight": ranking.SPEAKER_WEIGHT,
         "periods": json.dumps([[format_utc(start), format_utc(end)] for start, end in periods]),
         "date_weight": ranking.DATE_WEIGHT,

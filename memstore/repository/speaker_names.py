@@ -54,16 +54,18 @@ def cjk_pieces(run: str) -> Iterator[str]:
             yield run[start : start + size]
 
 
-def searched_text(connection: sqlite3.Connection, query: str, mode: Mode) -> str:
+def searched_text(
+    connection: sqlite3.Connection, query: str, mode: Mode, named: str | None = None
+) -> str:
     """The text whose words a recall in ``mode`` searches: ``query``, the names of speakers
-    it holds (see :func:`named_speakers`) blanked out in ``all`` mode (see
-    :func:`without_names`), and set apart from the CJK characters around them in ``any``
-    mode (see :func:`names_apart`)."""
+    it holds (``named``, the JSON list :func:`named_speakers` gives, looked up when not
+    given and needed) blanked out in ``all`` mode (see :func:`without_names`), and set apart
+    from the CJK characters around them in ``any`` mode (see :func:`names_apart`)."""
     glued = mode == "any" and not query.isascii() and cjk.run_pattern().search(query)
     if mode != "all" and not glued:
         return query
-    named = json.loads(named_speakers(connection, query))
-    return without_names(query, named) if mode == "all" else names_apart(query, named)
+    names = json.loads(named if named is not None else named_speakers(connection, query))
+    return without_names(query, names) if mode == "all" else names_apart(query, names)
 
 
 def names_apart(query: str, names: Sequence[str]) -> str:
