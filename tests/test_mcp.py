@@ -220,6 +220,44 @@ def test_arguments_the_schema_refuses_are_an_invalid_input_tool_error(
     run(scenario)
 
 
+def test_text_that_reads_as_json_reaches_the_tool_as_the_text_sent(
+    db_path: Path, tmp_path: Path
+) -> None:
+    # The failing inputs (found by review): the SDK read "null" in a text argument as no
+    # value and "[1,2]" as a list, so a key was dropped and a session filter searched all.
+    service = MemoryService(db_path)
+    session_id = service.start_session().id
+    service.record_message(session_id, "user", "The garden needs water.")
+    service.close()
+
+    async def scenario() -> None:
+        async with connected(["--database", str(db_path), "mcp"], tmp_path / "e.txt") as session:
+            await session.initialize()
+            for content in ["Diego lives in Madrid.", "Diego lives in Paris."]:
+                stored = await session.call_tool("remember", {"content": content, "key": "null"})
+                assert stored.is_error is False
+            listed = await session.call_tool("list_memories", {})
+            memories = listed.structured_content["result"]["memories"]
+            assert [(m["content"], m["key"]) for m in memories] == [
+                ("Diego lives in Paris.", "null")
+            ]
+            bracketed = await session.call_tool("remember", {"content": "x y", "key": "[1,2]"})
+            assert bracketed.is_error is False
+            assert bracketed.structured_content["result"]["key"] == "1_2"  # normalised, as text
+            for filtered in ["null", "[]"]:
+                found = await session.call_tool(
+                    "recall", {"query": "garden", "session_id": filtered}
+                )
+                assert found.structured_content["result"]["conversations"] == []
+            unfiltered = await session.call_tool("recall", {"query": "garden"})
+            assert len(unfiltered.structured_content["result"]["conversations"]) == 1
+            no_limit = await session.call_tool("recall", {"query": "garden", "limit": "null"})
+            assert no_limit.is_error is True
+            assert no_limit.content[0].text.startswith("InvalidInput: limit: ")
+
+    run(scenario)
+
+
 def test_a_credential_in_a_refused_argument_is_neither_logged_nor_echoed(
     db_path: Path, tmp_path: Path
 ) -> None:

@@ -23,12 +23,15 @@ from __future__ import annotations
 
 import inspect
 import logging
+from collections.abc import Callable
 from importlib.metadata import version
 from typing import Any, cast
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools import Tool
+from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from mcp.types import (
@@ -151,6 +154,39 @@ def failure(result: CallToolResult | InputRequiredResult) -> str | None:
     return f"{error.get('type', 'Error')}: {error.get('message', 'the memory tool failed.')}"
 
 
+class LiteralArguments(FuncMetadata):
+    """A tool's argument model that takes each argument as sent: the SDK's own reads a text
+    argument typed other than plain ``str`` as JSON when it can, so that ``key: "null"``
+    stored no key and ``session_id: "null"`` searched every session (found by review), where
+    the pydantic-ai adapter takes the text. Every memory tool argument is a scalar, so
+    there is no list sent as text to recover."""
+
+    def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
+        return dict(data)
+
+
+def memory_tool(function: Callable[..., Any]) -> Tool:
+    """The MCP tool of one memory tool function: its name, its docstring as description,
+    its annotations from :data:`~memstore.adapters.tools.TOOL_FACTS`, its arguments taken
+    as sent (see :class:`LiteralArguments`)."""
+    facts = TOOL_FACTS[function.__name__]
+    tool = Tool.from_function(
+        function,
+        title=facts.title,
+        description=inspect.getdoc(function),
+        annotations=ToolAnnotations(
+            title=facts.title,
+            read_only_hint=facts.read_only,
+            destructive_hint=facts.destructive,
+            idempotent_hint=facts.idempotent,
+            open_world_hint=False,  # one local SQLite file: no outside world to reach
+        ),
+    )
+    metadata = tool.fn_metadata
+    fields = {name: getattr(metadata, name) for name in type(metadata).model_fields}
+    return tool.model_copy(update={"fn_metadata": LiteralArguments(**fields)})
+
+
 def build_server(tools: MemoryTools) -> MCPServer[Any]:
     """An MCP server offering ``tools`` (none when memory is disabled).
 
@@ -168,22 +204,10 @@ def build_server(tools: MemoryTools) -> MCPServer[Any]:
         version=version("memstore"),
         instructions=INSTRUCTIONS if offered else None,
         log_level="WARNING",  # the SDK's default handler; `memstore -v` has configured INFO
+        tools=[memory_tool(function) for function in offered],
     )
     for function in offered:
         server.accepted[function.__name__] = frozenset(inspect.signature(function).parameters)
-        facts = TOOL_FACTS[function.__name__]
-        server.add_tool(
-            function,
-            title=facts.title,
-            description=inspect.getdoc(function),
-            annotations=ToolAnnotations(
-                title=facts.title,
-                read_only_hint=facts.read_only,
-                destructive_hint=facts.destructive,
-                idempotent_hint=facts.idempotent,
-                open_world_hint=False,  # one local SQLite file: no outside world to reach
-            ),
-        )
     return server
 
 
