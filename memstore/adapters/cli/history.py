@@ -15,7 +15,7 @@ from memstore.adapters.cli.app import cli, conclude, emit
 from memstore.adapters.cli.deleting import delete_command
 from memstore.adapters.cli.opening import service_from
 from memstore.adapters.cli.views import counted
-from memstore.errors import FileError, InvalidInput
+from memstore.errors import InvalidInput
 from memstore.kinds import Role, spoken
 from memstore.speakers import speaker_roles
 from memstore.text.printable import printable
@@ -50,24 +50,6 @@ def parse_speakers(
     return dict(pairs)
 
 
-def log_files(paths: Sequence[Path]) -> list[Path]:
-    """The files an import of ``paths`` reads.
-
-    Raises:
-        FileError: When ``paths`` hold no daily log at all.
-    """
-    from memstore.service import MemoryService
-
-    files = MemoryService.log_files(paths)
-    if not files:
-        raise FileError(
-            ", ".join(str(path) for path in paths),
-            "no daily log (YYYY-MM-DD.md) is there; folders are not searched recursively, "
-            "so give the folders that hold the logs themselves (e.g. logs/*/).",
-        )
-    return files
-
-
 @cli.command("import")
 @click.argument(
     "paths", nargs=-1, required=True, type=options.GivenPath("a daily log or a folder of them")
@@ -94,7 +76,7 @@ def import_command(
     Example: memstore import ~/logs --speaker "Diego=user" --speaker "Morgan=assistant"
     """
     service = service_from(ctx, new_ok=True)
-    files = len(log_files(paths))
+    files = len(service.log_files(paths))  # a folder without logs is its report's error
     hidden = not sys.stderr.isatty() or files < 2
     with click.progressbar(length=files, label="importing", file=sys.stderr, hidden=hidden) as bar:
         report = service.import_markdown(
