@@ -606,6 +606,37 @@ def test_a_write_that_fails_otherwise_never_logs_its_text(
     assert any("characters>" in record.getMessage() for record in caplog.records)
 
 
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("remember", {"content": "Diego likes tea.", "expires_at": "{token}"}),
+        ("remember", {"content": "Diego likes tea.", "memory_id": "{token}"}),
+        ("forget", {"memory_id": "{token}"}),
+        ("recall", {"query": "{token}"}),
+    ],
+)
+def test_a_credential_in_an_argument_the_guard_never_scans_is_not_logged(
+    service: MemoryService, caplog: pytest.LogCaptureFixture, tool: str, arguments: dict[str, str]
+) -> None:
+    # The failing inputs (found by review): a token given as an expiry or an id was logged
+    # whole, and quoted by the error message of the failed call; a searched one was logged.
+    caplog.set_level(logging.DEBUG)
+    token = "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
+    given = {name: value.format(token=token) for name, value in arguments.items()}
+    result = getattr(MemoryTools(service), tool)(**given)
+    assert token not in json.dumps(result)
+    logged = [record.getMessage() for record in caplog.records]
+    assert all(token not in line for line in logged)
+    assert any("<GitHub Token, 40 characters>" in line for line in logged)
+    if not result["ok"]:
+        assert "seems to be a GitHub Token" in result["error"]["message"]
+
+
+def test_an_error_message_without_a_credential_is_given_whole(service: MemoryService) -> None:
+    result = MemoryTools(service).remember("Diego likes tea.", expires_at="next Tuesday")
+    assert result["error"]["message"].startswith("expires_at: 'next Tuesday' is not ISO 8601")
+
+
 def test_the_cli_in_verbose_mode_never_prints_a_refused_secret(db_path: Path) -> None:
     secret = "Brezel&Senf2025"
     completed = subprocess.run(

@@ -49,7 +49,7 @@ from pydantic_core import to_json
 from memstore.adapters.mcp_answers import ReplyCounter, Unanswered
 from memstore.adapters.mcp_stdin import StdinLines, own_stdin
 from memstore.adapters.mcp_transport import AnsweringReader, stopped
-from memstore.adapters.tool_log import for_log
+from memstore.adapters.tool_log import for_log, guarded
 from memstore.adapters.tools import INSTRUCTIONS, TOOL_FACTS, MemoryTools
 from memstore.service import MemoryService
 
@@ -86,7 +86,8 @@ class MemoryServer(MCPServer[Any]):
         unknown = sorted(set(arguments) - self.accepted.get(name, frozenset(arguments)))
         if unknown:
             takes = ", ".join(sorted(self.accepted[name])) or "no arguments"
-            given = for_log(", ".join(unknown))  # a name can be any length (found by review)
+            # a name can be any length, or a credential (both found by review)
+            given = for_log(", ".join(map(guarded, unknown)))
             raise ToolError(f"InvalidInput: {name} takes no {given}; it takes {takes}.")
         try:
             result = await super().call_tool(name, arguments, context)

@@ -1,24 +1,75 @@
-"""What a tool call's log line shows: its arguments (a failed write's text by its length only)
-and its result, cut and escaped."""
+"""What a tool call's log line shows: its arguments (a failed write's text by its length only,
+a credential the guard finds in another by its kind and length) and its result, cut and
+escaped."""
 
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 from memstore.text.printable import printable
 
+log = logging.getLogger(__name__)
+
 WRITTEN_TEXT = ("content", "key")  # a write's text: logged by its length only when it fails
+
+LOGGED_CHARS = 500
+"""The characters of a tool call's arguments, and of its result (compact JSON), that its log
+line shows: the memory made and its id, a page's first hits; longer text is cut, marked
+"…" (found by review: a 4,000,000-character word went whole into the log)."""
+GUARDED_CHARS = 2 * LOGGED_CHARS
+"""The characters of a text :func:`guarded` scans: what a log line shows of it, and a
+credential cut by the line's end."""
 
 
 def withheld(shown: object) -> object:
     """The logged arguments of a call that failed, a write's text (content, key) shown by its
     length only: a write refused for another reason than the guard (a bad category, an
-    expiry in the past) may still hold a secret the guard never scanned."""
+    expiry in the past) may still hold a secret the guard never scanned; any other text
+    argument as :func:`guarded` shows it."""
     if not isinstance(shown, dict):
         return shown
-    texts = [key for key in WRITTEN_TEXT if shown.get(key) is not None]
-    return {**shown, **{key: withheld_text(shown[key]) for key in texts}}
+    return {
+        name: withheld_text(value) if name in WRITTEN_TEXT and value is not None else value
+        for name, value in guarded_arguments(shown).items()
+    }
+
+
+def guarded_arguments(shown: dict[str, Any]) -> dict[str, Any]:
+    """``shown`` with each text argument but a write's text (see :func:`withheld`) as
+    :func:`guarded` shows it (found by review: a token given as ``expires_at`` or
+    ``memory_id`` was logged whole, and so is a query)."""
+    return {
+        name: guarded(value) if isinstance(value, str) and name not in WRITTEN_TEXT else value
+        for name, value in shown.items()
+    }
+
+
+def guarded(text: str) -> str:
+    """``text``, or what the credential guard found in it and its length when it seems to
+    hold a credential: ``<GitHub Token, 40 characters>``."""
+    kind = credential_in(text)
+    return text if kind is None else f"<{kind}, {len(text)} characters>"
+
+
+def guarded_message(message: str) -> str:
+    """A failed call's error message, for its log and its caller: as it is, or, when it
+    quotes what seems to be a credential (an argument the guard never scanned, such as an
+    expiry or an id: found by review), said to be withheld."""
+    kind = credential_in(message)
+    if kind is None:
+        return message
+    return f"the message quotes what seems to be a {kind}, so it is withheld; check the arguments."
+
+
+def credential_in(text: str) -> str | None:
+    """The kind of credential the guard finds in ``text`` (see
+    :func:`memstore.guard.secret_kind`), or None. Only its first :data:`GUARDED_CHARS`
+    characters are scanned: a log line shows fewer."""
+    from memstore.guard import secret_kind  # detect-secrets: only once a call is logged
+
+    return secret_kind(text[:GUARDED_CHARS])
 
 
 def withheld_text(value: object) -> str:
@@ -27,12 +78,6 @@ def withheld_text(value: object) -> str:
     if isinstance(value, str):
         return f"<{len(value)} characters>"
     return f"<{type(value).__name__}>"
-
-
-LOGGED_CHARS = 500
-"""The characters of a tool call's arguments, and of its result (compact JSON), that its log
-line shows: the memory made and its id, a page's first hits; longer text is cut, marked
-"…" (found by review: a 4,000,000-character word went whole into the log)."""
 
 
 def for_log(text: str) -> str:
@@ -46,3 +91,21 @@ def logged_result(result: dict[str, Any]) -> str:
     """``result`` as compact JSON for the log (see :func:`for_log`; found by review: a
     call's log line did not say what it returned)."""
     return for_log(json.dumps(result, ensure_ascii=False, separators=(",", ":")))
+
+
+def log_success(name: str, shown: object, result: dict[str, Any]) -> None:
+    """Log at INFO that tool ``name`` succeeded: its arguments ``shown`` (see
+    :func:`guarded_arguments`; ``<private>`` in a private turn) and its ``result``. The
+    guard scans the arguments only when INFO is logged."""
+    if log.isEnabledFor(logging.INFO):
+        logged = guarded_arguments(shown) if isinstance(shown, dict) else shown
+        log.info(
+            "memory tool %s(%s) succeeded: %s", name, for_log(str(logged)), logged_result(result)
+        )
+
+
+def log_failure(name: str, shown: object, error: str) -> None:
+    """Log at INFO that tool ``name`` failed with ``error`` (``"Type: message"``): its
+    arguments ``shown`` as :func:`withheld` shows them."""
+    if log.isEnabledFor(logging.INFO):
+        log.info("memory tool %s(%s) failed: %s", name, for_log(str(withheld(shown))), error)

@@ -24,7 +24,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from memstore.adapters import tool_arguments as arg
-from memstore.adapters.tool_log import for_log, logged_result, withheld
+from memstore.adapters.tool_log import for_log, guarded_message, log_failure, log_success
 from memstore.errors import InvalidInput, MemoryDisabled, MemstoreError, NotFound, SecretRejected
 from memstore.schemas import UNTRUSTED_WARNING
 from memstore.service import MemoryService
@@ -262,7 +262,7 @@ class MemoryTools:
         given = {key: value for key, value in arguments.items() if key != "self"}
         shown: object = "<private>" if self.private else given
         if not self.available:
-            return self.failed(name, withheld(shown), self.refusal())
+            return self.failed(name, shown, self.refusal())
         try:
             # the result's own warning is left out: the envelope's "untrusted" says it once
             result = method(**with_times(given)).model_dump(mode="json", exclude={"warning"})
@@ -271,10 +271,8 @@ class MemoryTools:
                 log.warning("memory tool %s failed unexpectedly", name, exc_info=True)
             if isinstance(error, SecretRejected):  # its arguments hold the secret
                 shown = f"<refused: {error.kind} in {error.argument}, {error.length} characters>"
-            return self.failed(name, withheld(shown), error)
-        log.info(
-            "memory tool %s(%s) succeeded: %s", name, for_log(str(shown)), logged_result(result)
-        )
+            return self.failed(name, shown, error)
+        log_success(name, shown, result)
         return {"ok": True, "untrusted": UNTRUSTED_WARNING, "result": result}
 
     def refusal(self) -> MemoryDisabled:
@@ -292,9 +290,11 @@ class MemoryTools:
 
     @staticmethod
     def failed(name: str, shown: object, error: Exception) -> dict[str, Any]:
-        """Log and return tool ``name``'s failed result (``shown``: its logged arguments)."""
-        kind, message = type(error).__name__, for_log(str(error))  # an id can be any length
-        log.info("memory tool %s(%s) failed: %s: %s", name, for_log(str(shown)), kind, message)
+        """Log and return tool ``name``'s failed result (``shown``: its arguments, logged as
+        :func:`~memstore.adapters.tool_log.withheld` shows them)."""
+        kind = type(error).__name__
+        message = for_log(guarded_message(str(error)))  # an id can be any length
+        log_failure(name, shown, f"{kind}: {message}")
         retryable = isinstance(error, MemstoreError) and error.retryable
         shown_error = {"type": kind, "message": message, "retryable": retryable}
         return {"ok": False, "untrusted": UNTRUSTED_WARNING, "error": shown_error}
