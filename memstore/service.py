@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Unpack
 
 from memstore import schemas
 from memstore.arguments import checked
-from memstore.concerns.memory_rules import Fields, MemoryChanges, MemoryFields, Origins
+from memstore.concerns.memory_rules import Fields, MemoryChanges, MemoryFields, Origins, given_id
 from memstore.concerns.pages import page_limit
 from memstore.config import PageSize
 from memstore.kinds import Category, MessageStatus, Mode, Origin, Role
@@ -166,8 +166,8 @@ class MemoryService(UpkeepMethods):
         InvalidInput (an ``extracted`` update among them), SecretRejected (nothing stored) or
         NotFound."""
         memories.require_enabled(self.config)
-        origins = Origins(supersedes, origin, confidence, source_message_id, source_ref)
-        if memory_id:  # an update, what is not given kept (an empty id is none, as a key is)
+        origins = Origins.given(supersedes, origin, confidence, source_message_id, source_ref)
+        if (memory_id := given_id(memory_id)) is not None:  # an update, what is not given kept
             memories.require_explicit_update(origin)
             return memories.update_memory(self._db, memory_id, content, Fields.of(fields), origins)
         return memories.remember(self._db, content, Fields.of(fields), origins)

@@ -154,6 +154,19 @@ def test_an_empty_memory_id_is_no_update_as_an_empty_key_is_no_key(service: Memo
     assert result["ok"] is True and service.list_memories().total == 3
 
 
+@pytest.mark.parametrize("blank", ["", "   "])
+def test_a_blank_id_of_any_kind_is_none(service: MemoryService, blank: str) -> None:
+    # The failing input (found by review): supersedes="" was NotFound for id '', where an
+    # empty memory_id was none; and a memory_id of spaces was NotFound too.
+    kept = service.remember("Diego likes jazz.")
+    memory = service.remember(
+        "Diego likes owls.", memory_id=blank, supersedes=blank, source_message_id=blank
+    )
+    assert memory.id != kept.id and memory.status == "active"
+    assert service.get_memory(kept.id).status == "active"
+    assert service.memory_sources(memory.id) == []
+
+
 @pytest.mark.parametrize("expiry", ["9999-12-31T23:59:59.999999", "9999-12-31T23:59:59.9995Z"])
 def test_an_expiry_sqlite_reads_no_time_from_is_refused(
     service: MemoryService, expiry: str

@@ -90,6 +90,26 @@ class Origins:
     source_message_id: str | None = None
     source_ref: str | None = None
 
+    @classmethod
+    def given(
+        cls,
+        supersedes: str | None,
+        origin: Origin,
+        confidence: float,
+        source_message_id: str | None,
+        source_ref: str | None,
+    ) -> Origins:
+        """The origins as ``remember`` takes them, a blank id none (see :func:`given_id`)."""
+        ids = given_id(supersedes), given_id(source_message_id)
+        return cls(ids[0], origin, confidence, ids[1], source_ref)
+
+
+def given_id(memory_id: str | None) -> str | None:
+    """An id as given to ``remember``: a blank one (empty or spaces) is none, as a blank key
+    is (found by review: ``supersedes=""`` was an unknown id, where ``memory_id=""`` was
+    none)."""
+    return memory_id if memory_id and not memory_id.isspace() else None
+
 
 def refuse_keyed(key: str | None, content: str | None) -> None:
     """Raise SecretRejected when a memory's content is the credential its key names
