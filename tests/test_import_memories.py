@@ -309,6 +309,23 @@ def test_a_memory_that_looks_like_a_credential_is_refused_and_nothing_is_written
     assert state(target) == before
 
 
+def test_a_memory_id_that_looks_like_a_credential_is_refused_and_nothing_is_written(
+    export: Path, target: MemoryService, tmp_path: Path
+) -> None:
+    # The failing input (found by review): an id is shown by every listing, and a token as
+    # an id was imported past the guard.
+    token = "sk-abcdefghijklmnopqrstuvwxyz1234567890abcd"
+    records = lines(export)
+    at = max(n for n, r in enumerate(records) if r["type"] == "memory")
+    records[at] = {**records[at], "id": token, "superseded_by": None, "status": "active"}
+    path = write_lines(tmp_path / "ids.jsonl", records[: at + 1])
+    before = state(target)
+    with pytest.raises(SecretRejected, match=rf"ids\.jsonl line {at + 1} memory id") as raised:
+        target.import_memories(path)
+    assert token not in str(raised.value)
+    assert state(target) == before
+
+
 def test_a_markdown_memory_without_front_matter_is_a_clear_error(
     service: MemoryService, ids: dict[str, str], target: MemoryService, tmp_path: Path
 ) -> None:

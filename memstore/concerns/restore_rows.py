@@ -114,8 +114,9 @@ def memory_row(record: MemoryRecord, where: str, now: datetime) -> StoredMemory:
             ``modified_at`` or ``expires_at`` before ``created_at``, a ``candidate`` not
             ``extracted``, or the status ``expired`` without an ``expires_at`` that has
             passed.
-        SecretRejected: When the content or the key looks like a credential.
+        SecretRejected: When the id, the content or the key looks like a credential.
     """
+    guard_id(record.id, where)
     place = f"{where} (memory {record.id})"
     try:
         if not valid_unicode(record.content) or "\0" in record.content:
@@ -192,6 +193,18 @@ def guard(content: str, key: str | None, place: str) -> None:
                 refuse_keyed(key, content)
         except SecretRejected as error:
             raise SecretRejected(f"{place} {error.argument}", error.kind, error.length) from error
+
+
+def guard_id(memory_id: str, where: str) -> None:
+    """Refuse a memory id that looks like a credential: every listing, recall and tool
+    result shows it (found by review: ``sk-...`` as an id was imported).
+
+    Raises:
+        SecretRejected: Naming ``where`` and the id, never the text.
+    """
+    from memstore.guard import reject_secrets
+
+    reject_secrets(memory_id, f"{where} memory id")
 
 
 def message_row(record: MessageRecord) -> StoredMessage:
