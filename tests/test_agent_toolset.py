@@ -169,6 +169,19 @@ def test_arguments_of_the_wrong_shape_are_failed_results_and_the_run_goes_on(
     assert service.list_memories().total == 0
 
 
+def test_a_credential_as_an_argument_name_is_neither_logged_nor_echoed(
+    service: MemoryService, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The failing input (found by review): an unknown argument named by a token was logged
+    # by its name, and the message naming it gave it back.
+    tools = MemoryTools(service)
+    [recall] = [t for t in memory_toolset(tools).tools.values() if t.name == "recall"]
+    with caplog.at_level("INFO", logger="memstore"):
+        result = recall.function(**{"query": "tea", TOKEN: 1})
+    assert result["ok"] is False and TOKEN[:12] not in str(result)
+    assert TOKEN[:12] not in caplog.text and "<GitHub Token, 40 characters>" in caplog.text
+
+
 def test_a_private_turn_refuses_a_call_before_reading_its_arguments(
     service: MemoryService, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -606,30 +607,56 @@ def test_a_write_that_fails_otherwise_never_logs_its_text(
     assert any("characters>" in record.getMessage() for record in caplog.records)
 
 
+TOKEN = "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
+
+
 @pytest.mark.parametrize(
     ("tool", "arguments"),
     [
-        ("remember", {"content": "Diego likes tea.", "expires_at": "{token}"}),
-        ("remember", {"content": "Diego likes tea.", "memory_id": "{token}"}),
-        ("forget", {"memory_id": "{token}"}),
-        ("recall", {"query": "{token}"}),
+        ("remember", {"content": "Diego likes tea.", "expires_at": TOKEN}),
+        ("remember", {"content": "Diego likes tea.", "memory_id": TOKEN}),
+        ("forget", {"memory_id": TOKEN}),
+        ("forget", {"memory_id": [TOKEN]}),
+        ("recall", {"query": TOKEN}),
+        ("recall", {"query": "tea", "session_id": {"a": TOKEN}}),
+        ("remember", {"content": "Diego likes tea.", "expires_at": ["a" * 30 + " " + TOKEN]}),
+        ("word_instances", {"word": TOKEN}),
     ],
 )
 def test_a_credential_in_an_argument_the_guard_never_scans_is_not_logged(
-    service: MemoryService, caplog: pytest.LogCaptureFixture, tool: str, arguments: dict[str, str]
+    service: MemoryService, caplog: pytest.LogCaptureFixture, tool: str, arguments: dict[str, Any]
 ) -> None:
     # The failing inputs (found by review): a token given as an expiry or an id was logged
-    # whole, and quoted by the error message of the failed call; a searched one was logged.
+    # whole, and quoted by the error message of the failed call; a searched one was logged;
+    # then, a token inside a list (cut short by the message), and a word's page repeating it.
     caplog.set_level(logging.DEBUG)
-    token = "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
-    given = {name: value.format(token=token) for name, value in arguments.items()}
-    result = getattr(MemoryTools(service), tool)(**given)
-    assert token not in json.dumps(result)
+    service.record_message(service.start_session().id, "user", f"my token {TOKEN}")
+    result = getattr(MemoryTools(service), tool)(**arguments)
     logged = [record.getMessage() for record in caplog.records]
-    assert all(token not in line for line in logged)
-    assert any("<GitHub Token, 40 characters>" in line for line in logged)
+    assert all(TOKEN[:20] not in line and TOKEN[:20].lower() not in line for line in logged)
+    assert any("GitHub Token" in line for line in logged)
     if not result["ok"]:
+        assert TOKEN[:20] not in json.dumps(result)
         assert "seems to be a GitHub Token" in result["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("argument", "value"), [("expires_at", "password hunter2"), ("since", "Kennwort Sunflower77")]
+)
+def test_an_error_message_never_quotes_a_labelled_credential(
+    service: MemoryService, caplog: pytest.LogCaptureFixture, argument: str, value: str
+) -> None:
+    # The failing input (found by review): the message quoted the value, and the guard,
+    # which finds the credential in the value, found none in the message around it.
+    caplog.set_level(logging.DEBUG)
+    tools = MemoryTools(service)
+    if argument == "since":
+        result = tools.recall("tea", since=value)
+    else:
+        result = tools.remember("Diego likes tea.", expires_at=value)
+    secret = value.split()[1]
+    assert result["ok"] is False and secret not in json.dumps(result)
+    assert all(secret not in record.getMessage() for record in caplog.records)
 
 
 def test_an_error_message_without_a_credential_is_given_whole(service: MemoryService) -> None:

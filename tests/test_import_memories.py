@@ -326,6 +326,47 @@ def test_a_memory_id_that_looks_like_a_credential_is_refused_and_nothing_is_writ
     assert state(target) == before
 
 
+def test_random_ids_of_other_tools_are_imported_and_a_token_they_point_to_is_not(
+    export: Path, target: MemoryService, tmp_path: Path
+) -> None:
+    # Found by the re-check: the guard's entropy test refused most KSUIDs as ids, and a
+    # token as superseded_by was quoted by the error that refused it.
+    records = lines(export)
+    text = json.dumps(records)
+    at = next(
+        n
+        for n, r in enumerate(records)
+        if r["type"] == "memory" and r["status"] == "active" and text.count(r["id"]) == 1
+    )
+    ksuid = "J7XQhgG1FmFRqSE9Anuhf70GM4C"
+    renamed = [*records[:at], {**records[at], "id": ksuid}, *records[at + 1 :]]
+    target.import_memories(write_lines(tmp_path / "ksuid.jsonl", renamed))
+    assert target.get_memory(ksuid) is not None
+    token = "sk-abcdefghijklmnopqrstuvwxyz1234567890abcd"
+    pointing = {**records[at], "superseded_by": token, "status": "superseded"}
+    path = write_lines(tmp_path / "points.jsonl", [*records[:at], pointing, *records[at + 1 :]])
+    with pytest.raises(SecretRejected, match="superseded_by") as raised:
+        MemoryService(tmp_path / "fresh.sqlite3").import_memories(path)
+    assert token not in str(raised.value)
+
+
+def test_a_memory_file_named_by_a_token_id_is_refused_without_naming_it(
+    service: MemoryService, ids: dict[str, str], target: MemoryService, tmp_path: Path
+) -> None:
+    # Found by the re-check: a memory file is named by its id, and the refusal named the
+    # file, token and all.
+    service.export(tmp_path / "md", format="markdown", scope="memories")
+    token = "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
+    folder = tmp_path / "md" / "memories"
+    first = sorted(folder.glob("*.md"))[0]
+    text = first.read_text(encoding="utf-8").replace(first.stem, token)
+    (folder / f"{token}.md").write_text(text, encoding="utf-8")
+    first.unlink()
+    with pytest.raises(SecretRejected, match=r"<id>\.md memory id") as raised:
+        target.import_memories(tmp_path / "md")
+    assert token not in str(raised.value)
+
+
 def test_a_markdown_memory_without_front_matter_is_a_clear_error(
     service: MemoryService, ids: dict[str, str], target: MemoryService, tmp_path: Path
 ) -> None:

@@ -258,6 +258,29 @@ def test_text_that_reads_as_json_reaches_the_tool_as_the_text_sent(
     run(scenario)
 
 
+def test_a_credential_or_a_huge_text_as_a_tool_name_is_not_logged_whole(
+    db_path: Path, tmp_path: Path
+) -> None:
+    # The failing input (found by review): the SDK logged a failed call's tool name whole,
+    # and answered with it: a token, or a name of 200,000 characters.
+    token = "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
+    errlog = tmp_path / "e.txt"
+
+    async def scenario() -> None:
+        async with connected(["-v", "--database", str(db_path), "mcp"], errlog) as session:
+            await session.initialize()
+            for name in [token, "x" * 200_000]:
+                refused = await session.call_tool(name, {})
+                assert refused.is_error is True
+                assert refused.content[0].text.startswith("Unknown tool: ")
+                assert len(refused.content[0].text) < 600 and token not in refused.content[0].text
+
+    run(scenario)
+    logged = errlog.read_text(encoding="utf-8")
+    assert token not in logged and "x" * 1000 not in logged
+    assert "<GitHub Token, 40 characters>" in logged
+
+
 def test_a_credential_in_a_refused_argument_is_neither_logged_nor_echoed(
     db_path: Path, tmp_path: Path
 ) -> None:

@@ -271,7 +271,7 @@ class MemoryTools:
                 log.warning("memory tool %s failed unexpectedly", name, exc_info=True)
             if isinstance(error, SecretRejected):  # its arguments hold the secret
                 shown = f"<refused: {error.kind} in {error.argument}, {error.length} characters>"
-            return self.failed(name, shown, error)
+            return self.failed(name, shown, error, given)
         log_success(name, shown, result)
         return {"ok": True, "untrusted": UNTRUSTED_WARNING, "result": result}
 
@@ -289,11 +289,11 @@ class MemoryTools:
         )
 
     @staticmethod
-    def failed(name: str, shown: object, error: Exception) -> dict[str, Any]:
-        """Log and return tool ``name``'s failed result (``shown``: its arguments, logged as
-        :func:`~memstore.adapters.tool_log.withheld` shows them)."""
+    def failed(name: str, shown: object, error: Exception, given: object = None) -> dict[str, Any]:
+        """Log and return tool ``name``'s failed result (``shown``: its logged arguments;
+        ``given``: as taken, see :func:`~memstore.adapters.tool_log.guarded_message`)."""
         kind = type(error).__name__
-        message = for_log(guarded_message(str(error)))  # an id can be any length
+        message = for_log(guarded_message(str(error), given))  # an id can be any length
         log_failure(name, shown, f"{kind}: {message}")
         retryable = isinstance(error, MemstoreError) and error.retryable
         shown_error = {"type": kind, "message": message, "retryable": retryable}

@@ -114,7 +114,7 @@ def checked_call(
             # (found by review: a token given as "text" for "content" was logged whole)
             shown = sorted(arguments)
             problem = InvalidInput("arguments", f"{error}; call it with the arguments it lists.")
-            return MemoryTools.failed(function.__name__, shown, problem)
+            return MemoryTools.failed(function.__name__, shown, problem, arguments)
         return function(**arguments)
 
     return call

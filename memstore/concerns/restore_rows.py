@@ -116,7 +116,7 @@ def memory_row(record: MemoryRecord, where: str, now: datetime) -> StoredMemory:
             passed.
         SecretRejected: When the id, the content or the key looks like a credential.
     """
-    guard_id(record.id, where)
+    guard_ids(record, where)
     place = f"{where} (memory {record.id})"
     try:
         if not valid_unicode(record.content) or "\0" in record.content:
@@ -195,16 +195,20 @@ def guard(content: str, key: str | None, place: str) -> None:
             raise SecretRejected(f"{place} {error.argument}", error.kind, error.length) from error
 
 
-def guard_id(memory_id: str, where: str) -> None:
-    """Refuse a memory id that looks like a credential: every listing, recall and tool
-    result shows it (found by review: ``sk-...`` as an id was imported).
+def guard_ids(record: MemoryRecord, where: str) -> None:
+    """Refuse a memory whose id, or the id it is superseded by, is a token of a named
+    format: every listing, recall and tool result shows an id (found by review: ``sk-...``
+    as an id was imported).
 
     Raises:
-        SecretRejected: Naming ``where`` and the id, never the text.
+        SecretRejected: Naming ``where`` (the id left out of its file's name, as a memory
+            file is named after its id) and the field, never the id.
     """
-    from memstore.guard import reject_secrets
+    from memstore.guard import reject_id
 
-    reject_secrets(memory_id, f"{where} memory id")
+    for field, memory_id in (("memory id", record.id), ("superseded_by", record.superseded_by)):
+        if memory_id:
+            reject_id(memory_id, f"{where.replace(memory_id, '<id>')} {field}")
 
 
 def message_row(record: MessageRecord) -> StoredMessage:

@@ -15,12 +15,12 @@ from __future__ import annotations
 import re
 
 from memstore.errors import SecretRejected
-from memstore.guard.formats import format_kind
+from memstore.guard.formats import format_kind, named_token_kind
 from memstore.guard.labels import label_kind
 from memstore.guard.normalize import variants, without_links
 from memstore.guard.payment import payment_kind
 
-__all__ = ["reject_keyed", "reject_secrets", "secret_kind"]
+__all__ = ["reject_id", "reject_keyed", "reject_secrets", "secret_kind"]
 
 
 def secret_kind(text: str) -> str | None:
@@ -44,6 +44,19 @@ def reject_secrets(text: str, argument: str = "content") -> None:
     kind = secret_kind(text)
     if kind is not None:
         raise SecretRejected(argument, kind, len(text))
+
+
+def reject_id(memory_id: str, argument: str) -> None:
+    """Raise :class:`SecretRejected` when an id read from a file (the ``argument`` of an
+    import) is a token of a format some service names. Random ids are the norm, so there
+    is no entropy test (found by review: most KSUIDs were refused by it).
+
+    Raises:
+        SecretRejected: Naming the argument, the kind found and the id's length.
+    """
+    kind = named_token_kind(memory_id)
+    if kind is not None:
+        raise SecretRejected(argument, kind, len(memory_id))
 
 
 def reject_keyed(key: str, content: str) -> None:

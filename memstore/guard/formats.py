@@ -259,6 +259,13 @@ def format_kind(text: str) -> str | None:
 def token_kind(text: str) -> str | None:
     """The kind of the first token-shaped credential in ``text``: detect-secrets' detectors
     and the entropy test outside links, the prefixed tokens everywhere."""
+    return named_token_kind(text) or random_token(without_links(text))
+
+
+def named_token_kind(text: str) -> str | None:
+    """The kind of the first credential in ``text`` of a format some service names:
+    detect-secrets' detectors outside links, the prefixed tokens everywhere; no entropy
+    test (for an id, which is random by design)."""
     prose = without_links(text)
     for detector in DETECTORS:
         if any(True for _ in detector.analyze_string(prose)):
@@ -266,7 +273,7 @@ def token_kind(text: str) -> str | None:
     found = TOKEN.search(text)
     if found is not None and found.lastgroup is not None:
         return TOKEN_KINDS[int(found.lastgroup[1:])]
-    return random_token(prose)
+    return None
 
 
 def random_token(text: str) -> str | None:
