@@ -637,7 +637,62 @@ def test_a_credential_in_an_argument_the_guard_never_scans_is_not_logged(
     assert any("GitHub Token" in line for line in logged)
     if not result["ok"]:
         assert TOKEN[:20] not in json.dumps(result)
-        assert "seems to be a GitHub Token" in result["error"]["message"]
+        assert "seems to hold a GitHub Token" in result["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("forget", {"memory_id": "\tpassword hunter2"}),
+        ("forget", {"memory_id": "g\u200bhp_16C7e42F292c6912E7710c838347Ae178B4a"}),
+        ("word_instances", {"word": "password\u00a0hunter2"}),
+        ("remember", {"content": "Diego likes tea.", "expires_at": "\u00a0password hunter2"}),
+        ("forget", {"memory_id": ["ghp_16C7e42F\u200b292c6912E7710c838347Ae178B4a"]}),
+        ("recall", {"query": {"nested": {"deep": ["\u00a0Kennwort: Sunflower77"]}}}),
+        ("word_instances", {"word": "  AKIAIOSFODNN7REALKEY"}),
+    ],
+)
+def test_a_credential_behind_escapes_or_nested_never_reaches_the_log_or_message(
+    service: MemoryService, caplog: pytest.LogCaptureFixture, tool: str, arguments: dict[str, Any]
+) -> None:
+    # The failing inputs (found by the second re-check): a message quoting a value with
+    # repr() escapes, a value scanned as Python writes a list, and a word's page repeating
+    # the word folded, each went whole into the log.
+    caplog.set_level(logging.DEBUG)
+    service.record_message(service.start_session().id, "user", "AKIAIOSFODNN7REALKEY is it")
+    result = getattr(MemoryTools(service), tool)(**arguments)
+    shown = "".join(record.getMessage() for record in caplog.records)
+    shown += "" if result["ok"] else json.dumps(result)
+    for secret in ["hunter2", "Sunflower77", "2c6912E7710c8", "akiaiosfodnn7", "AKIAIOSFODNN7"]:
+        assert secret not in shown
+
+
+def test_a_random_id_of_another_tool_is_no_credential_to_the_tools(
+    service: MemoryService, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Found by the second re-check: a KSUID as memory_id was logged as a high-entropy token,
+    # and the NotFound that answered it was withheld as quoting one.
+    caplog.set_level(logging.DEBUG)
+    result = MemoryTools(service).forget("2Ndp4uQs9kSZyz8dOCr9i5YvNeZ")
+    assert result["error"]["message"].startswith("No memory with id '2Ndp4uQs9kSZyz8dOCr9i5YvNeZ'")
+    assert any("2Ndp4uQs9kSZyz8dOCr9i5YvNeZ" in record.getMessage() for record in caplog.records)
+
+
+def test_an_argument_too_deep_or_unprintable_is_withheld_not_a_crash(
+    service: MemoryService, caplog: pytest.LogCaptureFixture
+) -> None:
+    class Unprintable:
+        def __str__(self) -> str:
+            raise RuntimeError("no text")
+
+    caplog.set_level(logging.DEBUG)
+    deep: list[Any] = ["ghp_16C7e42F292c6912E7710c838347Ae178B4a"]
+    for _ in range(50):
+        deep = [deep]
+    tools = MemoryTools(service)
+    result = tools.recall("tea", session_id=deep)
+    assert result["ok"] is False and "too deeply nested" in result["error"]["message"]
+    assert all("ghp_16C7" not in record.getMessage() for record in caplog.records)
 
 
 @pytest.mark.parametrize(

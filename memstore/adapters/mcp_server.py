@@ -115,7 +115,7 @@ class MemoryServer(MCPServer[Any]):
         """Refuse every name as invalid params (-32602, as MCP answers an unknown prompt):
         the server offers no prompt, and the SDK's own refusal went out with code 0 and two
         tracebacks on stderr (found by review)."""
-        raise MCPError(INVALID_PARAMS, f"Unknown prompt: {for_log(name)}; there are none.")
+        raise MCPError(INVALID_PARAMS, f"Unknown prompt: {for_log(guarded(name))}; there are none.")
 
     async def run_stdio_async(self) -> None:
         """Serve over stdio as the SDK does, standard input read so that a Ctrl-C stops the

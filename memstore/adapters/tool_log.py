@@ -8,6 +8,8 @@ import json
 import logging
 from typing import Any
 
+from memstore.adapters.call_secrets import argument_credential, call_credential, credential_in
+from memstore.errors import SecretRejected
 from memstore.text.printable import printable
 
 log = logging.getLogger(__name__)
@@ -18,12 +20,6 @@ LOGGED_CHARS = 500
 """The characters of a tool call's arguments, and of its result (compact JSON), that its log
 line shows: the memory made and its id, a page's first hits; longer text is cut, marked
 "…" (found by review: a 4,000,000-character word went whole into the log)."""
-QUOTED_START = 12
-"""The characters of an argument's start whose presence in a message or result counts as
-repeating it (see :func:`repeated_credential`)."""
-GUARDED_CHARS = 2 * LOGGED_CHARS
-"""The characters of a text :func:`guarded` scans: what a log line shows of it, and a
-credential cut by the line's end."""
 
 
 def withheld(shown: object) -> object:
@@ -43,82 +39,47 @@ def withheld(shown: object) -> object:
 
 
 def guarded_arguments(shown: dict[str, Any] | list[Any]) -> dict[str, Any] | list[Any]:
-    """A call's arguments (by name, or their names alone) with each name and each value
-    but a write's text (see :func:`withheld`) as :func:`guarded_value` shows it (found by
-    review: a token given as ``expires_at``, as ``memory_id``, inside a list, or as an
-    argument's name was logged whole, and so was a searched one)."""
+    """A call's arguments (by name, or their names alone) with each name, and each value
+    but a write's text (see :func:`withheld`), shown by what the guard finds in it (see
+    :mod:`~memstore.adapters.call_secrets`; found by review: a token given as
+    ``expires_at``, as ``memory_id``, inside a list, or as an argument's name was logged
+    whole, and so was a searched one)."""
     if isinstance(shown, list):
-        return [guarded_value(value) for value in shown]
+        return [guarded(name) if isinstance(name, str) else name for name in shown]
     return {
-        guarded(name): value if name in WRITTEN_TEXT else guarded_value(value)
+        guarded(str(name)): value if name in WRITTEN_TEXT else guarded_value(str(name), value)
         for name, value in shown.items()
     }
 
 
-def guarded_value(value: object) -> object:
-    """``value``, or, when the guard finds a credential in its text (a list's or a dict's
-    as Python writes it), its kind and length (see :func:`guarded`)."""
-    if value is None or isinstance(value, bool | int | float):
+def guarded_value(name: str, value: object) -> object:
+    """The argument ``name``'s ``value``, or the kind of credential it seems to hold and
+    its size: ``<GitHub Token, 40 characters>``, ``<list holding a GitHub Token>``."""
+    kind = argument_credential(name, value)
+    if kind is None:
         return value
-    text = value if isinstance(value, str) else str(value)
-    shown = guarded(text)
-    return value if shown is text else shown
+    if isinstance(value, str):
+        return f"<{kind}, {len(value)} characters>"
+    return f"<{type(value).__name__} holding a {kind}>"
 
 
 def guarded(text: str) -> str:
-    """``text``, or what the credential guard found in it and its length when it seems to
-    hold a credential: ``<GitHub Token, 40 characters>``."""
+    """``text``, or the kind of credential it seems to hold and its length:
+    ``<GitHub Token, 40 characters>``."""
     kind = credential_in(text)
     return text if kind is None else f"<{kind}, {len(text)} characters>"
 
 
-def guarded_message(message: str, given: object) -> str:
+def guarded_message(error: Exception, given: object) -> str:
     """A failed call's error message, for its log and its caller: as it is, or said to be
-    withheld when it seems to hold a credential or to repeat one of ``given`` (see
-    :func:`repeated_credential`; an argument the guard never scanned, such as an expiry or
-    an id: found by review)."""
-    kind = credential_in(message) or repeated_credential(message, given)
+    withheld when an argument of ``given`` seems to hold a credential, which the message
+    may quote (an argument the guard never scanned, such as an expiry or an id; quoted with
+    escapes, cut short, or inside a label that hid it from the guard: found by review). The
+    guard's own refusal never quotes, and says what it found."""
+    kind = None if isinstance(error, SecretRejected) else call_credential(given)
     if kind is None:
-        return message
-    return f"the message quotes what seems to be a {kind}, so it is withheld; check the arguments."
-
-
-def repeated_credential(text: str, given: object) -> str | None:
-    """The kind of credential the guard finds in an argument of ``given`` (see
-    :func:`argument_texts`) whose start ``text`` (an error message, a result) holds, in any
-    case, or None: a message cuts a long value short, a label around a quote hides it from
-    the guard, and a word's page gives the word folded (found by review). The text itself
-    is not scanned: a result's JSON reads as credentials (its times as a .pgpass line)."""
-    folded = text.casefold()
-    for argument in argument_texts(given):
-        if argument[:QUOTED_START].casefold() in folded:
-            kind = credential_in(argument)
-            if kind is not None:
-                return kind
-    return None
-
-
-def argument_texts(given: object) -> list[str]:
-    """The texts of a call's arguments ``given`` (by name, or their names alone): each
-    name, and each value that is no number, switch or None as text (a list's or a dict's
-    as Python writes it)."""
-    if not isinstance(given, dict | list):
-        return []
-    values = [*given, *given.values()] if isinstance(given, dict) else given
-    return [
-        value if isinstance(value, str) else str(value)
-        for value in values
-        if value is not None and not isinstance(value, bool | int | float)
-    ]
-
-
-def credential_in(text: str) -> str | None:
-    """The kind of credential the guard finds in ``text`` (see
-    :func:`memstore.guard.secret_kind`), or None. Only its first :data:`GUARDED_CHARS`
-    characters are scanned: a log line shows fewer."""
-    from memstore.guard import secret_kind  # detect-secrets: only once a call is logged
-
-    return secret_kind(text[:GUARDED_CHARS])
+        return str(error)
+    return f"an argument seems to hold a {kind}, so this message, which may quote it, is withheld."
 
 
 def withheld_text(value: object) -> str:
@@ -145,13 +106,14 @@ def logged_result(result: dict[str, Any]) -> str:
 def log_success(name: str, shown: object, result: dict[str, Any]) -> None:
     """Log at INFO that tool ``name`` succeeded: its arguments ``shown`` (see
     :func:`guarded_arguments`; ``<private>`` in a private turn) and its ``result``, withheld
-    when it repeats a credential (see :func:`repeated_credential`). The guard scans them only
-    when INFO is logged."""
+    when an argument seems to hold a credential. The guard scans them only when INFO is
+    logged."""
     if log.isEnabledFor(logging.INFO):
         logged = guarded_arguments(shown) if isinstance(shown, dict) else shown
-        answer = logged_result(result)
-        held = repeated_credential(answer, shown)  # a word's page repeats the word
-        answer = answer if held is None else f"<withheld: it repeats a {held}>"
+        held = call_credential(shown)  # the result may repeat it: a word's page, folded
+        answer = (
+            logged_result(result) if held is None else f"<withheld: an argument holds a {held}>"
+        )
         log.info("memory tool %s(%s) succeeded: %s", name, for_log(str(logged)), answer)
 
 

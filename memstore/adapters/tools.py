@@ -293,7 +293,7 @@ class MemoryTools:
         """Log and return tool ``name``'s failed result (``shown``: its logged arguments;
         ``given``: as taken, see :func:`~memstore.adapters.tool_log.guarded_message`)."""
         kind = type(error).__name__
-        message = for_log(guarded_message(str(error), given))  # an id can be any length
+        message = for_log(guarded_message(error, given))  # an id can be any length
         log_failure(name, shown, f"{kind}: {message}")
         retryable = isinstance(error, MemstoreError) and error.retryable
         shown_error = {"type": kind, "message": message, "retryable": retryable}

@@ -15,19 +15,24 @@ from __future__ import annotations
 import re
 
 from memstore.errors import SecretRejected
-from memstore.guard.formats import format_kind, named_token_kind
+from memstore.guard.formats import format_kind
 from memstore.guard.labels import label_kind
 from memstore.guard.normalize import variants, without_links
 from memstore.guard.payment import payment_kind
 
-__all__ = ["reject_id", "reject_keyed", "reject_secrets", "secret_kind"]
+__all__ = ["id_secret_kind", "reject_id", "reject_keyed", "reject_secrets", "secret_kind"]
 
 
-def secret_kind(text: str) -> str | None:
+def secret_kind(text: str, *, entropy: bool = True) -> str | None:
     """The kind of credential ``text`` seems to hold ("AWS Access Key", "labelled
-    credential", ...), or None when it looks clean."""
+    credential", ...), or None when it looks clean; without the entropy test unless
+    ``entropy`` (see :func:`id_secret_kind`)."""
     for form in variants(text):
-        kind = format_kind(form) or label_kind(without_links(form)) or payment_kind(form)
+        kind = (
+            format_kind(form, entropy=entropy)
+            or label_kind(without_links(form))
+            or payment_kind(form)
+        )
         if kind is not None:
             return kind
     return None
@@ -46,15 +51,21 @@ def reject_secrets(text: str, argument: str = "content") -> None:
         raise SecretRejected(argument, kind, len(text))
 
 
+def id_secret_kind(text: str) -> str | None:
+    """The kind of credential an id seems to hold, or None: :func:`secret_kind` without the
+    entropy test, as random ids are the norm (found by review: it took most KSUIDs for
+    credentials)."""
+    return secret_kind(text, entropy=False)
+
+
 def reject_id(memory_id: str, argument: str) -> None:
     """Raise :class:`SecretRejected` when an id read from a file (the ``argument`` of an
-    import) is a token of a format some service names. Random ids are the norm, so there
-    is no entropy test (found by review: most KSUIDs were refused by it).
+    import) seems to be a credential (see :func:`id_secret_kind`).
 
     Raises:
         SecretRejected: Naming the argument, the kind found and the id's length.
     """
-    kind = named_token_kind(memory_id)
+    kind = id_secret_kind(memory_id)
     if kind is not None:
         raise SecretRejected(argument, kind, len(memory_id))
 

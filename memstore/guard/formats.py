@@ -237,15 +237,15 @@ CHECKS: tuple[Check, ...] = (
 )
 
 
-def format_kind(text: str) -> str | None:
+def format_kind(text: str, *, entropy: bool = True) -> str | None:
     """The kind of the first credential found in ``text`` by its shape, or None.
 
-    detect-secrets' detectors and the entropy test do not look inside links
-    (:func:`without_links`); the prefixed tokens, passwords and secret parameters in URLs and
-    SAS signatures are looked for everywhere.
+    detect-secrets' detectors and the entropy test (left out unless ``entropy``) do not look
+    inside links (:func:`without_links`); the prefixed tokens, passwords and secret
+    parameters in URLs and SAS signatures are looked for everywhere.
     """
     if LONG_RUN.search(text) or "PRIVATE KEY" in text:  # an elided key's body is short
-        kind = token_kind(text)
+        kind = token_kind(text) if entropy else named_token_kind(text)
         if kind is not None:
             return kind
     for _, pattern, check in CHECKS:
@@ -265,7 +265,7 @@ def token_kind(text: str) -> str | None:
 def named_token_kind(text: str) -> str | None:
     """The kind of the first credential in ``text`` of a format some service names:
     detect-secrets' detectors outside links, the prefixed tokens everywhere; no entropy
-    test (for an id, which is random by design)."""
+    test."""
     prose = without_links(text)
     for detector in DETECTORS:
         if any(True for _ in detector.analyze_string(prose)):
