@@ -158,12 +158,12 @@ def test_arguments_of_the_wrong_shape_are_failed_results_and_the_run_goes_on(
     returned += tool_returns(result.all_messages(), "remember")
     returned += tool_returns(result.all_messages(), "pin_memory")
     assert [r["ok"] for r in returned] == [False] * 5
-    kinds = [(r["error"]["type"], r["error"]["message"].split(":")[0][:40]) for r in returned]
+    kinds = [(r["error"]["type"], r["error"]["message"].split(":")[0]) for r in returned]
     assert kinds == [
         ("InvalidInput", "limit"),
         ("InvalidInput", "limit"),
         ("InvalidInput", "arguments"),
-        ("InvalidInput", "an argument seems to hold a GitHub Token"),  # the message withheld
+        ("InvalidInput", "arguments"),
         ("InvalidInput", "pinned"),
     ]
     assert service.list_memories().total == 0

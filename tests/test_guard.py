@@ -667,6 +667,55 @@ def test_a_credential_behind_escapes_or_nested_never_reaches_the_log_or_message(
         assert secret not in shown
 
 
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("recall", {"query": {"password": "hunter2"}}),
+        ("forget", {"memory_id": ["Kennwort", "Sunflower77"]}),
+        ("recall", {"query": "dog", "speaker": {"PIN": 4921}}),
+    ],
+)
+def test_a_label_and_its_value_apart_in_a_nested_value_are_read_together(
+    service: MemoryService, caplog: pytest.LogCaptureFixture, tool: str, arguments: dict[str, Any]
+) -> None:
+    # The failing inputs (found by the third re-check): each text of a nested value was
+    # scanned alone, so a label in a dict's key and its value beside it went unseen.
+    caplog.set_level(logging.DEBUG)
+    result = getattr(MemoryTools(service), tool)(**arguments)
+    shown = json.dumps(result) + "".join(record.getMessage() for record in caplog.records)
+    assert result["ok"] is False
+    assert all(secret not in shown for secret in ["hunter2", "Sunflower77", "4921"])
+
+
+def test_a_result_is_logged_without_the_history_it_shows(
+    service: MemoryService, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The failing input (found by the third re-check): history is stored as it was said, and
+    # a recall's logged result showed a password and a token from it.
+    session_id = service.start_session().id
+    service.record_message(session_id, "user", f"My wifi password is hunter2, my token {TOKEN}")
+    caplog.set_level(logging.DEBUG)
+    tools = MemoryTools(service)
+    for result in [
+        tools.recall("wifi"),
+        tools.word_instances("wifi"),
+        tools.read_conversation(session_id),
+    ]:
+        assert result["ok"] is True and "hunter2" in json.dumps(result)  # the caller's
+    logged = "".join(record.getMessage() for record in caplog.records)
+    assert "succeeded" in logged and session_id in logged
+    assert "hunter2" not in logged and TOKEN[:12] not in logged
+
+
+def test_a_flagged_argument_leaves_a_message_about_another_one_whole(
+    service: MemoryService,
+) -> None:
+    # The failing input (found by the third re-check): a KSUID as the query hid that the
+    # since was wrong.
+    result = MemoryTools(service).recall("0ujtsYcgvSTl8PAuAdqWYSMnLOv", since="yesterday")
+    assert result["error"]["message"].startswith("since: 'yesterday' is not an ISO 8601")
+
+
 def test_a_random_id_of_another_tool_is_no_credential_to_the_tools(
     service: MemoryService, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -111,8 +111,19 @@ def test_a_private_turn_refuses_tools_and_logs_no_arguments(
     assert "succeeded" in caplog.text
     # ... and its result (found by review: the id of the memory made was nowhere)
     assert made["result"]["id"] in caplog.text
+    # ... by its ids, kinds and times, each text by its length (found by review: a recall
+    # logged a password from the history it found)
     caplog.clear()
-    tools.remember("Diego likes " + "very " * 400 + "long jazz.")
+    long = "Diego likes " + "very " * 400 + "long jazz."
+    tools.remember(long)
+    (line,) = [r.getMessage() for r in caplog.records if "succeeded" in r.getMessage()]
+    answer = line.split("succeeded: ", 1)[1]
+    assert f'"content":"<{len(long)} characters>"' in answer and "very very" not in answer
+    caplog.clear()
+    for n in range(12):
+        tools.remember(f"Diego likes tune number {n}.")
+    caplog.clear()
+    tools.list_memories()
     (line,) = [r.getMessage() for r in caplog.records if "succeeded" in r.getMessage()]
     assert line.endswith("…") and len(line.split("succeeded: ", 1)[1]) == 500
     # a stored line separator or bidi override is escaped, the arguments cut too

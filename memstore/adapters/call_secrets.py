@@ -1,10 +1,13 @@
 """Credentials in a tool call's arguments, which its log line and its error message must not
-show (issue 14: never log a secret): the guard run over each argument's name and over each
-text inside its value, an id's by the formats services name only."""
+show (issue 14: never log a secret): the guard run over each argument's name and over the
+texts inside its value, an id's without the entropy test; and whether a message repeats
+one."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import itertools
+import re
+from collections.abc import Callable, Iterator
 
 ID_ARGUMENTS = frozenset({"memory_id", "message_id", "session_id"})
 """Arguments that hold ids, random by design: the guard's entropy test took KSUIDs for
@@ -14,45 +17,69 @@ NESTING = 20
 UNREADABLE = "value too deeply nested to scan"
 """What a value is said to hold when its texts cannot all be read."""
 SCANNED_CHARS = 1000
-"""The characters of a text the guard scans: more than a log line shows of it (500), so
-that a credential cut by the line's end is found too."""
+"""The characters of a value the guard scans: more than a log line (500) or a message's
+quote of it show, so that a credential cut by their end is found too, and a value of a
+million characters costs no more than this (found by review: seconds for a long id)."""
+RUN = re.compile(r"[^\W_]{4,}")
+"""A run of letters and digits that a message repeating a value keeps whole, whatever it
+escapes around it (a tab, a no-break or zero-width space, a quote)."""
 
 
-def call_credential(given: object) -> str | None:
-    """The kind of credential the first argument of a call that seems to hold one holds,
-    or None: ``given`` by name (each name scanned too), or the names alone.
-
-    A value is scanned text by text (see :func:`argument_credential`), never as Python
-    writes it: its escapes hid a credential from the guard (found by review)."""
+def call_credential(given: object) -> tuple[str, str] | None:
+    """The first argument of a call that seems to hold a credential, as ``(text, kind)``:
+    its text as scanned and the kind found, or None. ``given`` is the call's arguments by
+    name (each name is scanned too), or their names alone."""
     if isinstance(given, list):
-        names = (name for name in given if isinstance(name, str))
-        return next(filter(None, map(credential_in, names)), None)
+        names = [name for name in given if isinstance(name, str)]
+        return next(filter(None, (found_in(name, credential_in) for name in names)), None)
     if not isinstance(given, dict):
         return None
     for name, value in given.items():
-        kind = credential_in(str(name)) or argument_credential(str(name), value)
-        if kind is not None:
-            return kind
+        found = found_in(str(name), credential_in) or argument_credential(str(name), value)
+        if found is not None:
+            return found
     return None
 
 
-def argument_credential(name: str, value: object) -> str | None:
-    """The kind of credential the argument ``name`` given ``value`` seems to hold, or None:
-    each text inside it scanned (see :func:`texts_of`), an id's for named formats only
+def argument_credential(name: str, value: object) -> tuple[str, str] | None:
+    """What the argument ``name`` given ``value`` seems to hold, as :func:`call_credential`
+    gives it: each text inside the value scanned, and the texts together (a label and its
+    value may be a dict's key and value: found by review), an id's without the entropy test
     (:data:`ID_ARGUMENTS`); :data:`UNREADABLE` for a value whose texts cannot all be read."""
     from memstore.guard import id_secret_kind  # detect-secrets: only once a call is checked
 
     scan = id_secret_kind if name in ID_ARGUMENTS else credential_in
     try:
-        return next(filter(None, map(scan, texts_of(value))), None)
+        texts = leading_texts(value)
     except Exception:  # a value too deep, or whose str() fails: withheld, never a crash
-        return UNREADABLE
+        return "", UNREADABLE
+    joined = [" ".join(texts)] if len(texts) > 1 else []
+    return next(filter(None, (found_in(text, scan) for text in [*texts, *joined])), None)
+
+
+def found_in(text: str, scan: Callable[[str], str | None]) -> tuple[str, str] | None:
+    """``(text, kind)`` when ``scan`` (a guard check) finds a credential in the first
+    :data:`SCANNED_CHARS` characters of ``text``, else None."""
+    kind = scan(text[:SCANNED_CHARS])
+    return None if kind is None else (text[:SCANNED_CHARS], kind)
+
+
+def leading_texts(value: object) -> list[str]:
+    """The texts inside ``value`` (see :func:`texts_of`) as far as :data:`SCANNED_CHARS`
+    characters of them reach: what a log line or a message can show of it."""
+    texts, total = [], 0
+    for text in itertools.islice(texts_of(value), SCANNED_CHARS):
+        texts.append(text)
+        total += len(text) + 1
+        if total > SCANNED_CHARS:
+            break
+    return texts
 
 
 def texts_of(value: object, depth: int = 0) -> Iterator[str]:
-    """Each text inside ``value``: itself, a dict's keys and values, a list's, a tuple's or
-    a set's items, bytes as Latin-1, anything else as ``str()`` gives it; numbers,
-    switches and None hold none.
+    """Each text inside ``value``: itself, a number as written, a dict's keys and values, a
+    list's, a tuple's or a set's items, bytes as Latin-1, anything else as ``str()`` gives
+    it; switches and None hold none.
 
     Raises:
         ValueError: For a value nested deeper than :data:`NESTING`; whatever ``str()``
@@ -60,7 +87,7 @@ def texts_of(value: object, depth: int = 0) -> Iterator[str]:
     """
     if depth > NESTING:
         raise ValueError(UNREADABLE)
-    if value is None or isinstance(value, bool | int | float):
+    if value is None or isinstance(value, bool):
         return
     if isinstance(value, str | bytes):
         yield value if isinstance(value, str) else value.decode("latin-1")
@@ -73,6 +100,18 @@ def texts_of(value: object, depth: int = 0) -> Iterator[str]:
             yield from texts_of(item, depth + 1)
     else:
         yield str(value)
+
+
+def repeats(message: str, found: tuple[str, str]) -> bool:
+    """Whether ``message`` seems to repeat the text of ``found`` (see
+    :func:`call_credential`): it holds one of its runs of four letters or digits or more,
+    in any case (a message quotes a value escaped, cut short, or folded: found by review),
+    or the text has no such run. A message about another argument is left whole (found by
+    review: one flagged query hid that the limit was wrong)."""
+    text, kind = found
+    runs = RUN.findall(text.casefold())
+    folded = message.casefold()
+    return kind == UNREADABLE or not runs or any(run in folded for run in runs)
 
 
 def credential_in(text: str) -> str | None:

@@ -8,7 +8,12 @@ import json
 import logging
 from typing import Any
 
-from memstore.adapters.call_secrets import argument_credential, call_credential, credential_in
+from memstore.adapters.call_secrets import (
+    argument_credential,
+    call_credential,
+    credential_in,
+    repeats,
+)
 from memstore.errors import SecretRejected
 from memstore.text.printable import printable
 
@@ -16,6 +21,12 @@ log = logging.getLogger(__name__)
 
 WRITTEN_TEXT = ("content", "key")  # a write's text: logged by its length only when it fails
 
+SHOWN_FIELDS = frozenset(
+    {"id", "session_id", "matched_id", "message_id", "memory_id", "superseded_by"}
+    | {"category", "status", "origin", "role", "source", "scope", "mode"}
+    | {"created_at", "modified_at", "expires_at", "started_at", "ended_at", "timestamp"}
+)
+"""The fields of a result whose text a tool call's log line shows: ids, kinds and times."""
 LOGGED_CHARS = 500
 """The characters of a tool call's arguments, and of its result (compact JSON), that its log
 line shows: the memory made and its id, a page's first hits; longer text is cut, marked
@@ -55,12 +66,12 @@ def guarded_arguments(shown: dict[str, Any] | list[Any]) -> dict[str, Any] | lis
 def guarded_value(name: str, value: object) -> object:
     """The argument ``name``'s ``value``, or the kind of credential it seems to hold and
     its size: ``<GitHub Token, 40 characters>``, ``<list holding a GitHub Token>``."""
-    kind = argument_credential(name, value)
-    if kind is None:
+    found = argument_credential(name, value)
+    if found is None:
         return value
     if isinstance(value, str):
-        return f"<{kind}, {len(value)} characters>"
-    return f"<{type(value).__name__} holding a {kind}>"
+        return f"<{found[1]}, {len(value)} characters>"
+    return f"<{type(value).__name__} holding a {found[1]}>"
 
 
 def guarded(text: str) -> str:
@@ -72,14 +83,16 @@ def guarded(text: str) -> str:
 
 def guarded_message(error: Exception, given: object) -> str:
     """A failed call's error message, for its log and its caller: as it is, or said to be
-    withheld when an argument of ``given`` seems to hold a credential, which the message
-    may quote (an argument the guard never scanned, such as an expiry or an id; quoted with
-    escapes, cut short, or inside a label that hid it from the guard: found by review). The
-    guard's own refusal never quotes, and says what it found."""
-    kind = None if isinstance(error, SecretRejected) else call_credential(given)
-    if kind is None:
-        return str(error)
-    return f"an argument seems to hold a {kind}, so this message, which may quote it, is withheld."
+    withheld when an argument of ``given`` seems to hold a credential and the message seems
+    to repeat it (see :func:`~memstore.adapters.call_secrets.repeats`; an argument the guard
+    never scanned, such as an expiry or an id, quoted with escapes, cut short, or inside a
+    label that hid it from the guard: found by review). The guard's own refusal never
+    quotes, and says what it found."""
+    message = str(error)
+    found = None if isinstance(error, SecretRejected) else call_credential(given)
+    if found is None or not repeats(message, found):
+        return message
+    return f"an argument seems to hold a {found[1]}, so this message, which quotes it, is withheld."
 
 
 def withheld_text(value: object) -> str:
@@ -99,21 +112,33 @@ def for_log(text: str) -> str:
 
 def logged_result(result: dict[str, Any]) -> str:
     """``result`` as compact JSON for the log (see :func:`for_log`; found by review: a
-    call's log line did not say what it returned)."""
-    return for_log(json.dumps(result, ensure_ascii=False, separators=(",", ":")))
+    call's log line did not say what it returned), each text but those of
+    :data:`SHOWN_FIELDS` by its length (see :func:`outline`)."""
+    return for_log(json.dumps(outline(result), ensure_ascii=False, separators=(",", ":")))
+
+
+def outline(value: object, field: str = "") -> object:
+    """``value`` (a result's JSON, as ``field``) with each text outside
+    :data:`SHOWN_FIELDS` as its length: what was said, stored or searched stays out of the
+    log (found by review: a recall's result logged a password from the history it found,
+    and a word's page the token searched)."""
+    if isinstance(value, dict):
+        return {key: outline(item, str(key)) for key, item in value.items()}
+    if isinstance(value, list):
+        return [outline(item, field) for item in value]
+    if isinstance(value, str) and field not in SHOWN_FIELDS:
+        return f"<{len(value)} characters>"
+    return value
 
 
 def log_success(name: str, shown: object, result: dict[str, Any]) -> None:
     """Log at INFO that tool ``name`` succeeded: its arguments ``shown`` (see
-    :func:`guarded_arguments`; ``<private>`` in a private turn) and its ``result``, withheld
-    when an argument seems to hold a credential. The guard scans them only when INFO is
+    :func:`guarded_arguments`; ``<private>`` in a private turn) and the outline of its
+    ``result`` (see :func:`logged_result`). The guard scans the arguments only when INFO is
     logged."""
     if log.isEnabledFor(logging.INFO):
         logged = guarded_arguments(shown) if isinstance(shown, dict) else shown
-        held = call_credential(shown)  # the result may repeat it: a word's page, folded
-        answer = (
-            logged_result(result) if held is None else f"<withheld: an argument holds a {held}>"
-        )
+        answer = logged_result(result)
         log.info("memory tool %s(%s) succeeded: %s", name, for_log(str(logged)), answer)
 
 
