@@ -25,6 +25,7 @@ from typing import Any, ParamSpec, TypeVar
 from memstore.errors import InvalidInput, InvalidQuery
 from memstore.times import aware_utc, storable
 
+MAX_INT_BITS = 13_000  # about 3,900 digits: Python writes no integer of over 4,300
 # Text the methods judge themselves (recall's query is an InvalidQuery, context's is only
 # ranked, a message's content has its own message): the surrogate check leaves them alone.
 OWN_TEXT = frozenset({"query", "word", "prefix", "content"})
@@ -111,6 +112,8 @@ def verify(rules: Mapping[str, tuple[Check, str]], name: str, value: object) -> 
     own = name in OWN_TEXT
     if isinstance(value, str) and not own and not value.isascii() and not valid_unicode(value):
         raise InvalidInput(name, "holds text that is not valid Unicode (a lone surrogate).")
+    if isinstance(value, int) and value.bit_length() > MAX_INT_BITS:  # found by review:
+        raise InvalidInput(name, "is an integer of thousands of digits.")  # a ValueError
     found = rules.get(name)
     if found is not None and not found[0](value):
         shown = "" if name in GUARDED else repr(value)

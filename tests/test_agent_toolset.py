@@ -140,7 +140,10 @@ def test_arguments_of_the_wrong_shape_are_failed_results_and_the_run_goes_on(
         ("recall", {"query": "tea", "colour": "blue"}),
         ("remember", {"text": TOKEN}),  # found by the next review: the token was logged
         ("pin_memory", {"memory_id": "mem_x", "pinned": "true"}),
-        ("list_memories", "[1, 2]"),  # no object: the one shape pydantic-ai still refuses
+        # no object (found by reviews: pydantic-ai's retry prompt, then the run's end)
+        ("list_memories", "[1, 2]"),
+        ("remember", '{"content": "Diego likes tea"'),
+        ("recall", "not json"),
     ]
 
     def script(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
@@ -157,15 +160,20 @@ def test_arguments_of_the_wrong_shape_are_failed_results_and_the_run_goes_on(
     returned = tool_returns(result.all_messages(), "recall")
     returned += tool_returns(result.all_messages(), "remember")
     returned += tool_returns(result.all_messages(), "pin_memory")
-    assert [r["ok"] for r in returned] == [False] * 5
+    returned += tool_returns(result.all_messages(), "list_memories")
+    assert [r["ok"] for r in returned] == [False] * 8
     kinds = [(r["error"]["type"], r["error"]["message"].split(":")[0]) for r in returned]
     assert kinds == [
         ("InvalidInput", "limit"),
         ("InvalidInput", "limit"),
         ("InvalidInput", "arguments"),
         ("InvalidInput", "arguments"),
+        ("InvalidInput", "arguments"),
+        ("InvalidInput", "arguments"),
         ("InvalidInput", "pinned"),
+        ("InvalidInput", "arguments"),
     ]
+    assert "no JSON object" in returned[-1]["error"]["message"]
     assert service.list_memories().total == 0
 
 

@@ -716,6 +716,68 @@ def test_a_flagged_argument_leaves_a_message_about_another_one_whole(
     assert result["error"]["message"].startswith("since: 'yesterday' is not an ISO 8601")
 
 
+SECOND = "ghp_ZYXWVUTSRQ9876543210zyxwvutsrqponmlkAB"
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("recall", {"query": TOKEN, "since": SECOND}),
+        ("recall", {"query": TOKEN, "limit": SECOND}),
+        ("recall", {"query": "x", "limit": " ".join(SECOND) + " thanks"}),
+    ],
+)
+def test_a_message_about_a_flagged_argument_is_withheld_whichever_it_is(
+    service: MemoryService, caplog: pytest.LogCaptureFixture, tool: str, arguments: dict[str, Any]
+) -> None:
+    # The failing inputs (found by the fourth re-check): a second token in one call, which
+    # the message quoted, and a spaced-out token whose quote was cut before its runs.
+    caplog.set_level(logging.DEBUG)
+    result = getattr(MemoryTools(service), tool)(**arguments)
+    shown = json.dumps(result) + "".join(record.getMessage() for record in caplog.records)
+    assert result["ok"] is False and "ZYXWVU" not in shown and "Z Y X W V U" not in shown
+
+
+@pytest.mark.parametrize(
+    ("arguments", "start"),
+    [
+        ({"role": "bot"}, "role: must be one of"),
+        ({"until": "2024-01-01"}, "until: "),
+        ({"since": "yesterday"}, "since: 'yesterday'"),
+    ],
+)
+def test_a_message_about_a_clean_argument_beside_a_flagged_query_is_whole(
+    service: MemoryService, arguments: dict[str, str], start: str
+) -> None:
+    # The failing inputs (found by the fourth re-check): the query's words "user" and "2026"
+    # in the message made it look like a quote of the query.
+    query = "my wifi password: Sunflower77! user from 2026, since last time"
+    result = MemoryTools(service).recall(query, **arguments)
+    assert result["error"]["message"].startswith(start)
+
+
+def test_a_session_metadata_is_logged_by_its_size_only(
+    service: MemoryService, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The failing input (found by the fourth re-check): the outline showed a field named
+    # id at any depth, and every key, of the host's own metadata.
+    metadata = {"account": {"id": TOKEN, "source": "wifi password Sunflower77!"}, SECOND: 1}
+    session_id = service.start_session(metadata=metadata).id
+    service.record_message(session_id, "user", "hello")
+    caplog.set_level(logging.DEBUG)
+    assert MemoryTools(service).read_conversation(session_id)["ok"] is True
+    logged = "".join(record.getMessage() for record in caplog.records)
+    assert '"metadata":"<2 keys>"' in logged
+    assert all(text not in logged for text in [TOKEN[:12], SECOND[:12], "Sunflower77"])
+
+
+def test_an_integer_too_long_to_write_is_an_invalid_input(service: MemoryService) -> None:
+    # The failing input (found by the fourth re-check): repr() of it raised a ValueError.
+    result = MemoryTools(service).recall("x", limit=10**5000)
+    assert result["error"]["type"] == "InvalidInput"
+    assert result["error"]["message"] == "limit: is an integer of thousands of digits."
+
+
 def test_a_random_id_of_another_tool_is_no_credential_to_the_tools(
     service: MemoryService, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -16,28 +16,71 @@ NESTING = 20
 """How deep a value's lists and dicts are read; a value nested deeper is withheld whole."""
 UNREADABLE = "value too deeply nested to scan"
 """What a value is said to hold when its texts cannot all be read."""
+MAX_DIGITS = 1000
+"""An integer of more digits holds no credential (and Python will not write one past 4,300)."""
 SCANNED_CHARS = 1000
 """The characters of a value the guard scans: more than a log line (500) or a message's
 quote of it show, so that a credential cut by their end is found too, and a value of a
 million characters costs no more than this (found by review: seconds for a long id)."""
-RUN = re.compile(r"[^\W_]{4,}")
+RUN = re.compile(r"[^\W_]{6,}")
 """A run of letters and digits that a message repeating a value keeps whole, whatever it
 escapes around it (a tab, a no-break or zero-width space, a quote)."""
 
 
 def call_credential(given: object) -> tuple[str, str] | None:
     """The first argument of a call that seems to hold a credential, as ``(text, kind)``:
-    its text as scanned and the kind found, or None. ``given`` is the call's arguments by
-    name (each name is scanned too), or their names alone."""
+    its text as scanned and the kind found, or None (see :func:`flagged`)."""
+    return next(flagged(given), None)
+
+
+def flagged(given: object) -> Iterator[tuple[str, str]]:
+    """Each argument of a call that seems to hold a credential, as ``(text, kind)``:
+    ``given`` is the call's arguments by name (each name is scanned too), or their names
+    alone."""
     if isinstance(given, list):
-        names = [name for name in given if isinstance(name, str)]
-        return next(filter(None, (found_in(name, credential_in) for name in names)), None)
+        names = (name for name in given if isinstance(name, str))
+        yield from filter(None, (found_in(name, credential_in) for name in names))
+    elif isinstance(given, dict):
+        for name, value in given.items():
+            found = found_in(str(name), credential_in) or argument_credential(str(name), value)
+            if found is not None:
+                yield found
+
+
+def message_credential(error: Exception, given: object) -> str | None:
+    """The kind of credential the message of ``error``, a call's failure, may quote, or
+    None: an argument it is about (:func:`about_arguments`) that seems to hold one, or
+    another it repeats (see :func:`repeats`); any argument's when it is about none. The
+    guard's own refusal never quotes. Found by reviews: messages quoted credentials with
+    escapes, cut short, or inside a label that hid them from the guard; one withheld for a
+    flagged query hid that the limit was wrong."""
+    from memstore.errors import SecretRejected
+
+    if isinstance(error, SecretRejected):
+        return None
+    about = about_arguments(error, given)
+    if about is None or not isinstance(given, dict):
+        found = call_credential(given)
+        return None if found is None else found[1]
+    found = call_credential(about)
+    if found is not None:
+        return found[1]
+    others = {name: value for name, value in given.items() if name not in about}
+    said = str(error)
+    return next((kind for text, kind in flagged(others) if repeats(said, text)), None)
+
+
+def about_arguments(error: Exception, given: object) -> dict[str, object] | None:
+    """The arguments of ``given`` (by name) the message of ``error`` is about: the one an
+    InvalidInput names, those holding the id a NotFound names; None when it names none."""
+    from memstore.errors import InvalidInput, NotFound
+
     if not isinstance(given, dict):
         return None
-    for name, value in given.items():
-        found = found_in(str(name), credential_in) or argument_credential(str(name), value)
-        if found is not None:
-            return found
+    if isinstance(error, InvalidInput) and error.argument in given:
+        return {error.argument: given[error.argument]}
+    if isinstance(error, NotFound):
+        return {name: value for name, value in given.items() if value == error.item_id} or None
     return None
 
 
@@ -89,6 +132,8 @@ def texts_of(value: object, depth: int = 0) -> Iterator[str]:
         raise ValueError(UNREADABLE)
     if value is None or isinstance(value, bool):
         return
+    if isinstance(value, int) and abs(value) >= 10**MAX_DIGITS:
+        return  # more digits than Python writes; no credential is that long
     if isinstance(value, str | bytes):
         yield value if isinstance(value, str) else value.decode("latin-1")
     elif isinstance(value, dict):
@@ -102,16 +147,13 @@ def texts_of(value: object, depth: int = 0) -> Iterator[str]:
         yield str(value)
 
 
-def repeats(message: str, found: tuple[str, str]) -> bool:
-    """Whether ``message`` seems to repeat the text of ``found`` (see
-    :func:`call_credential`): it holds one of its runs of four letters or digits or more,
-    in any case (a message quotes a value escaped, cut short, or folded: found by review),
-    or the text has no such run. A message about another argument is left whole (found by
-    review: one flagged query hid that the limit was wrong)."""
-    text, kind = found
-    runs = RUN.findall(text.casefold())
+def repeats(message: str, text: str) -> bool:
+    """Whether ``message`` seems to repeat ``text``: it holds one of its runs of six letters
+    or digits or more, in any case (a message quotes a value escaped, cut short, or
+    folded). Six, so that the words a long query shares with a message ("user", "2026")
+    leave it whole (found by review)."""
     folded = message.casefold()
-    return kind == UNREADABLE or not runs or any(run in folded for run in runs)
+    return any(run in folded for run in RUN.findall(text.casefold()))
 
 
 def credential_in(text: str) -> str | None:

@@ -8,13 +8,7 @@ import json
 import logging
 from typing import Any
 
-from memstore.adapters.call_secrets import (
-    argument_credential,
-    call_credential,
-    credential_in,
-    repeats,
-)
-from memstore.errors import SecretRejected
+from memstore.adapters.call_secrets import argument_credential, credential_in, message_credential
 from memstore.text.printable import printable
 
 log = logging.getLogger(__name__)
@@ -23,10 +17,12 @@ WRITTEN_TEXT = ("content", "key")  # a write's text: logged by its length only w
 
 SHOWN_FIELDS = frozenset(
     {"id", "session_id", "matched_id", "message_id", "memory_id", "superseded_by"}
-    | {"category", "status", "origin", "role", "source", "scope", "mode"}
+    | {"category", "status", "origin", "role", "source", "source_type", "scope", "mode"}
     | {"created_at", "modified_at", "expires_at", "started_at", "ended_at", "timestamp"}
 )
 """The fields of a result whose text a tool call's log line shows: ids, kinds and times."""
+HOST_DATA = frozenset({"metadata"})
+"""The fields of a result a tool call's log line shows by their size only."""
 LOGGED_CHARS = 500
 """The characters of a tool call's arguments, and of its result (compact JSON), that its log
 line shows: the memory made and its id, a page's first hits; longer text is cut, marked
@@ -83,16 +79,12 @@ def guarded(text: str) -> str:
 
 def guarded_message(error: Exception, given: object) -> str:
     """A failed call's error message, for its log and its caller: as it is, or said to be
-    withheld when an argument of ``given`` seems to hold a credential and the message seems
-    to repeat it (see :func:`~memstore.adapters.call_secrets.repeats`; an argument the guard
-    never scanned, such as an expiry or an id, quoted with escapes, cut short, or inside a
-    label that hid it from the guard: found by review). The guard's own refusal never
-    quotes, and says what it found."""
-    message = str(error)
-    found = None if isinstance(error, SecretRejected) else call_credential(given)
-    if found is None or not repeats(message, found):
-        return message
-    return f"an argument seems to hold a {found[1]}, so this message, which quotes it, is withheld."
+    withheld when it may quote a credential of the call's arguments ``given`` (see
+    :func:`~memstore.adapters.call_secrets.message_credential`)."""
+    kind = message_credential(error, given)
+    if kind is None:
+        return str(error)
+    return f"an argument seems to hold a {kind}, so this message, which may quote it, is withheld."
 
 
 def withheld_text(value: object) -> str:
@@ -121,7 +113,10 @@ def outline(value: object, field: str = "") -> object:
     """``value`` (a result's JSON, as ``field``) with each text outside
     :data:`SHOWN_FIELDS` as its length: what was said, stored or searched stays out of the
     log (found by review: a recall's result logged a password from the history it found,
-    and a word's page the token searched)."""
+    and a word's page the token searched); a session's metadata, the host's own data of any
+    shape, by its size."""
+    if isinstance(value, dict) and field in HOST_DATA:
+        return f"<{len(value)} keys>"
     if isinstance(value, dict):
         return {key: outline(item, str(key)) for key, item in value.items()}
     if isinstance(value, list):

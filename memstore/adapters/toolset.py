@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic_ai import FunctionToolset, RunContext, Tool
 from pydantic_ai.tools import ToolDefinition
-from pydantic_core import SchemaValidator, core_schema
+from pydantic_core import SchemaValidator, ValidationError, core_schema
 
 from memstore.adapters.tools import INSTRUCTIONS, MemoryTools
 from memstore.errors import InvalidInput, MemstoreError
@@ -75,9 +75,34 @@ def memory_toolset(tools: MemoryTools, *, id: str = TOOLSET_ID) -> FunctionTools
     return toolset
 
 
-ARGUMENTS = SchemaValidator(core_schema.dict_schema(keys_schema=core_schema.str_schema()))
-"""What pydantic-ai still checks of a call's arguments: that they are an object (found by
-review: a list or a number reached ``function(**arguments)`` and ended the run)."""
+OBJECT = SchemaValidator(core_schema.dict_schema(keys_schema=core_schema.str_schema()))
+UNREAD = "\x00unread arguments"
+"""The one argument of a call whose arguments are no JSON object (no name can be it)."""
+
+
+class ObjectOrUnread:
+    """What pydantic-ai checks of a call's arguments, in place of the tool's own validator:
+    an object, or else ``{UNREAD: True}``, which the call answers as a failed result (see
+    :func:`checked_call`). A list or a number had reached ``function(**arguments)`` and
+    ended the run; then text that is no JSON, or a list, got pydantic-ai's retry prompt,
+    which echoed the text to the model, and two such calls ended the run (found by
+    reviews). It stands in for a ``SchemaValidator``, of which pydantic-ai calls these two
+    methods."""
+
+    def validate_json(self, data: str | bytes, **options: Any) -> dict[str, Any]:
+        try:
+            return dict(OBJECT.validate_json(data, **options))
+        except ValidationError:
+            return {UNREAD: True}
+
+    def validate_python(self, data: object, **options: Any) -> dict[str, Any]:
+        try:
+            return dict(OBJECT.validate_python(data, **options))
+        except ValidationError:
+            return {UNREAD: True}
+
+
+ARGUMENTS = ObjectOrUnread()
 
 
 def self_checked_tool(tools: MemoryTools, function: Callable[..., dict[str, Any]]) -> Tool[Any]:
@@ -87,7 +112,7 @@ def self_checked_tool(tools: MemoryTools, function: Callable[..., dict[str, Any]
     typed = Tool(function, takes_ctx=False)
     schema = typed.function_schema.json_schema
     tool = Tool.from_schema(checked_call(tools, function), typed.name, typed.description, schema)
-    tool.function_schema.validator = ARGUMENTS
+    tool.function_schema.validator = ARGUMENTS  # type: ignore[assignment]  # see its class
     return tool
 
 
@@ -107,6 +132,9 @@ def checked_call(
         if not tools.available:  # refused first, its arguments unread (found by review)
             unread = "<private>" if tools.private else "<withheld>"
             return MemoryTools.failed(function.__name__, unread, tools.refusal())
+        if UNREAD in arguments:
+            problem = InvalidInput("arguments", "are no JSON object of named arguments.")
+            return MemoryTools.failed(function.__name__, "<unread>", problem)
         try:
             signature.bind(**arguments)
         except TypeError as error:  # it names the arguments, never their values
@@ -114,7 +142,7 @@ def checked_call(
             # (found by review: a token given as "text" for "content" was logged whole)
             shown = sorted(arguments)
             problem = InvalidInput("arguments", f"{error}; call it with the arguments it lists.")
-            return MemoryTools.failed(function.__name__, shown, problem, arguments)
+            return MemoryTools.failed(function.__name__, shown, problem, shown)  # names only
         return function(**arguments)
 
     return call
