@@ -116,7 +116,10 @@ def verify(rules: Mapping[str, tuple[Check, str]], name: str, value: object) -> 
         raise InvalidInput(name, "is an integer of thousands of digits.")  # a ValueError
     found = rules.get(name)
     if found is not None and not found[0](value):
-        shown = "" if name in GUARDED else repr(value)
+        try:
+            shown = "" if name in GUARDED else repr(value)
+        except ValueError:  # a nested integer of thousands of digits (found by review)
+            shown = ""
         shown = shown if len(shown) <= 60 else shown[:59] + "…"
         error = InvalidQuery if name in QUERY_PARTS else InvalidInput
         raise error(name, f"must be {found[1]}, not {type(value).__name__} {shown}".rstrip() + ".")

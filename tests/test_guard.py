@@ -778,6 +778,49 @@ def test_an_integer_too_long_to_write_is_an_invalid_input(service: MemoryService
     assert result["error"]["message"] == "limit: is an integer of thousands of digits."
 
 
+@pytest.mark.parametrize("end", ["\x01", "\x7f", "\x1b"])
+def test_a_control_character_after_a_labelled_value_hides_nothing(
+    service: MemoryService, end: str
+) -> None:
+    # The failing input (found by the fifth re-check): no pattern read a control character
+    # as the end of a value, and "pin: 4821\x01" was stored.
+    with pytest.raises(SecretRejected):
+        service.remember(f"Diego's bank card pin: 4821{end}")
+
+
+def test_an_integer_too_long_to_write_is_logged_without_raising(
+    service: MemoryService, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The failing input (found by the fifth re-check): the log line wrote the arguments
+    # with str(), which raised for it, out of the tool.
+    caplog.set_level(logging.INFO)
+    tools = MemoryTools(service)
+    for arguments in [{"limit": 10**5000}, {"limit": [10**5000]}]:
+        assert tools.recall("tea", **arguments)["ok"] is False
+    assert "<arguments too large to write>" in caplog.text
+
+
+def test_a_session_id_that_seems_a_credential_is_not_in_a_logged_result(
+    service: MemoryService, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The failing input (found by the fifth re-check): ids are shown by the log's outline,
+    # and a host's session id was a token.
+    session_id = service.start_session(session_id=TOKEN).id
+    service.record_message(session_id, "user", "green tea")
+    caplog.set_level(logging.INFO)
+    tools = MemoryTools(service)
+    assert tools.recall("green tea")["ok"] and tools.read_conversation(session_id)["ok"]
+    assert TOKEN[:12] not in caplog.text and "succeeded" in caplog.text
+
+
+def test_a_word_a_flagged_query_shares_with_a_message_leaves_it_whole(
+    service: MemoryService,
+) -> None:
+    # The failing input (found by the fifth re-check): "session" in both withheld it.
+    result = MemoryTools(service).recall("my password is hunter2 session", session_id=" ")
+    assert result["error"]["message"].startswith("session_id: is blank")
+
+
 def test_a_random_id_of_another_tool_is_no_credential_to_the_tools(
     service: MemoryService, caplog: pytest.LogCaptureFixture
 ) -> None:

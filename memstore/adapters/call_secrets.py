@@ -22,9 +22,11 @@ SCANNED_CHARS = 1000
 """The characters of a value the guard scans: more than a log line (500) or a message's
 quote of it show, so that a credential cut by their end is found too, and a value of a
 million characters costs no more than this (found by review: seconds for a long id)."""
-RUN = re.compile(r"[^\W_]{6,}")
+RUN = re.compile(r"[^\W_]*\d[^\W_]*|[^\W_]{12,}")
 """A run of letters and digits that a message repeating a value keeps whole, whatever it
-escapes around it (a tab, a no-break or zero-width space, a quote)."""
+escapes around it (a tab, a no-break or zero-width space, a quote), and that no message
+says of its own: one holding a digit, or of twelve characters or more (found by review:
+"user", "2026" and "session", shared by a query and a message about another argument)."""
 
 
 def call_credential(given: object) -> tuple[str, str] | None:
@@ -89,9 +91,7 @@ def argument_credential(name: str, value: object) -> tuple[str, str] | None:
     gives it: each text inside the value scanned, and the texts together (a label and its
     value may be a dict's key and value: found by review), an id's without the entropy test
     (:data:`ID_ARGUMENTS`); :data:`UNREADABLE` for a value whose texts cannot all be read."""
-    from memstore.guard import id_secret_kind  # detect-secrets: only once a call is checked
-
-    scan = id_secret_kind if name in ID_ARGUMENTS else credential_in
+    scan = id_credential if name in ID_ARGUMENTS else credential_in
     try:
         texts = leading_texts(value)
     except Exception:  # a value too deep, or whose str() fails: withheld, never a crash
@@ -148,12 +148,12 @@ def texts_of(value: object, depth: int = 0) -> Iterator[str]:
 
 
 def repeats(message: str, text: str) -> bool:
-    """Whether ``message`` seems to repeat ``text``: it holds one of its runs of six letters
-    or digits or more, in any case (a message quotes a value escaped, cut short, or
-    folded). Six, so that the words a long query shares with a message ("user", "2026")
-    leave it whole (found by review)."""
+    """Whether ``message`` seems to repeat ``text``: it holds one of its runs (see
+    :data:`RUN`) of six characters or more, in any case (a message quotes a value escaped,
+    cut short, or folded; a year is no such run)."""
     folded = message.casefold()
-    return any(run in folded for run in RUN.findall(text.casefold()))
+    runs = (run for run in RUN.findall(text.casefold()) if len(run) >= 6)
+    return any(run in folded for run in runs)
 
 
 def credential_in(text: str) -> str | None:
@@ -163,3 +163,12 @@ def credential_in(text: str) -> str | None:
     from memstore.guard import secret_kind  # detect-secrets: only once a call is checked
 
     return secret_kind(text[:SCANNED_CHARS])
+
+
+def id_credential(text: str) -> str | None:
+    """The kind of credential the guard takes the id ``text`` for, without the entropy test
+    (see :func:`memstore.guard.id_secret_kind`; its first :data:`SCANNED_CHARS`
+    characters), or None."""
+    from memstore.guard import id_secret_kind  # detect-secrets: only once a call is checked
+
+    return id_secret_kind(text[:SCANNED_CHARS])

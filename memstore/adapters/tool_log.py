@@ -8,7 +8,12 @@ import json
 import logging
 from typing import Any
 
-from memstore.adapters.call_secrets import argument_credential, credential_in, message_credential
+from memstore.adapters.call_secrets import (
+    argument_credential,
+    credential_in,
+    id_credential,
+    message_credential,
+)
 from memstore.text.printable import printable
 
 log = logging.getLogger(__name__)
@@ -102,6 +107,16 @@ def for_log(text: str) -> str:
     return safe if len(safe) <= LOGGED_CHARS else safe[: LOGGED_CHARS - 1] + "…"
 
 
+def written(arguments: object) -> str:
+    """A call's logged ``arguments`` as their log line shows them (see :func:`for_log`), or
+    said to be too large to write when Python will not write one (an integer of thousands
+    of digits: found by review, it raised out of the tool)."""
+    try:
+        return for_log(str(arguments))
+    except ValueError:
+        return "<arguments too large to write>"
+
+
 def logged_result(result: dict[str, Any]) -> str:
     """``result`` as compact JSON for the log (see :func:`for_log`; found by review: a
     call's log line did not say what it returned), each text but those of
@@ -114,14 +129,15 @@ def outline(value: object, field: str = "") -> object:
     :data:`SHOWN_FIELDS` as its length: what was said, stored or searched stays out of the
     log (found by review: a recall's result logged a password from the history it found,
     and a word's page the token searched); a session's metadata, the host's own data of any
-    shape, by its size."""
+    shape, by its size; an id the guard takes for a credential (a host's session id) by its
+    length too."""
     if isinstance(value, dict) and field in HOST_DATA:
         return f"<{len(value)} keys>"
     if isinstance(value, dict):
         return {key: outline(item, str(key)) for key, item in value.items()}
     if isinstance(value, list):
         return [outline(item, field) for item in value]
-    if isinstance(value, str) and field not in SHOWN_FIELDS:
+    if isinstance(value, str) and (field not in SHOWN_FIELDS or id_credential(value)):
         return f"<{len(value)} characters>"
     return value
 
@@ -134,11 +150,11 @@ def log_success(name: str, shown: object, result: dict[str, Any]) -> None:
     if log.isEnabledFor(logging.INFO):
         logged = guarded_arguments(shown) if isinstance(shown, dict) else shown
         answer = logged_result(result)
-        log.info("memory tool %s(%s) succeeded: %s", name, for_log(str(logged)), answer)
+        log.info("memory tool %s(%s) succeeded: %s", name, written(logged), answer)
 
 
 def log_failure(name: str, shown: object, error: str) -> None:
     """Log at INFO that tool ``name`` failed with ``error`` (``"Type: message"``): its
     arguments ``shown`` as :func:`withheld` shows them."""
     if log.isEnabledFor(logging.INFO):
-        log.info("memory tool %s(%s) failed: %s", name, for_log(str(withheld(shown))), error)
+        log.info("memory tool %s(%s) failed: %s", name, written(withheld(shown)), error)

@@ -133,7 +133,11 @@ def checked_call(
             unread = "<private>" if tools.private else "<withheld>"
             return MemoryTools.failed(function.__name__, unread, tools.refusal())
         if UNREAD in arguments:
-            problem = InvalidInput("arguments", "are no JSON object of named arguments.")
+            problem = InvalidInput(
+                "arguments",
+                "are no JSON object of named arguments that can be read (malformed JSON, a "
+                "list or a value, a lone surrogate, a number of thousands of digits).",
+            )
             return MemoryTools.failed(function.__name__, "<unread>", problem)
         try:
             signature.bind(**arguments)

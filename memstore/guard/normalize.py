@@ -16,6 +16,9 @@ LINK = re.compile(r"\b(?:https?|ftp)://\S+|\bdata:[\w/+.-]+;base64,\S+", re.IGNO
 SPACED_OUT = re.compile(r"(?<!\S)(?:\S(?: +|-))+\S(?!\S)")  # "g h p", "g  h  p", "g-h-p"
 MIN_SPACED_CHARS = 8  # shorter spaced runs are initials, lists, "a b c"
 GROUPED_KEY = re.compile(r"\b(AKIA|ASIA)((?: [A-Z0-9]{4}){4})\b")  # "AKIA Z7Q4 L2M9 ..."
+# Control characters but tab and line ends, which no pattern reads as the end of a value
+# (found by review: "pin: 4821\x01" passed).
+CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f]")
 # Characters shown as nothing that are not format characters: Hangul fillers, the combining
 # grapheme joiner, Mongolian and other variation selectors, the supplementary ones too (found
 # by review: U+E0100 between a token's characters hid it).
@@ -25,9 +28,10 @@ INVISIBLE = re.compile(
 
 
 def variants(text: str) -> list[str]:
-    """``text`` normalised (NFKC, format characters dropped), and that form again with its
+    """``text`` normalised (NFKC, control characters read as spaces, format characters
+    dropped), and that form again with its
     spaced-out runs of at least :data:`MIN_SPACED_CHARS` characters joined, when it differs."""
-    plain = unicodedata.normalize("NFKC", text)
+    plain = CONTROL.sub(" ", unicodedata.normalize("NFKC", text))
     if not plain.isascii():
         plain = "".join(char for char in plain if unicodedata.category(char) != "Cf")
         plain = INVISIBLE.sub("", plain)
