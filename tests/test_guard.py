@@ -610,6 +610,16 @@ def test_a_write_that_fails_otherwise_never_logs_its_text(
 TOKEN = "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
 
 
+def called(
+    service: MemoryService, caplog: pytest.LogCaptureFixture, tool: str, arguments: dict[str, Any]
+) -> tuple[dict[str, Any], str]:
+    """The result of calling ``tool`` with ``arguments``, and the text a reader could see:
+    the result's JSON and every log record of the call, at every level."""
+    caplog.set_level(logging.DEBUG)
+    result = getattr(MemoryTools(service), tool)(**arguments)
+    return result, json.dumps(result) + "".join(record.getMessage() for record in caplog.records)
+
+
 @pytest.mark.parametrize(
     ("tool", "arguments"),
     [
@@ -680,9 +690,7 @@ def test_a_label_and_its_value_apart_in_a_nested_value_are_read_together(
 ) -> None:
     # The failing inputs (found by the third re-check): each text of a nested value was
     # scanned alone, so a label in a dict's key and its value beside it went unseen.
-    caplog.set_level(logging.DEBUG)
-    result = getattr(MemoryTools(service), tool)(**arguments)
-    shown = json.dumps(result) + "".join(record.getMessage() for record in caplog.records)
+    result, shown = called(service, caplog, tool, arguments)
     assert result["ok"] is False
     assert all(secret not in shown for secret in ["hunter2", "Sunflower77", "4921"])
 
@@ -732,9 +740,7 @@ def test_a_message_about_a_flagged_argument_is_withheld_whichever_it_is(
 ) -> None:
     # The failing inputs (found by the fourth re-check): a second token in one call, which
     # the message quoted, and a spaced-out token whose quote was cut before its runs.
-    caplog.set_level(logging.DEBUG)
-    result = getattr(MemoryTools(service), tool)(**arguments)
-    shown = json.dumps(result) + "".join(record.getMessage() for record in caplog.records)
+    result, shown = called(service, caplog, tool, arguments)
     assert result["ok"] is False and "ZYXWVU" not in shown and "Z Y X W V U" not in shown
 
 
