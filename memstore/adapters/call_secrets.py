@@ -9,6 +9,8 @@ import itertools
 import re
 from collections.abc import Callable, Iterator
 
+from memstore.errors import InvalidInput, NotFound, SecretRejected
+
 ID_ARGUMENTS = frozenset({"memory_id", "message_id", "session_id"})
 """Arguments that hold ids, random by design: the guard's entropy test took KSUIDs for
 credentials, and withheld every message about them (found by review)."""
@@ -16,8 +18,9 @@ NESTING = 20
 """How deep a value's lists and dicts are read; a value nested deeper is withheld whole."""
 UNREADABLE = "value too deeply nested to scan"
 """What a value is said to hold when its texts cannot all be read."""
-MAX_DIGITS = 1000
-"""An integer of more digits holds no credential (and Python will not write one past 4,300)."""
+MAX_INT_BITS = 3_400
+"""An integer of more bits (about 1,000 digits) holds no credential, and Python will not
+write one of over 4,300 digits."""
 SCANNED_CHARS = 1000
 """The characters of a value the guard scans: more than a log line (500) or a message's
 quote of it show, so that a credential cut by their end is found too, and a value of a
@@ -56,8 +59,6 @@ def message_credential(error: Exception, given: object) -> str | None:
     guard's own refusal never quotes. Found by reviews: messages quoted credentials with
     escapes, cut short, or inside a label that hid them from the guard; one withheld for a
     flagged query hid that the limit was wrong."""
-    from memstore.errors import SecretRejected
-
     if isinstance(error, SecretRejected):
         return None
     about = about_arguments(error, given)
@@ -75,8 +76,6 @@ def message_credential(error: Exception, given: object) -> str | None:
 def about_arguments(error: Exception, given: object) -> dict[str, object] | None:
     """The arguments of ``given`` (by name) the message of ``error`` is about: the one an
     InvalidInput names, those holding the id a NotFound names; None when it names none."""
-    from memstore.errors import InvalidInput, NotFound
-
     if not isinstance(given, dict):
         return None
     if isinstance(error, InvalidInput) and error.argument in given:
@@ -132,8 +131,8 @@ def texts_of(value: object, depth: int = 0) -> Iterator[str]:
         raise ValueError(UNREADABLE)
     if value is None or isinstance(value, bool):
         return
-    if isinstance(value, int) and abs(value) >= 10**MAX_DIGITS:
-        return  # more digits than Python writes; no credential is that long
+    if isinstance(value, int) and value.bit_length() > MAX_INT_BITS:
+        return
     if isinstance(value, str | bytes):
         yield value if isinstance(value, str) else value.decode("latin-1")
     elif isinstance(value, dict):
