@@ -784,14 +784,51 @@ def test_an_integer_too_long_to_write_is_an_invalid_input(service: MemoryService
     assert result["error"]["message"] == "limit: is an integer of thousands of digits."
 
 
-@pytest.mark.parametrize("end", ["\x01", "\x7f", "\x1b"])
-def test_a_control_character_after_a_labelled_value_hides_nothing(
-    service: MemoryService, end: str
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Diego's bank card pin: 4821\x01",
+        "Diego's bank card pin: 4821\x7f",
+        "password: Sun\x01flower77!",
+        "Diego's PIN is 48\x0121",
+        "AKIAZ7Q4\x01L2M9X3B8K6T1",
+        "The\tgate\tcode\tis\t#1234",
+        "the\twifi\tpassword\tis\tnow\tHunter22",
+        "wifi password:\x0cHunter22!",
+    ],
+)
+def test_a_control_character_or_a_tab_hides_no_credential(
+    service: MemoryService, text: str
 ) -> None:
-    # The failing input (found by the fifth re-check): no pattern read a control character
-    # as the end of a value, and "pin: 4821\x01" was stored.
+    # The failing inputs (found by the fifth re-check, then the last): no pattern read a
+    # control character as the end of a value ("pin: 4821\x01"); read as a space, one cut a
+    # password in two; and tabs broke the labels, whose patterns spell their spaces.
     with pytest.raises(SecretRejected):
-        service.remember(f"Diego's bank card pin: 4821{end}")
+        service.remember(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Diego's\tWireGuard\tpublic\tkey\tis\txTIBA5rboUvnH4htodjb6e697QjLERt1NAB4mZqp8Dg=",
+        "hello\x01world, Diego likes tea",
+        "name\tpassword\temail",
+    ],
+)
+def test_tabs_and_control_characters_in_ordinary_text_pass(
+    service: MemoryService, text: str
+) -> None:
+    assert service.remember(text).content
+
+
+def test_a_message_about_a_flagged_query_that_quotes_nothing_is_whole(
+    service: MemoryService,
+) -> None:
+    # The failing input (found by the last re-check): the query was too long, and the
+    # model was never told, as the query held a labelled credential.
+    result = MemoryTools(service).recall("password " + "Sunflower77 " * 50)
+    assert result["error"]["message"].startswith("query: is 609 characters")
+    assert "Sunflower77" not in result["error"]["message"]
 
 
 def test_an_integer_too_long_to_write_is_logged_without_raising(

@@ -54,8 +54,9 @@ def flagged(given: object) -> Iterator[tuple[str, str]]:
 
 def message_credential(error: Exception, given: object) -> str | None:
     """The kind of credential the message of ``error``, a call's failure, may quote, or
-    None: an argument it is about (:func:`about_arguments`) that seems to hold one, or
-    another it repeats (see :func:`repeats`); any argument's when it is about none. The
+    None: an argument it is about (:func:`about_arguments`) that seems to hold one, when it
+    may quote it (see :func:`quotes`), or another it repeats (see :func:`repeats`); any
+    argument's when it is about none. The
     guard's own refusal never quotes. Found by reviews: messages quoted credentials with
     escapes, cut short, or inside a label that hid them from the guard; one withheld for a
     flagged query hid that the limit was wrong."""
@@ -65,11 +66,11 @@ def message_credential(error: Exception, given: object) -> str | None:
     if about is None or not isinstance(given, dict):
         found = call_credential(given)
         return None if found is None else found[1]
+    said = str(error)
     found = call_credential(about)
-    if found is not None:
+    if found is not None and quotes(said, found[0]):
         return found[1]
     others = {name: value for name, value in given.items() if name not in about}
-    said = str(error)
     return next((kind for text, kind in flagged(others) if repeats(said, text)), None)
 
 
@@ -144,6 +145,16 @@ def texts_of(value: object, depth: int = 0) -> Iterator[str]:
             yield from texts_of(item, depth + 1)
     else:
         yield str(value)
+
+
+def quotes(message: str, text: str) -> bool:
+    """Whether ``message``, about an argument of value ``text``, may quote it: it holds a
+    quotation mark (the messages quote values as Python writes them, escaped and cut
+    short), or a run of four letters or digits of it (found by review: a query's length,
+    refused, was withheld)."""
+    folded = message.casefold()
+    runs = re.findall(r"[^\W_]{4,}", text.casefold())
+    return "'" in message or '"' in message or any(run in folded for run in runs)
 
 
 def repeats(message: str, text: str) -> bool:

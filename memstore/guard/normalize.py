@@ -2,8 +2,9 @@
 hiding it from a plain pattern are undone.
 
 NFKC turns fullwidth and other compatibility forms into their plain letters (fullwidth
-``ghp_``, U+FF47 U+FF48 U+FF50 U+FF3F, is ``ghp_``; U+FF1A is ``:``); format characters,
-the zero-width space and joiner among them, are dropped; and a run of single characters with
+``ghp_``, U+FF47 U+FF48 U+FF50 U+FF3F, is ``ghp_``; U+FF1A is ``:``); tabs are read as
+spaces; control characters are dropped, and also read as spaces; format characters, the
+zero-width space and joiner among them, are dropped; and a run of single characters with
 one space between each (``g h p _ 6 R ...``) is also scanned joined up.
 """
 
@@ -16,9 +17,13 @@ LINK = re.compile(r"\b(?:https?|ftp)://\S+|\bdata:[\w/+.-]+;base64,\S+", re.IGNO
 SPACED_OUT = re.compile(r"(?<!\S)(?:\S(?: +|-))+\S(?!\S)")  # "g h p", "g  h  p", "g-h-p"
 MIN_SPACED_CHARS = 8  # shorter spaced runs are initials, lists, "a b c"
 GROUPED_KEY = re.compile(r"\b(AKIA|ASIA)((?: [A-Z0-9]{4}){4})\b")  # "AKIA Z7Q4 L2M9 ..."
-# Control characters but tab and line ends, which no pattern reads as the end of a value
-# (found by review: "pin: 4821\x01" passed).
+# Control characters but tab and line ends: dropped, as a token may hide one inside; and
+# read as spaces too, as no pattern reads one as the end of a value (both found by review:
+# "pin: 4821\x01" passed, then "password: Sun\x01flower77!" once read as a space).
 CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f]")
+# Tabs, vertical tabs and form feeds, read as spaces: the label patterns spell the spaces
+# between their words (found by review: "wifi\tpassword:\tHunter22" passed).
+SPACING = re.compile("[\t\x0b\x0c]")
 # Characters shown as nothing that are not format characters: Hangul fillers, the combining
 # grapheme joiner, Mongolian and other variation selectors, the supplementary ones too (found
 # by review: U+E0100 between a token's characters hid it).
@@ -28,10 +33,21 @@ INVISIBLE = re.compile(
 
 
 def variants(text: str) -> list[str]:
-    """``text`` normalised (NFKC, control characters read as spaces, format characters
-    dropped), and that form again with its
-    spaced-out runs of at least :data:`MIN_SPACED_CHARS` characters joined, when it differs."""
-    plain = CONTROL.sub(" ", unicodedata.normalize("NFKC", text))
+    """``text`` normalised (NFKC, tabs read as spaces, control characters dropped, format
+    characters dropped), the same with control characters read as spaces when it holds one,
+    and each of those again with its spaced-out runs of at least :data:`MIN_SPACED_CHARS`
+    characters joined, when that differs."""
+    normal = SPACING.sub(" ", unicodedata.normalize("NFKC", text))
+    forms = [CONTROL.sub("", normal)]
+    if CONTROL.search(normal):
+        forms.append(CONTROL.sub(" ", normal))
+    return [variant for form in forms for variant in plain_and_joined(form)]
+
+
+def plain_and_joined(text: str) -> list[str]:
+    """``text`` with its format and invisible characters dropped, and that again with its
+    spaced-out runs joined, when it differs."""
+    plain = text
     if not plain.isascii():
         plain = "".join(char for char in plain if unicodedata.category(char) != "Cf")
         plain = INVISIBLE.sub("", plain)
