@@ -1,11 +1,12 @@
 """The forms of a text the guard scans: what a pasted credential looks like once the ways of
 hiding it from a plain pattern are undone.
 
-NFKC turns fullwidth and other compatibility forms into their plain letters (fullwidth
-``ghp_``, U+FF47 U+FF48 U+FF50 U+FF3F, is ``ghp_``; U+FF1A is ``:``); tabs are read as
-spaces; control characters are dropped, and also read as spaces; format characters, the
-zero-width space and joiner among them, are dropped; and a run of single characters with
-one space between each (``g h p _ 6 R ...``) is also scanned joined up.
+Terminal escape sequences are dropped; NFKC turns fullwidth and other compatibility forms
+into their plain letters (fullwidth ``ghp_``, U+FF47 U+FF48 U+FF50 U+FF3F, is ``ghp_``;
+U+FF1A is ``:``); tabs are read as spaces; control characters are dropped, and also read as
+spaces; format characters, the zero-width space and joiner among them, are dropped; and a
+run of single characters with one space between each (``g h p _ 6 R ...``) is also scanned
+joined up.
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ GROUPED_KEY = re.compile(r"\b(AKIA|ASIA)((?: [A-Z0-9]{4}){4})\b")  # "AKIA Z7Q4 
 # read as spaces too, as no pattern reads one as the end of a value (both found by review:
 # "pin: 4821\x01" passed, then "password: Sun\x01flower77!" once read as a space).
 CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f]")
+# Terminal escape sequences (colours, cursor moves), dropped whole before the control
+# characters are: their tail ("[0m") was read as a label's value (found by review).
+ESCAPE = re.compile("(?:\x1b\\[|\x9b)[0-9;?]*[ -/]*[@-~]")
 # Tabs, vertical tabs and form feeds, read as spaces: the label patterns spell the spaces
 # between their words (found by review: "wifi\tpassword:\tHunter22" passed).
 SPACING = re.compile("[\t\x0b\x0c]")
@@ -33,11 +37,12 @@ INVISIBLE = re.compile(
 
 
 def variants(text: str) -> list[str]:
-    """``text`` normalised (NFKC, tabs read as spaces, control characters dropped, format
+    """``text`` normalised (terminal escape sequences dropped, NFKC, tabs read as spaces,
+    control characters dropped, format
     characters dropped), the same with control characters read as spaces when it holds one,
     and each of those again with its spaced-out runs of at least :data:`MIN_SPACED_CHARS`
     characters joined, when that differs."""
-    normal = SPACING.sub(" ", unicodedata.normalize("NFKC", text))
+    normal = SPACING.sub(" ", unicodedata.normalize("NFKC", ESCAPE.sub("", text)))
     forms = [CONTROL.sub("", normal)]
     if CONTROL.search(normal):
         forms.append(CONTROL.sub(" ", normal))
