@@ -1,12 +1,12 @@
 """The forms of a text the guard scans: what a pasted credential looks like once the ways of
 hiding it from a plain pattern are undone.
 
-Terminal escape sequences are dropped; NFKC turns fullwidth and other compatibility forms
-into their plain letters (fullwidth ``ghp_``, U+FF47 U+FF48 U+FF50 U+FF3F, is ``ghp_``;
-U+FF1A is ``:``); tabs are read as spaces; control characters are dropped, and also read as
-spaces; format characters, the zero-width space and joiner among them, are dropped; and a
-run of single characters with one space between each (``g h p _ 6 R ...``) is also scanned
-joined up.
+NFKC turns fullwidth and other compatibility forms into their plain letters (fullwidth
+``ghp_``, U+FF47 U+FF48 U+FF50 U+FF3F, is ``ghp_``; U+FF1A is ``:``); tabs are read as
+spaces; control characters are dropped, and also read as spaces; terminal escape sequences
+are scanned kept and dropped whole; format characters, the zero-width space and joiner among
+them, are dropped; and a run of single characters with one space between each
+(``g h p _ 6 R ...``) is also scanned joined up.
 """
 
 from __future__ import annotations
@@ -22,9 +22,14 @@ GROUPED_KEY = re.compile(r"\b(AKIA|ASIA)((?: [A-Z0-9]{4}){4})\b")  # "AKIA Z7Q4 
 # read as spaces too, as no pattern reads one as the end of a value (both found by review:
 # "pin: 4821\x01" passed, then "password: Sun\x01flower77!" once read as a space).
 CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f]")
-# Terminal escape sequences (colours, cursor moves), dropped whole before the control
-# characters are: their tail ("[0m") was read as a label's value (found by review).
-ESCAPE = re.compile("(?:\x1b\\[|\x9b)[0-9;?]*[ -/]*[@-~]")
+# Terminal escape sequences (ECMA-48: CSI with its parameters, OSC up to its end, ESC and one
+# character), dropped whole in one of the forms scanned: their tail ("[0m", "]0;t") was read
+# as a label's value (found by review).
+ESCAPE = re.compile(
+    "(?:\x1b\\[|\x9b)[0-?]*[ -/]*[@-~]"
+    "|(?:\x1b\\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\\\|\x9c)?"
+    "|\x1b[ -/]*[0-~]"
+)
 # Tabs, vertical tabs and form feeds, read as spaces: the label patterns spell the spaces
 # between their words (found by review: "wifi\tpassword:\tHunter22" passed).
 SPACING = re.compile("[\t\x0b\x0c]")
@@ -37,16 +42,21 @@ INVISIBLE = re.compile(
 
 
 def variants(text: str) -> list[str]:
-    """``text`` normalised (terminal escape sequences dropped, NFKC, tabs read as spaces,
-    control characters dropped, format
-    characters dropped), the same with control characters read as spaces when it holds one,
-    and each of those again with its spaced-out runs of at least :data:`MIN_SPACED_CHARS`
-    characters joined, when that differs."""
-    normal = SPACING.sub(" ", unicodedata.normalize("NFKC", ESCAPE.sub("", text)))
-    forms = [CONTROL.sub("", normal)]
-    if CONTROL.search(normal):
-        forms.append(CONTROL.sub(" ", normal))
-    return [variant for form in forms for variant in plain_and_joined(form)]
+    """``text`` normalised (NFKC, tabs read as spaces, terminal escape sequences dropped
+    whole, control characters dropped, format characters dropped); when it holds control
+    characters, the same with them read as spaces, with escape sequences kept too, and the
+    text as written (NFKC, format
+    characters dropped), as the guard read it before (a review found credentials that only
+    that form shows, a CSI start taking a token's first letter for its end); and each of
+    those again with its spaced-out runs of at least :data:`MIN_SPACED_CHARS` characters
+    joined, when that differs."""
+    written = unicodedata.normalize("NFKC", text)
+    spaced = SPACING.sub(" ", written)
+    bare = ESCAPE.sub("", spaced)
+    forms = [CONTROL.sub("", bare)]
+    if CONTROL.search(written):  # and as written, what the guard read before these forms
+        forms += [CONTROL.sub(" ", bare), CONTROL.sub(" ", spaced), written]
+    return [variant for form in dict.fromkeys(forms) for variant in plain_and_joined(form)]
 
 
 def plain_and_joined(text: str) -> list[str]:
