@@ -803,6 +803,8 @@ def test_an_integer_too_long_to_write_is_an_invalid_input(service: MemoryService
         "\x1b[AKIAIVXLMOUXSA2M6JYD",  # a CSI start taking a token's first letter,
         "Hugging Face read token: \x9b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",
         "Use Kx9!mPq2vL\x1b[ as the password for the staging box",  # and one eating " a"
+        "My password is swordf\x0bish",  # found by the next: a vertical tab or a form
+        "The wifi password is correcthorse\x0cbatterystaple",  # feed inside a password
     ],
 )
 def test_a_control_character_or_a_tab_hides_no_credential(
@@ -818,10 +820,10 @@ def test_a_control_character_or_a_tab_hides_no_credential(
 @pytest.mark.parametrize(
     "text",
     [
-        "Diego's\tWireGuard\tpublic\tkey\tis\txTIBA5rboUvnH4htodjb6e697QjLERt1NAB4mZqp8Dg=",
         "hello\x01world, Diego likes tea",
         "name\tpassword\temail",
         "\x1b[1mDiego\x1b[0m likes \x1b[32mgreen tea\x1b[0m",
+        "\x1b[1;31m디에고는\x1b[0m 비밀번호 \x1b[1;31m관리자를\x1b[0m 써요.",
     ],
 )
 def test_tabs_and_control_characters_in_ordinary_text_pass(

@@ -44,18 +44,16 @@ INVISIBLE = re.compile(
 def variants(text: str) -> list[str]:
     """``text`` normalised (NFKC, tabs read as spaces, terminal escape sequences dropped
     whole, control characters dropped, format characters dropped); when it holds control
-    characters, the same with them read as spaces, with escape sequences kept too, and the
-    text as written (NFKC, format
-    characters dropped), as the guard read it before (a review found credentials that only
-    that form shows, a CSI start taking a token's first letter for its end); and each of
-    those again with its spaced-out runs of at least :data:`MIN_SPACED_CHARS` characters
-    joined, when that differs."""
+    characters or tabs, the same with control characters read as spaces, and the text as
+    written (NFKC, format characters dropped), as the guard read it before (reviews found
+    credentials only that form shows: a CSI start taking a token's first letter for its
+    end, a form feed inside a password); and each of those again with its spaced-out runs
+    of at least :data:`MIN_SPACED_CHARS` characters joined, when that differs."""
     written = unicodedata.normalize("NFKC", text)
-    spaced = SPACING.sub(" ", written)
-    bare = ESCAPE.sub("", spaced)
+    bare = ESCAPE.sub("", SPACING.sub(" ", written))
     forms = [CONTROL.sub("", bare)]
-    if CONTROL.search(written):  # and as written, what the guard read before these forms
-        forms += [CONTROL.sub(" ", bare), CONTROL.sub(" ", spaced), written]
+    if CONTROL.search(written) or SPACING.search(written):  # and as written, as read before
+        forms += [CONTROL.sub(" ", bare), written]
     return [variant for form in dict.fromkeys(forms) for variant in plain_and_joined(form)]
 
 
