@@ -9,6 +9,7 @@ import itertools
 import re
 from collections.abc import Callable, Iterator
 
+from memstore.arguments import MAX_INT_BITS
 from memstore.errors import InvalidInput, NotFound, SecretRejected
 
 ID_ARGUMENTS = frozenset({"memory_id", "message_id", "session_id"})
@@ -18,9 +19,6 @@ NESTING = 20
 """How deep a value's lists and dicts are read; a value nested deeper is withheld whole."""
 UNREADABLE = "value too deeply nested to scan"
 """What a value is said to hold when its texts cannot all be read."""
-MAX_INT_BITS = 3_400
-"""An integer of more bits (about 1,000 digits) holds no credential, and Python will not
-write one of over 4,300 digits."""
 SCANNED_CHARS = 1000
 """The characters of a value the guard scans: more than a log line (500) or a message's
 quote of it show, so that a credential cut by their end is found too, and a value of a
@@ -133,7 +131,7 @@ def texts_of(value: object, depth: int = 0) -> Iterator[str]:
     if value is None or isinstance(value, bool):
         return
     if isinstance(value, int) and value.bit_length() > MAX_INT_BITS:
-        return
+        return  # too long for Python to write (memstore.arguments refuses it)
     if isinstance(value, str | bytes):
         yield value if isinstance(value, str) else value.decode("latin-1")
     elif isinstance(value, dict):
