@@ -62,8 +62,9 @@ def checked(method: Callable[P, R]) -> Callable[P, R]:
 
     @functools.cache
     def signature() -> tuple[list[str], dict[str, tuple[Check, str]], bool]:
-        """The positional names after ``self``, the rules, and whether a ``**kwargs``
-        takes any name (``**name: Unpack[TD]`` takes only TD's keys)."""
+        """The positional names (``self`` first in a method, none in a static method), the
+        rules, and whether a ``**kwargs`` takes any name (``**name: Unpack[TD]`` takes only
+        TD's keys)."""
         parameters = inspect.signature(method).parameters
         names = [name for name, p in parameters.items() if p.kind <= p.KEYWORD_ONLY]
         hints = typing.get_type_hints(method)
@@ -71,12 +72,12 @@ def checked(method: Callable[P, R]) -> Callable[P, R]:
             p.kind is p.VAR_KEYWORD and typing.get_origin(hints.get(name)) is not typing.Unpack
             for name, p in parameters.items()
         )
-        return [name for name in names if name != "self"], method_rules(method), open_keywords
+        return names, method_rules(method), open_keywords
 
     @functools.wraps(method)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         names, rules, open_keywords = signature()
-        for name, value in zip(names, args[1:], strict=False):
+        for name, value in zip(names, args, strict=False):
             verify(rules, name, value)
         for name, value in kwargs.items():
             if name not in rules and name not in names and not open_keywords:
@@ -174,13 +175,6 @@ def one_rule(hint: Any) -> tuple[Check, str]:
         return callable, "a function"
     kind: type = origin
     return (lambda value: isinstance(value, kind)), NAMES.get(kind, kind.__name__)
-
-
-def one_of(value: str | None, allowed: Iterable[str], argument: str) -> None:
-    """Raise InvalidInput unless ``value`` is None or one of ``allowed``."""
-    options = tuple(allowed)
-    if value is not None and value not in options:
-        raise InvalidInput(argument, f"is {value!r}; use one of {', '.join(options)}.")
 
 
 def position(value: int, argument: str, hint: str) -> None:

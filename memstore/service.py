@@ -34,9 +34,9 @@ else:
 
 class MemoryService(UpkeepMethods):
     """Conversation history and long-term memories in one SQLite file, created and migrated
-    lazily on first use. ``MemoryService(database, *, config=None, migrations=None)``: see
-    :class:`memstore.handle.StoreHandle`; diary, backup, check, export and import-memories:
-    :class:`memstore.service_upkeep.UpkeepMethods`."""
+    lazily on first use: ``MemoryService(database, *, config=None, migrations=None,
+    pages=None)`` (see :class:`memstore.handle.StoreHandle`); diary, backup, check, export and
+    import-memories: :class:`memstore.service_upkeep.UpkeepMethods`."""
 
     # Sessions and messages: memstore.concerns.history
 
@@ -114,11 +114,6 @@ class MemoryService(UpkeepMethods):
         False when there was none. Memories derived from it keep their source reference."""
         return history.delete_message(self._db, message_id)
 
-    @checked
-    def delete_message_result(self, message_id: str) -> schemas.DeleteResult:
-        """:meth:`delete_message` as a result model (what the CLI prints)."""
-        return schemas.DeleteResult(deleted=self.delete_message(message_id), id=message_id)
-
     # Import: memstore.concerns.importing
 
     @checked
@@ -131,12 +126,13 @@ class MemoryService(UpkeepMethods):
         progress: schemas.ImportProgress | None = None,
     ) -> schemas.ImportReport:
         """Import daily Markdown logs (LOGFORMAT.md): files, or folders' ``*.md`` files (one
-        path, or a list of them);
-        ``speakers`` maps names (without case) to roles; ``progress`` gets each file's report.
-        A file-level problem is that file's ``error``. Raises InvalidInput for a bad map."""
+        path, or a list of them); ``speakers`` maps names (without case) to roles, as written;
+        ``progress`` gets each file's report. A file-level problem is that file's ``error``.
+        Raises InvalidInput for a bad map."""
         return importing.import_markdown(self._db, paths, speakers, include_tail, progress)
 
     @staticmethod
+    @checked
     def log_files(paths: str | Path | Iterable[str | Path]) -> list[Path]:
         """The files an import of ``paths`` (one or a list) reads: folders' ``*.md`` sorted."""
         from memstore.concerns.import_files import expand_paths  # on first use, as the rest
@@ -196,11 +192,6 @@ class MemoryService(UpkeepMethods):
     def delete_memory(self, memory_id: str) -> bool:
         """Delete a memory and its source links (history is untouched); False if none."""
         return memories.delete_memory(self._db, memory_id)
-
-    @checked
-    def delete_memory_result(self, memory_id: str) -> schemas.DeleteResult:
-        """:meth:`delete_memory` as a result model (what the CLI prints)."""
-        return schemas.DeleteResult(deleted=self.delete_memory(memory_id), id=memory_id)
 
     @checked
     def pin_memory(self, memory_id: str, pinned: bool = True) -> schemas.Memory:

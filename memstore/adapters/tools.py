@@ -26,7 +26,7 @@ from pydantic import BaseModel
 from memstore.adapters import tool_arguments as arg
 from memstore.adapters.tool_log import for_log, guarded_message, log_failure, log_success
 from memstore.errors import InvalidInput, MemoryDisabled, MemstoreError, NotFound, SecretRejected
-from memstore.schemas import UNTRUSTED_WARNING
+from memstore.schemas import UNTRUSTED_WARNING, DeleteResult
 from memstore.service import MemoryService
 from memstore.times import parse_aware
 
@@ -249,10 +249,9 @@ class MemoryTools:
     def _forget(self, memory_id: str) -> BaseModel:
         """Delete the memory, or raise NotFound so the model cannot tell the user it forgot
         something that was not there."""
-        result = self.service.delete_memory_result(memory_id)
-        if not result.deleted:
+        if not self.service.delete_memory(memory_id):
             raise NotFound("memory", memory_id)
-        return result
+        return DeleteResult(deleted=True, id=memory_id)
 
     def _call(
         self, name: str, arguments: dict[str, Any], method: Callable[..., BaseModel]

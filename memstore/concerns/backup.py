@@ -104,7 +104,7 @@ def checked_as_is(staged: Path, version: int, code: int) -> HealthReport:
     with translate_errors(staged), closing(connect(staged, read_only=True)) as copy:
         integrity = health_rows.integrity(copy)
         orphans = health_rows.foreign_key_errors(copy)
-        tables = {name for (name,) in copy.execute(health_rows.TABLES)}
+        tables = set(health_rows.table_names(copy))
         counted = [table for table in health_rows.COUNTED_TABLES if table in tables]
         counts = {table: health_rows.count(copy, table) for table in counted}
     problems = [] if integrity == "ok" else [f"integrity_check: {integrity}"]

@@ -112,10 +112,15 @@ def integrity(connection: sqlite3.Connection) -> str:
     return "\n".join(findings)
 
 
+def table_names(connection: sqlite3.Connection) -> list[str]:
+    """The names of the database's tables, in order."""
+    return [name for (name,) in connection.execute(TABLES)]
+
+
 def table_findings(connection: sqlite3.Connection) -> list[str]:
     """integrity_check of each table on its own, to say which ones are damaged."""
     try:
-        names = [name for (name,) in connection.execute(TABLES)]
+        names = table_names(connection)
     except sqlite3.DatabaseError as error:
         reraise_busy(error)
         return [f"the list of tables cannot be read: {error}"]

@@ -17,7 +17,7 @@ UNTRUSTED_WARNING = (
 
 
 class Result(BaseModel):
-    """Base of the output models: frozen, built from ORM rows or dataclasses.
+    """Base of the output models: frozen, built from the repository's dataclasses.
 
     The attributes' docstrings are for readers of the source: pydantic's copy of them into
     the fields' descriptions (``use_attribute_docstrings``) parsed each model module's source

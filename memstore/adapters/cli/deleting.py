@@ -11,16 +11,16 @@ from memstore.adapters.cli.app import cli, conclude
 from memstore.adapters.cli.opening import service_from
 
 if TYPE_CHECKING:
-    from memstore.schemas import DeleteResult
     from memstore.service import MemoryService
 
 
-Deletion = Callable[["MemoryService", str], "DeleteResult"]
+Deletion = Callable[["MemoryService", str], bool]
 
 
 def delete_command(name: str, argument: str) -> Callable[[Deletion], click.Command]:
-    """Make ``delete(service, record_id)`` the command ``memstore NAME ARGUMENT``, which
-    prints ``{"deleted", "id"}`` and exits 1 when nothing was deleted.
+    """Make ``delete(service, record_id)`` (the service's delete, True when it deleted) the
+    command ``memstore NAME ARGUMENT``, which prints ``{"deleted", "id"}`` and exits 1 when
+    nothing was deleted.
 
     Args:
         name: The command's name, e.g. ``delete-memory``.
@@ -35,8 +35,10 @@ def delete_command(name: str, argument: str) -> Callable[[Deletion], click.Comma
         @click.argument(argument)  # named as the API's, so that its errors name it
         @click.pass_context
         def command(ctx: click.Context, /, **given: str) -> None:
-            result = delete(service_from(ctx), given[argument])
-            conclude(ctx, result, ok=result.deleted)
+            from memstore.schemas import DeleteResult  # on first use, as the models
+
+            deleted = delete(service_from(ctx), given[argument])
+            conclude(ctx, DeleteResult(deleted=deleted, id=given[argument]), ok=deleted)
 
         return command
 

@@ -21,7 +21,7 @@ from memstore.speakers import speaker_roles
 from memstore.text.printable import printable
 
 if TYPE_CHECKING:
-    from memstore.schemas import DeleteResult, ImportReport
+    from memstore.schemas import ImportReport
     from memstore.service import MemoryService
 
 
@@ -42,7 +42,7 @@ def parse_speakers(
             raise click.BadParameter(
                 f'{value!r} is not NAME=ROLE with a role of {spoken(Role)}, e.g. "Diego=user"'
             )
-        pairs.append((name, role.lower()))
+        pairs.append((name, role))
     try:
         speaker_roles(pairs)
     except InvalidInput as error:  # click names the option (found by review: twice)
@@ -191,9 +191,9 @@ def message(ctx: click.Context, /, message_id: str, offset: int) -> None:
 
 
 @delete_command("delete-message", "message_id")
-def delete_message(service: MemoryService, message_id: str) -> DeleteResult:
+def delete_message(service: MemoryService, message_id: str) -> bool:
     """Delete one message; its source is tombstoned so no import brings it back.
 
     Example: memstore delete-message msg_0123456789abcdef0123456789abcdef
     """
-    return service.delete_message_result(message_id)
+    return service.delete_message(message_id)

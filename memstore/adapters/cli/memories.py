@@ -13,7 +13,6 @@ from memstore.adapters.cli.opening import service_from
 from memstore.kinds import Category
 
 if TYPE_CHECKING:
-    from memstore.schemas import DeleteResult
     from memstore.service import MemoryService
 
 
@@ -79,9 +78,9 @@ for pinning in PINNING:
 
 
 @delete_command("delete-memory", "memory_id")
-def delete_memory(service: MemoryService, memory_id: str) -> DeleteResult:
+def delete_memory(service: MemoryService, memory_id: str) -> bool:
     """Delete one memory and its source links (conversation history stays).
 
     Example: memstore delete-memory mem_0123456789abcdef0123456789abcdef
     """
-    return service.delete_memory_result(memory_id)
+    return service.delete_memory(memory_id)
