@@ -351,3 +351,33 @@ def test_a_clip_centres_on_another_form_when_no_word_is_as_written(
     # Found by review: a memory matched by stem ("painted" for "painting") was clipped from
     # its start, away from the word.
     assert focus(text, terms) == start
+
+
+def test_the_matched_message_is_kept_whole_before_its_partner() -> None:
+    # The failing input (found by review): a matched reply of 4,968 characters was clipped
+    # to 4,714 so that a long request kept a third of the room (issue 17: a matched message
+    # whole before its partner).
+    reply = "The zebra answer. " + "zebra facts here and more facts. " * 150
+    conversation = conversation_of(
+        [reply, "Could you tell me something? " + "blah " * 900], [False] * 2
+    )
+    size = json_size(conversation)
+    room = content_free_size(conversation, size) + 2 + 7070  # 7,070 characters of content
+    fitted = fit_conversation(conversation, size, room, frozenset({"zebra"}))
+    assert fitted is not None and json_size(fitted) <= room
+    matched, partner = fitted.messages
+    assert matched.content == reply and not matched.truncated
+    assert partner.truncated and 40 <= len(partner.content) < 4600
+
+
+def test_a_matched_message_clipped_anyway_leaves_its_partner_a_third() -> None:
+    reply = "zebra " * 2000
+    conversation = conversation_of([reply, "blah " * 2000], [False] * 2)
+    size = json_size(conversation)
+    room = size - 12_000
+    fitted = fit_conversation(conversation, size, room, frozenset({"zebra"}))
+    assert fitted is not None and json_size(fitted) <= room
+    matched, partner = fitted.messages
+    spare = room - content_free_size(conversation, size) - 2
+    assert matched.truncated and partner.truncated
+    assert len(partner.content) >= spare // 3 - 2 and len(matched.content) > len(partner.content)

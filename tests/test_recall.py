@@ -857,3 +857,23 @@ def test_a_query_of_symbols_alone_still_opens_the_store_as_every_recall_does(
     for query in ("tea", '"'):
         with pytest.raises(FileError, match="another application's SQLite database"):
             MemoryService(foreign).recall(query)
+
+
+def test_room_a_page_leaves_unused_goes_to_the_pairs_shown_alone(db_path: Path) -> None:
+    # Found by review: with 1,600 of a page's 8,000 characters unused, two matched messages
+    # were left out of their pairs (15 messages held 映画, the page showed 13): each
+    # conversation's even share was too small for its pair, and what the conversations
+    # shown alone did not use went to nobody.
+    service = MemoryService(db_path)
+    for day in range(4):
+        ref = "/home/diego/" + "logs/" * 30 + f"2026-10-0{day + 1}.md#byte="
+        session = service.start_session(started_at=BASE_TIME + timedelta(days=day))
+        service.record_message(session.id, "user", f"the heron {day}?", source_ref=ref + "1")
+        service.record_message(session.id, "assistant", f"yes {day}", source_ref=ref + "2")
+    whole = MemoryService(db_path).recall("heron")
+    assert [len(c.messages) for c in whole.conversations] == [2, 2, 2, 2]
+    sizes = [len(c.model_dump_json()) for c in whole.conversations]
+    chars = sum(sizes) + 3 - sizes[0] // 2  # half a pair short: each pair alone at first
+    page = MemoryService(db_path, config=MemoryConfig(recall_chars=chars)).recall("heron")
+    assert len(page.model_dump_json()) <= chars and page.truncated is True
+    assert [len(c.messages) for c in page.conversations] == [2, 2, 1, 1]

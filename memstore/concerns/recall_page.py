@@ -164,6 +164,7 @@ def fill_page(
     for count in range(fitting_count(chosen, sizes, room), 0, -1):
         fitted = fit_shares(chosen[:count], sizes[:count], room, folded_terms)
         if fitted is not None:
+            fitted = spend_leftover(chosen, sizes, fitted, room, folded_terms)
             clipped = any(new is not old for new, old in zip(fitted, chosen, strict=False))
             return Page(fitted, clipped or count < len(chosen))
     return Page([], bool(chosen))
@@ -225,6 +226,46 @@ def least_of(conversation: RecallConversation, size: int, within: int) -> int:
         return own
     alone_size = json_size(alone)
     return min(own, alone_size, least_size(alone, alone_size))
+
+
+def spend_leftover(
+    chosen: list[RecallConversation],
+    sizes: list[int],
+    fitted: list[RecallConversation],
+    room: int,
+    folded_terms: frozenset[str],
+) -> list[RecallConversation]:
+    """``fitted`` (the leading ``chosen`` conversations, of JSON ``sizes``, fitted to their
+    shares of ``room``) with the room their shares left unused given, best conversation
+    first, to those shown with their matched message alone: each is fitted again with its
+    pair to its own size plus the room left, and kept so when that keeps at least as much
+    of its matched message (found by review: with 1,600 characters of the page unused, two
+    matched messages were left out of their pairs, their shares too small to hold them).
+    The clipped ones keep their shares: a share is even, or more (:func:`fair_share`)."""
+    alone = [
+        at
+        for at, (conversation, current) in enumerate(zip(chosen, fitted, strict=False))
+        if len(current.messages) < len(conversation.messages)
+    ]
+    if not alone:
+        return fitted
+    left = room - sum(map(json_size, fitted)) - len(fitted) + 1
+    spent = list(fitted)
+    for at in alone:
+        conversation, size, current = chosen[at], sizes[at], fitted[at]
+        if left <= 0:
+            break
+        used = json_size(current)
+        wider = fit_conversation(conversation, size, used + left, folded_terms)
+        if wider is not None and matched_kept(wider) >= matched_kept(current):
+            spent[at] = wider
+            left -= json_size(wider) - used
+    return spent
+
+
+def matched_kept(conversation: RecallConversation) -> int:
+    """Characters of the matched message's content the conversation shows."""
+    return sum(len(m.content) for m in conversation.messages if m.id == conversation.matched_id)
 
 
 def fit_shares(

@@ -197,14 +197,18 @@ def fill_memories(memories: Sequence[Memory], room: int) -> list[Memory]:
 
 
 def allotments(conversation: RecallConversation, spare: int) -> dict[str, int]:
-    """Characters of JSON each message may keep: the others at least a third of ``spare``
-    (less if they need less) and whatever the matched one does not need; the matched one the
-    rest."""
+    """Characters of JSON each message may keep: the matched one whole when that leaves each
+    other message a few characters (:data:`MIN_CLIP_CHARS`), the others the rest (issue 17: a
+    matched message whole before its partner; found by review: a reply of 4,968 characters
+    was clipped to keep a third of the room for a long request); else the others at least a
+    third of ``spare`` (less if they need less), the matched one the rest."""
     matched = [m for m in conversation.messages if m.id == conversation.matched_id]
     others = [m for m in conversation.messages if m.id != conversation.matched_id]
     matched_need = sum(json_length(m.content) for m in matched)
     others_need = sum(json_length(m.content) for m in others)
-    others_room = min(others_need, max(spare // 3, spare - matched_need)) if others else 0
+    whole = matched_need + MIN_CLIP_CHARS * len(others) <= spare
+    least = spare - matched_need if whole else spare // 3
+    others_room = min(others_need, max(least, spare - matched_need)) if others else 0
     shares = {m.id: others_room // len(others) for m in others}
     shares[conversation.matched_id] = spare - sum(shares.values())
     return shares
