@@ -12,6 +12,7 @@ from typing import Any
 
 from memstore import MemoryService
 from memstore.kinds import Category, values
+from memstore.store.connections import add_functions
 from memstore.times import format_utc
 
 CATEGORIES = values(Category)
@@ -53,10 +54,12 @@ def migrated(path: Path) -> Path:
 
 
 def raw_connect(path: Path) -> sqlite3.Connection:
-    """A plain sqlite3 connection: autocommit mode (explicit BEGIN), WAL, foreign keys."""
+    """A plain sqlite3 connection: autocommit mode (explicit BEGIN), WAL, foreign keys, and
+    the SQL function memstore's replayed statements call (a user's query calls none)."""
     connection = sqlite3.connect(path, isolation_level=None)
     connection.execute("PRAGMA journal_mode = WAL")
     connection.execute("PRAGMA foreign_keys = ON")
+    add_functions(connection)
     return connection
 
 

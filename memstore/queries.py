@@ -5,7 +5,6 @@ handed down to the concerns and the repository as they are.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TypedDict
@@ -51,23 +50,6 @@ class WordArguments(FilterArguments, total=False):
     scope: Scope
     offset: int
     limit: int | None
-
-
-def case_forms(name: str) -> list[str]:
-    """``name`` as written and, beyond ASCII, in lower and upper case and capitalised word by
-    word: the speaker column's NOCASE folds A-Z only, and a name outside ASCII is stored in
-    one of these, or in several (found by review: a Cyrillic name typed in lower case named
-    no speaker; then, with "Мария", "МАРИЯ" and "мария" in one log, a filter found the
-    messages of one of them)."""
-    if name.isascii():
-        return [name]
-    forms = [name, name.lower(), name.upper(), name.title()]
-    # a form turned ASCII names another speaker when it folds otherwise: "Ayd\u0131n" upper-cased
-    # is AYDIN, which NOCASE takes for Aydin, whom an import tells apart (found by review);
-    # "Strau\u00df" upper-cased is STRAUSS, whom an import takes for the same (the next review)
-    folded = name.casefold()
-    kept = (form for form in forms if not form.isascii() or form.casefold() == folded)
-    return list(dict.fromkeys(kept))
 
 
 @dataclass(frozen=True)
@@ -127,13 +109,13 @@ class RecallFilters:
 
     def params(self) -> dict[str, str | None]:
         """The bound parameters ``:session_id``, ``:role``, ``:since``, ``:until`` and
-        ``:speaker``, the JSON list of the speaker's :func:`case_forms`."""
+        ``:speaker``, the speaker's name case-folded, as an import compares names."""
         return {
             "session_id": self.session_id,
             "role": self.role,
             "since": None if self.since is None else format_utc(self.since),
             "until": None if self.until is None else format_utc(self.until),
-            "speaker": None if self.speaker is None else json.dumps(case_forms(self.speaker)),
+            "speaker": None if self.speaker is None else self.speaker.casefold(),
         }
 
     def any(self) -> bool:

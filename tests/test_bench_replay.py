@@ -4,7 +4,6 @@ the statements: it passes every parameter they take and finds the same hits, so 
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -16,6 +15,7 @@ from bench.recall import plain_recall, same_hits
 from memstore import MemoryService
 from memstore.kinds import Mode
 from memstore.text.fts_query import build_match, ranking_tiers
+from tests.raw_sql import statements_connection
 from tests.test_recall import chat
 
 Seeded = Callable[[], AbstractContextManager[None]]
@@ -40,7 +40,7 @@ def test_the_bench_replays_recall_and_finds_the_same_hits(
         chat(("user", "nothing about it"), ("assistant", "the lion sleeps"))
     tiers = tuple(map(tuple, ranking_tiers(text, mode)))
     case = Query("test", text, mode, build_match(text, mode), tiers=tiers)
-    with sqlite3.connect(db_path) as raw:
+    with statements_connection(db_path) as raw:
         assert same_hits(service, raw, case)
 
 
@@ -53,7 +53,7 @@ def test_the_careful_query_matches_by_stem_as_memstore_does(
         chat(("user", "the zebras ran"), ("assistant", "two zebras"))
         chat(("user", "a zebra"), ("assistant", "one zebra"))
     case = Query("test", "zebra", "any", build_match("zebra", "any"))
-    with sqlite3.connect(db_path) as raw:
+    with statements_connection(db_path) as raw:
         plain = {row[5] for row in plain_recall(raw, case)}
         careful = {row[5] for row in plain_recall(raw, case, careful=True)}
     assert plain == {"a zebra", "one zebra"}
@@ -69,7 +69,7 @@ def test_a_case_with_a_role_filters_every_side_by_it(
         chat(("user", "the zebras ran"), ("assistant", "two zebras"))
         chat(("user", "a zebra"), ("assistant", "one zebra"))
     case = Query("test", "zebra", "any", build_match("zebra", "any"), role="user")
-    with sqlite3.connect(db_path) as raw:
+    with statements_connection(db_path) as raw:
         # Each side's hits, each followed by its reply: the requests only are hits.
         plain = [row[5] for row in plain_recall(raw, case)]
         careful = [row[5] for row in plain_recall(raw, case, careful=True)]

@@ -25,6 +25,7 @@ from memstore.repository import tier_hits as tiers
 from memstore.repository.speaker_names import named_speakers
 from memstore.text import ranking
 from memstore.text.fts_query import ranking_tiers
+from tests.raw_sql import statements_connection
 
 START = datetime(2026, 5, 1, tzinfo=UTC)
 DAYS = 10
@@ -117,7 +118,7 @@ def test_checking_the_filters_last_reads_the_same_rows_as_checking_them_first(
     # Both branches: wide draws from below candidates (every hit checked) to every hit.
     path, sessions = garden
     filters = recall_filters(drawn, sessions)
-    with sqlite3.connect(path) as connection:
+    with statements_connection(path) as connection:
         tier = first_tier(connection, query)
         signals = (
             search.ranking_signals(named_speakers(connection, ""), [])

@@ -28,6 +28,7 @@ from memstore.repository import tier_hits as tiers
 from memstore.repository.speaker_names import named_speakers
 from memstore.text import neighbours, ranking
 from memstore.text.fts_query import ranking_tiers
+from tests.raw_sql import statements_connection
 
 WORDS = ("riego", "lavanda", "semillas", "balcón")
 
@@ -137,7 +138,7 @@ def found_ranks(connection: sqlite3.Connection, query: str) -> list[tuple[int, f
 def test_the_ranks_are_those_of_a_join_on_session_and_sequence(
     interleaved: Path, query: str
 ) -> None:
-    with sqlite3.connect(interleaved) as connection:
+    with statements_connection(interleaved) as connection:
         joined = joined_ranks(connection, query)
         found = found_ranks(connection, query)
     assert len(found) == len(joined) > 40
@@ -156,7 +157,7 @@ def test_a_large_tier_ranks_its_best_candidates_and_their_neighbours_exactly(
     # messages from them, best first.
     monkeypatch.setattr(ranking, "EXACT_HITS", 0)
     monkeypatch.setattr(ranking, "CANDIDATES", candidates)
-    with sqlite3.connect(interleaved) as connection:
+    with statements_connection(interleaved) as connection:
         rows = tier_rows(connection, query)
         joined = joined_ranks(connection, query)
         found = found_ranks(connection, query)
@@ -175,7 +176,7 @@ def test_a_large_tier_ranks_its_best_candidates_and_their_neighbours_exactly(
 def test_a_bounded_tier_with_every_hit_a_candidate_is_the_exact_tier(
     interleaved: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with sqlite3.connect(interleaved) as connection:
+    with statements_connection(interleaved) as connection:
         exact = found_ranks(connection, "lavanda semillas")
         monkeypatch.setattr(ranking, "EXACT_HITS", 0)
         bounded = found_ranks(connection, "lavanda semillas")
@@ -222,7 +223,7 @@ def test_a_bounded_tier_read_to_its_end_runs_its_statement_twice(
     monkeypatch.setattr(ranking, "EXACT_HITS", 0)
     monkeypatch.setattr(ranking, "CANDIDATES", 2)
     statements: list[str] = []
-    with sqlite3.connect(db_path) as connection:
+    with statements_connection(db_path) as connection:
         connection.set_trace_callback(statements.append)
         found = list(search.history_hits(connection, "lavanda", "any", RecallFilters(), first=4))
     assert len(found) == len({hit.id for hit in found}) == 30
@@ -237,7 +238,7 @@ def test_the_hits_are_read_first_at_a_time_then_twice_as_many(
     for n in range(24):
         service.record_message(service.start_session().id, "user", f"lavanda {n}")
     statements: list[str] = []
-    with sqlite3.connect(db_path) as connection:
+    with statements_connection(db_path) as connection:
         connection.set_trace_callback(statements.append)
         found = search.history_hits(connection, "lavanda", "any", RecallFilters(), first=first)
         assert len(list(itertools.islice(found, 24))) == 24

@@ -6,7 +6,6 @@ their rows are read."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -18,6 +17,7 @@ from memstore.queries import RecallFilters
 from memstore.repository import recall as search
 from memstore.repository.partners import partner_sql
 from tests.factories import SessionFactory, conversation
+from tests.raw_sql import statements_connection
 
 PARTNERS = f"SELECT m.sequence, {partner_sql('m')} FROM messages AS m WHERE m.session_id = ?"
 STEPS_PER_CALL = 100  # the progress handler runs once per this many steps
@@ -33,7 +33,7 @@ def pairing_steps(path: Path, session_id: str) -> tuple[int, list[tuple[int, int
         calls += 1
         return 0  # go on
 
-    with sqlite3.connect(path) as connection:
+    with statements_connection(path) as connection:
         connection.set_progress_handler(count, STEPS_PER_CALL)
         found = connection.execute(PARTNERS, (session_id,)).fetchall()
     return calls, found
@@ -83,7 +83,7 @@ def test_the_requests_before_and_after_a_hit_are_found_by_the_index(
     service: MemoryService, db_path: Path
 ) -> None:
     service.health()
-    with sqlite3.connect(db_path) as connection:
+    with statements_connection(db_path) as connection:
         plan = connection.execute(f"EXPLAIN QUERY PLAN {PARTNERS}", ("s",)).fetchall()
     seeks = [detail for *_, detail in plan if "ix_messages_requests" in detail]
     assert len(seeks) == 4, plan  # the request before a reply; an opening's answer after it
@@ -122,7 +122,7 @@ def test_each_message_pairs_as_the_recall_rules_say(
 ) -> None:
     service.health()
     session_id = session_of(seeded, turns)
-    with sqlite3.connect(db_path) as connection:
+    with statements_connection(db_path) as connection:
         pks = dict(connection.execute("SELECT pk, sequence FROM messages").fetchall())
     _, found = pairing_steps(db_path, session_id)
     assert [None if pk is None else pks[pk] for _, pk in sorted(found)] == partners
@@ -140,7 +140,7 @@ def test_orphan_replies_are_left_out_before_their_rows_are_read(
         conversation(orphans, [("assistant", f"lavanda lavanda {n}") for n in range(40)])
         pair = SessionFactory().id
         conversation(pair, [("user", "la lavanda?"), ("assistant", "sí, en el balcón")])
-    with sqlite3.connect(db_path) as connection:
+    with statements_connection(db_path) as connection:
         found = search.history_hits(connection, "lavanda", "any", RecallFilters(), first=4)
         assert [(hit.session_id, hit.role) for hit in found] == [(pair, "user")]
     page = service.recall("lavanda")
@@ -158,7 +158,7 @@ def test_a_deleted_message_before_an_assistant_one_makes_it_no_opening(
     # Where a deleted request would have been, the reply after the gap is an orphan.
     service.health()
     session_id = session_of(seeded, ["assistant", "assistant", "user"])
-    with sqlite3.connect(db_path) as connection:
+    with statements_connection(db_path) as connection:
         connection.execute(
             "DELETE FROM messages WHERE session_id = ? AND sequence = ?", (session_id, deleted)
         )

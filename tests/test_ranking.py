@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable
@@ -43,6 +42,7 @@ from memstore.text.fts_query import (
     time_words_match,
 )
 from memstore.text.tokens import fold, tokenize
+from tests.raw_sql import statements_connection
 from tests.test_fts_query import HOSTILE_TEXT, TOKENIZE
 from tests.test_recall import chat, found, padding
 
@@ -57,7 +57,7 @@ def ranked(result: RecallResult) -> list[str]:
 
 def plain_bm25(db_path: Path, query: str) -> list[str]:
     """The contents matching ``query`` in any mode, by FTS5's plain bm25 (the old ranking)."""
-    with sqlite3.connect(db_path) as connection:
+    with statements_connection(db_path) as connection:
         rows = connection.execute(
             "SELECT m.content FROM messages_fts JOIN messages AS m ON m.pk = messages_fts.rowid "
             "WHERE messages_fts MATCH ? ORDER BY bm25(messages_fts), m.pk",
@@ -641,7 +641,7 @@ def test_all_mode_ranks_the_same_with_its_parts_bounded_to_the_selection(
     queries: list[set[str]] = []  # per call, the matches run on the stem index
 
     def hits() -> list[tuple[str, float]]:
-        with sqlite3.connect(db_path) as connection:
+        with statements_connection(db_path) as connection:
             documents = recall_sql.part_documents(connection, tiers)
             total = recall_sql.indexed_messages(connection)
             weighted = ranking.weighted_parts(tiers[0], documents, total)
@@ -748,7 +748,7 @@ def test_a_tier_of_one_part_ranks_as_when_its_scores_are_grouped(
         fillers(4)
     MemoryService(db_path).recall("warm up")  # migrated
     (tier,) = ranking_tiers("zebra", "any")
-    with sqlite3.connect(db_path) as connection:
+    with statements_connection(db_path) as connection:
         documents = recall_sql.part_documents(connection, [tier])
         weights = ranking.weighted_parts(tier, documents, recall_sql.indexed_messages(connection))
         one = tier_sql.tier_parts("zebra", weights)
@@ -792,7 +792,7 @@ def test_fair_share(sizes: list[int], room: int, share: int) -> None:
 @settings(max_examples=200)
 @given(st.one_of(st.text(max_size=200), HOSTILE_TEXT))
 def test_every_part_is_a_query_fts5_accepts(text: str) -> None:
-    connection = sqlite3.connect(":memory:")
+    connection = statements_connection(":memory:")
     try:
         connection.execute(f"CREATE VIRTUAL TABLE t USING fts5(content, tokenize='{TOKENIZE}')")
         connection.execute("INSERT INTO t(content) VALUES ('hello world NEAR AND')")
@@ -847,7 +847,7 @@ def test_the_tiers_find_exactly_what_the_mode_matches(
     searches = [("messages_fts", build_match(query, mode))]
     if mode == "any" and content:
         searches.append(("messages_stem_fts", build_match(content, "any")))
-    with sqlite3.connect(path) as connection:
+    with statements_connection(path) as connection:
         expected = {
             content
             for index, match in searches

@@ -368,3 +368,31 @@ def test_a_log_speaker_holding_a_tab_or_a_bidi_mark_can_be_imported(
     speakers = {"\u200f\u05d3\u05d5\u05d3": "user", "Ana\tB": "user", "Morgan": "assistant"}
     report = service.import_markdown([logs], speakers=speakers, include_tail=True)
     assert (report.imported, report.unknown_speakers) == (3, {})
+
+
+@pytest.mark.parametrize(
+    ("stored", "written"),
+    [
+        ("Людвиг ван Бетховен", "людвиг ван бетховен"),
+        ("Людвиг ван Бетховен", "ЛЮДВИГ ВАН БЕТХОВЕН"),
+        ("ДАРЬЯ ивановна", "дарья ивановна"),
+        ("Straße", "STRASSE"),
+        ("Straße", "strasse"),
+    ],
+)
+def test_a_filter_finds_a_name_in_every_case_an_import_takes_for_it(
+    service: MemoryService, stored: str, written: str
+) -> None:
+    # Found by review: the filter tried the name as typed, in lower and upper case and
+    # capitalised word by word, so "людвиг ван бетховен" (the "ван" in lower case) found none
+    # of Людвиг ван Бетховен's messages, though an import takes the two for one speaker.
+    session = service.start_session()
+    own = service.record_message(session.id, "user", "я написал симфонию", speaker=stored)
+    other = service.start_session()
+    service.record_message(other.id, "user", "симфонию слушали все", speaker="Иван")
+    assert service.word_instances("симфонию", speaker=written).total == 1
+    assert service.search_words("симф", speaker=written).words[0].occurrences == 1
+    found = service.recall("симфонию", speaker=written).conversations
+    assert [c.matched_id for c in found] == [own.id]
+    ranked = service.recall(f"{written} симфонию").conversations
+    assert ranked[0].matched_id == own.id

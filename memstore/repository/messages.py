@@ -17,6 +17,7 @@ from memstore.repository.stored_values import (
     typed_row,
 )
 from memstore.sources import BYTE_MARK
+from memstore.store.connections import FOLD_FUNCTION
 from memstore.text.cjk import index_form
 from memstore.text.order import after_prefix
 from memstore.times import format_utc, parse_utc
@@ -63,16 +64,31 @@ UNSHIFT_SEQUENCES = (
 )
 
 
-SPEAKER_NAMES = "(SELECT value FROM json_each(:speaker))"
-"""The names of a speaker filter (see :meth:`memstore.queries.RecallFilters.params`)."""
+def stored_speakers(folded: str) -> str:
+    """A subquery of the speakers' names stored as one whose case fold is in the SQL list
+    ``folded``: one name of each group that NOCASE takes for one ("Diego", "DIEGO"), which
+    the speaker column's NOCASE matches whole. Read by skipping through the speaker index
+    from one group to the next, a step for each group, not each message."""
+    return f"""(WITH RECURSIVE speaker_step(name) AS (
+                  SELECT min(speaker) FROM messages WHERE speaker IS NOT NULL
+                  UNION ALL
+                  SELECT (SELECT min(speaker) FROM messages WHERE speaker > speaker_step.name)
+                  FROM speaker_step WHERE speaker_step.name IS NOT NULL)
+                SELECT name FROM speaker_step
+                WHERE name IS NOT NULL AND {FOLD_FUNCTION}(name) IN {folded})"""
+
+
+SPEAKER_NAMES = stored_speakers("(:speaker)")
+"""The names of a speaker filter, whose ``:speaker`` is the name case-folded (see
+:meth:`memstore.queries.RecallFilters.params`): every name stored that an import takes for
+it (found by review: "людвиг ван бетховен" found none of "Людвиг ван Бетховен"'s messages)."""
 
 
 def filters_sql(alias: str) -> str:
     """The SQL condition of :class:`memstore.queries.RecallFilters` on a message, for a query
     naming the messages table ``alias``: ``:session_id``, ``:role``, then ``:since``
-    (inclusive) and ``:until`` (exclusive) on its creation time, and ``:speaker`` (a JSON
-    list of names, A-Z without case: see :func:`~memstore.queries.case_forms`), each NULL for
-    no filter."""
+    (inclusive) and ``:until`` (exclusive) on its creation time, and ``:speaker`` (a name
+    case-folded: see :data:`SPEAKER_NAMES`), each NULL for no filter."""
     return (
         f"(:session_id IS NULL OR {alias}.session_id = :session_id)"
         f" AND (:role IS NULL OR {alias}.role = :role)"

@@ -10,16 +10,13 @@ from collections.abc import Iterator, Sequence
 from typing import get_args
 
 from memstore.kinds import Mode, Role
-from memstore.queries import case_forms
+from memstore.repository.messages import stored_speakers
 from memstore.text import cjk
 from memstore.text.fts_query import LONG_RUN_CHARS
 from memstore.text.tokens import word_spans
 
-# The names among :names that some message's speaker goes by (through its partial index).
-NAMED_SPEAKERS = (
-    "SELECT DISTINCT speaker FROM messages "
-    "WHERE speaker IS NOT NULL AND speaker IN (SELECT value FROM json_each(:names))"
-)
+# The names speakers go by whose case folds are among :names (see messages.stored_speakers).
+NAMED_SPEAKERS = "SELECT name FROM " + stored_speakers("(SELECT value FROM json_each(:names))")
 
 
 NAME_WORDS = 3  # a speaker's name is looked for in up to three adjacent words ("Mary Ann Lee")
@@ -42,8 +39,8 @@ def named_speakers(connection: sqlite3.Connection, query: str) -> str:
     for start, end in spans:
         if cjk.is_cjk(query[start:end]):
             candidates.update(dict.fromkeys(cjk_pieces(query[start:end])))
-    forms = [form for name in candidates for form in case_forms(name)]
-    names = json.dumps([name for name in forms if name.casefold() not in ROLE_WORDS])
+    folded = {name.casefold() for name in candidates}
+    names = json.dumps(sorted(folded - ROLE_WORDS))
     return json.dumps([name for (name,) in connection.execute(NAMED_SPEAKERS, {"names": names})])
 
 

@@ -42,6 +42,23 @@ PRAGMAS = (
     "PRAGMA foreign_keys = ON",
     "PRAGMA secure_delete = ON",
 )
+FOLD_FUNCTION = "memstore_fold"
+"""The SQL function of one argument that gives text case-folded (``str.casefold``, as an
+import compares speakers' names) and any other value as it is: SQLite's NOCASE folds A-Z
+only."""
+
+
+def casefolded(value: str | bytes | int | float | None) -> str | bytes | int | float | None:
+    """``value`` case-folded when it is text, else as it is (see :data:`FOLD_FUNCTION`)."""
+    return value.casefold() if isinstance(value, str) else value
+
+
+def add_functions(connection: sqlite3.Connection) -> None:
+    """Give ``connection`` the SQL functions memstore's statements call
+    (:data:`FOLD_FUNCTION`)."""
+    connection.create_function(FOLD_FUNCTION, 1, casefolded, deterministic=True)
+
+
 TO_WAL = "PRAGMA journal_mode = WAL"
 
 
@@ -59,6 +76,7 @@ def connect(path: str | Path, *, read_only: bool = False) -> sqlite3.Connection:
         connection.isolation_level = None
         for pragma in PRAGMAS:
             connection.execute(pragma)
+        add_functions(connection)
     except BaseException:
         connection.close()
         raise
