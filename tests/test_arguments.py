@@ -484,3 +484,9 @@ def test_the_files_of_one_path_given_alone_are_listed_as_of_a_list_of_one() -> N
     expected = MemoryService.log_files([EXAMPLES])
     assert MemoryService.log_files(str(EXAMPLES)) == expected
     assert MemoryService.log_files(EXAMPLES) == expected and len(expected) == 3
+
+
+def test_the_files_of_no_path_are_an_invalid_input() -> None:
+    # Found by review: the one façade method left unchecked raised a bare TypeError.
+    with pytest.raises(InvalidInput, match="paths: must be text"):
+        MemoryService.log_files(123)  # type: ignore[arg-type]

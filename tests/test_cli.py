@@ -80,6 +80,14 @@ def test_import_requires_speakers_and_well_formed_ones(runner: CliRunner, db_pat
     assert result.exit_code == 2 and "user, assistant or system" in result.stderr
 
 
+def test_a_role_is_written_as_the_api_takes_it(runner: CliRunner, db_path: Path) -> None:
+    # Found by review: the CLI lowered "USER", which the API refuses (one rule for both).
+    args = ["import", str(EXAMPLES), "--speaker", "Diego=USER", "--speaker", "Morgan=assistant"]
+    result = runner.invoke(cli, ["--database", str(db_path), *args])
+    assert result.exit_code == 2 and "'USER'; use user, assistant or system" in result.stderr
+    assert not db_path.exists()
+
+
 def test_one_speaker_with_two_roles_is_refused_before_anything_is_stored(
     runner: CliRunner, db_path: Path
 ) -> None:
