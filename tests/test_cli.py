@@ -828,3 +828,22 @@ def test_an_error_naming_a_bidi_control_escapes_it(runner: CliRunner, tmp_path: 
     assert result.exit_code == 1
     assert "\u202e" not in result.stderr and "notes\\u202egpj" in result.stderr
     assert json.loads(result.stderr)["error"]["message"].count("notes\u202egpj") == 1
+
+
+def test_a_path_holding_a_line_feed_stays_on_its_line_in_check_and_backup(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    # Found by review: printable() keeps line feeds (messages need them), so a folder named
+    # "nl\ndir" printed a second line in check's and backup's text views.
+    folder = tmp_path / "nl\ndir"
+    folder.mkdir()
+    database = ["--database", str(folder / "m.db"), "--format", "text"]
+    assert runner.invoke(cli, [*database, "remember", "Diego likes tea"]).exit_code == 0
+    checked = runner.invoke(cli, [*database, "check"])
+    backed = runner.invoke(cli, [*database, "backup", str(folder / "bk.db")])
+    assert checked.exit_code == 0 and backed.exit_code == 0
+    assert checked.stdout.splitlines()[0] == f"ok: {tmp_path}/nl\\ndir/m.db"
+    assert backed.stdout.splitlines() == [
+        f"backed up {tmp_path}/nl\\ndir/m.db to {tmp_path}/nl\\ndir/bk.db"
+        f" ({(folder / 'bk.db').stat().st_size} bytes, checked ok)"
+    ]

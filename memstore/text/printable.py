@@ -35,6 +35,13 @@ def printable(text: str) -> str:
     return UNSAFE.sub(escape, text)
 
 
+def one_line(text: str) -> str:
+    """``text`` as :func:`printable` shows it, its line feeds and tabs escaped too: a value
+    that a text view shows within one line, such as a path (found by review: a folder named
+    with a line feed printed a second line of ``check``'s verdict)."""
+    return printable(text).replace("\t", "\\t").replace("\n", "\\n")
+
+
 def escape(found: re.Match[str]) -> str:
     """The escapes shown for the unsafe characters of one match."""
     return "".join(map(escaped, found.group()))

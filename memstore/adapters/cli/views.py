@@ -30,7 +30,7 @@ from memstore.adapters.cli.terminal import (
 )
 from memstore.text.diary import render as diary_text
 from memstore.text.diary import who
-from memstore.text.printable import printable
+from memstore.text.printable import one_line, printable
 from memstore.text.tokens import fold, token_spans
 
 
@@ -188,12 +188,12 @@ def health_text(report: schemas.HealthReport) -> str:
     counts = ", ".join(f"{count} {name}" for name, count in report.counts.items())
     verdict = "ok" if report.ok else "NOT OK"
     lines = [
-        click.style(printable(f"{verdict}: {report.database}"), bold=True),
+        click.style(f"{verdict}: {one_line(report.database)}", bold=True),
         UNSTARTED if unstarted(report) else f"schema {report.schema_version}; {counts}",
     ]
     if report.read_only:
-        lines.append(printable(f"read-only: {report.read_only_reason}"))
-    return "\n".join([*lines, *(printable(f"- {problem}") for problem in report.problems)])
+        lines.append(one_line(f"read-only: {report.read_only_reason}"))
+    return "\n".join([*lines, *(one_line(f"- {problem}") for problem in report.problems)])
 
 
 def unstarted(report: schemas.HealthReport) -> bool:
@@ -206,7 +206,7 @@ def backup_text(report: schemas.BackupReport) -> str:
     check found (found by review: a failed check named none)."""
     verdict = "checked ok" if report.ok else "FAILED its check"
     line = f"backed up {report.database} to {report.backup} ({report.bytes} bytes, {verdict})"
-    return "\n".join(printable(text) for text in (line, *(f"- {p}" for p in report.problems)))
+    return "\n".join(one_line(text) for text in (line, *(f"- {p}" for p in report.problems)))
 
 
 def deleted_text(result: schemas.DeleteResult) -> str:
