@@ -14,8 +14,10 @@ def machine_zone() -> tzinfo:
     when it has one offset all year.
 
     Raises:
-        InvalidInput: When the system setting is missing or contradicts itself, or holds
-            daylight saving rules that only the C library reads.
+        InvalidInput: When the system setting is missing or contradicts itself, holds
+            daylight saving rules that only the C library reads, or ``TZ`` names no zone
+            (no offset in it either: ``America/New_Yrok``, which the C library reads as UTC
+            named "America"; found by review, a diary was cut in UTC and said nothing).
     """
     from zoneinfo import ZoneInfoNotFoundError  # on first use, as tzlocal: start-up (README)
 
@@ -24,6 +26,14 @@ def machine_zone() -> tzinfo:
     try:
         return tzlocal.get_localzone()
     except (ZoneInfoNotFoundError, ValueError, OSError) as error:
+        named = os.environ.get("TZ", "")
+        nameless = not any(character.isdigit() for character in named)
+        if named and nameless and not os.path.exists(named.removeprefix(":")):
+            raise InvalidInput(
+                "tz",
+                f"the machine's time zone, TZ={named!r}, is no zone the zone database knows; "
+                "set TZ to a zone name such as America/New_York, or give one.",
+            ) from error
         fixed = fixed_machine_zone()
         if fixed is None:
             raise InvalidInput("tz", unknown_machine_zone(error)) from error

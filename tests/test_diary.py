@@ -204,6 +204,25 @@ def test_the_machine_zone_from_a_file_or_posix_rules_cuts_the_day_in_json_and_te
     assert f"{clock} " in as_text.stdout
 
 
+@pytest.mark.parametrize("machine", ["America/New_Yrok", "Nowhere/Land", ":Atlantis"])
+def test_a_tz_naming_no_zone_is_refused_not_read_as_utc(db_path: Path, machine: str) -> None:
+    # Found by review: the C library reads TZ=America/New_Yrok as UTC named "America", and the
+    # diary was cut in UTC, its header saying so, exit 0.
+    command = [sys.executable, "-m", "memstore", "--database", str(db_path), "diary", "--json"]
+    environment = {**os.environ, "TZ": machine}
+    done = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=60)
+    assert done.returncode == 1 and done.stdout == ""
+    message = json.loads(done.stderr)["error"]["message"]
+    assert message == (
+        f"--tz: the machine's time zone, TZ={machine!r}, is no zone the zone database knows; "
+        "set TZ to a zone name such as America/New_York, or give one."
+    )
+    given = subprocess.run(
+        [*command, "--tz", "UTC"], capture_output=True, text=True, env=environment, timeout=60
+    )
+    assert given.returncode == 0 and json.loads(given.stdout)["time_zone"] == "UTC"
+
+
 def test_posix_daylight_saving_rules_in_tz_are_named_with_what_to_do(db_path: Path) -> None:
     # tzlocal's own message was shown, line break and all (found by review).
     command = [sys.executable, "-m", "memstore", "--database", str(db_path), "diary", "--json"]
