@@ -983,3 +983,19 @@ def test_the_text_view_escapes_bidi_overrides_and_controls_in_a_real_process(
     assert completed.returncode == 0, completed.stderr
     assert "pay \\u202e01$ ok\\u2066 \\x9b31m red \\u200f" in completed.stdout
     assert not any(c in completed.stdout for c in "\u202e\u2066\x9b\u200f")
+
+
+def test_a_log_holding_only_its_header_is_no_day_to_go_to(
+    logged: MemoryService, log_dir: Path, seeded: Seeded, tmp_path: Path
+) -> None:
+    # Found by review: a log of its header alone (no record) was "the closest earlier day
+    # with a conversation", and that day showed nothing but the header.
+    with seeded():
+        talk("ses_first", ("2026-10-01T10:00", "user", "Primero."))
+    (log_dir / "2026-09-30.md").write_text("Morgan Log — 2026-09-30\n", encoding="utf-8")
+    (log_dir / "2026-10-02.md").write_text("Morgan Log — 2026-10-02\n\n", encoding="utf-8")
+    (log_dir / "2026-10-03.md").write_text(LOG, encoding="utf-8")
+    day = logged.diary("2026-10-01", tz=MADRID)
+    assert (day.previous_day, day.next_day) == (None, date(2026, 10, 3))
+    alone = MemoryService(tmp_path / "none.sqlite3", config=MemoryConfig(log_dir=str(log_dir)))
+    assert alone.diary("2026-10-01", tz=MADRID).previous_day is None

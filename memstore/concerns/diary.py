@@ -116,7 +116,7 @@ def stored_interval(
     span, logged = bounds(day, place), log_days(log_dir)  # a day the zone cannot show: refused
     if not stored(db.path):
         nothing = diary_rows.Interval([], [], None, None)
-        return nothing, days_around(logged, day, (None, None), lambda _: False)
+        return nothing, days_around(logged, day, (None, None), lambda d: recordless(log_dir, d))
     with db.untouched() as connection:
 
         def held(logged_day: date) -> bool:  # its day shows no log (see day_log)
@@ -124,7 +124,8 @@ def stored_interval(
             resolved = os.path.realpath(path)
             if diary_rows.deleted_from(connection, resolved):
                 return True  # found by review: a day showing only the "deleted" note
-            return held_whole(path, diary_rows.held_records(connection, resolved))
+            records = diary_rows.held_records(connection, resolved)
+            return held_whole(path, records) if records else recordless(log_dir, logged_day)
 
         day_path = os.path.realpath(log_dir / f"{day.isoformat()}.md")
         found = diary_rows.interval(connection, *span, day_path)
@@ -163,6 +164,17 @@ def held_whole(path: Path, held: int) -> bool:
     try:
         with path.open("rb") as file:
             return held >= record_count(file.read(MAX_LOG_BYTES + 1))
+    except OSError:
+        return False
+
+
+def recordless(log_dir: Path, day: date) -> bool:
+    """Whether the day's log in ``log_dir`` holds no record (its header alone, say): no
+    conversation to go to (found by review: such a day was the previous one); False when it
+    cannot be read, as the diary then says why."""
+    try:
+        with (log_dir / f"{day.isoformat()}.md").open("rb") as file:
+            return record_count(file.read(MAX_LOG_BYTES + 1)) == 0
     except OSError:
         return False
 
