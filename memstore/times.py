@@ -61,11 +61,9 @@ def zone_offset(value: datetime, argument: str) -> timedelta | None:
     try:
         return value.utcoffset()
     except Exception as error:  # the caller's own tzinfo may raise anything
-        raise InvalidInput(
-            argument,
-            f"the time zone of {value.replace(tzinfo=None).isoformat()} gives no valid UTC "
-            f"offset ({error}); give a time such as {EXAMPLE}.",
-        ) from error
+        written = value.replace(tzinfo=None).isoformat()
+        why = f"the time zone of {written} gives no valid UTC offset ({error})"
+        raise unusable_time(argument, why) from error
 
 
 def in_utc(value: datetime, argument: str) -> datetime:
@@ -79,11 +77,14 @@ def in_utc(value: datetime, argument: str) -> datetime:
     try:
         return value.astimezone(UTC)
     except (OverflowError, ValueError) as error:
-        raise InvalidInput(
-            argument,
-            f"{value.isoformat()} is outside the years 1 to 9999 once converted to UTC; "
-            f"give a time such as {EXAMPLE}.",
-        ) from error
+        why = f"{value.isoformat()} is outside the years 1 to 9999 once converted to UTC"
+        raise unusable_time(argument, why) from error
+
+
+def unusable_time(argument: str, why: str) -> InvalidInput:
+    """The error of a time given as ``argument`` that memstore cannot use: ``why``, and an
+    example of one it can."""
+    return InvalidInput(argument, f"{why}; give a time such as {EXAMPLE}.")
 
 
 def aware_utc(value: datetime, argument: str) -> datetime:

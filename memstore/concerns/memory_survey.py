@@ -28,14 +28,7 @@ from memstore.concerns.restore_rows import (
     supersession_cycle,
 )
 from memstore.repository.memories import StoredMemory
-from memstore.schemas.transfer import (
-    DeletedSourceRecord,
-    MemoryRecord,
-    MemorySourceRecord,
-    MessageRecord,
-    Restorable,
-    SessionRecord,
-)
+from memstore.schemas import transfer as records
 from memstore.transfer.problems import refused
 
 
@@ -64,7 +57,7 @@ class Survey:
     _wanted: list[tuple[str, str, str]] = field(default_factory=list)
     inactive: dict[str, tuple[str, datetime]] = field(default_factory=dict)
 
-    def add(self, where: str, record: Restorable) -> None:
+    def add(self, where: str, record: records.Restorable) -> None:
         """Check one record found at ``where`` (a file, and line).
 
         Raises:
@@ -72,19 +65,19 @@ class Survey:
             SecretRejected: For a memory that looks like it holds a credential.
         """
         match record:
-            case SessionRecord():
+            case records.SessionRecord():
                 check_session(where, record)
                 self.once(where, "session", record.id, self._sessions)
-            case MessageRecord():
+            case records.MessageRecord():
                 self.message(where, record)
-            case MemoryRecord():
+            case records.MemoryRecord():
                 self.memory(where, record)
-            case MemorySourceRecord():
+            case records.MemorySourceRecord():
                 if record.message_id is not None:
                     check_ids(where, "memory_source", message_id=record.message_id)
                 if record.memory_id not in self._memories:
                     self._wanted.append((where, "memory", record.memory_id))
-            case DeletedSourceRecord():
+            case records.DeletedSourceRecord():
                 self._tombstones.setdefault(record.source_ref, where)
                 if (held := self._refs.get(record.source_ref)) is not None:
                     self.both(where, record.source_ref, *held, where)
@@ -103,7 +96,7 @@ class Survey:
         if record_id in others:
             raise refused(where, f"a message and a memory both have the id {record_id}")
 
-    def message(self, where: str, record: MessageRecord) -> None:
+    def message(self, where: str, record: records.MessageRecord) -> None:
         """Check a message, its id and its place in its session."""
         check_message(where, record)
         self.once(where, "message", record.id, self._messages)
@@ -134,7 +127,7 @@ class Survey:
             "in an export, so remove one of them",
         )
 
-    def memory(self, where: str, record: MemoryRecord) -> None:
+    def memory(self, where: str, record: records.MemoryRecord) -> None:
         """Check a memory, its id, and that no other active memory of the file holds its key
         or content."""
         row = memory_row(record, where, self.now)

@@ -25,17 +25,17 @@ def in_force_sql(alias: str = "") -> str:
 @dataclass(frozen=True)
 class StoredMemory:
     """A memory row read with plain SQL (the columns of :data:`MEMORY_FIELDS`, in order);
-    times are aware UTC datetimes."""
+    times are aware UTC datetimes. What finds it, then its state, then its times."""
 
     id: str
     content: str
     normalized_content: str
     category: str
     key: str | None
+    pinned: bool
     status: MemoryStatus
     origin: str
     confidence: float
-    pinned: bool
     created_at: datetime
     modified_at: datetime
     expires_at: datetime | None

@@ -26,11 +26,7 @@ from memstore.repository.messages import searchable_sql
 
 PARTNER = """CASE {m}.role
              WHEN 'assistant' THEN coalesce(
-               (SELECT CASE WHEN p.status = 'completed'
-                             AND {m}.sequence - p.sequence - 1
-                                 = (SELECT count(*) FROM messages AS s
-                                    WHERE s.session_id = {m}.session_id
-                                      AND s.sequence > p.sequence AND s.sequence < {m}.sequence)
+               (SELECT CASE WHEN p.status = 'completed' AND {request_whole}
                             THEN p.pk END
                 FROM messages AS p
                 WHERE p.session_id = {m}.session_id AND p.role = 'user'
@@ -43,11 +39,7 @@ PARTNER = """CASE {m}.role
                              AND {m}.sequence - 1 = (SELECT count(*) FROM messages AS s
                                                      WHERE s.session_id = {m}.session_id
                                                        AND s.sequence < {m}.sequence)
-                             AND answer.sequence - {m}.sequence - 1
-                                 = (SELECT count(*) FROM messages AS s
-                                    WHERE s.session_id = {m}.session_id
-                                      AND s.sequence > {m}.sequence
-                                      AND s.sequence < answer.sequence)
+                             AND {answer_whole}
                             THEN answer.pk END
                 FROM (SELECT p.pk, p.sequence FROM messages AS p
                       WHERE p.session_id = {m}.session_id AND p.role = 'user'
@@ -60,22 +52,34 @@ PARTNER = """CASE {m}.role
                                                AND u.role = 'user'
                                                AND u.sequence > {m}.sequence
                                                AND u.sequence < p.sequence)
-                                 AND p.sequence - {m}.sequence - 1
-                                     = (SELECT count(*) FROM messages AS s
-                                        WHERE s.session_id = {m}.session_id
-                                          AND s.sequence > {m}.sequence
-                                          AND s.sequence < p.sequence)
+                                 AND {reply_whole}
                             THEN p.pk END
                 FROM messages AS p
                 WHERE p.session_id = {m}.session_id AND p.sequence > {m}.sequence
                   AND {searchable}
                 ORDER BY p.sequence LIMIT 1)
            END"""
-"""The partner expression, ``{m}`` the alias of the message and ``{searchable}`` the test
-that a message ``p`` may be shown."""
+"""The partner expression, ``{m}`` the alias of the message, ``{searchable}`` the test
+that a message ``p`` may be shown, and the ``..._whole`` tests that no message is missing
+between it and its request ``p``, its answer, or its reply ``p`` (see :func:`none_missing`)."""
+
+
+def none_missing(first: str, last: str) -> str:
+    """The SQL test that no message is missing between the messages ``first`` and ``last``
+    (aliases) of one session: as many messages between them as sequence numbers."""
+    return f"""{last}.sequence - {first}.sequence - 1
+                 = (SELECT count(*) FROM messages AS s
+                    WHERE s.session_id = {first}.session_id
+                      AND s.sequence > {first}.sequence AND s.sequence < {last}.sequence)"""
 
 
 def partner_sql(m: str) -> str:
     """The SQL expression of the pk of the pair partner of the message ``m`` (an alias of
     ``messages``; see the module's rule)."""
-    return PARTNER.format(m=m, searchable=searchable_sql("p"))
+    return PARTNER.format(
+        m=m,
+        searchable=searchable_sql("p"),
+        request_whole=none_missing("p", m),
+        answer_whole=none_missing(m, "answer"),
+        reply_whole=none_missing(m, "p"),
+    )

@@ -72,40 +72,50 @@ class MessageInfo(MessageBase):
     source_ref: str | None
 
 
-class Memory(Result):
-    """A long-term memory."""
+class MemoryId(Result):
+    """Which memory: the first field of each view of one."""
 
     id: str
+
+
+class MemoryText(MemoryId):
+    """A memory's id and what it says."""
+
     content: str
+
+
+class MemoryFacts(Result):
+    """What each view of a memory tells after its id and content: a base listed before
+    :class:`MemoryText` or :class:`MemoryId`, as pydantic puts the last base's fields
+    first."""
+
     category: Category
     key: str | None
+    """A stable name for a value that can change (``response_language``): one memory in
+    force holds each key, a new value supersedes the old."""
     status: MemoryStatus
     origin: Origin
+    """``explicit``: the user asked for it; ``extracted``: drawn from a conversation, a
+    candidate until an update confirms it."""
     confidence: float
     pinned: bool
     created_at: datetime
     modified_at: datetime
     expires_at: datetime | None
+    """When it stops being in force (UTC), or None for never."""
     superseded_by: str | None
+
+
+class Memory(MemoryFacts, MemoryText):
+    """A long-term memory: its id, content and facts, in that order."""
+
     truncated: bool = False
     """True when ``content`` was clipped to fit a budget (it then ends with …)."""
 
 
-class MemoryInfo(Result):
+class MemoryInfo(MemoryFacts, MemoryId):
     """A memory's fields besides its content, for reading its content in chunks
     (:class:`~memstore.schemas.pages.MessageChunk`)."""
-
-    id: str
-    category: Category
-    key: str | None
-    status: MemoryStatus
-    origin: Origin
-    confidence: float
-    pinned: bool
-    created_at: datetime
-    modified_at: datetime
-    expires_at: datetime | None
-    superseded_by: str | None
 
 
 class MemorySource(Result):
