@@ -30,7 +30,7 @@ from memstore.repository import search_bounds
 from memstore.repository import tier_hits as tier_sql
 from memstore.repository.speaker_names import named_speakers
 from memstore.schemas import RecallResult
-from memstore.text import ranking, stopwords
+from memstore.text import neighbours, ranking, stopwords
 from memstore.text.clipping import fair_share
 from memstore.text.fts_query import (
     MODES,
@@ -225,6 +225,46 @@ def test_a_hit_written_in_the_month_the_query_names_ranks_first(
     # A signal, never a filter: a year with no message ranks as no year.
     assert ranked(service.recall("camping in 1999"))[:2] == june[::-1]
     assert ranked(service.recall("camping in June 2022"))[:2] == june[::-1]
+
+
+def test_naming_the_month_triples_a_hit_s_rank_not_doubles_it(
+    service: MemoryService, seeded: Seeded
+) -> None:
+    # Found by review: no test told a triple from a double (issue 17 kept the triple). The
+    # June message, 18 words longer, scores between a half and a third of May's.
+    may = "we went camping camping by the lake"
+    june = "we went camping by the river " + " ".join(f"w{n}" for n in range(18))
+    with seeded():
+        chat(("user", may), at=datetime(2023, 5, 14, tzinfo=UTC))
+        chat(("user", june), at=datetime(2023, 6, 14, tzinfo=UTC))
+        fillers(8)
+    assert ranked(service.recall("camping"))[:2] == [may, june]
+    assert ranked(service.recall("camping in June"))[0] == june
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(ranking, "DATE_WEIGHT", 2.0)
+        assert ranked(service.recall("camping in June"))[0] == may
+
+
+def test_a_hit_two_messages_away_adds_a_fifth_of_its_rank(
+    service: MemoryService, seeded: Seeded
+) -> None:
+    # Found by review: no test failed with the far neighbour's weight at 0. The same message
+    # twice: the one stored second has a hit two messages before it, which ranks it first.
+    again = "we went to the lake"
+    with seeded():
+        chat(("user", "hello there"), ("assistant", "hi, how are you"), ("user", again))
+        chat(
+            ("user", "the lake was cold, the lake was deep"),
+            ("assistant", "chilly"),
+            ("user", again),
+        )
+        fillers(8)
+    sessions = [c.session_id for c in service.recall("lake").conversations]
+    assert sessions[0] == sessions[1] != sessions[2]
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(neighbours, "NEIGHBOUR_WEIGHTS", (0.5, 0.0))
+        sessions = [c.session_id for c in service.recall("lake").conversations]
+        assert sessions[0] == sessions[2] != sessions[1]
 
 
 @pytest.mark.parametrize(
