@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 from memstore.errors import InvalidInput, InvalidQuery
+from memstore.signatures import shown_signature
 from memstore.times import aware_utc, storable
 
 MAX_INT_BITS = 13_000  # about 3,900 digits: Python writes no integer of over 4,300
@@ -87,6 +88,7 @@ def checked(method: Callable[P, R]) -> Callable[P, R]:
             verify(rules, name, value)
         return method(*args, **kwargs)
 
+    wrapper.__signature__ = shown_signature(method)  # type: ignore[attr-defined]
     return wrapper
 
 

@@ -25,7 +25,8 @@ class FilterArguments(TypedDict, total=False):
         role: Only ``user`` or only ``assistant`` messages.
         since: Created at or after this aware time.
         until: Created before this aware time.
-        speaker: Only messages of the speaker of this name (ASCII letters without case).
+        speaker: Only messages of the speaker of this name, compared without case as an
+            import compares names (``str.casefold``).
     """
 
     session_id: str | None

@@ -92,3 +92,31 @@ def test_the_agent_names_without_pydantic_ai_say_how_to_install_the_extra() -> N
     assert len(lines) == 2, completed.stdout + completed.stderr
     assert all("pip install './[agent]'" in line for line in lines)
     assert lines[0].startswith("memstore.MemoryAgent needs pydantic-ai")
+
+
+def test_the_signatures_show_the_keyword_arguments_the_contract_lists() -> None:
+    # Found by review: recall showed **filters, remember **fields, so help() and
+    # inspect.signature did not name the keywords CONTRACT.md lists.
+    import inspect
+
+    def keywords(name: str) -> dict[str, object]:
+        parameters = inspect.signature(getattr(memstore.MemoryService, name)).parameters
+        return {key: p.default for key, p in parameters.items() if p.kind is p.KEYWORD_ONLY}
+
+    filters = {"session_id": None, "role": None, "since": None, "until": None, "speaker": None}
+    page = {"scope": "history", "offset": 0, "limit": None}
+    assert keywords("recall") == {
+        "mode": "any",
+        "history": True,
+        "limit": None,
+        "full": False,
+        **filters,
+    }
+    assert keywords("search_words") == keywords("word_instances") == {**filters, **page}
+    remembered = keywords("remember")
+    assert (remembered["category"], remembered["key"], remembered["expires_at"]) == (
+        "fact",
+        None,
+        None,
+    )
+    assert keywords("update_memory") == {"category": None, "key": None, "expires_at": None}
