@@ -18,6 +18,7 @@ from click.testing import CliRunner
 from memstore import FileError, MemoryService, StoreBusy, StoreDamaged, StoreError
 from memstore.adapters.cli import cli
 from memstore.store.sqlite_errors import translate_errors
+from tests.test_backup import leave_free
 
 
 def check(runner: CliRunner, path: Path) -> tuple[int, dict, str]:
@@ -260,6 +261,29 @@ def test_a_search_view_datasette_cannot_use_is_a_problem(
     problem = next(p for p in report["problems"] if p.startswith("view "))
     assert problem.startswith("view memories_search is missing or changed: Datasette no longer")
     assert problem.endswith("recreate it as alembic/versions/0005_datasette.py does")
+
+
+def test_a_busy_check_whose_copy_finds_no_room_names_the_folder(
+    filled: MemoryService, small_disk: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Found by review: with the temporary folder full, the check beside a writer failed with
+    # a bare OSError, "No space left on device", outside memstore's errors, naming no folder.
+    import tempfile
+
+    leave_free(small_disk, 8192)
+    monkeypatch.setattr(tempfile, "tempdir", str(small_disk))
+    filled.health()
+    blocker = sqlite3.connect(filled.path, isolation_level=None)
+    try:
+        blocker.execute("BEGIN IMMEDIATE")
+        blocker.execute("DELETE FROM sessions WHERE id = 'none'")
+        with pytest.raises(StoreError, match=f"could not be written in {small_disk}") as raised:
+            filled.health()
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
+    assert "set TMPDIR to a folder with room" in str(raised.value)
+    assert list(small_disk.iterdir()) == [small_disk / "filler"]
 
 
 @pytest.mark.parametrize(

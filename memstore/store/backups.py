@@ -148,17 +148,27 @@ def remove_copy(staged: Path) -> None:
 @contextmanager
 def scratch_copy(source: Path) -> Iterator[Path]:
     """A private copy of the database at ``source`` (opened read-only) in a new temporary
-    folder, removed on exit: for checks that must write, on a database that cannot be.
+    folder, removed on exit: for checks that must write, on a database that cannot be (or
+    that other writers keep busy).
 
     Raises:
-        StoreError: If SQLite fails to read the source or write the copy.
+        StoreError: If SQLite fails to read the source or write the copy, or the temporary
+            folder has no room for it, which the message names with what to do (found by
+            review: a bare OSError "No space left on device" named no folder).
     """
     remove_stale_scratch()
-    with tempfile.TemporaryDirectory(prefix=f"{SCRATCH}{os.getpid()}-") as folder:
-        copied = Path(folder) / "copy.sqlite3"
-        files.create_private(copied)
-        copy(source, copied, read_only=True)
-        yield copied
+    try:
+        with tempfile.TemporaryDirectory(prefix=f"{SCRATCH}{os.getpid()}-") as folder:
+            copied = Path(folder) / "copy.sqlite3"
+            files.create_private(copied)
+            copy(source, copied, read_only=True)
+            yield copied
+    except OSError as error:
+        raise StoreError(
+            f"A private copy of {source} for its FTS5 checks could not be written in "
+            f"{tempfile.gettempdir()} ({error.strerror or error}); set TMPDIR to a folder "
+            "with room for a copy of the database."
+        ) from error
 
 
 def remove_stale_scratch() -> None:
