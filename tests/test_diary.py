@@ -999,3 +999,9 @@ def test_a_log_holding_only_its_header_is_no_day_to_go_to(
     assert (day.previous_day, day.next_day) == (None, date(2026, 10, 3))
     alone = MemoryService(tmp_path / "none.sqlite3", config=MemoryConfig(log_dir=str(log_dir)))
     assert alone.diary("2026-10-01", tz=MADRID).previous_day is None
+    # Found by the next review: records an import refuses (stamps without an offset) are
+    # still a conversation the diary shows on their day, so a day to go to.
+    malformed = "Morgan Log — 2026-10-02\n\n[09:00:00] \nDiego: no offset\n"
+    (log_dir / "2026-10-02.md").write_text(malformed, encoding="utf-8")
+    assert logged.diary("2026-10-01", tz=MADRID).next_day == date(2026, 10, 2)
+    assert alone.diary("2026-10-01", tz=MADRID).next_day == date(2026, 10, 2)

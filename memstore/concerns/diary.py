@@ -169,12 +169,14 @@ def held_whole(path: Path, held: int) -> bool:
 
 
 def recordless(log_dir: Path, day: date) -> bool:
-    """Whether the day's log in ``log_dir`` holds no record (its header alone, say): no
-    conversation to go to (found by review: such a day was the previous one); False when it
+    """Whether the day's log in ``log_dir`` holds nothing but its first line (the header)
+    and white space: no conversation to go to (found by review: such a day was the previous
+    one). Any other text counts, a record the import refuses too (found by the next review:
+    records with malformed stamps, shown on their own day, were passed over). False when it
     cannot be read, as the diary then says why."""
     try:
         with (log_dir / f"{day.isoformat()}.md").open("rb") as file:
-            return record_count(file.read(MAX_LOG_BYTES + 1)) == 0
+            return not file.read(MAX_LOG_BYTES + 1).partition(b"\n")[2].strip()
     except OSError:
         return False
 
