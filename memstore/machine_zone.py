@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 import os
+import re
 from datetime import datetime, timedelta, timezone, tzinfo
 
 from memstore.errors import InvalidInput
+
+_NAME = r"(?:[A-Za-z]{3,}|<[A-Za-z0-9+-]{3,}>)"
+_OFFSET = r"[+-]?\d{1,2}(?::\d{2}){0,2}"
+POSIX_RULES = re.compile(rf"{_NAME}{_OFFSET}(?:{_NAME}(?:{_OFFSET})?(?:,[^,]+,[^,]+)?)?")
+"""A ``TZ`` of POSIX rules (``UTC0``, ``<+03>-3``, ``EST5EDT,M3.2.0,M11.1.0``): a name and
+its offset, then maybe a daylight saving name, offset and dates; what the C library reads
+when the zone database knows no zone of that name."""
 
 
 def machine_zone() -> tzinfo:
@@ -15,9 +23,10 @@ def machine_zone() -> tzinfo:
 
     Raises:
         InvalidInput: When the system setting is missing or contradicts itself, holds
-            daylight saving rules that only the C library reads, or ``TZ`` names no zone
-            (no offset in it either: ``America/New_Yrok``, which the C library reads as UTC
-            named "America"; found by review, a diary was cut in UTC and said nothing).
+            daylight saving rules that only the C library reads, or ``TZ`` holds neither a
+            zone the zone database knows, a zone file, nor POSIX rules (``America/New_Yrok``
+            or ``Europe/Berlin1``, which the C library reads as UTC named "America" or
+            "Europe"; found by review, a diary was cut in UTC and said nothing).
     """
     from zoneinfo import ZoneInfoNotFoundError  # on first use, as tzlocal: start-up (README)
 
@@ -26,13 +35,12 @@ def machine_zone() -> tzinfo:
     try:
         return tzlocal.get_localzone()
     except (ZoneInfoNotFoundError, ValueError, OSError) as error:
-        named = os.environ.get("TZ", "")
-        nameless = not any(character.isdigit() for character in named)
-        if named and nameless and not os.path.exists(named.removeprefix(":")):
+        named = os.environ.get("TZ", "").removeprefix(":")
+        if named and not POSIX_RULES.fullmatch(named):
             raise InvalidInput(
                 "tz",
-                f"the machine's time zone, TZ={named!r}, is no zone the zone database knows; "
-                "set TZ to a zone name such as America/New_York, or give one.",
+                f"the machine's time zone, TZ={os.environ['TZ']!r}, is no zone the zone "
+                "database knows; set TZ to a zone name such as America/New_York, or give one.",
             ) from error
         fixed = fixed_machine_zone()
         if fixed is None:

@@ -204,10 +204,13 @@ def test_the_machine_zone_from_a_file_or_posix_rules_cuts_the_day_in_json_and_te
     assert f"{clock} " in as_text.stdout
 
 
-@pytest.mark.parametrize("machine", ["America/New_Yrok", "Nowhere/Land", ":Atlantis"])
+@pytest.mark.parametrize(
+    "machine", ["America/New_Yrok", "Nowhere/Land", ":Atlantis", "Europe/Berlin1", "Etc/GMT+15"]
+)
 def test_a_tz_naming_no_zone_is_refused_not_read_as_utc(db_path: Path, machine: str) -> None:
     # Found by review: the C library reads TZ=America/New_Yrok as UTC named "America", and the
-    # diary was cut in UTC, its header saying so, exit 0.
+    # diary was cut in UTC, its header saying so, exit 0; the next review: a digit in the
+    # typo (Europe/Berlin1) got it through the first fix.
     command = [sys.executable, "-m", "memstore", "--database", str(db_path), "diary", "--json"]
     environment = {**os.environ, "TZ": machine}
     done = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=60)
@@ -221,6 +224,18 @@ def test_a_tz_naming_no_zone_is_refused_not_read_as_utc(db_path: Path, machine: 
         [*command, "--tz", "UTC"], capture_output=True, text=True, env=environment, timeout=60
     )
     assert given.returncode == 0 and json.loads(given.stdout)["time_zone"] == "UTC"
+
+
+@pytest.mark.parametrize(("machine", "named"), [(":", "UTC"), ("JST-9", "UTC+09:00")])
+def test_an_empty_tz_or_posix_rules_of_one_offset_still_cut_the_day(
+    db_path: Path, machine: str, named: str
+) -> None:
+    # Found by the re-check of the fix above: TZ=":" (UTC to the C library) was refused.
+    command = [sys.executable, "-m", "memstore", "--database", str(db_path), "diary", "--json"]
+    environment = {**os.environ, "TZ": machine}
+    done = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["time_zone"] == named
 
 
 def test_posix_daylight_saving_rules_in_tz_are_named_with_what_to_do(db_path: Path) -> None:
