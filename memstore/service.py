@@ -135,9 +135,9 @@ class MemoryService(UpkeepMethods):
     @checked
     def log_files(paths: str | Path | Iterable[str | Path]) -> list[Path]:
         """The files an import of ``paths`` (one or a list) reads: folders' ``*.md`` sorted."""
-        from memstore.concerns.import_files import expand_paths  # on first use, as the rest
+        from memstore.concerns import import_files  # on first use, as the rest
 
-        return expand_paths([paths] if isinstance(paths, str | Path) else paths)
+        return import_files.expand_paths(import_files.given_paths(paths))
 
     # Memories: memstore.concerns.memories, the rules in concerns.supersede
 

@@ -490,3 +490,6 @@ def test_the_files_of_no_path_are_an_invalid_input() -> None:
     # Found by review: the one façade method left unchecked raised a bare TypeError.
     with pytest.raises(InvalidInput, match="paths: must be text"):
         MemoryService.log_files(123)  # type: ignore[arg-type]
+    for items in ([123], ["a.md", 1]):  # found by the re-check: each item too
+        with pytest.raises(InvalidInput, match="paths: must be a list of file or folder paths"):
+            MemoryService.log_files(items)  # type: ignore[list-item]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from memstore import files
 from memstore.arguments import valid_unicode
-from memstore.errors import FileError, ImportRejected
+from memstore.errors import FileError, ImportRejected, InvalidInput
 from memstore.logs.parse import ParsedLog, parse_log
 from memstore.logs.syntax import MAX_LOG_BYTES
 from memstore.paths import expanded
@@ -31,6 +31,19 @@ class LoadedLog:
     path: str
     data: bytearray
     parsed: ParsedLog
+
+
+def given_paths(paths: str | Path | Iterable[str | Path]) -> list[str | Path]:
+    """``paths`` as a list (one path alone, a list of one).
+
+    Raises:
+        InvalidInput: If an item is no str or Path (found by review: log_files([123]) raised
+            a bare TypeError).
+    """
+    given = [paths] if isinstance(paths, str | Path) else list(paths)
+    if not all(isinstance(path, str | Path) for path in given):
+        raise InvalidInput("paths", "must be a list of file or folder paths (str or Path).")
+    return given
 
 
 def expand_paths(paths: Iterable[str | Path]) -> list[Path]:

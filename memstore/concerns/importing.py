@@ -23,7 +23,7 @@ from pathlib import Path
 from memstore import paths as path_rules
 from memstore.concerns import import_files, import_records
 from memstore.concerns.import_files import LoadedLog
-from memstore.errors import ImportRejected, InvalidInput
+from memstore.errors import ImportRejected
 from memstore.repository import bulk_index
 from memstore.schemas import FileImport, ImportProgress, ImportReport
 from memstore.speakers import speaker_roles
@@ -65,9 +65,7 @@ def import_markdown(
         FileError: For a path holding a NUL character.
     """
     roles = speaker_roles(speakers.items())
-    given = [paths] if isinstance(paths, str | Path) else list(paths)
-    if not all(isinstance(path, str | Path) for path in given):
-        raise InvalidInput("paths", "must be a list of file or folder paths (str or Path).")
+    given = import_files.given_paths(paths)
     for path in given:
         path_rules.given(path, "paths")  # a name not UTF-8 is that file's own error, below
     reports = [import_files.empty_folder(path) for path in import_files.empty_folders(given)]

@@ -28,8 +28,8 @@ if TYPE_CHECKING:
 def parse_speakers(
     ctx: click.Context, param: click.Parameter, given: Sequence[str]
 ) -> dict[str, str]:
-    """``NAME=ROLE`` options (the role in any case) as a name -> role dict, checked by the
-    API's one rule for speakers (:func:`memstore.speakers.speaker_roles`).
+    """``NAME=ROLE`` options (the role as the API takes it) as a name -> role dict, checked
+    by the API's one rule for speakers (:func:`memstore.speakers.speaker_roles`).
 
     Raises:
         click.BadParameter: For a value that is not NAME=ROLE with a known role, or a name
