@@ -847,3 +847,16 @@ def test_a_path_holding_a_line_feed_stays_on_its_line_in_check_and_backup(
         f"backed up {tmp_path}/nl\\ndir/m.db to {tmp_path}/nl\\ndir/bk.db"
         f" ({(folder / 'bk.db').stat().st_size} bytes, checked ok)"
     ]
+    # Found by the re-check: import's and export's text views broke their lines the same way.
+    exported = runner.invoke(cli, [*database, "export", str(folder / "all.jsonl")])
+    assert exported.exit_code == 0
+    assert exported.stdout.splitlines() == [
+        f"exported 1 memory (all, jsonl) to {tmp_path}/nl\\ndir/all.jsonl"
+    ]
+    (folder / "2026-10-05.md").write_bytes(b"\xff not a log")
+    imported = runner.invoke(
+        cli, [*database, "import", str(folder / "2026-10-05.md"), "--speaker", "Diego=user"]
+    )
+    assert imported.exit_code == 1
+    (error,) = [line for line in imported.stdout.splitlines() if line.startswith("- ")]
+    assert error.startswith(f"- {tmp_path}/nl\\ndir/2026-10-05.md: Invalid UTF-8")

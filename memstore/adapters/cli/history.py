@@ -18,7 +18,7 @@ from memstore.adapters.cli.views import counted
 from memstore.errors import InvalidInput
 from memstore.kinds import Role, spoken
 from memstore.speakers import speaker_roles
-from memstore.text.printable import printable
+from memstore.text.printable import one_line
 
 if TYPE_CHECKING:
     from memstore.schemas import ImportReport
@@ -90,7 +90,7 @@ def import_command(
 
 def file_errors(report: ImportReport) -> list[str]:
     """One line per file that failed: its error, which names the file (for the text view)."""
-    return [printable(f"- {file.error}") for file in report.files if file.error]
+    return [one_line(f"- {file.error}") for file in report.files if file.error]
 
 
 def import_summary(report: ImportReport, include_tail: bool) -> str:
@@ -112,7 +112,7 @@ def import_summary(report: ImportReport, include_tail: bool) -> str:
     parts += left_out(report)
     if report.errors:
         parts.append(f"{counted({'file': report.errors})} with an error")
-    return printable("; ".join(parts) + ".")
+    return one_line("; ".join(parts) + ".")
 
 
 NAMES_SHOWN = 20  # the unknown speakers a summary names

@@ -244,7 +244,7 @@ def export_text(report: schemas.ExportReport) -> str:
     of left out)."""
     held = counted({kind: n for kind, n in report.counts.items() if n})
     lines = [f"exported {held} ({report.scope}, {report.format}) to {report.export}"]
-    return printable("\n".join([*lines, *(f"- {warning}" for warning in report.warnings)]))
+    return "\n".join(one_line(line) for line in [*lines, *(f"- {w}" for w in report.warnings)])
 
 
 def memory_import_text(report: schemas.MemoryImportReport) -> str:
@@ -261,7 +261,7 @@ def memory_import_text(report: schemas.MemoryImportReport) -> str:
     others |= {"ended session": ended} if ended else {}
     extra = f"; also {counted(others)}" if others else ""
     updated = f", {report.updated} updated" if report.updated else ""
-    return printable(
+    return one_line(
         f"imported {counted({'memory': report.imported})} from {report.path} "
         f"({report.skipped} already there{updated}){extra}"
     )
