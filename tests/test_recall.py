@@ -877,3 +877,39 @@ def test_room_a_page_leaves_unused_goes_to_the_pairs_shown_alone(db_path: Path) 
     page = MemoryService(db_path, config=MemoryConfig(recall_chars=chars)).recall("heron")
     assert len(page.model_dump_json()) <= chars and page.truncated is True
     assert [len(c.messages) for c in page.conversations] == [2, 2, 1, 1]
+
+
+def test_unused_room_never_clips_a_matched_message_shown_whole(db_path: Path) -> None:
+    # Found by the re-check of the test above: the pair was kept when its matched message
+    # held as many characters, "…" marks counted, so one shown whole came back clipped.
+    from memstore.concerns.recall_page import fitted
+    from memstore.schemas import Message, RecallConversation
+
+    def message(n: int, role: str, content: str, ref: str | None = None) -> Message:
+        return Message(
+            id=f"m{n}",  # the sizes of the failing input (found by the re-check)
+            session_id="s",
+            sequence=n,
+            role=role,
+            content=content,
+            created_at=BASE_TIME,
+            status="completed",
+            source_ref=ref,
+        )
+
+    ref = "/p/" + "d" * 100
+    pairs = [
+        (message(1, "user", "\n" * 29 + "target", ref), message(2, "assistant", "y" * 390)),
+        (message(3, "user", "x" * 35 + "target"), message(4, "assistant", "y" * 1111)),
+        (message(5, "user", "x" * 47 + "target", ref), message(6, "assistant", "y" * 813)),
+    ]
+    talks = [
+        RecallConversation(session_id="s", matched_id=a.id, timestamp=BASE_TIME, messages=[a, b])
+        for a, b in pairs
+    ]
+    page = fitted([], talks, limit=10, room=1356, folded_terms=frozenset({"target"}))
+    shown = [len(c.model_dump_json()) for c in page.conversations]
+    assert sum(shown) + len(shown) - 1 <= 1356  # the conversations' room, commas counted
+    first = page.conversations[0]
+    matched = next(m for m in first.messages if m.id == first.matched_id)
+    assert (matched.content, matched.truncated) == ("\n" * 29 + "target", False)

@@ -257,15 +257,20 @@ def spend_leftover(
             break
         used = json_size(current)
         wider = fit_conversation(conversation, size, used + left, folded_terms)
-        if wider is not None and matched_kept(wider) >= matched_kept(current):
+        if wider is not None and keeps_matched(wider, current):
             spent[at] = wider
             left -= json_size(wider) - used
     return spent
 
 
-def matched_kept(conversation: RecallConversation) -> int:
-    """Characters of the matched message's content the conversation shows."""
-    return sum(len(m.content) for m in conversation.messages if m.id == conversation.matched_id)
+def keeps_matched(wider: RecallConversation, current: RecallConversation) -> bool:
+    """Whether ``wider`` shows the matched message as ``current`` does, or more of it: whole
+    when ``current`` has it whole (found by the re-check: counting characters, "…" marks
+    included, took a matched message clipped by two line feeds for one shown whole)."""
+    old, new = (next(m for m in c.messages if m.id == c.matched_id) for c in (current, wider))
+    if not old.truncated:
+        return not new.truncated
+    return not new.truncated or len(new.content) >= len(old.content)
 
 
 def fit_shares(
