@@ -146,7 +146,8 @@ filters = combined(
     click.option("--since", type=AwareDateTime(), help="Created at or after (inclusive)."),
     click.option("--until", type=AwareDateTime(), help="Created before (exclusive)."),
     click.option(
-        "--speaker", help="Only messages of the speaker of this name (ASCII letters without case)."
+        "--speaker",
+        help="Only messages of the speaker of this name (without case, as import compares names).",
     ),
 )
 """The filters of recall and the word commands: session, role, creation time, speaker."""
