@@ -216,6 +216,11 @@ def test_arguments_the_schema_refuses_are_an_invalid_input_tool_error(
                 assert switch.content[0].text.startswith(f"InvalidInput: {field}: ")
             schemas = {tool.name: tool.input_schema for tool in (await session.list_tools()).tools}
             assert {schema.get("additionalProperties") for schema in schemas.values()} == {False}
+            # Found by review: a bad mode is InvalidQuery through the tools and the API.
+            for mode in ("ALL", None):
+                bad = await session.call_tool("recall", {"query": "tea", "mode": mode})
+                assert bad.is_error is True
+                assert bad.content[0].text.startswith("InvalidQuery: mode: ")
 
     run(scenario)
 

@@ -51,6 +51,7 @@ from memstore.adapters.mcp_stdin import StdinLines, own_stdin
 from memstore.adapters.mcp_transport import AnsweringReader, stopped
 from memstore.adapters.tool_log import for_log, guarded
 from memstore.adapters.tools import INSTRUCTIONS, TOOL_FACTS, MemoryTools
+from memstore.arguments import QUERY_PARTS
 from memstore.service import MemoryService
 
 log = logging.getLogger(__name__)
@@ -100,7 +101,7 @@ class MemoryServer(MCPServer[Any]):
             if not isinstance(cause, ValidationError):
                 raise
             # Chained to the ValidationError, the SDK logs the refused fields' names only.
-            raise ToolError(f"InvalidInput: {refused(cause)}") from cause
+            raise ToolError(f"{refusal_kind(cause)}: {refused(cause)}") from cause
         message = failure(result)
         if message is not None:
             raise ToolError(message)  # the SDK answers with isError=True and this text
@@ -145,6 +146,14 @@ class GuardedRecords(logging.Filter):
 
 
 GUARDED_RECORDS = GuardedRecords()
+
+
+def refusal_kind(error: ValidationError) -> str:
+    """``InvalidQuery`` when the arguments refused are parts of a query (a recall's mode), as
+    the tools and the API name that error; else ``InvalidInput`` (found by review: a mode of
+    "ALL" was InvalidQuery everywhere but here)."""
+    names = {str(found["loc"][0]) for found in error.errors(include_input=False) if found["loc"]}
+    return "InvalidQuery" if names and names <= QUERY_PARTS else "InvalidInput"
 
 
 def refused(error: ValidationError) -> str:
