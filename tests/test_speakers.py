@@ -417,3 +417,25 @@ def test_a_name_in_the_query_ranks_its_speaker_whatever_the_case_of_each_word(
     service.record_message(other.id, "user", "симфонию", speaker="Иван")
     assert service.recall("симфонию").conversations[0].matched_id != own.id
     assert service.recall(f"{written} симфонию").conversations[0].matched_id == own.id
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["café" + " " * 12 + "menu", "Мария" + " " * 30 + "привет", "Мария - - - - - - - - - - Иван"],
+)
+def test_the_case_forms_of_a_name_stay_few_whatever_its_spaces(name: str) -> None:
+    # Found by the re-check: each space counted as a word, and 12 spaces between two words
+    # made 4**12 forms: 19 s for one recall.
+    from memstore.repository.speaker_names import case_forms
+
+    assert 1 <= len(case_forms(name)) <= 64
+
+
+def test_a_word_of_a_name_turned_ascii_boosts_no_other_speaker(service: MemoryService) -> None:
+    # Found by the re-check: "AYDIN \u00d6zil" (a dotless i upper-cased) was kept as a form,
+    # and NOCASE took it for Aydin \u00d6zil, whom an import tells apart from Ayd\u0131n.
+    for name, text in (("Ivan", "concert tickets"), ("Aydin Özil", "concert tickets yes")):
+        session = service.start_session()
+        service.record_message(session.id, "user", text, speaker=name)
+    ranked = service.recall("Ayd\u0131n Özil concert").conversations
+    assert [c.messages[0].speaker for c in ranked] == ["Ivan", "Aydin Özil"]

@@ -22,6 +22,7 @@ NAMED_SPEAKERS = (
 )
 
 
+SPACES = re.compile(r"(\s+)")
 NAME_WORDS = 3  # a speaker's name is looked for in up to three adjacent words ("Mary Ann Lee")
 CJK_NAME_CHARS = range(2, 5)  # and in a CJK run, as any 2 to 4 of its characters in a row
 ROLE_WORDS = frozenset(get_args(Role))  # a recorder's default names: "User" names no person
@@ -49,22 +50,35 @@ def named_speakers(connection: sqlite3.Connection, query: str) -> str:
 
 def case_forms(name: str) -> list[str]:
     """``name`` as written and, beyond ASCII, with each of its words as written, in lower or
-    upper case or capitalised: the forms a stored name that an import takes for it is
-    written in, as a rule, each looked up through the speaker index, whose NOCASE folds
+    upper case or capitalised (:func:`word_cases`; a name of more than :data:`NAME_WORDS`
+    pieces between spaces, cased whole): the forms a stored name that an import takes for it
+    is written in, as a rule, each looked up through the speaker index, whose NOCASE folds
     A-Z only. A rank signal on every recall, so a few index lookups, not a walk of every
     stored name (found by review: 7 ms a recall with 5,000 speakers); a form left out (an ß
     for "ss") only goes without the signal, and the speaker filter finds every form
-    (:data:`~memstore.repository.messages.SPEAKER_NAMES`)."""
+    (:data:`~memstore.repository.messages.SPEAKER_NAMES`). At most 64 forms (found by the
+    next review: every space between two words counted as a word, and a run of 12 spaces
+    made 4**12 forms, 19 s a recall)."""
     if name.isascii():
         return [name]
-    words = [(word, word.lower(), word.upper(), word.capitalize()) for word in name.split(" ")]
-    forms = [name, name.lower(), name.upper(), *map(" ".join, itertools.product(*words))]
-    # a form turned ASCII names another speaker when it folds otherwise: "Ayd\u0131n" upper-
-    # cased is AYDIN, which NOCASE takes for Aydin, whom an import tells apart (found by
-    # review); "Strau\u00df" upper-cased is STRAUSS, whom an import takes for the same
-    folded = name.casefold()
-    kept = (form for form in forms if not form.isascii() or form.casefold() == folded)
-    return list(dict.fromkeys(kept))
+    pieces = SPACES.split(name)  # the words at even places, the spaces between them at odd
+    if len(pieces) > 2 * NAME_WORDS - 1:
+        pieces = [name]
+    options = [word_cases(piece) if at % 2 == 0 else (piece,) for at, piece in enumerate(pieces)]
+    return list(dict.fromkeys("".join(parts) for parts in itertools.product(*options)))
+
+
+def word_cases(word: str) -> tuple[str, ...]:
+    """``word`` as written, and beyond ASCII in lower and upper case and capitalised, less a
+    form that turns ASCII and folds otherwise: NOCASE would take it for another speaker's
+    name, whom an import tells apart ("Ayd\u0131n" upper-cased is AYDIN, NOCASE's Aydin;
+    found by review, then by the next one within a name of two words). One that folds the
+    same is kept ("Strau\u00df" upper-cased is STRAUSS, whom an import takes for him)."""
+    if word.isascii():
+        return (word,)  # NOCASE finds it in any case
+    folded = word.casefold()
+    forms = (word, word.lower(), word.upper(), word.capitalize())
+    return tuple(dict.fromkeys(f for f in forms if not f.isascii() or f.casefold() == folded))
 
 
 def cjk_pieces(run: str) -> Iterator[str]:
