@@ -307,6 +307,25 @@ def test_a_sound_view_over_a_damaged_index_is_not_called_missing(
     assert not [p for p in report["problems"] if p.startswith("view ")]
 
 
+def test_a_changed_view_is_reported_beside_another_index_damaged(
+    runner: CliRunner, filled: MemoryService
+) -> None:
+    # Found by the re-check: any damaged index left every view unprobed, so a view changed to
+    # search nothing (its comment kept, which Datasette's test reads) went unreported.
+    execute(
+        filled.path,
+        "DROP VIEW messages_search",
+        "CREATE VIEW messages_search AS\n"
+        '-- VIRTUAL TABLE ... USING FTS ... content="messages" as that table\'s index.\n'
+        "SELECT rowid, content AS messages_search, content FROM messages",
+        "UPDATE memories_stem_fts_data SET block = x'0000' WHERE id > 10",
+    )
+    code, report, _ = check(runner, filled.path)
+    assert code == 1 and [f["index"] for f in report["fts"] if not f["ok"]] == ["memories_stem_fts"]
+    views = [p for p in report["problems"] if p.startswith("view ")]
+    assert len(views) == 1 and views[0].startswith("view messages_search is missing or changed")
+
+
 def test_a_foreign_key_violation_names_table_row_column_and_parent(
     runner: CliRunner, filled: MemoryService
 ) -> None:
