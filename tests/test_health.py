@@ -286,6 +286,28 @@ def test_a_busy_check_whose_copy_finds_no_room_names_the_folder(
     assert list(small_disk.iterdir()) == [small_disk / "filler"]
 
 
+def test_a_busy_check_whose_copy_cannot_be_opened_names_the_folder(
+    filled: MemoryService, small_disk: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Found by the re-check: room for the copy but not for its -shm gave "SQLite failed: disk
+    # I/O error; run memstore check", the command that failed, naming no folder.
+    import tempfile
+
+    filled.health()
+    leave_free(small_disk, filled.path.stat().st_size + 8192)
+    monkeypatch.setattr(tempfile, "tempdir", str(small_disk))
+    blocker = sqlite3.connect(filled.path, isolation_level=None)
+    try:
+        blocker.execute("BEGIN IMMEDIATE")
+        blocker.execute("DELETE FROM sessions WHERE id = 'none'")
+        with pytest.raises(StoreError, match=f"could not be opened in {small_disk}") as raised:
+            filled.health()
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
+    assert "(disk I/O error); set TMPDIR to a folder with room" in str(raised.value)
+
+
 @pytest.mark.parametrize(
     "damage",
     [

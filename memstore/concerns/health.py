@@ -7,9 +7,10 @@ written, and says what each finding means and what to do.
 
 from __future__ import annotations
 
+import tempfile
 import time
 
-from memstore.errors import StoreBusy, StoreDamaged
+from memstore.errors import StoreBusy, StoreDamaged, StoreError
 from memstore.repository import health as checks
 from memstore.repository.health import Findings, IndexCheck
 from memstore.schemas import FtsCheck, HealthReport
@@ -98,6 +99,7 @@ def checked_once(db: Database, *, on_copy: bool = False) -> HealthReport:
             with backups.scratch_copy(db.path) as copied:
                 scratch = Database(copied)
                 try:
+                    open_scratch(scratch)
                     with scratch.inspect() as fts:
                         found = checks.findings(connection, fts_connection=fts)
                 finally:
@@ -108,6 +110,28 @@ def checked_once(db: Database, *, on_copy: bool = False) -> HealthReport:
             return shown.model_copy(update={"read_only": True, "read_only_reason": db.read_only})
     except StoreDamaged as error:
         return unreadable(path, code, str(error))
+
+
+def open_scratch(scratch: Database) -> None:
+    """Open the private copy the FTS5 checks run on.
+
+    Raises:
+        StoreError: Naming the temporary folder when SQLite cannot open the copy there, its
+            ``-wal`` or ``-shm`` finding no room (found by review: "SQLite failed: disk I/O
+            error; run memstore check", which was the command that failed).
+        StoreDamaged: For a copy of a damaged file, as for the file itself.
+    """
+    try:
+        scratch.ensure_schema()
+    except StoreDamaged:
+        raise
+    except StoreError as error:
+        said = error.__cause__ or error  # SQLite's own words, without advice to run check
+        raise StoreError(
+            f"The private copy of the database for its FTS5 checks could not be opened in "
+            f"{tempfile.gettempdir()} ({said}); set TMPDIR to a folder with room for a copy "
+            "of the database."
+        ) from error
 
 
 def report(found: Findings, path: str, code_version: int) -> HealthReport:
