@@ -14,12 +14,12 @@ from collections.abc import Callable
 from typing import Any, ForwardRef
 
 SHOWN_DEFAULTS: dict[tuple[str, str], object] = {
-    ("MemoryFields", "category"): "fact",
     ("WordArguments", "scope"): "history",
     ("WordArguments", "offset"): 0,
 }
-"""What a left-out key of a TypedDict means, where that is not None (a memory's category in
-an update is its own)."""
+"""What a left-out key of a TypedDict means, where giving that value does the same and is
+not None (a memory's category stays None: left out, a duplicate keeps its own, where
+``fact`` would overwrite it; found by review)."""
 UNPACKED = re.compile(r"Unpack\[(\w+)\]")
 
 

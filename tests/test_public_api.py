@@ -113,9 +113,9 @@ def test_the_signatures_show_the_keyword_arguments_the_contract_lists() -> None:
         **filters,
     }
     assert keywords("search_words") == keywords("word_instances") == {**filters, **page}
-    remembered = keywords("remember")
+    remembered = keywords("remember")  # None: left out, a duplicate keeps its category
     assert (remembered["category"], remembered["key"], remembered["expires_at"]) == (
-        "fact",
+        None,
         None,
         None,
     )
