@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone, tzinfo
 from memstore.errors import InvalidInput
 
 _NAME = r"(?:[A-Za-z]{3,}|<[A-Za-z0-9+-]{3,}>)"
-_OFFSET = r"[+-]?\d{1,2}(?::\d{2}){0,2}"
+_OFFSET = r"[+-]?(?:[01]?\d|2[0-3])(?::[0-5]\d){0,2}"  # under a day: Python holds no more
 POSIX_RULES = re.compile(rf"{_NAME}{_OFFSET}(?:{_NAME}(?:{_OFFSET})?(?:,[^,]+,[^,]+)?)?")
 """A ``TZ`` of POSIX rules (``UTC0``, ``<+03>-3``, ``EST5EDT,M3.2.0,M11.1.0``): a name and
 its offset, then maybe a daylight saving name, offset and dates; what the C library reads

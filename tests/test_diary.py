@@ -205,12 +205,14 @@ def test_the_machine_zone_from_a_file_or_posix_rules_cuts_the_day_in_json_and_te
 
 
 @pytest.mark.parametrize(
-    "machine", ["America/New_Yrok", "Nowhere/Land", ":Atlantis", "Europe/Berlin1", "Etc/GMT+15"]
+    "machine",
+    ["America/New_Yrok", "Nowhere/Land", ":Atlantis", "Europe/Berlin1", "Etc/GMT+15", "UTC+24"],
 )
 def test_a_tz_naming_no_zone_is_refused_not_read_as_utc(db_path: Path, machine: str) -> None:
     # Found by review: the C library reads TZ=America/New_Yrok as UTC named "America", and the
     # diary was cut in UTC, its header saying so, exit 0; the next review: a digit in the
-    # typo (Europe/Berlin1) got it through the first fix.
+    # typo (Europe/Berlin1) got it through the first fix; and the next: POSIX rules of a day
+    # or more (UTC+24) ended in a ValueError traceback, Python holding no such offset.
     command = [sys.executable, "-m", "memstore", "--database", str(db_path), "diary", "--json"]
     environment = {**os.environ, "TZ": machine}
     done = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=60)
@@ -1020,3 +1022,9 @@ def test_a_log_holding_only_its_header_is_no_day_to_go_to(
     (log_dir / "2026-10-02.md").write_text(malformed, encoding="utf-8")
     assert logged.diary("2026-10-01", tz=MADRID).next_day == date(2026, 10, 2)
     assert alone.diary("2026-10-01", tz=MADRID).next_day == date(2026, 10, 2)
+    # ... and so is a note without a header, its one line no header (the review after).
+    (log_dir / "2026-09-29.md").write_text("Diego: a note without header", encoding="utf-8")
+    (log_dir / "2026-09-30.md").write_text(
+        "\ufeffMorgan Log — 2026-09-30\r\n\r\n", encoding="utf-8"
+    )
+    assert logged.diary("2026-10-01", tz=MADRID).previous_day == date(2026, 9, 29)

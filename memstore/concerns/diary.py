@@ -19,7 +19,8 @@ from pathlib import Path
 from memstore import files, open_stores
 from memstore.concerns.memories import memory_model
 from memstore.errors import FileError, ImportRejected
-from memstore.logs.syntax import MAX_LOG_BYTES, day_from_file_name, record_count
+from memstore.logs.segments import BOM
+from memstore.logs.syntax import MAX_LOG_BYTES, day_from_file_name, read_header, record_count
 from memstore.repository import diary as diary_rows
 from memstore.schemas import Diary, DiaryConversation, Message
 from memstore.store import examine
@@ -169,16 +170,23 @@ def held_whole(path: Path, held: int) -> bool:
 
 
 def recordless(log_dir: Path, day: date) -> bool:
-    """Whether the day's log in ``log_dir`` holds nothing but its first line (the header)
-    and white space: no conversation to go to (found by review: such a day was the previous
-    one). Any other text counts, a record the import refuses too (found by the next review:
-    records with malformed stamps, shown on their own day, were passed over). False when it
-    cannot be read, as the diary then says why."""
+    """Whether the day's log in ``log_dir`` holds nothing but its header and white space: no
+    conversation to go to (found by review: such a day was the previous one). Any other text
+    counts, a record the import refuses too (found by the next review: records with
+    malformed stamps, shown on their own day, were passed over), and so does a first line
+    that is no header (the one after: a note without a header). False when it cannot be
+    read, as the diary then says why."""
     try:
         with (log_dir / f"{day.isoformat()}.md").open("rb") as file:
-            return not file.read(MAX_LOG_BYTES + 1).partition(b"\n")[2].strip()
+            data = file.read(MAX_LOG_BYTES + 1)
     except OSError:
         return False
+    first, _, rest = data.removeprefix(BOM).partition(b"\n")
+    try:
+        read_header(first.removesuffix(b"\r"), 0, day)
+    except ImportRejected:
+        return False
+    return not rest.strip()
 
 
 def log_days(log_dir: Path) -> list[date]:
