@@ -1028,3 +1028,9 @@ def test_a_log_holding_only_its_header_is_no_day_to_go_to(
         "\ufeffMorgan Log — 2026-09-30\r\n\r\n", encoding="utf-8"
     )
     assert logged.diary("2026-10-01", tz=MADRID).previous_day == date(2026, 9, 29)
+    # A file of white space (a BOM, line endings) is passed over; a header ending in a lone
+    # carriage return, which an import refuses, is not (the review after).
+    (log_dir / "2026-09-29.md").write_bytes(b"\xef\xbb\xbf\r\n \n")
+    assert logged.diary("2026-10-01", tz=MADRID).previous_day is None
+    (log_dir / "2026-09-29.md").write_bytes("Morgan Log — 2026-09-29\r".encode())
+    assert logged.diary("2026-10-01", tz=MADRID).previous_day == date(2026, 9, 29)

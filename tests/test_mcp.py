@@ -221,6 +221,9 @@ def test_arguments_the_schema_refuses_are_an_invalid_input_tool_error(
                 bad = await session.call_tool("recall", {"query": "tea", "mode": mode})
                 assert bad.is_error is True
                 assert bad.content[0].text.startswith("InvalidQuery: mode: ")
+            # ... beside a bad limit too: the tools and the API check mode first.
+            both = await session.call_tool("recall", {"query": "tea", "mode": "ALL", "limit": "x"})
+            assert both.content[0].text.startswith("InvalidQuery: mode: ")
 
     run(scenario)
 

@@ -439,3 +439,33 @@ def test_a_word_of_a_name_turned_ascii_boosts_no_other_speaker(service: MemorySe
         service.record_message(session.id, "user", text, speaker=name)
     ranked = service.recall("Ayd\u0131n Özil concert").conversations
     assert [c.messages[0].speaker for c in ranked] == ["Ivan", "Aydin Özil"]
+
+
+@pytest.mark.parametrize(
+    ("stored", "query"),
+    [
+        ("KILI\u00c7", "K\u0131l\u0131\u00e7 concert"),
+        ("AY\u015eE I\u015eIK", "Ay\u015fe I\u015f\u0131k concert"),
+    ],
+)
+def test_a_word_that_folds_otherwise_once_cased_boosts_no_other_speaker(
+    service: MemoryService, stored: str, query: str
+) -> None:
+    # Found by the re-check: a form beyond ASCII that folds otherwise (KILI\u00c7, the query's
+    # K\u0131l\u0131\u00e7 upper-cased) was kept, and NOCASE took it for the speaker KILI\u00c7,
+    # whom an import tells apart from K\u0131l\u0131\u00e7.
+    for name, text in (("Ivan", "concert tickets"), (stored, "concert tickets yes")):
+        session = service.start_session()
+        service.record_message(session.id, "user", text, speaker=name)
+    ranked = service.recall(query).conversations
+    assert [c.messages[0].speaker for c in ranked] == ["Ivan", stored]
+
+
+def test_every_case_form_folds_as_the_name_does() -> None:
+    from memstore.repository.speaker_names import case_forms
+
+    for name in ("K\u0131l\u0131\u00e7", "Ay\u015fe I\u015f\u0131k", "Strau\u00df", "\u0130brahim"):
+        forms = case_forms(name)
+        assert name in forms and all(f.casefold() == name.casefold() for f in forms)
+    assert "KILI\u00c7" not in case_forms("K\u0131l\u0131\u00e7")
+    assert "STRAUSS" in case_forms("Strau\u00df")

@@ -149,11 +149,12 @@ GUARDED_RECORDS = GuardedRecords()
 
 
 def refusal_kind(error: ValidationError) -> str:
-    """``InvalidQuery`` when the arguments refused are parts of a query (a recall's mode), as
-    the tools and the API name that error; else ``InvalidInput`` (found by review: a mode of
-    "ALL" was InvalidQuery everywhere but here)."""
-    names = {str(found["loc"][0]) for found in error.errors(include_input=False) if found["loc"]}
-    return "InvalidQuery" if names and names <= QUERY_PARTS else "InvalidInput"
+    """``InvalidQuery`` when the first argument refused (in the tool's order, as the tools and
+    the API check them) is part of a query (a recall's mode); else ``InvalidInput`` (found
+    by review: a mode of "ALL" was InvalidQuery everywhere but here, and then, beside a bad
+    limit, still here)."""
+    places = [found["loc"] for found in error.errors(include_input=False) if found["loc"]]
+    return "InvalidQuery" if places and str(places[0][0]) in QUERY_PARTS else "InvalidInput"
 
 
 def refused(error: ValidationError) -> str:

@@ -174,16 +174,20 @@ def recordless(log_dir: Path, day: date) -> bool:
     conversation to go to (found by review: such a day was the previous one). Any other text
     counts, a record the import refuses too (found by the next review: records with
     malformed stamps, shown on their own day, were passed over), and so does a first line
-    that is no header (the one after: a note without a header). False when it cannot be
-    read, as the diary then says why."""
+    that is no header as an import reads it (the one after: a note without a header, or a
+    header ending in a lone carriage return). A file of white space alone is passed over.
+    False when it cannot be read, as the diary then says why."""
     try:
         with (log_dir / f"{day.isoformat()}.md").open("rb") as file:
             data = file.read(MAX_LOG_BYTES + 1)
     except OSError:
         return False
-    first, _, rest = data.removeprefix(BOM).partition(b"\n")
+    text = data.removeprefix(BOM)
+    if not text.strip():
+        return True  # no text at all: nothing to show (found by the review after)
+    first, ended, rest = text.partition(b"\n")
     try:
-        read_header(first.removesuffix(b"\r"), 0, day)
+        read_header(first.removesuffix(b"\r") if ended else first, 0, day)
     except ImportRejected:
         return False
     return not rest.strip()

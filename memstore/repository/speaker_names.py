@@ -70,15 +70,16 @@ def case_forms(name: str) -> list[str]:
 
 def word_cases(word: str) -> tuple[str, ...]:
     """``word`` as written, and beyond ASCII in lower and upper case and capitalised, less a
-    form that turns ASCII and folds otherwise: NOCASE would take it for another speaker's
-    name, whom an import tells apart ("Ayd\u0131n" upper-cased is AYDIN, NOCASE's Aydin;
-    found by review, then by the next one within a name of two words). One that folds the
-    same is kept ("Strau\u00df" upper-cased is STRAUSS, whom an import takes for him)."""
+    form that folds otherwise: NOCASE would take it for another speaker's name, whom an
+    import tells apart ("Ayd\u0131n" upper-cased is AYDIN, NOCASE's Aydin; found by review,
+    then within a name of two words, then within a word that stays beyond ASCII:
+    "K\u0131l\u0131\u00e7" upper-cased is KILI\u00c7). One that folds the same is kept
+    ("Strau\u00df" upper-cased is STRAUSS, whom an import takes for him)."""
     if word.isascii():
         return (word,)  # NOCASE finds it in any case
     folded = word.casefold()
     forms = (word, word.lower(), word.upper(), word.capitalize())
-    return tuple(dict.fromkeys(f for f in forms if not f.isascii() or f.casefold() == folded))
+    return tuple(dict.fromkeys(form for form in forms if form.casefold() == folded))
 
 
 def cjk_pieces(run: str) -> Iterator[str]:
