@@ -9,7 +9,8 @@ import subprocess
 import sys
 import threading
 import time
-from contextlib import closing
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from pathlib import Path
 
 import pytest
@@ -31,6 +32,19 @@ def execute(path: Path, *statements: str) -> None:
     with closing(sqlite3.connect(path)) as connection, connection:
         for statement in statements:
             connection.execute(statement)
+
+
+@contextmanager
+def held_write_lock(path: Path) -> Iterator[None]:
+    """Another connection holding the write lock of ``path`` (a write begun, not committed)
+    for the duration of the block."""
+    with closing(sqlite3.connect(path, isolation_level=None)) as blocker:
+        blocker.execute("BEGIN IMMEDIATE")
+        blocker.execute("DELETE FROM sessions WHERE id = 'none'")
+        try:
+            yield
+        finally:
+            blocker.execute("ROLLBACK")
 
 
 @pytest.fixture
@@ -273,15 +287,9 @@ def test_a_busy_check_whose_copy_finds_no_room_names_the_folder(
     leave_free(small_disk, 8192)
     monkeypatch.setattr(tempfile, "tempdir", str(small_disk))
     filled.health()
-    blocker = sqlite3.connect(filled.path, isolation_level=None)
-    try:
-        blocker.execute("BEGIN IMMEDIATE")
-        blocker.execute("DELETE FROM sessions WHERE id = 'none'")
-        with pytest.raises(StoreError, match=f"could not be written in {small_disk}") as raised:
-            filled.health()
-    finally:
-        blocker.execute("ROLLBACK")
-        blocker.close()
+    expected = f"could not be written in {small_disk}"
+    with held_write_lock(filled.path), pytest.raises(StoreError, match=expected) as raised:
+        filled.health()
     assert "set TMPDIR to a folder with room" in str(raised.value)
     assert list(small_disk.iterdir()) == [small_disk / "filler"]
 
@@ -296,15 +304,9 @@ def test_a_busy_check_whose_copy_cannot_be_opened_names_the_folder(
     filled.health()
     leave_free(small_disk, filled.path.stat().st_size + 8192)
     monkeypatch.setattr(tempfile, "tempdir", str(small_disk))
-    blocker = sqlite3.connect(filled.path, isolation_level=None)
-    try:
-        blocker.execute("BEGIN IMMEDIATE")
-        blocker.execute("DELETE FROM sessions WHERE id = 'none'")
-        with pytest.raises(StoreError, match=f"could not be opened in {small_disk}") as raised:
-            filled.health()
-    finally:
-        blocker.execute("ROLLBACK")
-        blocker.close()
+    expected = f"could not be opened in {small_disk}"
+    with held_write_lock(filled.path), pytest.raises(StoreError, match=expected) as raised:
+        filled.health()
     assert "(disk I/O error); set TMPDIR to a folder with room" in str(raised.value)
 
 
@@ -582,14 +584,8 @@ def test_a_busy_database_is_checked_on_a_copy_never_a_broken_index(
     # any write committed while it read, every time on a store of 60,000 messages beside a
     # write every 0.2 s (found by review). Past its retries, the check probes a private copy.
     filled.health()  # migrated and warm
-    blocker = sqlite3.connect(filled.path, isolation_level=None)
-    try:
-        blocker.execute("BEGIN IMMEDIATE")
-        blocker.execute("DELETE FROM sessions WHERE id = 'none'")
+    with held_write_lock(filled.path):
         report = filled.health()
-    finally:
-        blocker.execute("ROLLBACK")
-        blocker.close()
     assert report.ok is True and report.read_only is False
     assert [check.ok for check in report.fts] == [True] * len(report.fts) and report.fts
 
