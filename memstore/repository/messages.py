@@ -64,24 +64,19 @@ UNSHIFT_SEQUENCES = (
 )
 
 
-def stored_speakers(folded: str) -> str:
-    """A subquery of the speakers' names stored as one whose case fold is in the SQL list
-    ``folded``: one name of each group that NOCASE takes for one ("Diego", "DIEGO"), which
-    the speaker column's NOCASE matches whole. Read by skipping through the speaker index
-    from one group to the next, a step for each group, not each message."""
-    return f"""(WITH RECURSIVE speaker_step(name) AS (
+SPEAKER_NAMES = f"""(WITH RECURSIVE speaker_step(name) AS (
                   SELECT min(speaker) FROM messages WHERE speaker IS NOT NULL
                   UNION ALL
                   SELECT (SELECT min(speaker) FROM messages WHERE speaker > speaker_step.name)
                   FROM speaker_step WHERE speaker_step.name IS NOT NULL)
                 SELECT name FROM speaker_step
-                WHERE name IS NOT NULL AND {FOLD_FUNCTION}(name) IN {folded})"""
-
-
-SPEAKER_NAMES = stored_speakers("(:speaker)")
+                WHERE name IS NOT NULL AND {FOLD_FUNCTION}(name) = :speaker)"""
 """The names of a speaker filter, whose ``:speaker`` is the name case-folded (see
 :meth:`memstore.queries.RecallFilters.params`): every name stored that an import takes for
-it (found by review: "людвиг ван бетховен" found none of "Людвиг ван Бетховен"'s messages)."""
+it (found by review: "людвиг ван бетховен" found none of "Людвиг ван Бетховен"'s messages).
+One name of each group that NOCASE takes for one ("Diego", "DIEGO") is read, by skipping
+through the speaker index from one group to the next, and the column's NOCASE matches the
+group whole."""
 
 
 def filters_sql(alias: str) -> str:
