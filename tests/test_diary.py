@@ -24,6 +24,7 @@ from memstore import InvalidInput, MemoryConfig, MemoryService
 from memstore import times as days
 from memstore.adapters.cli import cli
 from memstore.concerns.diary import DELETED_LOG
+from memstore.logs.syntax import MAX_LOG_BYTES
 from memstore.repository import diary as diary_rows
 from memstore.store.database import Database
 from tests.conftest import at_base as base
@@ -1033,4 +1034,7 @@ def test_a_log_holding_only_its_header_is_no_day_to_go_to(
     (log_dir / "2026-09-29.md").write_bytes(b"\xef\xbb\xbf\r\n \n")
     assert logged.diary("2026-10-01", tz=MADRID).previous_day is None
     (log_dir / "2026-09-29.md").write_bytes("Morgan Log — 2026-09-29\r".encode())
+    assert logged.diary("2026-10-01", tz=MADRID).previous_day == date(2026, 9, 29)
+    # A log too large to show is a day to go to: the diary says why (the last re-check).
+    (log_dir / "2026-09-29.md").write_bytes(b" " * (MAX_LOG_BYTES + 10) + b"\nA: hi")
     assert logged.diary("2026-10-01", tz=MADRID).previous_day == date(2026, 9, 29)

@@ -149,10 +149,12 @@ GUARDED_RECORDS = GuardedRecords()
 
 
 def refusal_kind(error: ValidationError) -> str:
-    """``InvalidQuery`` when the first argument refused (in the tool's order, as the tools and
-    the API check them) is part of a query (a recall's mode); else ``InvalidInput`` (found
-    by review: a mode of "ALL" was InvalidQuery everywhere but here, and then, beside a bad
-    limit, still here)."""
+    """``InvalidQuery`` when the first argument the schema refused (in the tool's order) is
+    part of a query (a recall's mode), as the tools and the API name a bad mode; else
+    ``InvalidInput`` (found by review: a mode of "ALL" was InvalidQuery everywhere but here,
+    and then, beside a bad limit, still here). A time the schema passes as text is judged
+    by the tool afterwards, so a bad mode beside a bad ``since`` is InvalidQuery here and
+    InvalidInput in the tools, which read the times first."""
     places = [found["loc"] for found in error.errors(include_input=False) if found["loc"]]
     return "InvalidQuery" if places and str(places[0][0]) in QUERY_PARTS else "InvalidInput"
 

@@ -182,6 +182,8 @@ def recordless(log_dir: Path, day: date) -> bool:
             data = file.read(MAX_LOG_BYTES + 1)
     except OSError:
         return False
+    if len(data) > MAX_LOG_BYTES:
+        return False  # too large to show: the diary says so (found by the last re-check)
     text = data.removeprefix(BOM)
     if not text.strip():
         return True  # no text at all: nothing to show (found by the review after)
