@@ -16,6 +16,7 @@ import re
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 
 from memstore.errors import InvalidInput, StoreDamaged
+from memstore.machine_zone import machine_zone
 
 EXAMPLE = "2026-10-05T09:00:00+02:00"
 DAY_FORMAT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # ASCII digits only (found by review)
@@ -70,15 +71,33 @@ def in_utc(value: datetime, argument: str) -> datetime:
     """``value`` converted to UTC (a naive ``value`` is taken as the machine's local time).
 
     Raises:
-        InvalidInput: If its time zone gives no valid offset (:func:`zone_offset`), or the
-            converted time falls outside the years 1 to 9999.
+        InvalidInput: If its time zone gives no valid offset (:func:`zone_offset`), the
+            converted time falls outside the years 1 to 9999, or ``value`` is naive and the
+            machine's zone cannot be used (:func:`~memstore.machine_zone.machine_zone`; found
+            by review: ``TZ=America/New_Yrok`` read a naive expiry as UTC and said nothing).
     """
-    zone_offset(value, argument)
+    if zone_offset(value, argument) is None:
+        value = value.replace(tzinfo=local_zone(argument))
     try:
         return value.astimezone(UTC)
     except (OverflowError, ValueError) as error:
         why = f"{value.isoformat()} is outside the years 1 to 9999 once converted to UTC"
         raise unusable_time(argument, why) from error
+
+
+def local_zone(argument: str) -> tzinfo:
+    """The machine's zone, in which a naive time given as ``argument`` is read.
+
+    Raises:
+        InvalidInput: Naming ``argument``, when the machine's zone cannot be used; the reason
+            says to add an offset to the time.
+    """
+    try:
+        return machine_zone()
+    except InvalidInput as error:
+        reason = re.sub(r"[,;] (?:or )?give one\.$", "", error.reason)
+        why = f"it has no time zone, and {reason}, or give it an offset, as in {EXAMPLE}."
+        raise InvalidInput(argument, why) from error
 
 
 def unusable_time(argument: str, why: str) -> InvalidInput:

@@ -4,6 +4,9 @@ candidates, sources, pinning, listing and deletion."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -186,6 +189,32 @@ def test_a_naive_expiry_is_read_as_local_time(service: MemoryService) -> None:
     assert memory.expires_at == local.astimezone(UTC)
     with pytest.raises(InvalidInput, match="future"):
         service.remember("Diego was travelling.", expires_at="2001-01-01T00:00:00+00:00")
+
+
+@pytest.mark.parametrize(
+    ("machine", "stored"),
+    [("JST-9", "2027-01-01T03:00:00Z"), ("America/New_Yrok", None), ("UTC+24", None)],
+)
+def test_a_naive_expiry_under_a_tz_naming_no_zone_is_refused(
+    db_path: Path, machine: str, stored: str | None
+) -> None:
+    # Found by review: the C library read TZ=America/New_Yrok as UTC, so a naive expiry was
+    # stored 5 hours early and nothing said so; POSIX rules (JST-9) still read as local time.
+    command = [sys.executable, "-m", "memstore", "--database", str(db_path), "--json"]
+    command += ["remember", "Diego is in Lisbon.", "--expires", "2027-01-01T12:00"]
+    done = subprocess.run(
+        command, capture_output=True, text=True, env={**os.environ, "TZ": machine}, timeout=60
+    )
+    if stored is not None:
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["expires_at"] == stored
+        return
+    assert done.returncode != 0
+    error = json.loads(done.stdout or done.stderr)["error"]
+    assert error["type"] == "InvalidInput"
+    assert error["message"].startswith("--expires: it has no time zone")
+    assert f"TZ={machine!r}" in error["message"] and "+02:00" in error["message"]
+    assert MemoryService(db_path).list_memories().total == 0
 
 
 def test_expired_memories_leave_listing_and_free_their_key(service: MemoryService, seeded) -> None:
