@@ -177,6 +177,21 @@ CREDENTIALS: list[tuple[str, str]] = [
     ("password_to_word", "Password set to SwordFish"),
     ("password_dotted", "My password is luna.llena"),
     ("password_dotted", "Password: Velvet.Moon"),
+    # a later review's (2026-12-07): values in corner brackets, "is" in Polish, Russian and
+    # Japanese before a word, PIN labels glued to Chinese or spaced in Korean, quoted phrases
+    ("password_cjk_quoted", "パスワードは「Sakura*2024」です"),
+    ("password_cjk_quoted", "密码\uff1a「Sakura*2024」"),
+    ("password_cjk_quoted", "Wi-Fiのパスワードは【Sakura*2024】"),
+    ("password_word_native", "moje hasło to słonecznik"),
+    ("password_word_native", "Пароль от вайфая — подсолнух"),
+    ("password_word_native", "パスワードは himawari です"),
+    ("pin_cjk", "我的PIN码是4821"),
+    ("pin_cjk", "PIN 번호는 4821"),
+    ("pin_door", "El código del portal es 4821"),
+    ("pin_door", "Kod do drzwi: 4821"),
+    ("env_password_phrase", 'DB_PASSWORD="correct horse battery staple"'),
+    ("env_password_phrase", 'export WIFI_PASSWORD="blue harbor lantern"'),
+    ("password_phrase", 'password="my dog rex 2019"'),
 ]
 
 ORDINARY: list[tuple[str, str]] = [
@@ -329,4 +344,15 @@ ORDINARY: list[tuple[str, str]] = [
     ("code", "password = models.CharField(max_length=128)"),
     ("code", "token = Token.objects.get(user=user)"),
     ("code", "key = PBKDF2HMAC(algorithm=hashes.SHA256(), length=32, salt=salt)"),
+    # the same review's: ids after a label, and what the rules above must still let through
+    ("english", "Token ID: 8a3f"),
+    ("english", "GPG key ID: 4B4F7A6E9D2B1C3E"),
+    ("pl", "hasło to tajemnica"),
+    ("pl", "hasło to podstawa bezpieczeństwa"),
+    ("russian", "пароль — обязательное поле"),
+    ("russian", "Пароль — это важно"),
+    ("japanese", "パスワードは 必須 です"),
+    ("code", 'password="please try again"'),
+    ("code", 'DB_PASSWORD="not set yet"'),
+    ("zh", "PIN码是什么"),
 ]

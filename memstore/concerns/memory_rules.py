@@ -111,6 +111,22 @@ def given_id(memory_id: str | None) -> str | None:
     return memory_id if memory_id and not memory_id.isspace() else None
 
 
+def reject_secret_key(key: str) -> None:
+    """Raise SecretRejected when ``key`` looks like a credential as given or as stored
+    ("dop v1 ..." is kept "dop_v1_...", a DigitalOcean token: found by review, an import
+    of memories scanned only the first).
+
+    Raises:
+        InvalidInput: For a key too long (:func:`normalize_key`), before any scan.
+        SecretRejected: Naming ``key``, never the text.
+    """
+    from memstore.guard import reject_secrets
+
+    stored = normalize_key(key) or ""  # its length first (see normalize_key)
+    reject_secrets(key, "key")
+    reject_secrets(stored, "key")
+
+
 def refuse_keyed(key: str | None, content: str | None) -> None:
     """Raise SecretRejected when a memory's content is the credential its key names
     (:func:`memstore.guard.reject_keyed`), the key read as given ("wifiPassword" is two
@@ -149,10 +165,8 @@ def draft(
     cleaned = None if content is None else clean_content(content)
     if cleaned is not None:
         reject_secrets(cleaned, "content")
-    if fields.key is not None:  # as given and as stored ("dop v1 ..." is kept "dop_v1_...")
-        stored_key = normalize_key(fields.key) or ""  # its length first (see normalize_key)
-        reject_secrets(fields.key, "key")
-        reject_secrets(stored_key, "key")
+    if fields.key is not None:
+        reject_secret_key(fields.key)
     refuse_keyed(fields.key, cleaned)
     return Draft(
         content=cleaned,

@@ -12,6 +12,7 @@ from memstore.concerns.memory_rules import (
     normalize_content,
     normalize_key,
     refuse_keyed,
+    reject_secret_key,
 )
 from memstore.errors import InvalidInput, SecretRejected
 from memstore.logs.write import heads_a_record
@@ -185,14 +186,13 @@ def guard(content: str, key: str | None, place: str) -> None:
     """
     from memstore.guard import reject_secrets  # detect-secrets: only for memory writes
 
-    for argument, text in (("content", content), ("key", key)):
-        try:
-            if text is not None:
-                reject_secrets(text, argument)
-            if argument == "key":
-                refuse_keyed(key, content)
-        except SecretRejected as error:
-            raise SecretRejected(f"{place} {error.argument}", error.kind, error.length) from error
+    try:
+        reject_secrets(content, "content")
+        if key is not None:
+            reject_secret_key(key)
+        refuse_keyed(key, content)
+    except SecretRejected as error:
+        raise SecretRejected(f"{place} {error.argument}", error.kind, error.length) from error
 
 
 def guard_ids(record: MemoryRecord, where: str) -> None:

@@ -40,7 +40,7 @@ from detect_secrets.plugins.twilio import TwilioKeyDetector
 
 from memstore.guard.normalize import without_links
 from memstore.guard.prefixed import TOKENS
-from memstore.guard.values import is_placeholder, made_up, passphrase
+from memstore.guard.values import is_placeholder, made_up, passphrase, quoted_phrase, spoken
 
 DETECTORS: tuple[RegexBasedDetector, ...] = tuple(
     detector()
@@ -200,7 +200,9 @@ def assigned(found: re.Match[str]) -> str | None:
     named = bare in PASSWORD_VERBS and bare in found["name"].casefold().split("_")
     if bare in HASHES or named or (found["name"].islower() and CODE_VALUE.fullmatch(value)):
         return None
-    worded = PASSWORD_NAME.search(name) is not None and passphrase(value, True)
+    phrase = quoted_phrase(found.string, found.start("value"))
+    spelled = passphrase(value, True) or (phrase is not None and spoken(phrase))
+    worded = PASSWORD_NAME.search(name) is not None and spelled
     return "secret assignment" if made_up(value) or worded else None
 
 

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import re
 
-from memstore.guard import values
+from memstore.guard import connectors, values
+from memstore.guard.connectors import CONNECTOR
 from memstore.guard.label_context import names_no_credential
 from memstore.guard.payment import follows_test_card, noted_as_test
 
@@ -51,17 +52,20 @@ COUNTED = {
 # Three digits, or four that are no year ("CVV 2024 redesign", "at CVC 2024": found by review)
 CVV = re.compile(r"(?:[0-9]{3}|(?!19|20)[0-9]{4})[.,;!?)]?$")
 PIN_LABELS = (
+    r"pin ?码|(?:핀|pin) ?번호|"  # before "pin": a match of "PIN" alone hides them
     r"pin(?:[- ]?(?:code|kod|код|nummer|number|número|numero))?|(?:code|kod|c[óo]digo) pin"
     r"|clave(?: secreta)?"  # "clave: 1234", not "Palabras clave: 2024" (see adjectival)
     r"|secret code|code secret|c[óo]digo secreto|codice segreto|geheimcode|chave secreta"
-    rf"|geheimzahl|пин(?:-код)?|pin码|暗証番号|핀 ?번호|digicode|unlock(?: code| pin)?|combination"
+    r"|geheimzahl|пин(?:-код)?|暗証番号|digicode"
+    r"|unlock(?: code| pin)?|combination"
     r"|(?:t[üu]r|tor|zugangs|haus)code|codice (?:del )?bancomat"
     r"|c[óo]digo de (?:acceso|acesso)|code d'acc[èe]s|codice di accesso"
     rf"|{CARD_CODE_LABELS}"
     r"|clave (?:de|del) (?:la )?(?:alarma|tarjeta|puerta|caja fuerte|cajero|portal)"
     rf"|(?:{LOCKS})[ -]?code|code (?:to|for|of) (?:the |my )?(?:{LOCKS}|house)"
     r"|codice (?:del|della|dell') ?(?:cancello|portone|allarme|garage|cassaforte|porta)"
-    r"|c[óo]digo (?:de la|del|da|do) (?:puerta|alarma|portón|portão|alarme|garaje|garagem)"
+    r"|c[óo]digo (?:de la|del|da|do) (?:puerta|alarma|portón|portão|alarme|garaje|garagem|portal)"
+    r"|kod (?:do|od) (?:drzwi|domofonu|bramy|furtki|sejfu|alarmu|klatki)"
     r"|code (?:de la|du|de l') ?(?:porte|alarme|portail|garage|immeuble)"
     r"|код (?:от|к|для) (?:домофона|двери|подъезда|сейфа|замка|сигнализации)"
 )
@@ -94,23 +98,6 @@ LONG_KEY_LABELS = (
     r"(?<!public )(?<!pub )(?:(?:(?<!-)|(?<=\bpublic-)|(?<=\bpub-))(?!public(?![a-z])|pub\b)"
     r"[\w-]{1,128}[ _-])?(?:keys?|secrets?)"
 )
-# Longer verbs first: an alternation takes the first that matches, and "is" alone left
-# "is now" the value of "the wifi password is now Hunter22" (found by review).
-VERBS = (
-    r"is now|is still|will be|should be|has been (?:changed |set |reset )?to|has been"
-    r"|(?:was |got )?(?:changed|set|reset|updated) to|ahora es|es ahora|será|sigue siendo"
-    r"|est maintenant|est désormais|sera|était|ist jetzt|ist nun|ist noch"
-    r"|(?:geändert|gesetzt) (?:auf|zu)|был[аои]?|будет|теперь"
-    r"|is|was|are|es el|es la|es|era|est|ist|lautet|war|heißt|è|e'|é|luidt|to|jest|brzmi|это|—|-|"
-    r"on|är|er|je|είναι|هي|היא|là|adalah|este|és"
-)
-CJK_PARTICLES = r"是|为|為|は|が|는|은|이|가"
-# Spaces and tabs only: a label never reaches across a line break to the next line's text.
-CONNECTOR = (
-    rf"[\"']?[ \t]*(?:[:=>]|(?P<arrow>→))[ \t]*|[ \t]+(?P<verb>{VERBS})(?:[ \t]*:)?[ \t]+"
-    r"|[ \t]*,?[ \t]+(?:c'est|it's|it is|that's|das ist|es|è)[ \t]+"
-    rf"|[ \t]*(?:{CJK_PARTICLES})[ \t]*"
-)
 # Words that may start what stands between a label and its connector: whose or what for it
 # is ("password for the NAS", "PIN de la tarjeta", "пароль от почты"). Other words make the
 # label part of another subject ("password manager is Bitwarden", "token limit is 128k").
@@ -124,6 +111,12 @@ SUBJECTS = {
     # Russian names what a PIN is for in the genitive, without a preposition: "пин-код карты"
     "карты", "карточки", "телефона", "сим-карты", "симки", "сейфа", "домофона", "подъезда",
     "двери", "замка", "сигнализации", "банкомата", "ноутбука", "компьютера", "роутера",
+}  # fmt: skip
+# What is named after a label that is not the credential itself ("Token ID: 8a3f", "GPG key
+# ID: 4B4F7A6E9D2B1C3E"; found by review: refused, as "ID" read as a brand's name).
+ATTRIBUTES = {
+    "id", "ids", "name", "names", "type", "types", "length", "size", "format", "fingerprint",
+    "prefix", "expiry", "url", "endpoint", "scope", "scopes", "hash", "count", "limit",
 }  # fmt: skip
 # Which one, after the noun in Spanish, French, Italian, Portuguese and German, right before
 # the connector only (found by review: "Contraseña nueva: Flamenco#2025" passed where "New
@@ -147,11 +140,11 @@ OWNERS = {
 }  # fmt: skip
 # Latin and Cyrillic labels are whole words; Chinese, Japanese and Korean ones stand in a
 # run of letters without spaces ("我的密码是", "비밀번호는").
-WORD_START = r"(?:(?<!\w)|(?=[\u3000-\uffff]))"
+WORD_START = r"(?:(?<!\w)|(?=[\u3000-\uffff])|(?<=[\u3000-\uffff]))"
 WORD_END = r"(?:(?<=[\u3000-\uffff])|(?!\w))"
 
 
-VALUE_CHAR = "[^\\s\"'`\u201d»]"  # what a value is made of: up to a space or a closing quote
+VALUE_CHAR = "[^\\s\"'`\u201d»」』】]"  # what a value is: up to a space or a closing quote
 MAX_VALUE_CHARS = 128
 """The most of a value a label's match reads (a longer token's format finds it): a longer run
 (Chinese or Japanese text, which has no spaces, after a password) is judged by its start.
@@ -170,7 +163,7 @@ def labelled(least_filler: int) -> re.Pattern[str]:
         rf"(?:(?P<filler>{filler})(?:{CONNECTOR})"
         rf"|(?P<filler_digits>{filler})(?P<digits>[ \t]+)(?=[0-9][0-9-]{{2,14}}(?:$|[\s,.;!?]))"
         r"|(?P<comma>[ \t]*,[ \t]*)|(?P<bare>[ \t]+))"
-        rf"[\"'`\u201c«]?(?P<value>{VALUE_CHAR}{{1,{MAX_VALUE_CHARS}}})"
+        rf"[\"'`\u201c«「『【]?(?P<value>{VALUE_CHAR}{{1,{MAX_VALUE_CHARS}}})"
         r"(?=(?P<after>[ \t]*\S?))"
         # "diego.m / Roble!Verde84": a login, then its password
         rf"(?:[ \t]*[/|][ \t]*(?P<second>\S{{1,{MAX_VALUE_CHARS}}}))?",
@@ -187,10 +180,7 @@ EMPHASIS = re.compile(r"\*\*|__")  # Markdown bold around a label: "**Password:*
 LONG_KEY_CHARS = 16
 # Labels also used of anything kept hidden: their value must end the clause, or be strong.
 WORDY_KEYS = {"secret", "secrets"}
-CLAUSE_ENDS = set(".,;!?)\"'`\u201d»")  # a closing quote ends a quoted value
-# Polish "to" is also English "to", Finnish "on" English "on"; dashes also join words: after
-# these, a word of letters only is no password.
-WEAK_VERBS = {"to", "-", "—", "on", "er", "je", "este", "és", "là", "es el", "es la"}
+CLAUSE_ENDS = set(".,;!?)\"'`\u201d»」』】")  # a closing quote ends a quoted value
 # The other order: "use Kx9!mPq2vL as the password", "Kx9!mPq2vL is my password".
 # What may follow the label of the other order: the clause's end, or a word that starts
 # another part of it ("... is the wifi password at home"); "Argon2 is the recommended
@@ -265,6 +255,7 @@ def accepted(found: re.Match[str], value: str) -> bool:
         return False
     after = found["after"].strip()
     ends = not after or after in CLAUSE_ENDS or value[-1:] in CLAUSE_ENDS
+    ends = ends or connectors.copula_follows(found)  # "パスワードは himawari です"
     if CARD_CODE.fullmatch(found["pin"] or ""):
         return card_code(found, value)
     filler = (found["filler"] or found["filler_digits"] or "").split()
@@ -272,6 +263,8 @@ def accepted(found: re.Match[str], value: str) -> bool:
     first = filler[0].strip("()").casefold() if filler else ""
     first = first[: first.index("'") + 1] if "'" in first[:-1] else first
     which = " ".join(filler).casefold() in ADJECTIVES and found["filler"] is not None
+    if first in ATTRIBUTES:
+        return False
     if filler and not which and first not in OWNERS | SUBJECTS and not filler[0][:1].isupper():
         return False  # a brand may stand there too: "mot de passe Gmail c'est ..."
     if found["digits"] is not None:  # "пин-код от карты 9027", "현관 비밀번호 7392"
@@ -281,12 +274,7 @@ def accepted(found: re.Match[str], value: str) -> bool:
     if found["pin"]:
         return values.pin(value) or values.made_up(value)
     if found["password"]:
-        # A word of letters only counts after a real connector: "password: swordfish",
-        # "password is swordfish", not "password to connect" or "password → Bitwarden".
-        weak = found["arrow"] is not None or (found["verb"] or "is").casefold() in WEAK_VERBS
-        stated = found["bare"] is None and not weak
-        spelled = stated and values.passphrase(value, ends, stated=found["verb"] is not None)
-        return values.made_up(value) or values.pin(value) or spelled
+        return password(found, value, ends)
     # Without a connector, only a long one: "api-key 4b7e2a9c...", not "token 2023"; an
     # arrow maps a word to a service ("auth → OAuth2"), not to a key.
     if found["arrow"] is not None:
@@ -297,3 +285,15 @@ def accepted(found: re.Match[str], value: str) -> bool:
     if (found["key"] or "").casefold() in WORDY_KEYS and not (ends or values.strong(value)):
         return False  # "secret: BTS2024 concert tickets" (found by review)
     return values.made_up(value) and (found["bare"] is None or long)
+
+
+def password(found: re.Match[str], value: str, ends: bool) -> bool:
+    """Whether ``value`` after a password label is a password: made up, digits, or, after a
+    real connector ("password: swordfish", "password is swordfish", not "password to
+    connect" or "password → Bitwarden"), a word of letters that ends the clause
+    (``ends``) or a quoted phrase of words ("correct horse battery staple")."""
+    stated = found["bare"] is None and not connectors.weak(found)
+    spelled = stated and values.passphrase(value, ends, stated=found["verb"] is not None)
+    phrase = values.quoted_phrase(found.string, found.start("value"))
+    worded = stated and phrase is not None and values.spoken(phrase)
+    return values.made_up(value) or values.pin(value) or spelled or worded

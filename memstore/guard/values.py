@@ -35,7 +35,7 @@ CALL = re.compile(r"[A-Za-z_][\w.]*\(.*\)(?:\.\w+|\[[^\]]*\]|\(\))*$")
 # read_secret(name=, base64.b64decode(os.environ[
 CUT_CALL = re.compile(r"[a-z_][\w.]*\([\w.=(\[]*[=(\[]$")
 GLUED_ENDING = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+$")
-EDGES = "\"'`\u201c\u201d\u2018\u2019«»()[]{}<>*_"  # quotes, brackets, Markdown emphasis
+EDGES = "\"'`\u201c\u201d\u2018\u2019«»「」『』【】()[]{}<>*_"  # quotes, brackets, emphasis
 TRAILING = ".,;:!?"
 SPECIALS = set("!@#$%^&*+=?~|\\")  # not "/": "buy/sell", "and/or" are words
 TYPE_NAMES = {
@@ -179,4 +179,46 @@ def passphrase(value: str, ends_clause: bool, *, stated: bool = False) -> bool:
         and not IDEOGRAPHS.search(text)
         and not any(states.is_state(word) for word in words)
         and not is_placeholder(text.lower() if stated else text)
+    )
+
+
+CLOSING = {'"': '"', "'": "'", "\u201c": "\u201d", "«": "»", "「": "」", "『": "』"}
+"""Each opening quote a value may stand in, and its closing one."""
+PHRASE_WORD = re.compile(r"[^\W\d_]{3,}")
+FUNCTION_WORDS = {
+    "not", "yet", "the", "and", "for", "you", "your", "please", "try", "again", "enter",
+    "must", "with", "this", "that", "are", "was", "has", "have", "will", "can", "all", "any",
+    "use", "see", "here", "there", "none", "than", "then", "from", "into", "our", "its",
+}  # fmt: skip
+"""Words of instructions and sentences ("please try again", "not set yet"), which a
+password of words has none of."""
+
+
+def quoted_phrase(text: str, start: int) -> str | None:
+    """The words of a quoted value of ``text`` read from ``start`` (its first character,
+    right after the opening quote) to the closing quote on the same line, within 128
+    characters, when there are two or more of them; else None: a label's value and an
+    assignment's end at the first space, and "correct horse battery staple" was read as
+    "correct" (found by review)."""
+    closing = CLOSING.get(text[start - 1 : start]) if start else None
+    end = -1 if closing is None else text.find(closing, start, start + 129)
+    phrase = text[start:end] if end >= 0 else ""
+    return phrase if len(phrase.split()) >= 2 and "\n" not in phrase else None
+
+
+def spoken(phrase: str) -> bool:
+    """Whether a quoted ``phrase`` is a password of words: made up once its spaces are
+    dropped ("my dog rex 2019"), or three to eight lowercase words of three letters or more,
+    none a placeholder or :data:`FUNCTION_WORDS`, fewer than half of them states ("correct
+    horse battery staple", not "not set yet" nor "required field missing")."""
+    words = phrase.split()
+    if made_up("".join(words)):
+        return True
+    told = sum(states.is_state(word) for word in words)  # "correct" horse battery staple
+    return (
+        3 <= len(words) <= 8
+        and all(PHRASE_WORD.fullmatch(word) and word.islower() for word in words)
+        and not any(word in FUNCTION_WORDS or is_placeholder(word) for word in words)
+        and 2 * told < len(words)
+        and not PLACEHOLDER_WORDS.search(phrase)
     )
