@@ -9,7 +9,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from memstore import files
+from memstore import files, paths
 from memstore.config import MemoryConfig, settings_problems
 from memstore.errors import FileError, InvalidInput
 from memstore.json_text import KeyedObject
@@ -22,14 +22,18 @@ MAX_CONFIG_BYTES = 1024 * 1024
 def read_section(path: Path) -> MemoryConfig:
     """The ``memory`` section of a JSON configuration file, validated.
 
+    A leading ``~`` is expanded, as no shell does for an MCP client's arguments or the
+    Python API (found by review: ``--config ~/assistant.json`` in a client's ``args``).
+
     Raises:
-        FileError: When the path is not a regular file (a FIFO, a folder, a device).
+        FileError: When the path is not a regular file (a FIFO, a folder, a device), or
+            names a home folder that cannot be found.
         OSError: When the file cannot be read.
         ValueError: When it is over 1 MiB, not UTF-8, not JSON, has no object ``memory``
             section, or a setting is invalid (one sentence per bad setting: its name, what
             is wrong, the value given).
     """
-    data = files.read_regular(path, MAX_CONFIG_BYTES, "the configuration")
+    data = files.read_regular(paths.expanded(path), MAX_CONFIG_BYTES, "the configuration")
     if len(data) > MAX_CONFIG_BYTES:
         raise ValueError(f"the file is over {MAX_CONFIG_BYTES // 1024} KiB; is it the right one?")
     try:

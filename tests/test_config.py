@@ -6,6 +6,8 @@ import copy
 import json
 import logging
 import pickle
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -286,3 +288,23 @@ def test_paths_may_be_given_as_pathlib_paths(tmp_path: Path) -> None:
     assert config.log_path() == tmp_path / "logs"
     with pytest.raises(InvalidInput, match="'..' is not allowed"):
         MemoryConfig(database=Path("..") / "memory.sqlite3")
+
+
+def test_a_configuration_path_under_the_home_folder_is_expanded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Found by review: "--config ~/c.json" in an MCP client's args (no shell) was "no file
+    # there", and ConfigLoader fell back to the defaults.
+    monkeypatch.setenv("HOME", str(tmp_path))
+    database = tmp_path / "kept.sqlite3"
+    (tmp_path / "c.json").write_text(json.dumps({"memory": {"database": str(database)}}))
+    assert read_section(Path("~/c.json")).database == str(database)
+    assert ConfigLoader(Path("~/c.json")).load().database == str(database)
+    done = subprocess.run(
+        [sys.executable, "-m", "memstore", "--config", "~/c.json", "--json", "remember", "Hi."],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert MemoryService(database).list_memories().total == 1
