@@ -130,6 +130,15 @@ def test_supersedes_replaces_an_explicit_id(service: MemoryService) -> None:
         service.remember("Diego works nowhere.", supersedes="mem_missing")
 
 
+@pytest.mark.parametrize("content", ["\u200b", "\ufeff", " \u200d\u2060 ", "\x01\u00ad"])
+def test_content_of_nothing_shown_is_empty(service: MemoryService, content: str) -> None:
+    # Found by review: a zero-width space alone was stored as a memory nobody could read.
+    with pytest.raises(InvalidInput, match="content: is empty"):
+        service.remember(content)
+    assert service.list_memories().total == 0
+    assert service.remember("\u200bDiego is here.").content == "\u200bDiego is here."
+
+
 def test_content_and_arguments_are_validated(service: MemoryService) -> None:
     with pytest.raises(InvalidInput, match="content"):
         service.remember("   ")

@@ -183,10 +183,12 @@ def clean_content(content: str) -> str:
     """Content trimmed of surrounding white space.
 
     Raises:
-        InvalidInput: If it is empty or over 4,000 characters after trimming.
+        InvalidInput: If it is empty or over 4,000 characters after trimming, or holds
+            nothing shown: only format or control characters (a zero-width space, a byte
+            order mark; found by review: stored as a memory nobody could read).
     """
     trimmed = content.strip()
-    if not trimmed:
+    if not any(unicodedata.category(char)[0] in "LMNPS" for char in trimmed):
         raise InvalidInput("content", "is empty; write the fact to remember.")
     if len(trimmed) > MAX_CONTENT_CHARS:
         raise InvalidInput(
