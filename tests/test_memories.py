@@ -885,5 +885,8 @@ def test_an_edit_while_the_clock_is_behind_reaches_a_store_that_synced_before(
 def test_a_key_far_too_long_is_refused_before_the_guard_reads_it(service: MemoryService) -> None:
     # Found by review: a 40,000-character key took the credential guard 17 s to scan before
     # the length check refused it.
-    with pytest.raises(InvalidInput, match="key: is over 1000 characters"):
+    with pytest.raises(InvalidInput, match="key: is 40000 characters; .* at most 200 once"):
         service.remember("Diego likes tea.", key="1-" * 20_000)
+    # found by review: 1,000 was named as the limit, which is 200 once stored
+    with pytest.raises(InvalidInput, match="key: is 201 characters once stored; .* at most 200"):
+        service.remember("Diego likes tea.", key="k" * 201)

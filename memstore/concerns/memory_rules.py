@@ -218,12 +218,19 @@ def normalize_key(key: str | None) -> str | None:
     if key is None:
         return None
     if len(key) > MAX_GIVEN_KEY_CHARS:  # found by review: 40,000 characters took the guard 17 s
-        raise InvalidInput("key", f"is over {MAX_GIVEN_KEY_CHARS} characters; use a short name.")
+        raise InvalidInput(  # found by review: it named 1,000 as the limit, which is 200
+            "key",
+            f"is {len(key)} characters; use a short name, at most {MAX_KEY_CHARS} once stored.",
+        )
     folded = unicodedata.normalize("NFKC", key).casefold().strip()
     kept = "".join(char if key_char(char) else "_" for char in folded)
     normalized = UNDERSCORES.sub("_", kept).strip("_")
     if len(normalized) > MAX_KEY_CHARS:
-        raise InvalidInput("key", f"is over {MAX_KEY_CHARS} characters; use a short name.")
+        raise InvalidInput(
+            "key",
+            f"is {len(normalized)} characters once stored; use a short name, at most "
+            f"{MAX_KEY_CHARS}.",
+        )
     return normalized or None
 
 
