@@ -9,6 +9,7 @@ weights, fair shares) have table tests, and the parts are checked against a real
 from __future__ import annotations
 
 import json
+import math
 import re
 import subprocess
 import sys
@@ -118,6 +119,40 @@ def test_a_phrase_adjacent_hit_ranks_above_a_scattered_one(
     # The same words, the same length: bm25 ties, and the order of storage decides.
     assert plain_bm25(db_path, "blue garden") == [scattered, adjacent]
     assert ranked(service.recall("blue garden")) == [adjacent, scattered]
+
+
+SUPPORT = ("support group", "the support group helped me a lot", "the group gave support")
+GARDEN = (
+    "blue garden",
+    "I love the blue garden near the old house by the river",
+    "blue sky garden",
+)
+
+
+@pytest.mark.parametrize("mode", ["any", "all"])
+@pytest.mark.parametrize("adjacent_first", [True, False])
+@pytest.mark.parametrize(
+    ("words", "others"), [(SUPPORT, 0), (SUPPORT, 1), (SUPPORT, 8), (GARDEN, 0), (GARDEN, 1)]
+)
+def test_a_phrase_adjacent_hit_ranks_above_a_shorter_scattered_one(
+    service: MemoryService,
+    seeded: Seeded,
+    mode: Mode,
+    adjacent_first: bool,
+    words: tuple[str, str, str],
+    others: int,
+) -> None:
+    # Found by review: where every hit holds both words (two messages and nothing else),
+    # each word's and the pair's idf was FTS5's floor, so the pair added a quarter of a
+    # word, and bm25 put the shorter message, the scattered one, first. The pair's weight
+    # now has an idf without a floor (log(1 + ...)). Four times longer beside eight other
+    # messages, the adjacent one still ranks second (README, ranking).
+    query, adjacent, scattered = words
+    with seeded():
+        for text in (adjacent, scattered) if adjacent_first else (scattered, adjacent):
+            chat(("user", text))
+        fillers(others)
+    assert ranked(service.recall(query, mode=mode)) == [adjacent, scattered]
 
 
 @pytest.mark.parametrize("mode", ["any", "all"])
@@ -569,7 +604,7 @@ def test_idf_is_fts5s_with_its_floor() -> None:
     ("kind", "role", "weight"),
     [
         ("word", "gate", 2.5649),
-        ("pair", "rank", ranking.PAIR_WEIGHT * 2.5649),
+        ("pair", "rank", ranking.PAIR_WEIGHT * math.log(1 + 19.5 / 1.5)),
         ("phrase", "gate", 1.0),
         ("filter", "gate", 0.0),
         ("filter", "veto", 0.0),
