@@ -156,21 +156,6 @@ def test_a_phrase_adjacent_hit_ranks_above_a_shorter_scattered_one(
 
 
 @pytest.mark.parametrize("mode", ["any", "all"])
-@pytest.mark.parametrize("adjacent_first", [True, False])
-@pytest.mark.parametrize("words", [SUPPORT, GARDEN])
-def test_a_memory_holding_the_words_side_by_side_ranks_above_a_shorter_one_apart(
-    service: MemoryService, mode: Mode, adjacent_first: bool, words: tuple[str, str, str]
-) -> None:
-    # Found by review: memories ranked by bm25 alone, which put the shorter one first.
-    query, adjacent, scattered = words
-    for text in (adjacent, scattered) if adjacent_first else (scattered, adjacent):
-        service.remember(text)
-    service.remember("Diego keeps a blue notebook for the group.")
-    found = [memory.content for memory in service.recall(query, mode=mode).memories]
-    assert found[:2] == [adjacent, scattered]
-
-
-@pytest.mark.parametrize("mode", ["any", "all"])
 def test_a_phrase_with_a_stopword_inside_ranks_above_its_words_apart(
     service: MemoryService, seeded: Seeded, mode: Mode
 ) -> None:

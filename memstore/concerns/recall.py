@@ -56,7 +56,6 @@ from memstore.text.fts_query import (
     MODES,
     build_match,
     content_match,
-    pairs_match,
     pairs_of_long_runs,
     query_tokens,
     symbols_only,
@@ -124,11 +123,9 @@ def memories_of(
     query, match = asked
     said = searched_text(connection, query, mode) if mode == "any" else query
     match = match if said == query else build_match(said, mode)
-    content, pairs = content_match(said, mode), pairs_match(said, mode)
+    content = content_match(said, mode)
     stemmed = mode == "any"
-    return memory_hits(
-        connection, match, filters, now, size, stemmed=stemmed, content=content, pairs=pairs
-    )
+    return memory_hits(connection, match, filters, now, size, stemmed=stemmed, content=content)
 
 
 def history_of(

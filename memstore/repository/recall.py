@@ -70,27 +70,22 @@ MEMORY_MATCHES = f"""
     ORDER BY {{tier}}hits.rank, mem.pk
     LIMIT :limit
 """
-# The memories holding only stopwords of the query after the others (see content_match),
-# and then those holding no pair of adjacent query words (see pairs_match).
+# The memories holding only stopwords of the query after the others (see content_match).
 STOPWORD_TIER = "hits.pk NOT IN (SELECT rowid FROM {index} WHERE {index} MATCH :content), "
-PAIR_TIER = "hits.pk NOT IN (SELECT rowid FROM {index} WHERE {index} MATCH :pairs), "
 MEMORY_INDEXES = {False: MEMORIES_FTS, True: MEMORIES_STEM_FTS}  # by stemmed
 
 
-def memory_matches(columns: str, index: str, tiered: bool, paired: bool = False) -> str:
-    """:data:`MEMORY_MATCHES` of ``columns`` on ``index``, with the stopword tier or not,
-    and the pair tier or not."""
+def memory_matches(columns: str, index: str, tiered: bool) -> str:
+    """:data:`MEMORY_MATCHES` of ``columns`` on ``index``, with the stopword tier or not."""
     tier = STOPWORD_TIER.format(index=index) if tiered else ""
-    tier += PAIR_TIER.format(index=index) if paired else ""
     return MEMORY_MATCHES.format(columns=columns, index=index, tier=tier)
 
 
 MEMORY_COLUMNS = ", ".join(f"mem.{c}" for c in MEMORY_FIELDS)
 MEMORY_HITS = {
-    (stemmed, tiered, paired): memory_matches(MEMORY_COLUMNS, index, tiered, paired)
+    (stemmed, tiered): memory_matches(MEMORY_COLUMNS, index, tiered)
     for stemmed, index in MEMORY_INDEXES.items()
     for tiered in (False, True)
-    for paired in (False, True)
 }
 MEMORY_HIT_IDS = {
     tiered: memory_matches("mem.id", MEMORIES_STEM_FTS, tiered) for tiered in (False, True)
@@ -224,19 +219,16 @@ def memory_hits(
     *,
     stemmed: bool,
     content: str | None = None,
-    pairs: str | None = None,
 ) -> list[StoredMemory]:
     """Matching active, unexpired memories, best bm25 rank first, at most ``limit``; on the
     index by word stem when ``stemmed`` (recall's ``any`` mode), else as written; those the
     MATCH ``content`` finds first, when given (see
-    :func:`~memstore.text.fts_query.content_match`), then those the MATCH ``pairs`` finds,
-    when given (see :func:`~memstore.text.fts_query.pairs_match`).
+    :func:`~memstore.text.fts_query.content_match`).
 
     Session and role filters go through the memory's source messages, so a memory with no
     source message never matches them; since / until filter its creation time.
     """
-    params = {"query": match, "content": content, "pairs": pairs, "now": format_utc(now)}
+    params = {"query": match, "content": content, "now": format_utc(now), "limit": limit}
     params |= filters.params()
-    statement = MEMORY_HITS[stemmed, content is not None, pairs is not None]
-    found = connection.execute(statement, params | {"limit": limit})
+    found = connection.execute(MEMORY_HITS[stemmed, content is not None], params)
     return [StoredMemory.from_row(row) for row in found]

@@ -127,15 +127,6 @@ def content_match(text: str, mode: Mode) -> str | None:
     return content_words(pairs_of_long_runs(query_tokens(text))) if mode == "any" else None
 
 
-def pairs_match(text: str, mode: Mode) -> str | None:
-    """The MATCH of the pairs of adjacent content words (:func:`pair_parts`) of an ``any`` or
-    ``all`` query, or None: memories holding one rank first (found by review)."""
-    if mode == "phrase":
-        return None
-    tokens = pairs_of_long_runs(query_tokens(text))
-    return " OR ".join(part.match for part in pair_parts(tokens, query_stopwords(tokens))) or None
-
-
 def content_words(tokens: Iterable[str]) -> str | None:
     """The any-word MATCH of the distinct content words among ``tokens`` (those not in
     :func:`query_stopwords`), or None when they hold no stopword or only stopwords."""
