@@ -182,9 +182,7 @@ CREDENTIALS: list[tuple[str, str]] = [
     ("password_cjk_quoted", "パスワードは「Sakura*2024」です"),
     ("password_cjk_quoted", "密码\uff1a「Sakura*2024」"),
     ("password_cjk_quoted", "Wi-Fiのパスワードは【Sakura*2024】"),
-    ("password_word_native", "moje hasło to słonecznik"),
-    ("password_word_native", "Пароль от вайфая — подсолнух"),
-    ("password_word_native", "パスワードは himawari です"),
+    ("password_word_spaced_copula", "パスワードは himawari です"),
     ("pin_cjk", "我的PIN码是4821"),
     ("pin_cjk", "PIN 번호는 4821"),
     ("pin_door", "El código del portal es 4821"),
@@ -192,6 +190,7 @@ CREDENTIALS: list[tuple[str, str]] = [
     ("env_password_phrase", 'DB_PASSWORD="correct horse battery staple"'),
     ("env_password_phrase", 'export WIFI_PASSWORD="blue harbor lantern"'),
     ("password_phrase", 'password="my dog rex 2019"'),
+    ("api_key_named", "API key Name: Kx9!mPq2vLz7Rt5#"),
 ]
 
 ORDINARY: list[tuple[str, str]] = [
@@ -355,4 +354,19 @@ ORDINARY: list[tuple[str, str]] = [
     ("code", 'password="please try again"'),
     ("code", 'DB_PASSWORD="not set yet"'),
     ("zh", "PIN码是什么"),
+    # what a first version of those rules refused (found by the review of them): a word
+    # after a Finnish, Norwegian, Polish or Russian "is", and quoted descriptions
+    ("fi", "Salasana on tärkeä"),
+    ("fi", "salasana on unohtunut"),
+    ("no", "Passord er viktig"),
+    ("no", "Passord er hemmelig"),
+    ("pl", "Hasło to podstawa"),
+    ("pl", "hasło to słowo, którego nie zapomnisz"),
+    ("russian", "Пароль — ерунда"),
+    ("code", 'password: "minimum eight characters required"'),
+    ("code", 'password: "letters numbers symbols"'),
+    ("english", 'the password is "taped under keyboard"'),
+    ("code", 'password = "foo bar baz"'),
+    ("code", 'password: "at least 8 characters"'),
+    ("english", "API key name: prod-deploy"),
 ]

@@ -130,13 +130,30 @@ def test_supersedes_replaces_an_explicit_id(service: MemoryService) -> None:
         service.remember("Diego works nowhere.", supersedes="mem_missing")
 
 
-@pytest.mark.parametrize("content", ["\u200b", "\ufeff", " \u200d\u2060 ", "\x01\u00ad"])
+@pytest.mark.parametrize(
+    "content",
+    [
+        "\u200b",
+        "\ufeff",
+        " \u200d\u2060 ",
+        "\x01\u00ad",
+        "\u3164",
+        "\u034f",
+        "\u0301",
+        "\u2800\ufe0f",
+    ],
+)
 def test_content_of_nothing_shown_is_empty(service: MemoryService, content: str) -> None:
     # Found by review: a zero-width space alone was stored as a memory nobody could read.
     with pytest.raises(InvalidInput, match="content: is empty"):
         service.remember(content)
     assert service.list_memories().total == 0
     assert service.remember("\u200bDiego is here.").content == "\u200bDiego is here."
+    kept = service.remember("Diego\u3164 cafe\u0301 \U0001f469\u200d\U0001f4bb")
+    assert kept.content == "Diego\u3164 cafe\u0301 \U0001f469\u200d\U0001f4bb"
+    memory = service.remember("Diego likes tea.")
+    with pytest.raises(InvalidInput, match="content: is empty"):
+        service.update_memory(memory.id, content)
 
 
 def test_content_and_arguments_are_validated(service: MemoryService) -> None:
@@ -885,7 +902,7 @@ def test_an_edit_while_the_clock_is_behind_reaches_a_store_that_synced_before(
 def test_a_key_far_too_long_is_refused_before_the_guard_reads_it(service: MemoryService) -> None:
     # Found by review: a 40,000-character key took the credential guard 17 s to scan before
     # the length check refused it.
-    with pytest.raises(InvalidInput, match="key: is 40000 characters; .* at most 200 once"):
+    with pytest.raises(InvalidInput, match="key: is 40000 characters; give at most 1000, .* 200"):
         service.remember("Diego likes tea.", key="1-" * 20_000)
     # found by review: 1,000 was named as the limit, which is 200 once stored
     with pytest.raises(InvalidInput, match="key: is 201 characters once stored; .* at most 200"):

@@ -184,17 +184,27 @@ def clean_content(content: str) -> str:
 
     Raises:
         InvalidInput: If it is empty or over 4,000 characters after trimming, or holds
-            nothing shown: only format or control characters (a zero-width space, a byte
-            order mark; found by review: stored as a memory nobody could read).
+            nothing :func:`shown` (a zero-width space, a byte order mark, a Hangul filler).
     """
     trimmed = content.strip()
-    if not any(unicodedata.category(char)[0] in "LMNPS" for char in trimmed):
+    if not any(shown(char) for char in trimmed):
         raise InvalidInput("content", "is empty; write the fact to remember.")
     if len(trimmed) > MAX_CONTENT_CHARS:
         raise InvalidInput(
             "content", f"is {len(trimmed)} characters; at most {MAX_CONTENT_CHARS} are allowed."
         )
     return trimmed
+
+
+BLANK_SIGNS = set("\u115f\u1160\u3164\uffa0\u2800")  # Hangul fillers, the braille blank
+
+
+def shown(char: str) -> bool:
+    """Whether ``char`` shows as something: a letter, number, punctuation or symbol, not a
+    blank one (:data:`BLANK_SIGNS`). Marks alone, format and control characters, variation
+    selectors show nothing (found by reviews: a zero-width space alone, then a Hangul filler
+    or a lone combining accent, was stored as a memory nobody could read)."""
+    return unicodedata.category(char)[0] in "LNPS" and char not in BLANK_SIGNS
 
 
 def normalize_content(content: str) -> str:
@@ -220,7 +230,8 @@ def normalize_key(key: str | None) -> str | None:
     if len(key) > MAX_GIVEN_KEY_CHARS:  # found by review: 40,000 characters took the guard 17 s
         raise InvalidInput(  # found by review: it named 1,000 as the limit, which is 200
             "key",
-            f"is {len(key)} characters; use a short name, at most {MAX_KEY_CHARS} once stored.",
+            f"is {len(key)} characters; give at most {MAX_GIVEN_KEY_CHARS}, and at most "
+            f"{MAX_KEY_CHARS} once stored (lowercase, spaces and punctuation as one '_').",
         )
     folded = unicodedata.normalize("NFKC", key).casefold().strip()
     kept = "".join(char if key_char(char) else "_" for char in folded)

@@ -24,35 +24,32 @@ CONNECTOR = (
     rf"|[ \t]*(?:{CJK_PARTICLES})[ \t]*"
 )
 # Polish "to" is also English "to", Finnish "on" English "on"; dashes also join words: after
-# these, a word of letters only is no password, unless the label is of the language whose
-# "is" the verb is (found by review: "hasło to słonecznik", "пароль — подсолнух" passed).
+# these, a word of letters only is no password. After a label of the verb's own language
+# too: "Salasana on tärkeä", "Hasło to podstawa", "Пароль — ерунда" say what the password is
+# like, and the state lists of those languages are short (found by review: taking the verb
+# as "is" there, to catch "hasło to słonecznik", refused them).
 WEAK_VERBS = {"to", "-", "—", "on", "er", "je", "este", "és", "là", "es el", "es la"}
-NATIVE_LABELS = {
-    "to": ("hasł", "hasl"),
-    "-": ("парол",),
-    "—": ("парол",),
-    "on": ("salasana",),
-    "er": ("passord", "adgangskode", "kodeord"),
-    "je": ("heslo",),
-    "là": ("mật khẩu",),
-}
 # A Japanese or Korean copula after a spaced value ends its clause: "パスワードは himawari
 # です" (found by review: only "himawariです", glued, was read so).
 COPULA = re.compile(r"[ \t]*(?:です|でした|だ|입니다|이에요|예요|야)")
 
 
 def weak(found: re.Match[str]) -> bool:
-    """Whether the connector of a password label's match ``found`` (groups ``verb``,
-    ``arrow`` and ``password``) may join other words than a label and its value: an arrow
-    ("password → Bitwarden"), or a verb of :data:`WEAK_VERBS` after a label of another
-    language than the verb's."""
-    if found["arrow"] is not None:
-        return True
-    verb = (found["verb"] or "is").casefold()
-    native = NATIVE_LABELS.get(verb, ())
-    return verb in WEAK_VERBS and not (found["password"] or "").casefold().startswith(native)
+    """Whether the connector of a label's match ``found`` (groups ``verb`` and ``arrow``)
+    may join other words than a label and its value: an arrow ("password → Bitwarden"), or
+    a verb of :data:`WEAK_VERBS`."""
+    return found["arrow"] is not None or (found["verb"] or "is").casefold() in WEAK_VERBS
 
 
 def copula_follows(found: re.Match[str]) -> bool:
     """Whether a Japanese or Korean copula follows the value of ``found``."""
     return COPULA.match(found.string, found.end("value")) is not None
+
+
+def assigned(found: re.Match[str]) -> bool:
+    """Whether the connector of ``found`` is ``=``: code's assignment, where a quoted phrase
+    is a value (``password="my dog rex 2019"``), not a description or an instruction
+    (found by review: ``password: "minimum eight characters required"``, `the password is
+    "taped under keyboard"` were refused)."""
+    connector = found["filler"] is not None  # matched with a connector, not bare
+    return connector and "=" in found.string[found.end("filler") : found.start("value")]

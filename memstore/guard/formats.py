@@ -200,8 +200,9 @@ def assigned(found: re.Match[str]) -> str | None:
     named = bare in PASSWORD_VERBS and bare in found["name"].casefold().split("_")
     if bare in HASHES or named or (found["name"].islower() and CODE_VALUE.fullmatch(value)):
         return None
-    phrase = quoted_phrase(found.string, found.start("value"))
-    spelled = passphrase(value, True) or (phrase is not None and spoken(phrase))
+    phrase = quoted_phrase(found.string, found.start("value"))  # after "=", not YAML's ":"
+    equals = "=" in found.string[found.end("name") : found.start("value")]
+    spelled = passphrase(value, True) or (equals and phrase is not None and spoken(phrase))
     worded = PASSWORD_NAME.search(name) is not None and spelled
     return "secret assignment" if made_up(value) or worded else None
 

@@ -1,10 +1,17 @@
-"""What around a label says its value is no credential of the user's: Spanish "clave"
-qualifying the noun before it, a key file's name at the end of a path, a statistic about
-everyone's passwords. :mod:`memstore.guard.labels` asks these of each label it finds."""
+"""What around a label says its value is no credential of the user's: a word naming
+another thing of it ("Token ID"), Spanish "clave" qualifying the noun before it, a key
+file's name at the end of a path, a statistic about everyone's passwords. :mod:`memstore.guard.labels` asks these of each label it finds."""
 
 from __future__ import annotations
 
 import re
+
+# What is named after a label that is not the credential itself ("Token ID: 8a3f", "GPG key
+# ID: 4B4F7A6E9D2B1C3E"; found by review: refused, as "ID" read as a brand's name).
+ATTRIBUTES = {
+    "id", "ids", "name", "names", "type", "types", "length", "size", "format", "fingerprint",
+    "prefix", "expiry", "url", "endpoint", "scope", "scopes", "hash", "count", "limit",
+}  # fmt: skip
 
 NOUN_REACH = 40  # characters before "clave" that hold its noun, longer than any of them
 # Nouns Spanish "clave" qualifies ("Palabras clave", "Dato clave: 1500", "año clave"): after

@@ -20,7 +20,7 @@ import re
 
 from memstore.guard import connectors, values
 from memstore.guard.connectors import CONNECTOR
-from memstore.guard.label_context import names_no_credential
+from memstore.guard.label_context import ATTRIBUTES, names_no_credential
 from memstore.guard.payment import follows_test_card, noted_as_test
 
 PASSWORD_LABELS = (
@@ -111,12 +111,6 @@ SUBJECTS = {
     # Russian names what a PIN is for in the genitive, without a preposition: "пин-код карты"
     "карты", "карточки", "телефона", "сим-карты", "симки", "сейфа", "домофона", "подъезда",
     "двери", "замка", "сигнализации", "банкомата", "ноутбука", "компьютера", "роутера",
-}  # fmt: skip
-# What is named after a label that is not the credential itself ("Token ID: 8a3f", "GPG key
-# ID: 4B4F7A6E9D2B1C3E"; found by review: refused, as "ID" read as a brand's name).
-ATTRIBUTES = {
-    "id", "ids", "name", "names", "type", "types", "length", "size", "format", "fingerprint",
-    "prefix", "expiry", "url", "endpoint", "scope", "scopes", "hash", "count", "limit",
 }  # fmt: skip
 # Which one, after the noun in Spanish, French, Italian, Portuguese and German, right before
 # the connector only (found by review: "Contraseña nueva: Flamenco#2025" passed where "New
@@ -263,7 +257,7 @@ def accepted(found: re.Match[str], value: str) -> bool:
     first = filler[0].strip("()").casefold() if filler else ""
     first = first[: first.index("'") + 1] if "'" in first[:-1] else first
     which = " ".join(filler).casefold() in ADJECTIVES and found["filler"] is not None
-    if first in ATTRIBUTES:
+    if first in ATTRIBUTES and not set(value) & values.SPECIALS:  # "API key Name: Kx9!..."
         return False
     if filler and not which and first not in OWNERS | SUBJECTS and not filler[0][:1].isupper():
         return False  # a brand may stand there too: "mot de passe Gmail c'est ..."
@@ -291,9 +285,9 @@ def password(found: re.Match[str], value: str, ends: bool) -> bool:
     """Whether ``value`` after a password label is a password: made up, digits, or, after a
     real connector ("password: swordfish", "password is swordfish", not "password to
     connect" or "password → Bitwarden"), a word of letters that ends the clause
-    (``ends``) or a quoted phrase of words ("correct horse battery staple")."""
+    (``ends``), or, assigned, a quoted phrase of words ("correct horse battery staple")."""
     stated = found["bare"] is None and not connectors.weak(found)
     spelled = stated and values.passphrase(value, ends, stated=found["verb"] is not None)
     phrase = values.quoted_phrase(found.string, found.start("value"))
-    worded = stated and phrase is not None and values.spoken(phrase)
+    worded = connectors.assigned(found) and phrase is not None and values.spoken(phrase)
     return values.made_up(value) or values.pin(value) or spelled or worded

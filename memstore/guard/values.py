@@ -189,9 +189,10 @@ FUNCTION_WORDS = {
     "not", "yet", "the", "and", "for", "you", "your", "please", "try", "again", "enter",
     "must", "with", "this", "that", "are", "was", "has", "have", "will", "can", "all", "any",
     "use", "see", "here", "there", "none", "than", "then", "from", "into", "our", "its",
+    "foo", "bar", "baz", "qux", "lorem", "ipsum", "dolor",
 }  # fmt: skip
-"""Words of instructions and sentences ("please try again", "not set yet"), which a
-password of words has none of."""
+"""Words of instructions and sentences ("please try again", "not set yet") and of
+placeholders ("foo bar baz"), which a password of words has none of."""
 
 
 def quoted_phrase(text: str, start: int) -> str | None:
