@@ -143,6 +143,11 @@ def test_disabled_memory_offers_no_tools(db_path: Path, tmp_path: Path) -> None:
             assert (await session.list_tools()).tools == []
             refused = await session.call_tool("remember", {"content": "Diego likes jazz."})
             assert refused.is_error is True
+            # found by review: "Unknown tool: remember", where the tools say why
+            (text,) = [part.text for part in refused.content if part.type == "text"]
+            assert text.startswith("MemoryDisabled: Memory is disabled (enabled: false")
+            unknown = await session.call_tool("remembr", {})
+            assert unknown.content[0].text == "Unknown tool: remembr"  # type: ignore[union-attr]
 
     run(scenario)
     assert not db_path.exists()  # nothing was written, not even a migration

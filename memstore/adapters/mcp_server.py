@@ -75,6 +75,9 @@ class MemoryServer(MCPServer[Any]):
         super().__init__(*args, **kwargs)
         self.accepted: dict[str, frozenset[str]] = {}
         """The arguments each memory tool takes, by tool name."""
+        self.disabled: str | None = None
+        """Why no memory tool is offered (memory is disabled), told to a client that calls
+        one anyway (found by review: "Unknown tool: recall")."""
 
     async def list_tools(self) -> list[MCPTool]:
         listed = await super().list_tools()
@@ -86,6 +89,8 @@ class MemoryServer(MCPServer[Any]):
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
+        if self.disabled is not None and name in TOOL_FACTS:
+            raise ToolError(f"MemoryDisabled: {self.disabled}")
         if name not in self.accepted:  # the SDK's own refusal quoted a name of any length
             raise ToolError(f"Unknown tool: {for_log(guarded(name))}")
         unknown = sorted(set(arguments) - self.accepted.get(name, frozenset(arguments)))
@@ -242,6 +247,7 @@ def build_server(tools: MemoryTools) -> MCPServer[Any]:
     )
     for function in offered:
         server.accepted[function.__name__] = frozenset(inspect.signature(function).parameters)
+    server.disabled = None if offered else str(tools.refusal())
     return server
 
 
