@@ -1,6 +1,7 @@
 """What around a label says its value is no credential of the user's: a word naming
 another thing of it ("Token ID"), Spanish "clave" qualifying the noun before it, a key
-file's name at the end of a path, a statistic about everyone's passwords. :mod:`memstore.guard.labels` asks these of each label it finds."""
+file's name at the end of a path, a statistic about everyone's passwords.
+:mod:`memstore.guard.labels` asks these of each label it finds."""
 
 from __future__ import annotations
 
