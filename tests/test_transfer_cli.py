@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
-from memstore import MemoryService
+from memstore import FileError, MemoryService
 from memstore.adapters.cli import cli
 
 
@@ -249,3 +250,20 @@ def test_the_text_view_of_a_sync_says_which_sessions_it_ended(
     assert result.stdout.strip() == (
         f"imported 0 memories from {e2} (0 already there); also 1 ended session"
     )
+
+
+def test_a_jsonl_export_to_a_folders_name_is_refused_and_a_markdown_one_is_made(
+    runner: CliRunner, db_path: Path, tmp_path: Path
+) -> None:
+    # Found by review: "export out/" wrote a JSONL file named "out", where backup refuses.
+    service = MemoryService(db_path)
+    service.remember("Diego likes tea.")
+    code, _, err = run(runner, db_path, "export", f"{tmp_path / 'out'}/")
+    assert code == 2 and "names a folder (it ends in '/')" in err
+    assert not (tmp_path / "out").exists()
+    with pytest.raises(FileError, match="ends in '/'"):
+        service.export(f"{tmp_path / 'out'}/")
+    assert not (tmp_path / "out").exists()
+    code, report, _ = run(runner, db_path, "export", f"{tmp_path / 'md'}/", "--as", "markdown")
+    assert code == 0 and report["counts"]["memory"] == 1
+    assert (tmp_path / "md" / "memories").is_dir()

@@ -21,7 +21,7 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
-from memstore import open_stores
+from memstore import open_stores, paths
 from memstore.errors import FileError
 from memstore.kinds import TransferFormat, TransferScope
 from memstore.repository import transfer as rows
@@ -73,9 +73,12 @@ def export(
     Raises:
         ExportExists: If ``to`` exists; nothing is written.
         InvalidInput: For an unknown ``tz``, or a folder that cannot be written.
-        FileError: If writing fails midway (a full disk; nothing is left at ``to``), or
-            ``to`` is where SQLite keeps a file beside a database.
+        FileError: If writing fails midway (a full disk; nothing is left at ``to``),
+            ``to`` is where SQLite keeps a file beside a database, or, for JSONL, ends in
+            a path separator (a folder's name).
     """
+    if form == "jsonl":
+        paths.file_named(to, "the path of a new file, or a Markdown export's folder")
     target = destination.target(to)
     open_stores.not_a_companion(target, db.path)
     place = zone(tz) if form == "markdown" else None

@@ -99,10 +99,12 @@ class GivenPath(click.Path):
         file: Whether it names a file, so that a path ending in '/' (a folder's) is refused
             too: the Path it becomes has dropped the '/' (found by review: ``backup sub/``
             made a file named ``sub``).
+        text: Whether to keep the path as given (a ``str``): for a destination that is a
+            file or a folder depending on another option (``export``).
     """
 
-    def __init__(self, wanted: str, *, file: bool = False) -> None:
-        super().__init__(path_type=Path)
+    def __init__(self, wanted: str, *, file: bool = False, text: bool = False) -> None:
+        super().__init__(path_type=str if text else Path)
         self.wanted = wanted
         self.file = file
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, cast
 
 import click
 
+from memstore import paths
 from memstore.adapters.cli import options
 from memstore.adapters.cli.app import choose_format, cli, conclude
 from memstore.adapters.cli.opening import service_from
@@ -25,7 +26,7 @@ VIEWS = ("text", "json")
 
 
 @cli.command()
-@click.argument("destination", type=options.GivenPath(options.NEW_PATH))
+@click.argument("destination", type=options.GivenPath(options.NEW_PATH, text=True))
 @click.option(
     "--as",
     "form",
@@ -54,7 +55,7 @@ VIEWS = ("text", "json")
 @click.pass_context
 def export(
     ctx: click.Context,
-    destination: Path,
+    destination: str,
     form: TransferFormat | None,
     form_or_view: str | None,
     scope: TransferScope,
@@ -67,6 +68,11 @@ def export(
     Example: memstore export ~/exports/memory-2026-10-05 --as markdown --tz Europe/Madrid
     """
     form = file_format(ctx, form, form_or_view)
+    if form == "jsonl" and paths.names_folder(destination):  # found by review: a file
+        raise click.BadParameter(  # named after the folder was written
+            "names a folder (it ends in '/'); give the path of a new file, or --as markdown.",
+            param_hint="DESTINATION",
+        )
     report = service_from(ctx).export(destination, format=form, scope=scope, tz=tz)
     hint = reimport_hint(report)
     conclude(ctx, report, ok=True, note=hint, view=lambda done: export_view(done, hint))
