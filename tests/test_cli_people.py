@@ -193,6 +193,11 @@ def test_format_text_prints_a_transcript_json_prints_the_contract(
     assert code == 0 and not text.lstrip().startswith("{")
     assert "Conversation of 2026-10-05" in text and "Diego (user)" in text
     assert "¿me recuerdas el café de la mañana?" in text
+    # the heading gives the first message's time, as the line under it does (found by review)
+    lines = text.splitlines()
+    for at, line in enumerate(lines[:-1]):
+        if line.startswith("Conversation of "):
+            assert lines[at + 1][2:18] == line.removeprefix("Conversation of ")[:16]
     piped = json.loads(invoke(runner, imported, *args)[1])
     assert json.loads(invoke(runner, imported, *args, "--json")[1]) == piped
     assert json.loads(invoke(runner, imported, "--format", "json", *args)[1]) == piped

@@ -72,8 +72,11 @@ def recall_text(
             "",
         ]
     for conversation in result.conversations:
+        # the first message's time, which the lines under it start with (found by review:
+        # the matched reply's time stood over its request's)
+        first = conversation.messages[0].created_at if conversation.messages else None
         lines.append(
-            click.style(f"Conversation of {local(conversation.timestamp)}", bold=True)
+            click.style(f"Conversation of {local(first or conversation.timestamp)}", bold=True)
             + "  "
             + dim(conversation.session_id)
         )
