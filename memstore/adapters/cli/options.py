@@ -24,9 +24,22 @@ def choice(kind: Any) -> click.Choice:  # type: ignore[type-arg]  # generic only
     return click.Choice(values(kind))
 
 
+class Range(click.IntRange):
+    """A click ``IntRange`` whose refusal of text that is no integer names the range too
+    (found by review: ``--limit abc`` said only "'abc' is not a valid integer range")."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """``value`` as an integer within the range."""
+        try:
+            int(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a whole number; give one from {self.min} to {self.max}.")
+        return super().convert(value, param, ctx)
+
+
 def count(minimum: int) -> click.IntRange:
     """Integers from ``minimum`` to SQLite's largest (beyond it an offset cannot be bound)."""
-    return click.IntRange(min=minimum, max=MAX_POSITION)
+    return Range(min=minimum, max=MAX_POSITION)
 
 
 def combined(*options: Decorator) -> Decorator:
@@ -125,7 +138,7 @@ def limit(help: str = "Page size: 1 to 1000; max_results (8) by default.") -> De
     """The ``--limit`` option: at most this many items, from 1 to
     :data:`~memstore.arguments.MAX_READER_ITEMS` (1,000); beyond that a usage error naming
     the range, never a silent cap."""
-    return click.option("--limit", type=click.IntRange(1, MAX_READER_ITEMS), help=help)
+    return click.option("--limit", type=Range(1, MAX_READER_ITEMS), help=help)
 
 
 def offset(help: str = "Where the page starts (a previous next_offset).") -> Decorator:
