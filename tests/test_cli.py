@@ -84,7 +84,9 @@ def test_a_role_is_written_as_the_api_takes_it(runner: CliRunner, db_path: Path)
     # Found by review: the CLI lowered "USER", which the API refuses (one rule for both).
     args = ["import", str(EXAMPLES), "--speaker", "Diego=USER", "--speaker", "Morgan=assistant"]
     result = runner.invoke(cli, ["--database", str(db_path), *args])
-    assert result.exit_code == 2 and "'USER'; use user, assistant or system" in result.stderr
+    assert result.exit_code == 2 and "'Diego' is 'USER'; use user, assistant or system" in (
+        result.stderr  # the name too (found by review)
+    )
     assert not db_path.exists()
 
 
@@ -94,7 +96,7 @@ def test_one_speaker_with_two_roles_is_refused_before_anything_is_stored(
     # Names match without case: "Diego=user" and "diego=assistant" would store wrong roles.
     args = ["import", str(EXAMPLES), "--speaker", "Diego=user", "--speaker", "diego=assistant"]
     result = runner.invoke(cli, ["--database", str(db_path), *args])
-    assert result.exit_code == 2 and "two roles" in result.stderr
+    assert result.exit_code == 2 and "'diego' is given two roles" in result.stderr
     assert not db_path.exists()
 
 

@@ -45,8 +45,11 @@ def parse_speakers(
         pairs.append((name, role))
     try:
         speaker_roles(pairs)
-    except InvalidInput as error:  # click names the option (found by review: twice)
-        raise click.BadParameter(error.reason) from None
+    except InvalidInput as error:  # click names the option (found by review: twice), and
+        name = error.argument.removeprefix("speaker ")  # this the name (found by review)
+        raise click.BadParameter(
+            f"{name} {error.reason}" if name != error.argument else error.reason
+        ) from None
     return dict(pairs)
 
 
