@@ -191,6 +191,15 @@ CREDENTIALS: list[tuple[str, str]] = [
     ("env_password_phrase", 'export WIFI_PASSWORD="blue harbor lantern"'),
     ("password_phrase", 'password="my dog rex 2019"'),
     ("api_key_named", "API key Name: Kx9!mPq2vLz7Rt5#"),
+    # the review of those (2026-12-07): a Latin label glued to a CJK particle, Vault's
+    # secret id, passphrase settings
+    ("pin_cjk_glued", "PINは4821です"),
+    ("pin_cjk_glued", "PIN은 4821"),
+    ("password_cjk_glued", "password是Sunflower77!"),
+    ("token_cjk_glued", "token是ghx9Kq2LmP7vZr4TtY8n"),
+    ("vault_secret_id", "Secret ID: b0bb3c49-9a56-4d23-9b0e-52e1b2f0d3a7"),
+    ("token_id_random", "Token ID: Kx9mPq2vLz7RtYw3Nb8Jd2"),
+    ("env_passphrase", 'SSH_PASSPHRASE="Kx9mPq2vLz"'),
 ]
 
 ORDINARY: list[tuple[str, str]] = [
@@ -369,4 +378,17 @@ ORDINARY: list[tuple[str, str]] = [
     ("code", 'password = "foo bar baz"'),
     ("code", 'password: "at least 8 characters"'),
     ("english", "API key name: prod-deploy"),
+    # and what those rules must let through: advice quoting a weak password, .env.example
+    # instructions, years and counts after a PIN label, CJK questions about a label
+    ("ja", "パスワードは「qwerty」のような単純なものはダメ"),
+    ("code", 'DB_PASSWORD="ask devops team"'),
+    ("code", 'DB_PASSWORD="fill out later"'),
+    ("code", 'PASSWORD_RESET_BODY="click link below"'),
+    ("code", 'password="test test test"'),
+    ("code", 'password="abc def ghi"'),
+    ("ko", "PIN 번호 2024년에 바꿈"),
+    ("zh", "银行卡pin 2024年改过"),
+    ("ja", "アプリのpin 2024年に変えた"),
+    ("zh", "我的token是什么"),
+    ("zh", "password是必填的"),
 ]

@@ -21,7 +21,7 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
-from memstore import open_stores, paths
+from memstore import open_stores
 from memstore.errors import FileError
 from memstore.kinds import TransferFormat, TransferScope
 from memstore.repository import transfer as rows
@@ -77,9 +77,7 @@ def export(
             ``to`` is where SQLite keeps a file beside a database, or, for JSONL, ends in
             a path separator (a folder's name).
     """
-    if form == "jsonl":
-        paths.file_named(to, "the path of a new file, or a Markdown export's folder")
-    target = destination.target(to)
+    target = destination.target(to, folder=form == "markdown")
     open_stores.not_a_companion(target, db.path)
     place = zone(tz) if form == "markdown" else None
     if tz is not None:  # a given zone is checked for JSONL too, as the CLI checks --tz

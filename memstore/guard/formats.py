@@ -114,7 +114,7 @@ AUTH_HEADER = re.compile(
     re.I,
 )
 SECRET_NAME = (
-    r"[A-Z0-9_]*(?:PASSWORD|PASSWD|PWD|SECRET|TOKEN|API_?KEY|ACCESS_KEY|AUTH|CREDENTIALS?"
+    r"[A-Z0-9_]*(?:PASSWORD|PASSWD|PWD|PASSPHRASE|SECRET|TOKEN|API_?KEY|ACCESS_KEY|AUTH|CREDENTIALS?"
     r"|PRIVATE_KEY)[A-Z0-9_]*"
 )
 # Settings about secrets rather than secrets: MAX_TOKENS, TOKEN_EXPIRY, AUTH_PROVIDER, ...
@@ -130,7 +130,7 @@ POLICY = re.compile(
     r"_(?:POLICY|HASH(?:ERS?|ING)?|VALIDATORS?|RULES?|COMPLEXITY|STRENGTH|HISTORY|ROTATION"
     r"|LABEL|TEXT|HINT|FIELD|INPUT|PROMPT)$"
 )
-PASSWORD_NAME = re.compile(r"PASSWORD|PASSWD|PWD")
+PASSWORD_NAME = re.compile(r"PASSWORD|PASSWD|PWD|PASSPHRASE")  # SSH_PASSPHRASE (review)
 # A password's setting written in lower case, as configuration files do (db_password,
 # smtp_pwd, db_password_2; found by review: "db_password = 'swordfish'" passed where
 # DB_PASSWORD=swordfish did not): a few words and underscores around the word (unbounded,
@@ -138,7 +138,8 @@ PASSWORD_NAME = re.compile(r"PASSWORD|PASSWD|PWD")
 # by their names (SETTING, POLICY) and values (a state such as "always", code such as
 # make_password or pathlib.Path.cwd()), not by a list of verbs (found by the next review).
 SNAKE_PASSWORD_NAME = (
-    r"[a-z0-9]{1,32}(?:_[a-z0-9]{1,32}){0,5}_(?:password|passwd|pwd)(?:_[a-z0-9]{1,16})?"
+    r"[a-z0-9]{1,32}(?:_[a-z0-9]{1,32}){0,5}_(?:password|passwd|pwd|passphrase)"
+    r"(?:_[a-z0-9]{1,16})?"
 )
 # A value that is code, not a password: a call, a subscript, an attribute path, a snake_case
 # name, keyword arguments (found by review: "db_password = secrets['db']", "= kwargs").

@@ -20,7 +20,7 @@ import re
 
 from memstore.guard import connectors, values
 from memstore.guard.connectors import CONNECTOR
-from memstore.guard.label_context import ATTRIBUTES, names_no_credential
+from memstore.guard.label_context import another_thing, names_no_credential
 from memstore.guard.payment import follows_test_card, noted_as_test
 
 PASSWORD_LABELS = (
@@ -135,7 +135,9 @@ OWNERS = {
 # Latin and Cyrillic labels are whole words; Chinese, Japanese and Korean ones stand in a
 # run of letters without spaces ("我的密码是", "비밀번호는").
 WORD_START = r"(?:(?<!\w)|(?=[\u3000-\uffff])|(?<=[\u3000-\uffff]))"
-WORD_END = r"(?:(?<=[\u3000-\uffff])|(?!\w))"
+# A Latin label may also end right before a CJK character ("PINは4821", "password是...":
+# found by review).
+WORD_END = r"(?:(?<=[\u3000-\uffff])|(?!\w)|(?=[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]))"
 
 
 VALUE_CHAR = "[^\\s\"'`\u201d»」』】]"  # what a value is: up to a space or a closing quote
@@ -174,7 +176,9 @@ EMPHASIS = re.compile(r"\*\*|__")  # Markdown bold around a label: "**Password:*
 LONG_KEY_CHARS = 16
 # Labels also used of anything kept hidden: their value must end the clause, or be strong.
 WORDY_KEYS = {"secret", "secrets"}
-CLAUSE_ENDS = set(".,;!?)\"'`\u201d»」』】")  # a closing quote ends a quoted value
+# A closing quote ends a quoted value; not a corner bracket, after which Japanese goes on
+# saying what the value is not or is like ("「qwerty」のような": found by review).
+CLAUSE_ENDS = set(".,;!?)\"'`\u201d»")
 # The other order: "use Kx9!mPq2vL as the password", "Kx9!mPq2vL is my password".
 # What may follow the label of the other order: the clause's end, or a word that starts
 # another part of it ("... is the wifi password at home"); "Argon2 is the recommended
@@ -257,7 +261,7 @@ def accepted(found: re.Match[str], value: str) -> bool:
     first = filler[0].strip("()").casefold() if filler else ""
     first = first[: first.index("'") + 1] if "'" in first[:-1] else first
     which = " ".join(filler).casefold() in ADJECTIVES and found["filler"] is not None
-    if first in ATTRIBUTES and not set(value) & values.SPECIALS:  # "API key Name: Kx9!..."
+    if another_thing(found, first, value):
         return False
     if filler and not which and first not in OWNERS | SUBJECTS and not filler[0][:1].isupper():
         return False  # a brand may stand there too: "mot de passe Gmail c'est ..."

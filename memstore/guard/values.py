@@ -79,6 +79,9 @@ STANDARD = re.compile(
 HASHTAG = re.compile(r"#[^\W\d_]+$")  # "my secrets #skincarejourney"
 VERSION_PIN = re.compile(r"[\w.\[\]-]+(?:==|>=|<=|~=|!=)\S+$")  # requests==2.31.0
 DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}$")
+COUNTED_CJK = re.compile(
+    "[0-9-]+(?:年|년|月|월|日|일|号|位|자리|次|번째|회|個|个|개|元|원|円|人|명|歳|살)"
+)
 ENV_VARIABLE = re.compile(rf"%\w+%$|%\({VARIABLE}\)[sdr]$")  # Windows' %PW%, Python's %(pw)s
 MASK = re.compile(r"^[*xX•·.…#_-]+$|\.\.\.|…")
 # A measure ("token TTL is 3600s", "the pin is 3.5mm") and a description ("password is
@@ -151,9 +154,10 @@ def strong(value: str) -> bool:
 
 
 def pin(value: str) -> bool:
-    """Whether ``value`` is a PIN: 3 to 12 digits, maybe in groups ("3-7-1-9"), not a date."""
+    """Whether ``value`` is a PIN: 3 to 12 digits, maybe in groups ("3-7-1-9"), not a date
+    nor a count (a unit glued to it: "2024年", "2024년", "4位"; found by review)."""
     text = clean(value)
-    if DATE.match(text):
+    if DATE.match(text) or COUNTED_CJK.match(value.lstrip(EDGES)):
         return False
     digits = text.strip("#").replace("-", "")  # a keypad's "764471#", a gate's "#1234"
     return digits.isascii() and digits.isdigit() and 3 <= len(digits) <= 12
@@ -184,12 +188,16 @@ def passphrase(value: str, ends_clause: bool, *, stated: bool = False) -> bool:
 
 CLOSING = {'"': '"', "'": "'", "\u201c": "\u201d", "«": "»", "「": "」", "『": "』"}
 """Each opening quote a value may stand in, and its closing one."""
-PHRASE_WORD = re.compile(r"[^\W\d_]{3,}")
+PHRASE_WORD = re.compile(r"[^\W\d_]{4,}")  # not "abc def ghi"
 FUNCTION_WORDS = {
     "not", "yet", "the", "and", "for", "you", "your", "please", "try", "again", "enter",
     "must", "with", "this", "that", "are", "was", "has", "have", "will", "can", "all", "any",
     "use", "see", "here", "there", "none", "than", "then", "from", "into", "our", "its",
-    "foo", "bar", "baz", "qux", "lorem", "ipsum", "dolor",
+    "foo", "bar", "baz", "qux", "lorem", "ipsum", "dolor", "asdf", "qwerty",
+    # instructions in a .env.example (found by review: "ask devops team", "fill out later")
+    "ask", "check", "fill", "change", "click", "contact", "replace", "insert", "type",
+    "write", "leave", "keep", "read", "call", "generate", "update", "before", "after",
+    "later", "below", "above", "during", "when", "once", "team", "link", "setup",
 }  # fmt: skip
 """Words of instructions and sentences ("please try again", "not set yet") and of
 placeholders ("foo bar baz"), which a password of words has none of."""
@@ -209,7 +217,8 @@ def quoted_phrase(text: str, start: int) -> str | None:
 
 def spoken(phrase: str) -> bool:
     """Whether a quoted ``phrase`` is a password of words: made up once its spaces are
-    dropped ("my dog rex 2019"), or three to eight lowercase words of three letters or more,
+    dropped ("my dog rex 2019"), or three to eight different lowercase words of four letters
+    or more,
     none a placeholder or :data:`FUNCTION_WORDS`, fewer than half of them states ("correct
     horse battery staple", not "not set yet" nor "required field missing")."""
     words = phrase.split()
@@ -218,6 +227,7 @@ def spoken(phrase: str) -> bool:
     told = sum(states.is_state(word) for word in words)  # "correct" horse battery staple
     return (
         3 <= len(words) <= 8
+        and len(set(words)) == len(words)  # not "test test test"
         and all(PHRASE_WORD.fullmatch(word) and word.islower() for word in words)
         and not any(word in FUNCTION_WORDS or is_placeholder(word) for word in words)
         and 2 * told < len(words)

@@ -18,19 +18,24 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import BinaryIO
 
-from memstore import files
+from memstore import files, paths
 from memstore.errors import ExportExists
 
 STAGED_MARK = ".memstore-export-"
 
 
-def target(destination: str | Path) -> Path:
-    """``destination`` as an absolute path (``~`` expanded).
+def target(destination: str | Path, *, folder: bool) -> Path:
+    """``destination`` as an absolute path (``~`` expanded), of a new folder (``folder``)
+    or file.
 
     Raises:
-        FileError: For a path no file system takes (a NUL character) or not valid UTF-8.
+        FileError: For a path no file system takes (a NUL character) or not valid UTF-8,
+            or a file's path that ends in a separator, as a folder's name does (found by
+            review: ``export out/`` wrote a JSONL file named ``out``).
         ExportExists: If anything, even a dangling symbolic link, is already there.
     """
+    if not folder:
+        paths.file_named(destination, "the path of a new file, or a Markdown export's folder")
     return files.unused(destination, ExportExists)
 
 

@@ -72,14 +72,9 @@ def recall_text(
             "",
         ]
     for conversation in result.conversations:
-        # the first message's time, which the lines under it start with (found by review:
-        # the matched reply's time stood over its request's)
         first = conversation.messages[0].created_at if conversation.messages else None
-        lines.append(
-            click.style(f"Conversation of {local(first or conversation.timestamp)}", bold=True)
-            + "  "
-            + dim(conversation.session_id)
-        )
+        heading = f"Conversation of {local(first or conversation.timestamp)}"
+        lines.append(f"{click.style(heading, bold=True)}  {dim(conversation.session_id)}")
         for message in conversation.messages:
             lines += message_lines(message, terms, matched=message.id == conversation.matched_id)
         lines.append("")
