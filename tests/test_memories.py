@@ -149,6 +149,7 @@ def test_content_of_nothing_shown_is_empty(service: MemoryService, content: str)
         service.remember(content)
     assert service.list_memories().total == 0
     assert service.remember("\u200bDiego is here.").content == "\u200bDiego is here."
+    assert service.remember("\uf8ff").content == "\uf8ff"  # a private-use glyph
     kept = service.remember("Diego\u3164 cafe\u0301 \U0001f469\u200d\U0001f4bb")
     assert kept.content == "Diego\u3164 cafe\u0301 \U0001f469\u200d\U0001f4bb"
     memory = service.remember("Diego likes tea.")
