@@ -201,9 +201,10 @@ BLANK_SIGNS = set("\u115f\u1160\u3164\uffa0\u2800")  # Hangul fillers, the brail
 
 def shown(char: str) -> bool:
     """Whether ``char`` shows as something: a letter, number, punctuation or symbol (or a
-    private-use one, a font's own), not a blank one (:data:`BLANK_SIGNS`). Marks alone, format and control characters, variation
-    selectors show nothing (found by reviews: a zero-width space alone, then a Hangul filler
-    or a lone combining accent, was stored as a memory nobody could read)."""
+    private-use one, a font's own), not a blank one (:data:`BLANK_SIGNS`). Marks alone,
+    format and control characters, variation selectors show nothing (found by reviews: a
+    zero-width space alone, then a Hangul filler or a lone combining accent, was stored as a
+    memory nobody could read)."""
     category = unicodedata.category(char)
     return (category[0] in "LNPS" or category == "Co") and char not in BLANK_SIGNS
 
