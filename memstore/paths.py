@@ -5,6 +5,7 @@ expand (see :mod:`memstore.files` for what is then opened)."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from memstore.arguments import valid_unicode
@@ -64,9 +65,12 @@ def expanded(path: str | Path) -> Path:
 
 
 def names_folder(path: str | Path) -> bool:
-    """Whether the text of ``path`` ends in a path separator, which names a folder (a
-    :class:`Path` has dropped it: the check is for text as given)."""
-    return isinstance(path, str) and path.endswith(tuple(filter(None, (os.sep, os.altsep))))
+    """Whether the text of ``path`` ends in a path separator, or in ``.`` or ``..`` after
+    one, which name a folder (a :class:`Path` has dropped them: the check is for text as
+    given; found by review: ``export out/.`` wrote a file named ``out``)."""
+    separators = tuple(filter(None, (os.sep, os.altsep)))
+    last = re.split("|".join(map(re.escape, separators)), path)[-1] if isinstance(path, str) else ""
+    return isinstance(path, str) and (path.endswith(separators) or last in (".", ".."))
 
 
 def file_named(path: str | Path, what: str) -> None:
@@ -77,4 +81,6 @@ def file_named(path: str | Path, what: str) -> None:
         FileError: Naming ``what`` to give instead.
     """
     if names_folder(path):
-        raise FileError(str(path), f"the path names a folder (it ends in '/'); give {what}.")
+        raise FileError(
+            str(path), f"the path names a folder (it ends in '/', '/.' or '/..'); give {what}."
+        )

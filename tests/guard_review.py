@@ -198,8 +198,13 @@ CREDENTIALS: list[tuple[str, str]] = [
     ("password_cjk_glued", "password是Sunflower77!"),
     ("token_cjk_glued", "token是ghx9Kq2LmP7vZr4TtY8n"),
     ("vault_secret_id", "Secret ID: b0bb3c49-9a56-4d23-9b0e-52e1b2f0d3a7"),
-    ("token_id_random", "Token ID: Kx9mPq2vLz7RtYw3Nb8Jd2"),
     ("env_passphrase", 'SSH_PASSPHRASE="Kx9mPq2vLz"'),
+    # the review of those: a password in corner brackets before the clause's end, a PIN
+    # before Korean "일" (a copula there), a quoted phrase under a password's variable name
+    ("password_cjk_bracketed", "我的密码是「sunflower」。"),
+    ("password_cjk_bracketed", "パスワードは「himawari」です"),
+    ("pin_ko_copula", "비밀번호는 0427일 거야"),
+    ("env_password_phrase", 'DB_PASSWORD="blue sky red"'),
 ]
 
 ORDINARY: list[tuple[str, str]] = [
@@ -381,14 +386,22 @@ ORDINARY: list[tuple[str, str]] = [
     # and what those rules must let through: advice quoting a weak password, .env.example
     # instructions, years and counts after a PIN label, CJK questions about a label
     ("ja", "パスワードは「qwerty」のような単純なものはダメ"),
-    ("code", 'DB_PASSWORD="ask devops team"'),
-    ("code", 'DB_PASSWORD="fill out later"'),
-    ("code", 'PASSWORD_RESET_BODY="click link below"'),
     ("code", 'password="test test test"'),
+    ("code", 'password="ask devops team"'),
+    ("code", 'password="fill out later"'),
     ("code", 'password="abc def ghi"'),
     ("ko", "PIN 번호 2024년에 바꿈"),
     ("zh", "银行卡pin 2024年改过"),
     ("ja", "アプリのpin 2024年に変えた"),
     ("zh", "我的token是什么"),
     ("zh", "password是必填的"),
+    # and what they must let through: settings of a password or PIN, names and ids of
+    # keys, hashing schemes and board pins after a label glued to Japanese or Korean
+    ("english", "Password Length: 128"),
+    ("english", "PIN Count: 1000"),
+    ("english", "Key Name: MyProductionKey2024"),
+    ("english", "Token ID: tok1a2b3c4d5e6f7g8h9"),
+    ("ja", "passwordはPBKDF2でハッシュ化"),
+    ("ja", "LEDのpinはGPIO4"),
+    ("ja", "pinはv2.3.1に固定"),
 ]

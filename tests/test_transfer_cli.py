@@ -258,9 +258,12 @@ def test_a_jsonl_export_to_a_folders_name_is_refused_and_a_markdown_one_is_made(
     # Found by review: "export out/" wrote a JSONL file named "out", where backup refuses.
     service = MemoryService(db_path)
     service.remember("Diego likes tea.")
-    code, _, err = run(runner, db_path, "export", f"{tmp_path / 'out'}/")
-    assert code == 2 and "names a folder (it ends in '/')" in err
-    assert not (tmp_path / "out").exists()
+    for given in (f"{tmp_path / 'out'}/", f"{tmp_path / 'out'}/.", f"{tmp_path / 'out'}/.."):
+        code, _, err = run(runner, db_path, "export", given)
+        assert code == 2 and "names a folder" in err, given
+        assert not (tmp_path / "out").exists()
+    with pytest.raises(FileError, match="NUL"):
+        service.export(f"{tmp_path}/x\0/")
     with pytest.raises(FileError, match="ends in '/'"):
         service.export(f"{tmp_path / 'out'}/")
     assert not (tmp_path / "out").exists()

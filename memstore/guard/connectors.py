@@ -30,8 +30,11 @@ CONNECTOR = (
 # as "is" there, to catch "hasło to słonecznik", refused them).
 WEAK_VERBS = {"to", "-", "—", "on", "er", "je", "este", "és", "là", "es el", "es la"}
 # A Japanese or Korean copula after a spaced value ends its clause: "パスワードは himawari
-# です" (found by review: only "himawariです", glued, was read so).
-COPULA = re.compile(r"[ \t]*(?:です|でした|だ|입니다|이에요|예요|야)")
+# です" (found by review: only "himawariです", glued, was read so); so does a closing corner
+# bracket before the clause's end or a copula ("密码是「sunflower」。"), not one before more
+# of the clause ("「qwerty」のような": found by the next reviews).
+COPULA = r"(?:です|でした|だ|입니다|이에요|예요|야)"
+CLOSED = re.compile(rf"[ \t]*{COPULA}|[」』】][ \t]*(?:$|[。.,;!?\n]|{COPULA})")
 
 
 def weak(found: re.Match[str]) -> bool:
@@ -41,9 +44,10 @@ def weak(found: re.Match[str]) -> bool:
     return found["arrow"] is not None or (found["verb"] or "is").casefold() in WEAK_VERBS
 
 
-def copula_follows(found: re.Match[str]) -> bool:
-    """Whether a Japanese or Korean copula follows the value of ``found``."""
-    return COPULA.match(found.string, found.end("value")) is not None
+def clause_closed(found: re.Match[str]) -> bool:
+    """Whether a Japanese or Korean copula, or a corner bracket closing the clause, follows
+    the value of ``found`` (see :data:`CLOSED`)."""
+    return CLOSED.match(found.string, found.end("value")) is not None
 
 
 def assigned(found: re.Match[str]) -> bool:

@@ -203,7 +203,8 @@ def assigned(found: re.Match[str]) -> str | None:
         return None
     phrase = quoted_phrase(found.string, found.start("value"))  # after "=", not YAML's ":"
     equals = "=" in found.string[found.end("name") : found.start("value")]
-    spelled = passphrase(value, True) or (equals and phrase is not None and spoken(phrase))
+    spoke = equals and phrase is not None and spoken(phrase, named=True)
+    spelled = passphrase(value, True) or spoke
     worded = PASSWORD_NAME.search(name) is not None and spelled
     return "secret assignment" if made_up(value) or worded else None
 

@@ -14,20 +14,16 @@ ATTRIBUTES = {
     "prefix", "expiry", "url", "endpoint", "scope", "scopes", "hash", "count", "limit",
 }  # fmt: skip
 
-HEX = re.compile(r"[0-9a-fA-F]+")
-
 
 def another_thing(found: re.Match[str], first: str, value: str) -> bool:
-    """Whether the word ``first`` after a key or token label names another thing of it
-    (:data:`ATTRIBUTES`) and ``value`` is such a thing: no symbol, and short or hex ("Token
-    ID: 8a3f", "GPG key ID: 4B4F7A6E9D2B1C3E"); not after a password, PIN or "secret"
-    label (Vault's "Secret ID" is its credential: found by review)."""
+    """Whether the word ``first`` after a label names another thing of the credential
+    (:data:`ATTRIBUTES`: "Token ID: 8a3f", "Password Length: 128", "Key Name:
+    MyProductionKey2024") and ``value``, without a symbol, is such a thing; not after a
+    "secret" label (Vault's "Secret ID" is its credential: found by review)."""
     label = (found["key"] or found["long_key"] or "").casefold()
-    if first not in ATTRIBUTES or not label or label.startswith("secret"):
+    if first not in ATTRIBUTES or label.startswith("secret"):
         return False
-    text = value.strip("\"'`.,;!?()")
-    symbols = any(not char.isalnum() and char != "-" for char in text)
-    return not symbols and (len(text) <= 16 or HEX.fullmatch(text.replace("-", "")) is not None)
+    return not any(not char.isalnum() and char not in "-_." for char in value.strip("\"'`.,;!?()"))
 
 
 NOUN_REACH = 40  # characters before "clave" that hold its noun, longer than any of them

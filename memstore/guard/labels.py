@@ -253,7 +253,7 @@ def accepted(found: re.Match[str], value: str) -> bool:
         return False
     after = found["after"].strip()
     ends = not after or after in CLAUSE_ENDS or value[-1:] in CLAUSE_ENDS
-    ends = ends or connectors.copula_follows(found)  # "パスワードは himawari です"
+    ends = ends or connectors.clause_closed(found)  # "パスワードは himawari です"
     if CARD_CODE.fullmatch(found["pin"] or ""):
         return card_code(found, value)
     filler = (found["filler"] or found["filler_digits"] or "").split()

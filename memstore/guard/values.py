@@ -72,16 +72,19 @@ JOINED = re.compile(r"[_.]")  # the joins of a password of words: Velvet_Moon, l
 STANDARD = re.compile(
     r"(?:WPA\d?|WEP|PSK|OAuth\s?\d?|SAML\s?\d?|OIDC|LDAP\d?|ERC-?\d+|BEP-?\d+"
     r"|GPT-?\d(?:\.\d+)?[a-z]?"  # GPT-4o, gpt-4.1-mini; not the password Gpt4Rocks
-    r"|TLS\s?[\d.]*|SSL\s?[\d.]*|AES-?\d+|RSA-?\d+|SHA-?\d+|HS\d{3}|RS\d{3}|ES\d{3}|X\.?509)"
+    r"|TLS\s?[\d.]*|SSL\s?[\d.]*|AES-?\d+|RSA-?\d+|SHA-?\d+|HS\d{3}|RS\d{3}|ES\d{3}|X\.?509"
+    # hashing schemes, a pin of a board, a version (found by review: "passwordはPBKDF2で",
+    # "pinはGPIO4", "pinはv2.3.1に固定")
+    r"|PBKDF2|Argon2(?:id|i|d)?|bcrypt|scrypt|GPIO\d+|v\d+(?:\.\d+)+)"
     r"(?:[-_/][A-Za-z-]+)?$",
     re.IGNORECASE,
 )
 HASHTAG = re.compile(r"#[^\W\d_]+$")  # "my secrets #skincarejourney"
 VERSION_PIN = re.compile(r"[\w.\[\]-]+(?:==|>=|<=|~=|!=)\S+$")  # requests==2.31.0
 DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}$")
-COUNTED_CJK = re.compile(
-    "[0-9-]+(?:年|년|月|월|日|일|号|位|자리|次|번째|회|個|个|개|元|원|円|人|명|歳|살)"
-)
+# Units that make a number a count or a date: "2024年に", "4位", "3자리"; not Korean "일"
+# or Chinese "号", which also end a clause ("0427일 거야": found by review).
+COUNTED_CJK = re.compile("[0-9-]+(?:年|년|月|월|位|자리|次|회|個|个|개|元|원|円|人|명|歳|살)")
 ENV_VARIABLE = re.compile(rf"%\w+%$|%\({VARIABLE}\)[sdr]$")  # Windows' %PW%, Python's %(pw)s
 MASK = re.compile(r"^[*xX•·.…#_-]+$|\.\.\.|…")
 # A measure ("token TTL is 3600s", "the pin is 3.5mm") and a description ("password is
@@ -188,19 +191,21 @@ def passphrase(value: str, ends_clause: bool, *, stated: bool = False) -> bool:
 
 CLOSING = {'"': '"', "'": "'", "\u201c": "\u201d", "«": "»", "「": "」", "『": "』"}
 """Each opening quote a value may stand in, and its closing one."""
-PHRASE_WORD = re.compile(r"[^\W\d_]{4,}")  # not "abc def ghi"
+PHRASE_WORD = re.compile(r"[^\W\d_]{3,}")
 FUNCTION_WORDS = {
     "not", "yet", "the", "and", "for", "you", "your", "please", "try", "again", "enter",
     "must", "with", "this", "that", "are", "was", "has", "have", "will", "can", "all", "any",
     "use", "see", "here", "there", "none", "than", "then", "from", "into", "our", "its",
     "foo", "bar", "baz", "qux", "lorem", "ipsum", "dolor", "asdf", "qwerty",
-    # instructions in a .env.example (found by review: "ask devops team", "fill out later")
-    "ask", "check", "fill", "change", "click", "contact", "replace", "insert", "type",
-    "write", "leave", "keep", "read", "call", "generate", "update", "before", "after",
-    "later", "below", "above", "during", "when", "once", "team", "link", "setup",
 }  # fmt: skip
 """Words of instructions and sentences ("please try again", "not set yet") and of
 placeholders ("foo bar baz"), which a password of words has none of."""
+INSTRUCTION_WORDS = {
+    "ask", "check", "fill", "change", "click", "contact", "replace", "insert", "write",
+    "leave", "generate", "update", "before", "after", "later", "below", "above", "during",
+}  # fmt: skip
+"""Words of instructions in code and a ``.env.example`` ("ask devops team", "fill out
+later", "change before production": found by review)."""
 
 
 def quoted_phrase(text: str, start: int) -> str | None:
@@ -215,19 +220,26 @@ def quoted_phrase(text: str, start: int) -> str | None:
     return phrase if len(phrase.split()) >= 2 and "\n" not in phrase else None
 
 
-def spoken(phrase: str) -> bool:
+def spoken(phrase: str, *, named: bool = False) -> bool:
     """Whether a quoted ``phrase`` is a password of words: made up once its spaces are
-    dropped ("my dog rex 2019"), or three to eight different lowercase words of four letters
-    or more,
+    dropped ("my dog rex 2019"), or three to eight lowercase words of three letters or more,
     none a placeholder or :data:`FUNCTION_WORDS`, fewer than half of them states ("correct
-    horse battery staple", not "not set yet" nor "required field missing")."""
+    horse battery staple", not "not set yet" nor "required field missing"). After a label
+    in code (``password = "..."``), also different words of four letters or more, none of
+    :data:`INSTRUCTION_WORDS` ("ask devops team", "test test test" are no passwords); not
+    so after a variable ``named`` for a password (``DB_PASSWORD="blue sky red"``), whose
+    name says it holds one (found by review: the stricter rule let that through)."""
     words = phrase.split()
     if made_up("".join(words)):
         return True
     told = sum(states.is_state(word) for word in words)  # "correct" horse battery staple
+    strict = not named and (
+        len(set(words)) < len(words)
+        or any(len(word) < 4 or word in INSTRUCTION_WORDS for word in words)
+    )
     return (
         3 <= len(words) <= 8
-        and len(set(words)) == len(words)  # not "test test test"
+        and not strict
         and all(PHRASE_WORD.fullmatch(word) and word.islower() for word in words)
         and not any(word in FUNCTION_WORDS or is_placeholder(word) for word in words)
         and 2 * told < len(words)

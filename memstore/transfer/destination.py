@@ -35,6 +35,7 @@ def target(destination: str | Path, *, folder: bool) -> Path:
         ExportExists: If anything, even a dangling symbolic link, is already there.
     """
     if not folder:
+        paths.nameable(destination)  # a NUL is said first (found by review)
         paths.file_named(destination, "the path of a new file, or a Markdown export's folder")
     return files.unused(destination, ExportExists)
 
