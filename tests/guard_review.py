@@ -205,6 +205,12 @@ CREDENTIALS: list[tuple[str, str]] = [
     ("password_cjk_bracketed", "パスワードは「himawari」です"),
     ("pin_ko_copula", "비밀번호는 0427일 거야"),
     ("env_password_phrase", 'DB_PASSWORD="blue sky red"'),
+    # and the review of the rules after it: a password or PIN after a word naming another
+    # thing of it, a scheme's name with a word after it
+    ("password_hash_word", "Password Hash: Sunflower2024"),
+    ("pin_length_word", "PIN Length: 4821"),
+    ("token_id_random", "Token ID: Kx9mPq2vLr77zzQQ88aaBBcc"),
+    ("password_scheme_word", "my password is Argon2-Sunshine"),
 ]
 
 ORDINARY: list[tuple[str, str]] = [
@@ -403,5 +409,10 @@ ORDINARY: list[tuple[str, str]] = [
     ("english", "Token ID: tok1a2b3c4d5e6f7g8h9"),
     ("ja", "passwordはPBKDF2でハッシュ化"),
     ("ja", "LEDのpinはGPIO4"),
-    ("ja", "pinはv2.3.1に固定"),
+    ("ja", "パスワードは365日ごとに変更してください"),
+    ("ko", "PIN은 100일 후에 만료돼"),
+    ("zh", "最糟糕的密码是「iloveyou」。"),
+    ("ja", "パスワードは「himawari」だけじゃダメ"),
+    ("code", 'DB_PASSWORD="ask devops team"'),
+    ("english", "PIN Count: 1000"),
 ]

@@ -33,7 +33,8 @@ WEAK_VERBS = {"to", "-", "—", "on", "er", "je", "este", "és", "là", "es el",
 # です" (found by review: only "himawariです", glued, was read so); so does a closing corner
 # bracket before the clause's end or a copula ("密码是「sunflower」。"), not one before more
 # of the clause ("「qwerty」のような": found by the next reviews).
-COPULA = r"(?:です|でした|だ|입니다|이에요|예요|야)"
+COPULA = r"(?:です|でした|だ|입니다|이에요|예요|야)(?![\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af])"
+"""A copula, not the start of a longer word ("だけ", "だと", "야간": found by review)."""
 CLOSED = re.compile(rf"[ \t]*{COPULA}|[」』】][ \t]*(?:$|[。.,;!?\n]|{COPULA})")
 
 

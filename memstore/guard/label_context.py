@@ -15,15 +15,34 @@ ATTRIBUTES = {
 }  # fmt: skip
 
 
+MEASURES = {"length", "size", "count", "limit", "expiry", "format", "type"}
+"""The attributes a password or PIN label may name: a measure or a kind ("Password Length:
+128", "Password Type: alphanumeric"), of up to three digits or letters only."""
+COUNTS = {"count", "limit", "expiry"}  # of any number
+HEX = re.compile(r"[0-9a-fA-F]+")
+
+
 def another_thing(found: re.Match[str], first: str, value: str) -> bool:
     """Whether the word ``first`` after a label names another thing of the credential
-    (:data:`ATTRIBUTES`: "Token ID: 8a3f", "Password Length: 128", "Key Name:
-    MyProductionKey2024") and ``value``, without a symbol, is such a thing; not after a
-    "secret" label (Vault's "Secret ID" is its credential: found by review)."""
-    label = (found["key"] or found["long_key"] or "").casefold()
-    if first not in ATTRIBUTES or label.startswith("secret"):
+    (:data:`ATTRIBUTES`) and ``value``, without a symbol but ``-_.``, is such a thing.
+
+    After a password or PIN label only a :data:`MEASURES` word does, for up to three digits
+    or letters ("Password Length: 128", not "PIN Length: 4821" nor "Password Hash:
+    Sunflower2024"); after a key or token label, a short value (20 characters), a hex one
+    or one of hyphenated parts ("Token ID: 8a3f", "Key Name: production-deploy-key-2024",
+    not "Token ID: Kx9mPq2vLr77zzQQ88aaBBcc"); never after "secret" (Vault's "Secret ID" is
+    its credential). Found by four reviews, each of a rule that was too wide or too narrow."""
+    text = value.strip("\"'`.,;!?()")
+    if first not in ATTRIBUTES or any(not c.isalnum() and c not in "-_." for c in text):
         return False
-    return not any(not char.isalnum() and char not in "-_." for char in value.strip("\"'`.,;!?()"))
+    if found["password"] or found["pin"]:
+        counted = first in COUNTS and text.isdigit()  # "PIN Count: 1000", "PIN Expiry: 2030"
+        short = text.isdigit() and len(text) <= 3
+        return counted or (first in MEASURES and (short or text.isalpha()))
+    label = (found["key"] or found["long_key"] or "").casefold()
+    if label.startswith("secret"):
+        return False
+    return len(text) <= 20 or "-" in text or HEX.fullmatch(text) is not None
 
 
 NOUN_REACH = 40  # characters before "clave" that hold its noun, longer than any of them
@@ -67,14 +86,19 @@ def adjectival(found: re.Match[str]) -> bool:
 # leak, a country).
 STATISTIC = re.compile(
     r"\b(?:the|a|an)[ \t]+(?:(?:second |third )?most (?:common|popular|frequent|used)"
-    r"|commonest|weakest|worst|top \d+)(?:[ \t]+[\w-]+){0,2}[ \t]+$",
+    r"|commonest|weakest|worst|top \d+)(?:[ \t]+[\w-]+){0,2}[ \t]+$"
+    # and right before a Chinese, Japanese or Korean label (found by review: "最糟糕的密码是
+    # 「iloveyou」。")
+    r"|(?:最(?:常用|常见|常見|糟糕|弱|差)|よく使われる|最も多い|一番多い"
+    r"|가장 흔한 ?|가장 많이 쓰는 ?)[的な]?$",
     re.IGNORECASE,
 )
 STATISTIC_REACH = 40  # characters before a label that hold its qualifier
 COMMON_VALUES = re.compile(
     r"[\"'`]?(?:1234(?:5(?:6(?:7(?:8(?:90?)?)?)?)?)?|0000(?:00)?|1111(?:11(?:11)?)?|1212|123123"
     r"|123321|654321|password1?|qwerty(?:uiop)?|azerty|qwertz|abc123|letmein|iloveyou|admin"
-    r"|welcome|monkey)[\"'`.,;!?)]*",
+    r"|welcome|monkey|sunshine|princess|football|baseball|dragon|superman|trustno1"
+    r"|passw0rd)[\"'`.,;!?)]*",
     re.IGNORECASE,
 )
 EVIDENCE = re.compile(

@@ -72,19 +72,24 @@ JOINED = re.compile(r"[_.]")  # the joins of a password of words: Velvet_Moon, l
 STANDARD = re.compile(
     r"(?:WPA\d?|WEP|PSK|OAuth\s?\d?|SAML\s?\d?|OIDC|LDAP\d?|ERC-?\d+|BEP-?\d+"
     r"|GPT-?\d(?:\.\d+)?[a-z]?"  # GPT-4o, gpt-4.1-mini; not the password Gpt4Rocks
-    r"|TLS\s?[\d.]*|SSL\s?[\d.]*|AES-?\d+|RSA-?\d+|SHA-?\d+|HS\d{3}|RS\d{3}|ES\d{3}|X\.?509"
-    # hashing schemes, a pin of a board, a version (found by review: "passwordはPBKDF2で",
-    # "pinはGPIO4", "pinはv2.3.1に固定")
-    r"|PBKDF2|Argon2(?:id|i|d)?|bcrypt|scrypt|GPIO\d+|v\d+(?:\.\d+)+)"
-    r"(?:[-_/][A-Za-z-]+)?$",
+    r"|TLS\s?[\d.]*|SSL\s?[\d.]*|AES-?\d+|RSA-?\d+|SHA-?\d+|HS\d{3}|RS\d{3}|ES\d{3}|X\.?509)"
+    r"(?:[-_/][A-Za-z-]+)?$"
+    # hashing schemes and a board's pin, alone (found by review: "passwordはPBKDF2で",
+    # "pinはGPIO4"; with a word after them, "Argon2-Sunshine", they are passwords)
+    r"|(?:PBKDF2|Argon2(?:id|i|d)?|bcrypt|scrypt|GPIO\d{1,2})$",
     re.IGNORECASE,
 )
 HASHTAG = re.compile(r"#[^\W\d_]+$")  # "my secrets #skincarejourney"
 VERSION_PIN = re.compile(r"[\w.\[\]-]+(?:==|>=|<=|~=|!=)\S+$")  # requests==2.31.0
 DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}$")
-# Units that make a number a count or a date: "2024年に", "4位", "3자리"; not Korean "일"
-# or Chinese "号", which also end a clause ("0427일 거야": found by review).
-COUNTED_CJK = re.compile("[0-9-]+(?:年|년|月|월|位|자리|次|회|個|个|개|元|원|円|人|명|歳|살)")
+# Units that make a number a count or a date: "2024年に", "4位", "3자리", "365日ごと";
+# Korean "일" (days) after up to three digits or before more of a word that is no copula's
+# ending ("100일 후", "1000일마다", not "0427일 거야" nor "4821일지도": found by review),
+# Chinese "号" only before more of a name ("1208号房间", not "密码是1234号").
+COUNTED_CJK = re.compile(
+    "[0-9-]+(?:年|년|月|월|日|位|자리|次|회|번째|個|个|개|元|원|円|人|명|歳|살|号(?=[\u4e00-\u9fff]))"
+    "|[0-9]{1,3}일|[0-9-]+일(?=[가-힣])(?!거|겁|까|걸|지도|수도|텐데|꺼)"
+)
 ENV_VARIABLE = re.compile(rf"%\w+%$|%\({VARIABLE}\)[sdr]$")  # Windows' %PW%, Python's %(pw)s
 MASK = re.compile(r"^[*xX•·.…#_-]+$|\.\.\.|…")
 # A measure ("token TTL is 3600s", "the pin is 3.5mm") and a description ("password is
@@ -196,7 +201,8 @@ FUNCTION_WORDS = {
     "not", "yet", "the", "and", "for", "you", "your", "please", "try", "again", "enter",
     "must", "with", "this", "that", "are", "was", "has", "have", "will", "can", "all", "any",
     "use", "see", "here", "there", "none", "than", "then", "from", "into", "our", "its",
-    "foo", "bar", "baz", "qux", "lorem", "ipsum", "dolor", "asdf", "qwerty",
+    "foo", "bar", "baz", "qux", "lorem", "ipsum", "dolor", "asdf", "qwerty", "via", "type",
+    "keep", "read", "call", "when", "once", "setup",
 }  # fmt: skip
 """Words of instructions and sentences ("please try again", "not set yet") and of
 placeholders ("foo bar baz"), which a password of words has none of."""
@@ -224,18 +230,17 @@ def spoken(phrase: str, *, named: bool = False) -> bool:
     """Whether a quoted ``phrase`` is a password of words: made up once its spaces are
     dropped ("my dog rex 2019"), or three to eight lowercase words of three letters or more,
     none a placeholder or :data:`FUNCTION_WORDS`, fewer than half of them states ("correct
-    horse battery staple", not "not set yet" nor "required field missing"). After a label
-    in code (``password = "..."``), also different words of four letters or more, none of
-    :data:`INSTRUCTION_WORDS` ("ask devops team", "test test test" are no passwords); not
-    so after a variable ``named`` for a password (``DB_PASSWORD="blue sky red"``), whose
-    name says it holds one (found by review: the stricter rule let that through)."""
+    horse battery staple", not "not set yet" nor "required field missing"), different, none
+    of :data:`INSTRUCTION_WORDS` ("ask devops team", "test test test" are no passwords); of
+    four letters or more after a label in code (``password = "..."``), of three after a
+    variable ``named`` for a password, whose name says it holds one (``DB_PASSWORD="blue
+    sky red"``). Found by reviews, each of a rule too wide or too narrow."""
     words = phrase.split()
     if made_up("".join(words)):
         return True
     told = sum(states.is_state(word) for word in words)  # "correct" horse battery staple
-    strict = not named and (
-        len(set(words)) < len(words)
-        or any(len(word) < 4 or word in INSTRUCTION_WORDS for word in words)
+    strict = len(set(words)) < len(words) or any(
+        (len(word) < 4 and not named) or word in INSTRUCTION_WORDS for word in words
     )
     return (
         3 <= len(words) <= 8
