@@ -211,6 +211,11 @@ CREDENTIALS: list[tuple[str, str]] = [
     ("pin_length_word", "PIN Length: 4821"),
     ("token_id_random", "Token ID: Kx9mPq2vLr77zzQQ88aaBBcc"),
     ("password_scheme_word", "my password is Argon2-Sunshine"),
+    # a check of all of today's rules against the morning's guard: a password after a login
+    # id, someone's own "most used" password
+    ("login_id_password", "Login ID: admin / hunter22"),
+    ("password_own_most_used", "我最常用的密码是123456"),
+    ("password_own_most_used", "제가 가장 많이 쓰는 비밀번호는 1234"),
 ]
 
 ORDINARY: list[tuple[str, str]] = [
@@ -406,7 +411,7 @@ ORDINARY: list[tuple[str, str]] = [
     ("english", "Password Length: 128"),
     ("english", "PIN Count: 1000"),
     ("english", "Key Name: MyProductionKey2024"),
-    ("english", "Token ID: tok1a2b3c4d5e6f7g8h9"),
+    ("english", "Key ID: ocid1-key-oc1-aaaaabbbbbcccc"),
     ("ja", "passwordはPBKDF2でハッシュ化"),
     ("ja", "LEDのpinはGPIO4"),
     ("ja", "パスワードは365日ごとに変更してください"),
@@ -415,4 +420,14 @@ ORDINARY: list[tuple[str, str]] = [
     ("ja", "パスワードは「himawari」だけじゃダメ"),
     ("code", 'DB_PASSWORD="ask devops team"'),
     ("english", "PIN Count: 1000"),
+    # and what it found refused: instructions holding a number, counts of tokens, a year
+    # after a bracketed number, settings of a password generator
+    ("code", 'DB_PASSWORD="fill in after step 3"'),
+    ("code", 'password = "at least 8 chars"'),
+    ("zh", "最大token为128000"),
+    ("english", "token: 128000"),
+    ("ja", "passwordは128文字まで"),
+    ("ja", "PINは「2024」年に設定"),
+    ("code", "PASSWORD_GENERATOR=diceware"),
+    ("code", 'password = "printed under router"'),
 ]

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from memstore.guard.values import UNITS
+
 # What is named after a label that is not the credential itself ("Token ID: 8a3f", "GPG key
 # ID: 4B4F7A6E9D2B1C3E"; found by review: refused, as "ID" read as a brand's name).
 ATTRIBUTES = {
@@ -20,6 +22,13 @@ MEASURES = {"length", "size", "count", "limit", "expiry", "format", "type"}
 128", "Password Type: alphanumeric"), of up to three digits or letters only."""
 COUNTS = {"count", "limit", "expiry"}  # of any number
 HEX = re.compile(r"[0-9a-fA-F]+")
+NAME_LIKE = re.compile(
+    r"[A-Za-z][a-z]+(?:[-_.]?[A-Z]?[a-z]{2,}|[-_.][0-9]+)*(?:[-_.]?[0-9]+)?"
+    r"|[a-z0-9]+(?:[-.][a-z0-9]+){2,}"
+)
+"""A name of words, numbers only between hyphens or at its end ("MyProductionKey2024",
+"prod-v2-deploy"), or a lowercase id of three parts or more ("ocid1-key-oc1-aaaabbbb"); not
+a random run ("Kx9mPq2vLr77")."""
 
 
 def another_thing(found: re.Match[str], first: str, value: str) -> bool:
@@ -28,12 +37,15 @@ def another_thing(found: re.Match[str], first: str, value: str) -> bool:
 
     After a password or PIN label only a :data:`MEASURES` word does, for up to three digits
     or letters ("Password Length: 128", not "PIN Length: 4821" nor "Password Hash:
-    Sunflower2024"); after a key or token label, a short value (20 characters), a hex one
-    or one of hyphenated parts ("Token ID: 8a3f", "Key Name: production-deploy-key-2024",
-    not "Token ID: Kx9mPq2vLr77zzQQ88aaBBcc"); never after "secret" (Vault's "Secret ID" is
-    its credential). Found by four reviews, each of a rule that was too wide or too narrow."""
+    Sunflower2024"); after a key or token label, a short value (8 characters), a hex one,
+    or a name of words (:data:`NAME_LIKE`: "Token ID: 8a3f", "Key Name:
+    production-deploy-key-2024", not "Token ID: Kx9mPq2vLr77"); never after "secret"
+    (Vault's "Secret ID" is its credential). Found by five reviews, each of a rule that was
+    too wide or too narrow."""
     text = value.strip("\"'`.,;!?()")
-    if first not in ATTRIBUTES or any(not c.isalnum() and c not in "-_." for c in text):
+    if first not in ATTRIBUTES or value != found["value"]:  # "Login ID: admin / hunter22"
+        return False
+    if any(not c.isalnum() and c not in "-_." for c in text):
         return False
     if found["password"] or found["pin"]:
         counted = first in COUNTS and text.isdigit()  # "PIN Count: 1000", "PIN Expiry: 2030"
@@ -42,7 +54,8 @@ def another_thing(found: re.Match[str], first: str, value: str) -> bool:
     label = (found["key"] or found["long_key"] or "").casefold()
     if label.startswith("secret"):
         return False
-    return len(text) <= 20 or "-" in text or HEX.fullmatch(text) is not None
+    named = NAME_LIKE.fullmatch(text) is not None  # "MyProductionKey2024", "prod-deploy-2"
+    return len(text) <= 8 or named or HEX.fullmatch(text.replace("-", "")) is not None
 
 
 NOUN_REACH = 40  # characters before "clave" that hold its noun, longer than any of them
@@ -60,8 +73,13 @@ CLAVE_NOUNS = {
 
 def names_no_credential(found: re.Match[str]) -> bool:
     """Whether what stands around the label makes its value no credential of the user's:
-    :func:`adjectival`, :func:`in_a_path` or :func:`in_a_statistic`."""
-    return adjectival(found) or in_a_path(found) or in_a_statistic(found)
+    :func:`adjectival`, :func:`in_a_path`, :func:`in_a_statistic`, or a unit after the
+    value's closing corner bracket ("PINは「2024」年に設定": found by review)."""
+    unit = COUNTED_AFTER.match(found.string, found.end("value")) is not None
+    return unit or adjectival(found) or in_a_path(found) or in_a_statistic(found)
+
+
+COUNTED_AFTER = re.compile(f"[」』】](?:{UNITS})")
 
 
 def adjectival(found: re.Match[str]) -> bool:
@@ -87,9 +105,10 @@ def adjectival(found: re.Match[str]) -> bool:
 STATISTIC = re.compile(
     r"\b(?:the|a|an)[ \t]+(?:(?:second |third )?most (?:common|popular|frequent|used)"
     r"|commonest|weakest|worst|top \d+)(?:[ \t]+[\w-]+){0,2}[ \t]+$"
-    # and right before a Chinese, Japanese or Korean label (found by review: "最糟糕的密码是
-    # 「iloveyou」。")
-    r"|(?:最(?:常用|常见|常見|糟糕|弱|差)|よく使われる|最も多い|一番多い"
+    # and right before a Chinese, Japanese or Korean label, at a clause's start or after "in
+    # the world" (found by review: "最糟糕的密码是「iloveyou」。"; not "我最常用的密码是...")
+    r"|(?:^|[。.!?\n]|世界上|全球|网上|網上|世界で|世界中で|日本で|세계에서 ?|한국에서 ?)"
+    r"(?:最(?:常用|常见|常見|糟糕|弱|差)|よく使われる|最も多い|一番多い"
     r"|가장 흔한 ?|가장 많이 쓰는 ?)[的な]?$",
     re.IGNORECASE,
 )

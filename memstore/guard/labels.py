@@ -278,6 +278,8 @@ def accepted(found: re.Match[str], value: str) -> bool:
     if found["arrow"] is not None:
         return False
     long = len(values.clean(value)) >= LONG_KEY_CHARS
+    if values.clean(value).isdigit() and not long:  # a count: "token: 128000" (review)
+        return False
     if found["long_key"]:
         return values.made_up(value) and long
     if (found["key"] or "").casefold() in WORDY_KEYS and not (ends or values.strong(value)):

@@ -82,20 +82,24 @@ STANDARD = re.compile(
 HASHTAG = re.compile(r"#[^\W\d_]+$")  # "my secrets #skincarejourney"
 VERSION_PIN = re.compile(r"[\w.\[\]-]+(?:==|>=|<=|~=|!=)\S+$")  # requests==2.31.0
 DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}$")
-# Units that make a number a count or a date: "2024年に", "4位", "3자리", "365日ごと";
-# Korean "일" (days) after up to three digits or before more of a word that is no copula's
-# ending ("100일 후", "1000일마다", not "0427일 거야" nor "4821일지도": found by review),
-# Chinese "号" only before more of a name ("1208号房间", not "密码是1234号").
+UNITS = "年|년|月|월|日|位|자리|次|회|번째|個|个|개|元|원|円|人|명|歳|살|回|文字|글자|桁|ビット"
+"""Units that make a number a count, a measure or a date ("2024年に", "4位", "3자리",
+"365日ごと", "128文字")."""
+# A number with a unit, or a limit ("128000まで", "8자 이상"); Korean "일" (days) after up
+# to three digits or before more of a word that is no copula's ending ("100일 후",
+# "1000일마다", not "0427일 거야" nor "4821일지도"), Chinese "号" only before more of a name
+# ("1208号房间", not "密码是1234号"). All found by reviews.
 COUNTED_CJK = re.compile(
-    "[0-9-]+(?:年|년|月|월|日|位|자리|次|회|번째|個|个|개|元|원|円|人|명|歳|살|号(?=[\u4e00-\u9fff]))"
-    "|[0-9]{1,3}일|[0-9-]+일(?=[가-힣])(?!거|겁|까|걸|지도|수도|텐데|꺼)"
+    rf"[0-9.,-]+(?:{UNITS}|まで|以上|以下|以内|未満|까지|이상|이하|号(?=[\u4e00-\u9fff]))"
+    "|[0-9]{1,3}일|[0-9-]+일(?=[가-힣])(?!거|겁|까|걸|지도|수도|텐데|꺼|이야|이에요|이다|입니다)"
 )
 ENV_VARIABLE = re.compile(rf"%\w+%$|%\({VARIABLE}\)[sdr]$")  # Windows' %PW%, Python's %(pw)s
 MASK = re.compile(r"^[*xX•·.…#_-]+$|\.\.\.|…")
 # A measure ("token TTL is 3600s", "the pin is 3.5mm") and a description ("password is
 # 2FA-protected") say what a credential is like, not what it is (found by review).
 QUANTITY = re.compile(
-    r"\d+(?:[.,]\d+)?(?:ms|s|sec|min|h|hrs?|d|days?|mm|cm|km|kb|mb|gb|tb|k|px|%)$", re.IGNORECASE
+    r"\d+(?:[.,]\d+)?(?:ms|s|sec|min|h|hrs?|d|days?|mm|cm|km|kb|mb|gb|tb|k|px|%|v|ma|mah|w|bits?)$",
+    re.IGNORECASE,
 )
 DESCRIBED = re.compile(
     r"[\w.]+-(?:protected|enabled|secured|based|only|free|managed|encrypted|locked|rotated"
@@ -120,6 +124,8 @@ def is_placeholder(value: str) -> bool:
     text = clean(value)
     lookup = SHELL_LOOKUP.match(text) or SHELL_LOOKUP.match(value)
     if len(text) < 3 or value[:1] in "<{" or lookup or ENV_VARIABLE.match(text):
+        return True
+    if COUNTED_CJK.match(value.lstrip(EDGES)):  # "tokenは128000まで" (found by review)
         return True
     folded = text.casefold()
     typed = TYPE_LIKE.match(text) or TYPE_LIKE.match(value.rstrip(TRAILING))
@@ -202,7 +208,11 @@ FUNCTION_WORDS = {
     "must", "with", "this", "that", "are", "was", "has", "have", "will", "can", "all", "any",
     "use", "see", "here", "there", "none", "than", "then", "from", "into", "our", "its",
     "foo", "bar", "baz", "qux", "lorem", "ipsum", "dolor", "asdf", "qwerty", "via", "type",
-    "keep", "read", "call", "when", "once", "setup",
+    "keep", "read", "call", "when", "once", "setup", "max", "min", "minimum", "maximum",
+    "least", "most", "step", "page", "room", "ext", "days", "characters", "chars", "digits",
+    "contain", "contains", "stored", "show", "ver", "voir", "siehe", "vedi", "zie", "del", "la",
+    "under", "over", "behind", "near", "inside", "todo", "set", "empty", "in", "on", "at",
+    "by", "of",
 }  # fmt: skip
 """Words of instructions and sentences ("please try again", "not set yet") and of
 placeholders ("foo bar baz"), which a password of words has none of."""
@@ -236,6 +246,9 @@ def spoken(phrase: str, *, named: bool = False) -> bool:
     variable ``named`` for a password, whose name says it holds one (``DB_PASSWORD="blue
     sky red"``). Found by reviews, each of a rule too wide or too narrow."""
     words = phrase.split()
+    folded = [word.casefold().strip(",.;:") for word in words]
+    if any(word in FUNCTION_WORDS or word in INSTRUCTION_WORDS for word in folded):
+        return False  # "see wiki page 42", "ask IT, ext 4821" (found by review)
     if made_up("".join(words)):
         return True
     told = sum(states.is_state(word) for word in words)  # "correct" horse battery staple
