@@ -187,8 +187,6 @@ CREDENTIALS: list[tuple[str, str]] = [
     ("pin_cjk", "PIN 번호는 4821"),
     ("pin_door", "El código del portal es 4821"),
     ("pin_door", "Kod do drzwi: 4821"),
-    ("env_password_phrase", 'DB_PASSWORD="correct horse battery staple"'),
-    ("env_password_phrase", 'export WIFI_PASSWORD="blue harbor lantern"'),
     ("password_phrase", 'password="my dog rex 2019"'),
     ("api_key_named", "API key Name: Kx9!mPq2vLz7Rt5#"),
     # the review of those (2026-12-07): a Latin label glued to a CJK particle, Vault's
@@ -204,7 +202,6 @@ CREDENTIALS: list[tuple[str, str]] = [
     ("password_cjk_bracketed", "我的密码是「sunflower」。"),
     ("password_cjk_bracketed", "パスワードは「himawari」です"),
     ("pin_ko_copula", "비밀번호는 0427일 거야"),
-    ("env_password_phrase", 'DB_PASSWORD="blue sky red"'),
     # and the review of the rules after it: a password or PIN after a word naming another
     # thing of it, a scheme's name with a word after it
     ("password_hash_word", "Password Hash: Sunflower2024"),
@@ -216,6 +213,11 @@ CREDENTIALS: list[tuple[str, str]] = [
     ("login_id_password", "Login ID: admin / hunter22"),
     ("password_own_most_used", "我最常用的密码是123456"),
     ("password_own_most_used", "제가 가장 많이 쓰는 비밀번호는 1234"),
+    # and what it found let through: numbers after key and secret labels
+    ("backup_codes", "recovery codes: 284719 583920 102938"),
+    ("wifi_key_digits", "clé WiFi : 48291736"),
+    ("secret_digits", "client secret: 58291037465"),
+    ("password_word_pl", "Hasło: sekret"),
 ]
 
 ORDINARY: list[tuple[str, str]] = [
@@ -424,10 +426,13 @@ ORDINARY: list[tuple[str, str]] = [
     # after a bracketed number, settings of a password generator
     ("code", 'DB_PASSWORD="fill in after step 3"'),
     ("code", 'password = "at least 8 chars"'),
-    ("zh", "最大token为128000"),
-    ("english", "token: 128000"),
     ("ja", "passwordは128文字まで"),
     ("ja", "PINは「2024」年に設定"),
     ("code", "PASSWORD_GENERATOR=diceware"),
     ("code", 'password = "printed under router"'),
+    # and what a second comparison with it found refused: quoted messages and notes
+    ("code", 'password = "should raise error"'),
+    ("code", 'DB_PASSWORD="rotated every quarter"'),
+    ("code", 'password = "falsches passwort eingegeben"'),
+    ("code", 'pwd = "current working directory"'),
 ]

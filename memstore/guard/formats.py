@@ -204,7 +204,7 @@ def assigned(found: re.Match[str]) -> str | None:
         return None
     phrase = quoted_phrase(found.string, found.start("value"))  # after "=", not YAML's ":"
     equals = "=" in found.string[found.end("name") : found.start("value")]
-    spoke = equals and phrase is not None and spoken(phrase, named=True)
+    spoke = equals and phrase is not None and spoken(phrase)
     spelled = passphrase(value, True) or spoke
     worded = PASSWORD_NAME.search(name) is not None and spelled
     return "secret assignment" if made_up(value) or worded else None

@@ -278,8 +278,6 @@ def accepted(found: re.Match[str], value: str) -> bool:
     if found["arrow"] is not None:
         return False
     long = len(values.clean(value)) >= LONG_KEY_CHARS
-    if values.clean(value).isdigit() and not long:  # a count: "token: 128000" (review)
-        return False
     if found["long_key"]:
         return values.made_up(value) and long
     if (found["key"] or "").casefold() in WORDY_KEYS and not (ends or values.strong(value)):
@@ -291,7 +289,7 @@ def password(found: re.Match[str], value: str, ends: bool) -> bool:
     """Whether ``value`` after a password label is a password: made up, digits, or, after a
     real connector ("password: swordfish", "password is swordfish", not "password to
     connect" or "password → Bitwarden"), a word of letters that ends the clause
-    (``ends``), or, assigned, a quoted phrase of words ("correct horse battery staple")."""
+    (``ends``), or, assigned, a quoted phrase made up of words ("my dog rex 2019")."""
     stated = found["bare"] is None and not connectors.weak(found)
     spelled = stated and values.passphrase(value, ends, stated=found["verb"] is not None)
     phrase = values.quoted_phrase(found.string, found.start("value"))

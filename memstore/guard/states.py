@@ -63,13 +63,13 @@ STATES = {
     # Polish
     "bezpieczne", "wymagane", "wymagany", "zapomniane", "wygasło", "niepoprawne", "zmienione",
     "tajne", "nieznane", "zablokowane", "poprawne", "błędne", "nowe", "stare", "tymczasowe",
-    "słabe", "silne", "puste", "nieważne", "ważne", "zgubione", "inne", "tajemnica", "sekret",
+    "słabe", "silne", "puste", "nieważne", "ważne", "zgubione", "inne",
     # Russian
     "неизвестен", "неизвестно", "заблокирован", "забыт", "забыл", "забыла", "истек",
     "неверный", "неправильный", "правильный", "верный", "новый", "старый", "временный",
     "обязательный", "изменен", "слабый", "сильный", "секретный", "надежный", "пустой",
     "недействителен", "утерян", "потерян", "сброшен", "другой", "тот", "такой",
-    "отсутствует", "подходит", "работает", "нет", "секрет", "тайна",
+    "отсутствует", "подходит", "работает", "нет",
     # Said of a password in any of them (found by review: "La contraseña es única", "Das
     # Passwort ist lächerlich", "Пароль: короткий", "The wifi password is upstairs")
     "upstairs", "downstairs", "inside", "outside", "attached", "below", "above", "ready",

@@ -202,7 +202,6 @@ def passphrase(value: str, ends_clause: bool, *, stated: bool = False) -> bool:
 
 CLOSING = {'"': '"', "'": "'", "\u201c": "\u201d", "«": "»", "「": "」", "『": "』"}
 """Each opening quote a value may stand in, and its closing one."""
-PHRASE_WORD = re.compile(r"[^\W\d_]{3,}")
 FUNCTION_WORDS = {
     "not", "yet", "the", "and", "for", "you", "your", "please", "try", "again", "enter",
     "must", "with", "this", "that", "are", "was", "has", "have", "will", "can", "all", "any",
@@ -212,54 +211,37 @@ FUNCTION_WORDS = {
     "least", "most", "step", "page", "room", "ext", "days", "characters", "chars", "digits",
     "contain", "contains", "stored", "show", "ver", "voir", "siehe", "vedi", "zie", "del", "la",
     "under", "over", "behind", "near", "inside", "todo", "set", "empty", "in", "on", "at",
-    "by", "of",
+    "by", "of", "ask", "check", "fill", "change", "click", "contact", "replace", "insert",
+    "write", "leave", "generate", "update", "before", "after", "later", "below", "above",
+    "during",
 }  # fmt: skip
-"""Words of instructions and sentences ("please try again", "not set yet") and of
-placeholders ("foo bar baz"), which a password of words has none of."""
-INSTRUCTION_WORDS = {
-    "ask", "check", "fill", "change", "click", "contact", "replace", "insert", "write",
-    "leave", "generate", "update", "before", "after", "later", "below", "above", "during",
-}  # fmt: skip
-"""Words of instructions in code and a ``.env.example`` ("ask devops team", "fill out
-later", "change before production": found by review)."""
+"""Words of sentences, instructions and placeholders ("see wiki page 42", "at least 8
+chars", "fill in after step 3", "foo bar 1"), which a password of words holds none of."""
 
 
 def quoted_phrase(text: str, start: int) -> str | None:
     """The words of a quoted value of ``text`` read from ``start`` (its first character,
     right after the opening quote) to the closing quote on the same line, within 128
     characters, when there are two or more of them; else None: a label's value and an
-    assignment's end at the first space, and "correct horse battery staple" was read as
-    "correct" (found by review)."""
+    assignment's end at the first space, and "my dog rex 2019" was read as "my" (found by
+    review)."""
     closing = CLOSING.get(text[start - 1 : start]) if start else None
     end = -1 if closing is None else text.find(closing, start, start + 129)
     phrase = text[start:end] if end >= 0 else ""
     return phrase if len(phrase.split()) >= 2 and "\n" not in phrase else None
 
 
-def spoken(phrase: str, *, named: bool = False) -> bool:
-    """Whether a quoted ``phrase`` is a password of words: made up once its spaces are
-    dropped ("my dog rex 2019"), or three to eight lowercase words of three letters or more,
-    none a placeholder or :data:`FUNCTION_WORDS`, fewer than half of them states ("correct
-    horse battery staple", not "not set yet" nor "required field missing"), different, none
-    of :data:`INSTRUCTION_WORDS` ("ask devops team", "test test test" are no passwords); of
-    four letters or more after a label in code (``password = "..."``), of three after a
-    variable ``named`` for a password, whose name says it holds one (``DB_PASSWORD="blue
-    sky red"``). Found by reviews, each of a rule too wide or too narrow."""
+def spoken(phrase: str) -> bool:
+    """Whether a quoted ``phrase`` of two to eight words is a password: made up once its
+    spaces are dropped ("my dog rex 2019"), and none of its words one of
+    :data:`FUNCTION_WORDS` ("see wiki page 42", "at least 8 chars"). Words of letters alone
+    are not read as a password: error messages, test strings and notes are written so too
+    ("should raise error", "rotated every quarter"; found by reviews of a rule that took
+    "correct horse battery staple")."""
     words = phrase.split()
     folded = [word.casefold().strip(",.;:") for word in words]
-    if any(word in FUNCTION_WORDS or word in INSTRUCTION_WORDS for word in folded):
-        return False  # "see wiki page 42", "ask IT, ext 4821" (found by review)
-    if made_up("".join(words)):
-        return True
-    told = sum(states.is_state(word) for word in words)  # "correct" horse battery staple
-    strict = len(set(words)) < len(words) or any(
-        (len(word) < 4 and not named) or word in INSTRUCTION_WORDS for word in words
-    )
-    return (
-        3 <= len(words) <= 8
-        and not strict
-        and all(PHRASE_WORD.fullmatch(word) and word.islower() for word in words)
-        and not any(word in FUNCTION_WORDS or is_placeholder(word) for word in words)
-        and 2 * told < len(words)
-        and not PLACEHOLDER_WORDS.search(phrase)
-    )
+    if not 2 <= len(words) <= 8:
+        return False
+    if any(word in FUNCTION_WORDS for word in folded):
+        return False
+    return made_up("".join(words))
