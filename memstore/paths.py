@@ -64,6 +64,10 @@ def expanded(path: str | Path) -> Path:
         ) from None
 
 
+FOLDER_NAMED = "names a folder (it ends in '/', or its last part is '.' or '..')"
+"""Why a path given for a file is refused (see :func:`names_folder`)."""
+
+
 def names_folder(path: str | Path) -> bool:
     """Whether the text of ``path`` ends in a path separator, or in ``.`` or ``..`` after
     one, which name a folder (a :class:`Path` has dropped them: the check is for text as
@@ -82,5 +86,6 @@ def file_named(path: str | Path, what: str) -> None:
     """
     if names_folder(path):
         raise FileError(
-            str(path), f"the path names a folder (it ends in '/', '/.' or '/..'); give {what}."
+            str(path),
+            f"the path {FOLDER_NAMED}; give {what}.",
         )

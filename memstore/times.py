@@ -12,11 +12,12 @@ UTC (:func:`local_time`).
 
 from __future__ import annotations
 
+import os
 import re
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 
 from memstore.errors import InvalidInput, StoreDamaged
-from memstore.machine_zone import machine_zone
+from memstore.machine_zone import POSIX_RULES, machine_zone
 
 EXAMPLE = "2026-10-05T09:00:00+02:00"
 DAY_FORMAT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # ASCII digits only (found by review)
@@ -77,7 +78,8 @@ def in_utc(value: datetime, argument: str) -> datetime:
             by review: ``TZ=America/New_Yrok`` read a naive expiry as UTC and said nothing).
     """
     if zone_offset(value, argument) is None:
-        value = value.replace(tzinfo=local_zone(argument))
+        place = local_zone(argument)
+        value = value if place is None else value.replace(tzinfo=place)
     try:
         return value.astimezone(UTC)
     except (OverflowError, ValueError) as error:
@@ -85,16 +87,20 @@ def in_utc(value: datetime, argument: str) -> datetime:
         raise unusable_time(argument, why) from error
 
 
-def local_zone(argument: str) -> tzinfo:
-    """The machine's zone, in which a naive time given as ``argument`` is read.
+def local_zone(argument: str) -> tzinfo | None:
+    """The machine's zone, in which a naive time given as ``argument`` is read; None when
+    ``TZ`` holds POSIX daylight saving rules, which only the C library reads (found by
+    review: ``TZ=CET-1CEST,M3.5.0,M10.5.0/3`` had been read right, then was refused).
 
     Raises:
-        InvalidInput: Naming ``argument``, when the machine's zone cannot be used; the reason
-            says to add an offset to the time.
+        InvalidInput: Naming ``argument``, when the machine's zone cannot be used (a ``TZ``
+            naming no zone); the reason says to add an offset to the time.
     """
     try:
         return machine_zone()
     except InvalidInput as error:
+        if POSIX_RULES.fullmatch(os.environ.get("TZ", "").removeprefix(":")):
+            return None
         reason = re.sub(r"[,;] (?:or )?give one\.$", "", error.reason)
         why = f"it has no time zone, and {reason}, or give it an offset, as in {EXAMPLE}."
         raise InvalidInput(argument, why) from error

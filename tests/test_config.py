@@ -308,3 +308,20 @@ def test_a_configuration_path_under_the_home_folder_is_expanded(
     )
     assert done.returncode == 0, done.stderr
     assert MemoryService(database).list_memories().total == 1
+
+
+def test_a_configuration_under_a_home_folder_that_does_not_exist_is_a_usage_error(
+    tmp_path: Path,
+) -> None:
+    # Found by review: since ~ is expanded, "~nosuchuser/x.json" was a FileError (exit 1)
+    # that did not name --config.
+    done = subprocess.run(
+        [sys.executable, "-m", "memstore", "--config", "~nosuchuser/x.json", "--json", "memories"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 2
+    error = json.loads(done.stderr)["error"]
+    assert error["type"] == "UsageError" and "--config" in error["message"]

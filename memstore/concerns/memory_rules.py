@@ -197,16 +197,20 @@ def clean_content(content: str) -> str:
 
 
 BLANK_SIGNS = set("\u115f\u1160\u3164\uffa0\u2800")  # Hangul fillers, the braille blank
+SHOWN = {"Co", "Cn", "Mc", "Me"}
+"""Other categories that show: private use (a font's own glyph), unassigned in this
+Python's Unicode data (newer emoji such as U+1FA77: found by review, refused as empty),
+spacing and enclosing marks."""
 
 
 def shown(char: str) -> bool:
-    """Whether ``char`` shows as something: a letter, number, punctuation or symbol (or a
-    private-use one, a font's own), not a blank one (:data:`BLANK_SIGNS`). Marks alone,
+    """Whether ``char`` shows as something: a letter, number, punctuation or symbol (or one
+    of :data:`SHOWN`), not a blank one (:data:`BLANK_SIGNS`). Nonspacing marks alone,
     format and control characters, variation selectors show nothing (found by reviews: a
     zero-width space alone, then a Hangul filler or a lone combining accent, was stored as a
     memory nobody could read)."""
     category = unicodedata.category(char)
-    return (category[0] in "LNPS" or category == "Co") and char not in BLANK_SIGNS
+    return (category[0] in "LNPS" or category in SHOWN) and char not in BLANK_SIGNS
 
 
 def normalize_content(content: str) -> str:

@@ -10,11 +10,12 @@ the part's weight (bm25 is negative: lower ranks first).
 - The built-in stopwords (:mod:`memstore.text.stopwords`) still match, but in a tier
   of their own below every hit holding a content word; they would add next to nothing to
   a content hit's rank and cost the most to score, having the longest posting lists.
-- A pair of adjacent content words found as a phrase adds a quarter of its own squared idf,
-  so that a hit holding the words side by side ranks above one holding them apart. Its
-  weight's idf has no floor (``log(1 + ...)``): where every hit holds both words, each
-  word's idf and FTS5's own are at the floor, and the pair added a quarter of a word, less
-  than bm25's favour for the shorter hit (found by review). LoCoMo's figures are the same.
+- A pair of adjacent content words found as a phrase adds its bm25 times a quarter of its
+  idf, so that a hit holding the words side by side ranks above one holding them apart.
+  That idf has no floor (``log(1 + ...)``, a little larger than FTS5's everywhere): where
+  every hit holds both words, each word's idf and FTS5's own are at the floor, and the pair
+  added a quarter of a word, less than bm25's favour for the shorter hit (found by review).
+  LoCoMo's figures are the same.
 - A content word is searched by its stem: on the second history index, whose terms are the
   porter stems of unicode61's tokens (revision 0004), so that "painted" and "paints" match
   "painting" in ``any`` mode. ``all`` and ``phrase`` select the words as written; the stems

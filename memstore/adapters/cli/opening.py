@@ -34,7 +34,7 @@ def load_config(path: Path | None) -> MemoryConfig:
         raise click.BadParameter(
             f"{path}: there is no file there.", param_hint="--config"
         ) from None
-    except (OSError, ValueError) as error:  # read_section's documented failures
+    except (OSError, ValueError, FileError) as error:  # read_section's documented failures
         raise click.BadParameter(f"cannot use {path}: {error}", param_hint="--config") from error
 
 

@@ -127,7 +127,9 @@ class GivenPath(click.Path):
             self.fail(f"is empty; give {self.wanted}.", param, ctx)
         if self.file and paths.names_folder(value):
             self.fail(
-                f"names a folder (it ends in '/', '/.' or '/..'); give {self.wanted}.", param, ctx
+                f"{paths.FOLDER_NAMED}; give {self.wanted}.",
+                param,
+                ctx,
             )
         return super().convert(value, param, ctx)
 

@@ -70,9 +70,8 @@ def export(
     form = file_format(ctx, form, form_or_view)
     if form == "jsonl" and paths.names_folder(destination):  # found by review: a file
         raise click.BadParameter(  # named after the folder was written
-            "names a folder (it ends in '/', '/.' or '/..'); give the path of a new file, "
-            "or --as markdown.",
-            param_hint="DESTINATION",
+            f"{paths.FOLDER_NAMED}; give the path of a new file, or --as markdown.",
+            param_hint="'DESTINATION'",
         )
     report = service_from(ctx).export(destination, format=form, scope=scope, tz=tz)
     hint = reimport_hint(report)
