@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from memstore import paths
 from memstore.errors import FileError
 
 if TYPE_CHECKING:
@@ -29,12 +30,16 @@ def load_config(path: Path | None) -> MemoryConfig:
     if path is None:
         return MemoryConfig()
     try:
+        path = paths.expanded(path)
+    except FileError as error:  # "~nosuchuser/...": a usage error naming --config (review)
+        raise click.BadParameter(f"cannot use {path}: {error}", param_hint="--config") from None
+    try:
         return read_section(path)
     except FileNotFoundError:
         raise click.BadParameter(
             f"{path}: there is no file there.", param_hint="--config"
         ) from None
-    except (OSError, ValueError, FileError) as error:  # read_section's documented failures
+    except (OSError, ValueError) as error:  # read_section's documented failures
         raise click.BadParameter(f"cannot use {path}: {error}", param_hint="--config") from error
 
 
