@@ -5,7 +5,6 @@ expand (see :mod:`memstore.files` for what is then opened)."""
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
 from memstore.arguments import valid_unicode
@@ -72,9 +71,7 @@ def names_folder(path: str | Path) -> bool:
     """Whether the text of ``path`` ends in a path separator, or in ``.`` or ``..`` after
     one, which name a folder (a :class:`Path` has dropped them: the check is for text as
     given; found by review: ``export out/.`` wrote a file named ``out``)."""
-    separators = tuple(filter(None, (os.sep, os.altsep)))
-    last = re.split("|".join(map(re.escape, separators)), path)[-1] if isinstance(path, str) else ""
-    return isinstance(path, str) and (path.endswith(separators) or last in (".", ".."))
+    return isinstance(path, str) and bool(path) and os.path.basename(path) in ("", ".", "..")
 
 
 def file_named(path: str | Path, what: str) -> None:
@@ -85,7 +82,4 @@ def file_named(path: str | Path, what: str) -> None:
         FileError: Naming ``what`` to give instead.
     """
     if names_folder(path):
-        raise FileError(
-            str(path),
-            f"the path {FOLDER_NAMED}; give {what}.",
-        )
+        raise FileError(str(path), f"the path {FOLDER_NAMED}; give {what}.")

@@ -74,8 +74,8 @@ def in_utc(value: datetime, argument: str) -> datetime:
     Raises:
         InvalidInput: If its time zone gives no valid offset (:func:`zone_offset`), the
             converted time falls outside the years 1 to 9999, or ``value`` is naive and the
-            machine's zone cannot be used (:func:`~memstore.machine_zone.machine_zone`; found
-            by review: ``TZ=America/New_Yrok`` read a naive expiry as UTC and said nothing).
+            machine's zone cannot be used (:func:`local_zone`; found by review:
+            ``TZ=America/New_Yrok`` read a naive expiry as UTC and said nothing).
     """
     if zone_offset(value, argument) is None:
         place = local_zone(argument)

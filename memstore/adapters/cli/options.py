@@ -126,11 +126,7 @@ class GivenPath(click.Path):
         if isinstance(value, str) and not value.strip():
             self.fail(f"is empty; give {self.wanted}.", param, ctx)
         if self.file and paths.names_folder(value):
-            self.fail(
-                f"{paths.FOLDER_NAMED}; give {self.wanted}.",
-                param,
-                ctx,
-            )
+            self.fail(f"{paths.FOLDER_NAMED}; give {self.wanted}.", param, ctx)
         return super().convert(value, param, ctx)
 
 
