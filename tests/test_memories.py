@@ -141,6 +141,13 @@ def test_supersedes_replaces_an_explicit_id(service: MemoryService) -> None:
         "\u034f",
         "\u0301",
         "\u2800\ufe0f",
+        # unassigned, but never drawn (found by review: stored once Cn counted as shown)
+        "\uffff",
+        "\ufdd0",
+        "\U0010ffff",
+        "\u2065",
+        "\ufff0",
+        "\U000e0080",
     ],
 )
 def test_content_of_nothing_shown_is_empty(service: MemoryService, content: str) -> None:

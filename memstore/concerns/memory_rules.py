@@ -197,10 +197,10 @@ def clean_content(content: str) -> str:
 
 
 BLANK_SIGNS = set("\u115f\u1160\u3164\uffa0\u2800")  # Hangul fillers, the braille blank
-SHOWN = {"Co", "Cn", "Mc", "Me"}
-"""Other categories that show: private use (a font's own glyph), unassigned in this
-Python's Unicode data (newer emoji such as U+1FA77: found by review, refused as empty),
-spacing and enclosing marks."""
+SHOWN = {"Co", "Mc", "Me"}
+"""Other categories that show: private use (a font's own glyph), spacing and enclosing
+marks; and unassigned in this Python's Unicode data (newer emoji such as U+1FA77: found by
+review, refused as empty), but for :func:`unassigned_blank`."""
 
 
 def shown(char: str) -> bool:
@@ -210,7 +210,21 @@ def shown(char: str) -> bool:
     zero-width space alone, then a Hangul filler or a lone combining accent, was stored as a
     memory nobody could read)."""
     category = unicodedata.category(char)
+    if category == "Cn":  # newer than this Python's data, unless never to be drawn
+        return not unassigned_blank(ord(char))
     return (category[0] in "LNPS" or category in SHOWN) and char not in BLANK_SIGNS
+
+
+def unassigned_blank(point: int) -> bool:
+    """Whether the unassigned code point ``point`` is one no font draws: a noncharacter
+    (U+FDD0-U+FDEF, the last two of each plane) or reserved as ignorable (U+2065, U+FFF0-
+    U+FFF8, the tag and variation planes' rest; found by review: each was stored as an
+    empty-looking memory)."""
+    noncharacter = 0xFDD0 <= point <= 0xFDEF or point & 0xFFFE == 0xFFFE
+    ignorable = (
+        0x2060 <= point <= 0x206F or 0xFFF0 <= point <= 0xFFF8 or 0xE0000 <= point <= 0xE0FFF
+    )
+    return noncharacter or ignorable
 
 
 def normalize_content(content: str) -> str:

@@ -32,7 +32,7 @@ def load_config(path: Path | None) -> MemoryConfig:
     try:
         path = paths.expanded(path)
     except FileError as error:  # "~nosuchuser/...": a usage error naming --config (review)
-        raise click.BadParameter(f"cannot use {path}: {error}", param_hint="--config") from None
+        raise click.BadParameter(str(error), param_hint="--config") from None
     try:
         return read_section(path)
     except FileNotFoundError:
