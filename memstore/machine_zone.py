@@ -30,10 +30,8 @@ def machine_zone() -> tzinfo:
     """
     from zoneinfo import ZoneInfoNotFoundError  # on first use, as tzlocal: start-up (README)
 
-    import tzlocal
-
     try:
-        return tzlocal.get_localzone()
+        return named_machine_zone()
     except (ZoneInfoNotFoundError, ValueError, OSError) as error:
         named = os.environ.get("TZ", "").removeprefix(":")
         if named and not POSIX_RULES.fullmatch(named):
@@ -46,6 +44,32 @@ def machine_zone() -> tzinfo:
         if fixed is None:
             raise InvalidInput("tz", unknown_machine_zone(error)) from error
         return fixed
+
+
+READ_UNDER: dict[str, str | None] = {}
+"""The ``TZ`` (under the key "TZ") the machine's zone was last read under."""
+
+
+def named_machine_zone() -> tzinfo:
+    """tzlocal's zone for the machine, read again, and the C library told (``time.tzset``),
+    whenever ``TZ`` changed since the last read: tzlocal keeps the zone it first read for
+    the whole process (found by review: a diary after ``TZ`` was set to America/New_York in
+    the process was still cut in the zone read before).
+
+    Raises:
+        ZoneInfoNotFoundError, ValueError, OSError: As tzlocal, when it cannot name the zone.
+    """
+    import time as clock
+
+    import tzlocal
+
+    now = os.environ.get("TZ")
+    if "TZ" in READ_UNDER and READ_UNDER["TZ"] == now:
+        return tzlocal.get_localzone()
+    READ_UNDER["TZ"] = now
+    if hasattr(clock, "tzset"):  # Unix only
+        clock.tzset()
+    return tzlocal.reload_localzone()
 
 
 def unknown_machine_zone(error: Exception) -> str:

@@ -17,7 +17,6 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-import tzlocal
 from click.testing import CliRunner, Result
 
 from memstore import InvalidInput, MemoryConfig, MemoryService
@@ -152,9 +151,40 @@ def test_without_a_zone_the_machine_zone_cuts_the_day(
 ) -> None:
     with seeded():
         talk("ses_late", ("2026-10-05T16:00", "user", "Late in Tokyo, afternoon in UTC."))
-    monkeypatch.setattr(tzlocal, "get_localzone", lambda: ZoneInfo(TOKYO))
+    monkeypatch.setenv("TZ", TOKYO)
     day = service.diary("2026-10-06")
     assert day.time_zone == TOKYO and [c.session_id for c in day.conversations] == ["ses_late"]
+
+
+@pytest.mark.parametrize("lookup", ["api", "cli"])
+def test_the_machine_zone_follows_tz_changed_in_the_process(
+    service: MemoryService,
+    db_path: Path,
+    seeded: Seeded,
+    monkeypatch: pytest.MonkeyPatch,
+    lookup: str,
+) -> None:
+    # Found by review: tzlocal keeps the zone it first read for the process, so a diary after
+    # TZ changed (a test's setenv, CliRunner's env) was still cut in the first zone.
+    with seeded():
+        talk("ses_late", ("2026-10-05T16:00", "user", "Late in Tokyo, noon in New York."))
+
+    def diary(zone: str) -> tuple[str, list[str]]:
+        if lookup == "api":
+            monkeypatch.setenv("TZ", zone)
+            day = service.diary("2026-10-06")
+            return day.time_zone, [c.session_id for c in day.conversations]
+        runner = CliRunner()
+        result = runner.invoke(
+            cli, ["--database", str(db_path), "diary", "2026-10-06"], env={"TZ": zone}
+        )
+        document = json.loads(result.stdout)
+        return document["time_zone"], [c["session_id"] for c in document["conversations"]]
+
+    assert diary(TOKYO) == (TOKYO, ["ses_late"])
+    assert diary(NEW_YORK) == (NEW_YORK, [])
+    assert diary("<+09>-9") == ("UTC+09:00", ["ses_late"])  # POSIX rules: the C library told
+    assert diary("UTC0") == ("UTC", [])
 
 
 @pytest.mark.parametrize(
@@ -736,6 +766,30 @@ def test_the_text_format_shows_times_speakers_accents_and_code_as_it_is(
         "Memories:",
         "  09:20 written [preference] Diego toma el café a las diez.",
         "  22:05 updated [fact] Diego vive en Valencia.",
+    ]
+
+
+def test_the_text_format_reads_windows_line_ends_as_line_breaks(
+    runner: CliRunner, db_path: Path, seeded: Seeded
+) -> None:
+    # Found by review: each line of a message stored with CRLF ended in \x0d, and the code
+    # block's closing fence was not read as one, so "Done." stayed inside the block.
+    with seeded():
+        talk(
+            "ses_crlf",
+            ("2026-10-06T08:00", "assistant", "Code:\r\n```python\r\nprint('é')\r\n```\r\nDone."),
+            ("2026-10-06T08:01", "user", "A lone return\rstays escaped."),
+        )
+    code, out, _ = invoke(runner, db_path, "2026-10-06", "--tz", "UTC", "--format", "text")
+    assert code == 0
+    assert out.splitlines()[3:10] == [
+        "Conversation 08:00\u201308:01, 2 messages (ses_crlf)",
+        "  08:00 assistant: Code:",
+        "```python",
+        "print('é')",
+        "```",
+        "    Done.",
+        "  08:01 user: A lone return\\x0dstays escaped.",
     ]
 
 

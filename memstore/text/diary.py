@@ -86,7 +86,7 @@ def log_lines(diary: Diary) -> list[str]:
     the text view did not say so), or why it cannot be shown."""
     where = diary.log_path
     if diary.log is not None:
-        body = printable(diary.log.replace("\r\n", "\n")).rstrip("\n")
+        body = printable(diary.log).rstrip("\n")
         torn = [] if diary.log_error is None else [f"({printable(diary.log_error)})"]
         return [f"No stored conversation; the day's Markdown log ({where}):", *torn, "", body]
     if diary.log_error is not None:

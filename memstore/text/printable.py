@@ -31,8 +31,11 @@ UNSAFE = re.compile(
 
 
 def printable(text: str) -> str:
-    """``text`` with control, bidi and separator characters escaped (tab and line feed kept)."""
-    return UNSAFE.sub(escape, text)
+    """``text`` with control, bidi and separator characters escaped (tab and line feed kept);
+    a carriage return before a line feed is part of the line break, and shown as that line
+    feed (found by review: a message stored with Windows line ends showed ``\\x0d`` at each
+    line's end, and its code block's closing fence was not one)."""
+    return UNSAFE.sub(escape, text.replace("\r\n", "\n"))
 
 
 def one_line(text: str) -> str:
