@@ -289,6 +289,41 @@ def test_many_threads_and_processes_for_longer(service: MemoryService) -> None:
     check_outcomes(service, outcomes, held)
 
 
+def test_threads_behind_another_writers_lock_are_refused_about_500_ms_after_asking(
+    service: MemoryService,
+) -> None:
+    # Found by review: ten threads of one service behind another connection's write lock
+    # took their turns one after the other, each waiting its own 500 ms: StoreBusy came
+    # after 0.5, 1.0, ..., 5.0 s.
+    session_id = service.start_session().id
+    threads, waits = 8, queue.Queue[tuple[str, float]]()
+
+    def write(n: int) -> None:
+        started = time.monotonic()
+        try:
+            if n % 2:
+                service.remember(f"fact number {n}")
+            else:
+                service.record_message(session_id, "user", f"message number {n}")
+            waits.put(("landed", time.monotonic() - started))
+        except StoreBusy:
+            waits.put(("busy", time.monotonic() - started))
+
+    with closing(sqlite3.connect(service.path, isolation_level=None)) as hog:
+        hog.execute("BEGIN IMMEDIATE")
+        workers = [threading.Thread(target=write, args=(n,)) for n in range(threads)]
+        for worker in workers:
+            worker.start()
+        outcomes = [waits.get(timeout=60) for _ in range(threads)]  # the lock kept until all
+        hog.execute("ROLLBACK")
+    for worker in workers:
+        worker.join()
+    assert {outcome for outcome, _ in outcomes} == {"busy"}
+    assert min(w for _, w in outcomes) > WAIT_S * 0.8
+    assert max(w for _, w in outcomes) < WAIT_S + SLACK_S  # 4 s before: 8 turns of 500 ms
+    service.remember("after the lock was let go")  # nothing kept the turn
+
+
 def open_a_second_service(service: MemoryService, path: Path) -> None:
     # Its probe once read the database's header with a Python open and close (so did
     # holds_store and each read-only connection).

@@ -28,7 +28,7 @@ from memstore.errors import FileError, StoreReadOnly
 from memstore.store import migrations, probe, readers
 from memstore.store.connections import ConnectionPool, connect, require_fts5, switch_to_wal
 from memstore.store.sqlite_errors import translate_errors
-from memstore.store.write_lock import WriterTurns, begin_immediate, begin_read
+from memstore.store.write_lock import WriterTurns, begin_immediate, begin_read, lock_deadline
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -90,12 +90,14 @@ class Database:
 
         Raises:
             StoreReadOnly: If the file cannot be written.
-            StoreBusy: If another process kept the write lock past the 500 ms wait, or the
-                other writers of this one kept their turn for 30 s.
+            StoreBusy: If another process kept the write lock 500 ms from when the write
+                asked (its wait for this process's other writers included; a turn that came
+                later tries the lock once), or those writers kept their turn for 30 s.
             StoreError: For any other SQLite failure.
         """
         self._require_writable()
-        with self._writers.turn(), self._unit(begin_immediate, commit=True) as connection:
+        begin = functools.partial(begin_immediate, deadline=lock_deadline())  # line included
+        with self._writers.turn(), self._unit(begin, commit=True) as connection:
             yield connection
 
     @contextmanager
