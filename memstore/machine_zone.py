@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from datetime import datetime, timedelta, timezone, tzinfo
 
 from memstore.errors import InvalidInput
@@ -47,14 +48,18 @@ def machine_zone() -> tzinfo:
 
 
 READ_UNDER: dict[str, str | None] = {}
-"""The ``TZ`` (under the key "TZ") the machine's zone was last read under."""
+"""The ``TZ`` (under the key "TZ") tzlocal last read the machine's zone under, with success."""
+READING = threading.Lock()
 
 
 def named_machine_zone() -> tzinfo:
     """tzlocal's zone for the machine, read again, and the C library told (``time.tzset``),
-    whenever ``TZ`` changed since the last read: tzlocal keeps the zone it first read for
-    the whole process (found by review: a diary after ``TZ`` was set to America/New_York in
-    the process was still cut in the zone read before).
+    unless it was last read with success under the same ``TZ``: tzlocal keeps the zone it
+    first read for the whole process (found by review: a diary after ``TZ`` was set to
+    America/New_York in the process was still cut in the zone read before). One thread at a
+    time; a ``TZ`` tzlocal cannot read is tried again at each call (found by the next
+    review: marked read before the reading failed, the second call under ``TZ=UTC0`` was
+    given the zone read before it).
 
     Raises:
         ZoneInfoNotFoundError, ValueError, OSError: As tzlocal, when it cannot name the zone.
@@ -63,13 +68,16 @@ def named_machine_zone() -> tzinfo:
 
     import tzlocal
 
-    now = os.environ.get("TZ")
-    if "TZ" in READ_UNDER and READ_UNDER["TZ"] == now:
-        return tzlocal.get_localzone()
-    READ_UNDER["TZ"] = now
-    if hasattr(clock, "tzset"):  # Unix only
-        clock.tzset()
-    return tzlocal.reload_localzone()
+    with READING:
+        now = os.environ.get("TZ")
+        if "TZ" in READ_UNDER and READ_UNDER["TZ"] == now:
+            return tzlocal.get_localzone()
+        READ_UNDER.clear()
+        if hasattr(clock, "tzset"):  # Unix only
+            clock.tzset()
+        zone = tzlocal.reload_localzone()
+        READ_UNDER["TZ"] = now
+        return zone
 
 
 def unknown_machine_zone(error: Exception) -> str:

@@ -832,6 +832,17 @@ def test_an_error_naming_a_bidi_control_escapes_it(runner: CliRunner, tmp_path: 
     assert json.loads(result.stderr)["error"]["message"].count("notes\u202egpj") == 1
 
 
+def test_a_carriage_return_before_a_line_feed_in_a_path_is_shown(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    # Found by review: text views read CRLF as a line break, and check named "a\r\nb.db"
+    # as "a\nb.db", another file's name.
+    database = ["--database", str(tmp_path / "a\r\nb.db"), "--format", "text"]
+    assert runner.invoke(cli, [*database, "remember", "Diego likes tea"]).exit_code == 0
+    checked = runner.invoke(cli, [*database, "check"])
+    assert checked.stdout.splitlines()[0] == f"ok: {tmp_path}/a\\x0d\\nb.db"
+
+
 def test_a_path_holding_a_line_feed_stays_on_its_line_in_check_and_backup(
     runner: CliRunner, tmp_path: Path
 ) -> None:

@@ -183,8 +183,25 @@ def test_the_machine_zone_follows_tz_changed_in_the_process(
 
     assert diary(TOKYO) == (TOKYO, ["ses_late"])
     assert diary(NEW_YORK) == (NEW_YORK, [])
-    assert diary("<+09>-9") == ("UTC+09:00", ["ses_late"])  # POSIX rules: the C library told
+    # POSIX rules, which tzlocal cannot read: the C library told, and asked again at each call
+    # (found by the next review: the second call under UTC0 was given New York).
+    assert diary("<+09>-9") == ("UTC+09:00", ["ses_late"])
     assert diary("UTC0") == ("UTC", [])
+    assert diary("UTC0") == ("UTC", [])
+    assert diary(TOKYO) == (TOKYO, ["ses_late"])
+
+
+def test_a_tz_naming_no_zone_is_refused_at_every_call_after_a_good_one(
+    service: MemoryService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Found by review: the second diary under TZ=America/New_Yrok was cut in the zone the
+    # process had read before it.
+    monkeypatch.setenv("TZ", TOKYO)
+    assert service.diary("2026-10-06").time_zone == TOKYO
+    monkeypatch.setenv("TZ", "America/New_Yrok")
+    for _ in range(2):
+        with pytest.raises(InvalidInput, match="New_Yrok"):
+            service.diary("2026-10-06")
 
 
 @pytest.mark.parametrize(

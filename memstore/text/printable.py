@@ -39,10 +39,11 @@ def printable(text: str) -> str:
 
 
 def one_line(text: str) -> str:
-    """``text`` as :func:`printable` shows it, its line feeds and tabs escaped too: a value
-    that a text view shows within one line, such as a path (found by review: a folder named
-    with a line feed printed a second line of ``check``'s verdict)."""
-    return printable(text).replace("\t", "\\t").replace("\n", "\\n")
+    """``text`` with every character :func:`printable` escapes escaped, its carriage returns,
+    line feeds and tabs too: a value that a text view shows within one line, such as a path
+    (found by review: a folder named with a line feed printed a second line of ``check``'s
+    verdict; a carriage return before it must show, or the path named is another file's)."""
+    return UNSAFE.sub(escape, text).replace("\t", "\\t").replace("\n", "\\n")
 
 
 def escape(found: re.Match[str]) -> str:
