@@ -19,7 +19,7 @@ from pathlib import Path
 
 from memstore import paths
 from memstore.errors import FileError, InvalidInput, StoreError
-from memstore.open_stores import not_a_store
+from memstore.open_stores import STORE_COMPANIONS, not_a_store
 
 PRIVATE_FILE = 0o600
 PRIVATE_FOLDER = 0o700
@@ -146,6 +146,21 @@ def create_private(path: Path) -> None:
         make_private(descriptor)
     finally:
         os.close(descriptor)
+
+
+def store_file(path: Path) -> os.stat_result | None:
+    """The status of the database file at ``path``, or None when nothing is there (see
+    :func:`regular`), once SQLite's files beside it (``-wal``, ``-shm``, ``-journal``) are
+    regular files or absent: SQLite opens them as they are, and a FIFO named ``-journal``
+    blocked every command forever, SIGTERM included (found by review).
+
+    Raises:
+        FileError: If the database or a file SQLite keeps beside it is not a regular file.
+    """
+    status = regular(path, "the database")
+    for end in STORE_COMPANIONS[1:]:
+        regular(Path(f"{path}{end}"), f"the {end} file SQLite keeps beside the database")
+    return status
 
 
 def read_regular(path: Path, limit: int, what: str) -> bytearray:

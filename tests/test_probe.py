@@ -234,6 +234,26 @@ def test_a_fifo_given_as_database_or_config_is_refused_at_once(
     assert error["type"] == "FileError" and "FIFO" in error["message"]
 
 
+@pytest.mark.parametrize("companion", ["-journal", "-wal", "-shm"])
+@pytest.mark.parametrize("command", [["check"], ["recall", "tea"], ["remember", "Diego is tall."]])
+def test_a_fifo_beside_the_database_is_refused_at_once(
+    tmp_path: Path, companion: str, command: list[str]
+) -> None:
+    # Found by review: SQLite opened a FIFO named <db>-journal while probing for a hot
+    # journal, and every command blocked forever, past SIGTERM; a FIFO -wal was a bare
+    # "disk I/O error".
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs on this platform")
+    database = tmp_path / "memory.sqlite3"
+    assert memstore("--database", str(database), "remember", "Diego likes tea.").returncode == 0
+    os.mkfifo(f"{database}{companion}")
+    completed = memstore("--database", str(database), *command, timeout=30)
+    assert completed.returncode == 1
+    error = error_of(completed)
+    assert error["type"] == "FileError"
+    assert f"{companion} file" in error["message"] and "FIFO" in error["message"]
+
+
 def test_an_in_memory_database_is_refused_instead_of_a_file_named_memory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

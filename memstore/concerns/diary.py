@@ -57,7 +57,7 @@ def stored(path: Path) -> bool:
     Raises:
         FileError: If something other than a regular file is there.
     """
-    status = files.regular(path, "the database")
+    status = files.store_file(path)
     return status is not None and status.st_size > 0 and not examine.at_base(path)
 
 

@@ -246,7 +246,7 @@ class Database:
                 "file path (a temporary one for a throwaway store).",
             )
         known, code = migrations.revisions(self.migrations), self.code_version()
-        status = files.regular(self.path, "the database")
+        status = files.store_file(self.path)
         if status is None:
             files.create_store_file(self.path)
         elif 0 < status.st_size < probe.HEADER_BYTES:

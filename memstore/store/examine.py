@@ -27,7 +27,7 @@ def holds_store(path: Path) -> bool | None:
         FileError: If the path is not a regular file (a FIFO, a folder, a device).
         StoreBusy: If another process kept the file locked past the probe's wait.
     """
-    status = files.regular(path, "the database")
+    status = files.store_file(path)
     if status is None or status.st_size == 0:
         return False
     schema = read_schema(path)
@@ -45,7 +45,7 @@ def unstarted(path: Path) -> bool:
         FileError: If the path is not a regular file (a FIFO, a folder, a device).
         StoreBusy: If another process kept the file locked past the probe's wait.
     """
-    status = files.regular(path, "the database")
+    status = files.store_file(path)
     if status is None or status.st_size == 0:
         return status is not None
     if status.st_size < probe.HEADER_BYTES:  # SQLite reads 1 byte as empty; no store does
@@ -92,7 +92,7 @@ def older_version(path: Path, location: str | None = None) -> int | None:
         SchemaError: If the schema records are newer than the code or inconsistent.
         StoreBusy: If another process kept the file locked past the probe's wait.
     """
-    status = files.regular(path, "the database")
+    status = files.store_file(path)
     if status is None or status.st_size == 0:
         return None
     known, code = migrations.revisions(location), migrations.code_version(location)
