@@ -152,14 +152,16 @@ def store_file(path: Path) -> os.stat_result | None:
     """The status of the database file at ``path``, or None when nothing is there (see
     :func:`regular`), once SQLite's files beside it (``-wal``, ``-shm``, ``-journal``) are
     regular files or absent: SQLite opens them as they are, and a FIFO named ``-journal``
-    blocked every command forever, SIGTERM included (found by review).
+    blocked every command forever, SIGTERM included (found by review). They are beside a
+    symbolic link's target, where SQLite keeps them (found by the next review).
 
     Raises:
         FileError: If the database or a file SQLite keeps beside it is not a regular file.
     """
     status = regular(path, "the database")
+    target = os.path.realpath(path)
     for end in STORE_COMPANIONS[1:]:
-        regular(Path(f"{path}{end}"), f"the {end} file SQLite keeps beside the database")
+        regular(Path(f"{target}{end}"), f"the {end} file SQLite keeps beside the database")
     return status
 
 

@@ -873,6 +873,20 @@ def test_the_text_format_prints_the_fallback_log_as_it_is(
     ]
 
 
+def test_the_text_format_keeps_a_log_folder_holding_a_line_end_on_one_line(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    # Found by review: a folder named "c\r\nd" was shown on two lines, as "c" and "d/...".
+    log_dir = tmp_path / "c\r\nd"
+    log_dir.mkdir()
+    result = log_day_as_text(runner, tmp_path, log_dir)
+    assert result.exit_code == 0
+    shown = f"{tmp_path}/c\\x0d\\nd/2026-10-05.md"
+    assert (
+        result.stdout.splitlines()[3] == f"No stored conversation, and no Markdown log at {shown}."
+    )
+
+
 def test_json_is_the_default_and_keeps_accents(
     runner: CliRunner, db_path: Path, seeded: Seeded
 ) -> None:

@@ -254,6 +254,23 @@ def test_a_fifo_beside_the_database_is_refused_at_once(
     assert f"{companion} file" in error["message"] and "FIFO" in error["message"]
 
 
+def test_a_fifo_beside_a_linked_databases_target_is_refused_at_once(tmp_path: Path) -> None:
+    # Found by review: SQLite keeps its journal beside a symbolic link's target, where the
+    # first fix did not look, and every command through the link blocked forever.
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs on this platform")
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").mkdir()
+    target, link = tmp_path / "real" / "m.db", tmp_path / "link" / "m.db"
+    assert memstore("--database", str(target), "remember", "Diego likes tea.").returncode == 0
+    link.symlink_to(target)
+    (tmp_path / "link" / "m.db-shm").mkdir()  # no file of SQLite's: it is never opened
+    os.mkfifo(f"{target}-journal")
+    completed = memstore("--database", str(link), "recall", "tea", timeout=30)
+    assert completed.returncode == 1
+    assert f"{target}-journal" in error_of(completed)["message"]
+
+
 def test_an_in_memory_database_is_refused_instead_of_a_file_named_memory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

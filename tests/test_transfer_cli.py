@@ -154,6 +154,11 @@ def test_the_reimport_hint_escapes_control_characters_in_the_path(
     code, report, err = run(runner, db_path, "export", str(dest), "--as", "markdown")
     assert code == 0 and report["export"] == str(dest)
     assert f"import '{tmp_path}/out\\x1b[31m/history' --speaker" in err
+    # Found by review: a carriage return and line feed were shown as a line break, which
+    # named another folder.
+    crlf = tmp_path / "ex\r\nport"
+    code, _, err = run(runner, db_path, "export", str(crlf), "--as", "markdown")
+    assert code == 0 and f"import '{tmp_path}/ex\\x0d\\nport/history' --speaker" in err
 
 
 def test_a_sync_says_how_many_memories_it_updated(

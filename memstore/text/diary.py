@@ -8,7 +8,7 @@ from datetime import date, datetime, tzinfo
 
 from memstore.logs.fences import FenceTracker
 from memstore.schemas import Diary, DiaryConversation, Memory, Message
-from memstore.text.printable import printable
+from memstore.text.printable import one_line, printable
 from memstore.times import local_date, local_time
 from memstore.zones import zone
 
@@ -84,14 +84,15 @@ def log_lines(diary: Diary) -> list[str]:
     """What stands for the conversations on a day the database holds none: the day's log,
     with what was wrong in it (bytes that are not UTF-8, shown as U+FFFD: found by review,
     the text view did not say so), or why it cannot be shown."""
-    where = diary.log_path
+    where = one_line(str(diary.log_path))  # found by review: a CRLF in it was a line break
     if diary.log is not None:
         body = printable(diary.log).rstrip("\n")
-        torn = [] if diary.log_error is None else [f"({printable(diary.log_error)})"]
+        torn = [] if diary.log_error is None else [f"({one_line(diary.log_error)})"]
         return [f"No stored conversation; the day's Markdown log ({where}):", *torn, "", body]
     if diary.log_error is not None:
         return [
-            f"No stored conversation; the Markdown log {where} cannot be shown: {diary.log_error}."
+            f"No stored conversation; the Markdown log {where} cannot be shown: "
+            f"{one_line(diary.log_error)}."
         ]
     return [f"No stored conversation, and no Markdown log at {where}."]
 

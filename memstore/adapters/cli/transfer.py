@@ -122,15 +122,17 @@ def reimport_hint(report: ExportReport) -> str:
     """The ``memstore import`` line that reads a Markdown export's history back into
     another database ("" when there is none): the logs' paths are new source references,
     so read into the store they came from, every message would be stored twice (found by
-    review). Control and bidi characters in the path or a name are shown as escapes
-    (``\\x1b``), as every text view shows them, then quoted for a POSIX shell."""
+    review). Control and bidi characters in the path or a name, line ends among them, are
+    shown as escapes (``\\x1b``, ``\\n``), as every text view shows a path, then quoted for
+    a POSIX shell (found by review: a carriage return and line feed in the path were shown
+    as a line break, which named another folder)."""
     if not report.speakers:
         return ""
-    from memstore.text.printable import printable
+    from memstore.text.printable import one_line
 
     pairs = report.speakers.items()
-    speakers = " ".join(f"--speaker {shlex.quote(printable(f'{n}={r}'))}" for n, r in pairs)
-    logs = shlex.quote(printable(f"{report.export}/history"))
+    speakers = " ".join(f"--speaker {shlex.quote(one_line(f'{n}={r}'))}" for n, r in pairs)
+    logs = shlex.quote(one_line(f"{report.export}/history"))
     return (
         "to read the history back into another database (this one holds it already): "
         f"memstore --database NEW.sqlite3 import {logs} {speakers} --include-tail"
