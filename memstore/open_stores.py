@@ -130,3 +130,22 @@ def companions_fit(path: Path) -> None:
             f"its path is {whole} bytes (links followed); SQLite opens one of at most {most}, "
             f"with its {LONGEST_COMPANION}; use a shorter folder.",
         )
+
+
+def companions_free(path: Path) -> None:
+    """Refuse a new database's name when anything is where SQLite keeps its ``-journal``,
+    ``-wal`` or ``-shm`` file (beside a symbolic link's target): SQLite would take it for
+    the new file's own (found by review: a backup was written beside a FIFO ``-journal``,
+    and every command on it was refused after).
+
+    Raises:
+        FileError: Naming what is there.
+    """
+    for end in STORE_COMPANIONS[1:]:
+        beside = f"{os.path.realpath(path)}{end}"
+        if os.path.lexists(beside):
+            raise FileError(
+                beside,
+                f"SQLite would take it for the new database's own {end} file; remove it, or "
+                "choose another name.",
+            )

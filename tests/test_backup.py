@@ -440,6 +440,26 @@ def test_a_companion_name_of_a_fifo_is_answered_at_once(
     assert written.backup(f"{fifo}-wal").ok
 
 
+@pytest.mark.parametrize("end", ["-journal", "-wal", "-shm"])
+@pytest.mark.parametrize("what", ["fifo", "file"])
+def test_a_destination_whose_sqlite_files_are_taken_is_refused(
+    written: MemoryService, tmp_path: Path, end: str, what: str
+) -> None:
+    # Found by review: a backup was written beside a FIFO named as its -journal, said ok,
+    # and every later command on it was refused; a stale -journal there would be rolled
+    # back into it.
+    destination = tmp_path / "copy.sqlite3"
+    beside = Path(f"{destination}{end}")
+    if what == "fifo":
+        os.mkfifo(beside)
+    else:
+        beside.write_bytes(b"left over")
+    with pytest.raises(FileError, match=f"own {end} file"):
+        written.backup(destination)
+    assert not destination.exists()
+    assert what == "fifo" or beside.read_bytes() == b"left over"
+
+
 def test_a_store_at_an_older_schema_is_backed_up_as_it_is_not_upgraded(
     db_path: Path, tmp_path: Path
 ) -> None:

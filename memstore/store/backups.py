@@ -48,11 +48,13 @@ def target(destination: str | Path) -> Path:
     Raises:
         BackupExists: If anything, even a dangling symbolic link, is already there.
         FileError: If it ends in a path separator, as a folder's name does, or its path, or
-            that of the copy written first beside it, is too long for SQLite.
+            that of the copy written first beside it, is too long for SQLite, or SQLite's
+            files beside it are there already.
     """
     paths.file_named(destination, "the path of a new file")
     found = files.unused(destination, BackupExists)
     open_stores.companions_fit(found)
+    open_stores.companions_free(found)
     folder = os.path.realpath(found.parent)  # as SQLite opens it, links followed
     staged = len(os.fsencode(os.path.join(folder, files.staged_prefix(found, STAGED_MARK))))
     longest = staged + STAGED_RANDOM + len(STAGED_SUFFIX) + len(open_stores.LONGEST_COMPANION)

@@ -122,18 +122,25 @@ def reimport_hint(report: ExportReport) -> str:
     """The ``memstore import`` line that reads a Markdown export's history back into
     another database ("" when there is none): the logs' paths are new source references,
     so read into the store they came from, every message would be stored twice (found by
-    review). Control and bidi characters in the path or a name, line ends among them, are
-    shown as escapes (``\\x1b``, ``\\n``), as every text view shows a path, then quoted for
-    a POSIX shell (found by review: a carriage return and line feed in the path were shown
-    as a line break, which named another folder)."""
+    review). Quoted for a POSIX shell; when the path or a speaker's name holds a character
+    a terminal cannot show as typed (a control or bidi character, a line end), the line
+    says so instead of giving a command (found by review: shown as escapes, in quotes that
+    keep backslashes, it named another folder)."""
     if not report.speakers:
         return ""
     from memstore.text.printable import one_line
 
-    pairs = report.speakers.items()
-    speakers = " ".join(f"--speaker {shlex.quote(one_line(f'{n}={r}'))}" for n, r in pairs)
-    logs = shlex.quote(one_line(f"{report.export}/history"))
+    history = f"{report.export}/history"
+    pairs = [f"{name}={role}" for name, role in report.speakers.items()]
+    lead = "to read the history back into another database (this one holds it already): "
+    if any(one_line(part) != part for part in [history, *pairs]):
+        return (
+            f"{lead}import its history folder with a --speaker NAME=ROLE for each speaker of "
+            "the report and --include-tail (its path or a name holds characters a terminal "
+            "cannot show as typed)."
+        )
+    speakers = " ".join(f"--speaker {shlex.quote(pair)}" for pair in pairs)
     return (
-        "to read the history back into another database (this one holds it already): "
-        f"memstore --database NEW.sqlite3 import {logs} {speakers} --include-tail"
+        f"{lead}memstore --database NEW.sqlite3 import {shlex.quote(history)} {speakers} "
+        "--include-tail"
     )
