@@ -155,8 +155,24 @@ def test_the_reimport_hint_gives_no_command_for_a_path_holding_control_character
         dest = tmp_path / name
         code, report, err = run(runner, db_path, "export", str(dest), "--as", "markdown")
         assert code == 0 and report["export"] == str(dest)
-        assert "import its history folder with a --speaker NAME=ROLE" in err
+        assert "import its history folder with --include-tail and a --speaker for each" in err
         assert "\x1b" not in err and "--database NEW" not in err
+
+
+def test_the_reimport_hint_without_a_command_names_the_speakers_escaped(
+    runner: CliRunner, db_path: Path, tmp_path: Path
+) -> None:
+    # Found by review: the text view said "a --speaker for each speaker of the report" and
+    # listed none, and a name holding U+200B cannot be seen.
+    service = MemoryService(db_path)
+    session = service.start_session()
+    service.record_message(session.id, "user", "hola", speaker="a\u200bb")
+    service.record_message(session.id, "assistant", "hola", speaker="Morgan")
+    service.close()
+    options = ["--database", str(db_path), "--format", "text"]
+    result = runner.invoke(cli, [*options, "export", str(tmp_path / "out"), "--as", "markdown"])
+    assert result.exit_code == 0
+    assert "a --speaker for each of a\\u200bb=user, Morgan=assistant (" in result.stdout
 
 
 def test_a_sync_says_how_many_memories_it_updated(

@@ -134,10 +134,11 @@ def reimport_hint(report: ExportReport) -> str:
     pairs = [f"{name}={role}" for name, role in report.speakers.items()]
     lead = "to read the history back into another database (this one holds it already): "
     if any(one_line(part) != part for part in [history, *pairs]):
+        shown = ", ".join(map(one_line, pairs))
         return (
-            f"{lead}import its history folder with a --speaker NAME=ROLE for each speaker of "
-            "the report and --include-tail (its path or a name holds characters a terminal "
-            "cannot show as typed)."
+            f"{lead}import its history folder with --include-tail and a --speaker for each of "
+            f"{shown} (its path or a name holds characters a terminal cannot show as typed, "
+            "shown here as escapes; the JSON report holds them as they are)."
         )
     speakers = " ".join(f"--speaker {shlex.quote(pair)}" for pair in pairs)
     return (
