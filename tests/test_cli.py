@@ -856,6 +856,8 @@ def test_a_path_holding_a_line_feed_stays_on_its_line_in_check_and_backup(
     backed = runner.invoke(cli, [*database, "backup", str(folder / "bk.db")])
     assert checked.exit_code == 0 and backed.exit_code == 0
     assert checked.stdout.splitlines()[0] == f"ok: {tmp_path}/nl\\ndir/m.db"
+    # Each table's rows as "name: count" (found by review: "1 memories" read as a typo).
+    assert "; sessions: 0, messages: 0, memories: 1, " in checked.stdout.splitlines()[1]
     assert backed.stdout.splitlines() == [
         f"backed up {tmp_path}/nl\\ndir/m.db to {tmp_path}/nl\\ndir/bk.db"
         f" ({(folder / 'bk.db').stat().st_size} bytes, checked ok)"

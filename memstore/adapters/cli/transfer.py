@@ -50,7 +50,8 @@ VIEWS = ("text", "json")
 @click.option(
     "--tz",
     type=options.TimeZone(),
-    help="IANA zone of the Markdown logs' days, or 'local' (the default).",
+    help="Zone of the Markdown logs' days: IANA (Europe/Madrid), fixed offset (UTC+02:00) or "
+    "'local' (the default).",
 )
 @click.pass_context
 def export(

@@ -182,8 +182,9 @@ UNSTARTED = (
 
 
 def health_text(report: schemas.HealthReport) -> str:
-    """The verdict, then each problem."""
-    counts = ", ".join(f"{count} {name}" for name, count in report.counts.items())
+    """The verdict, the rows of each table (``memories: 1``, not "1 memories": found by
+    review), then each problem."""
+    counts = ", ".join(f"{name}: {count}" for name, count in report.counts.items())
     verdict = "ok" if report.ok else "NOT OK"
     lines = [
         click.style(f"{verdict}: {one_line(report.database)}", bold=True),
