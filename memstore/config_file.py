@@ -75,16 +75,15 @@ class ConfigLoader:
         self.path = path
         self.current = MemoryConfig()
         """The settings in force."""
+        self.loaded = False
+        """Whether the file was ever read with success (else the settings are the defaults)."""
 
     def load(self) -> MemoryConfig:
         """Read the file again; return the new settings, or the last valid ones."""
         try:
-            self.current = read_section(self.path)
+            self.current, self.loaded = read_section(self.path), True
         except (OSError, ValueError, FileError) as error:
             reason = error.strerror if isinstance(error, OSError) else str(error)
-            log.warning(
-                "memory settings in %s not used (%s); keeping the last valid ones",
-                self.path,
-                reason,
-            )
+            kept = "the last valid ones" if self.loaded else "the defaults"  # found by review
+            log.warning("memory settings in %s not used (%s); keeping %s", self.path, reason, kept)
         return self.current

@@ -161,12 +161,15 @@ def test_invalid_then_valid_reloads_keep_the_last_valid_settings(
     assert loader.load() == MemoryConfig()  # no file yet: the defaults
     write(path, {"max_results": 0})
     assert loader.load() == MemoryConfig()  # invalid on the first load: the defaults
-    assert "max_results" in caplog.text and "keeping the last valid" in caplog.text
+    # found by review: "keeping the last valid ones" when there had been none
+    assert "max_results" in caplog.text and "keeping the defaults" in caplog.text
     write(path, {"max_results": 20, "database": "other.sqlite3"})
     valid = loader.load()
     assert (valid.max_results, valid.database) == (20, "other.sqlite3")
     write(path, {"max_results": 20, "database": "../escape.sqlite3"})
+    caplog.clear()
     assert loader.load() == valid  # invalid again: the last valid settings stay
+    assert "keeping the last valid ones" in caplog.text
     path.write_text("{not json", encoding="utf-8")
     assert loader.load() == valid
     write(path, {"recall_chars": 2048})
