@@ -218,6 +218,14 @@ CREDENTIALS: list[tuple[str, str]] = [
     ("wifi_key_digits", "clé WiFi : 48291736"),
     ("secret_digits", "client secret: 58291037465"),
     ("password_word_pl", "Hasło: sekret"),
+    # a review of issue 3 (2026-12-07): capitalised words of letters alone, read as type names;
+    # Mailgun's own example key, of any letters
+    ("password_camel", "wifi password: MaisonBleue"),
+    ("password_camel", "password = BlueSky"),
+    ("password_camel", "Contraseña: CieloAzul"),
+    ("password_camel", "Passwort: BlauerHimmel"),
+    ("password_camel", "Mot de passe: CielBleu"),
+    ("mailgun_key", "key-" + "3ax6xnjp29jd6fds4gc373sgvjxteol0"),
 ]
 
 ORDINARY: list[tuple[str, str]] = [
@@ -435,4 +443,14 @@ ORDINARY: list[tuple[str, str]] = [
     ("code", 'DB_PASSWORD="rotated every quarter"'),
     ("code", 'password = "falsches passwort eingegeben"'),
     ("code", 'pwd = "current working directory"'),
+    # and, once capitalised words of letters alone counted, type names and remarks
+    ("code", "password: PasswordHasher"),
+    ("code", "api_key: ApiKeyHeader"),
+    ("code", "secret: SecretBytes"),
+    ("code", "token: Uint8Array"),
+    ("en", "password: TheUsual"),
+    ("en", "Wi-Fi password: SameAsBefore"),
+    ("en", "password: InKeychain"),
+    ("en", "Key: PageDown"),
+    ("en", "the key-considerations-for-the-next-quarter-review"),
 ]

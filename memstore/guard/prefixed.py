@@ -27,7 +27,7 @@ TOKENS = {
     "Docker token": r"\bdckr_pat_[A-Za-z0-9_-]{20,}",
     "Replicate token": r"\br8_[A-Za-z0-9]{30,}",
     "Groq key": r"\bgsk_[A-Za-z0-9]{40,}",
-    "Mailgun key": r"\bkey-[0-9a-f]{32}\b",
+    "Mailgun key": r"\bkey-(?=[0-9a-z]*\d)[0-9a-z]{32}\b",  # any letter (found by review)
     "Shopify token": r"\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}",
     "DigitalOcean token": r"\bdo[opr]_v1_[a-f0-9]{64}",
     "Slack webhook": r"hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]{20,}",

@@ -59,12 +59,31 @@ PLACEHOLDER_WORDS = re.compile(
     r"|^\d+-(?:stellig|digits?|characters?|chars|letters?|cifras|d[ií]gitos|chiffres)$",
     re.IGNORECASE,
 )
-# A type: a generic (Vec<u8>, List[str]), a sized primitive (bytes32, u8), a CamelCase name of
-# two or more word-like parts whose digits, if any, are a size in bits (SecretStr,
-# Uint8Array, Base64String; not Qm4uT8zLx2Pa, nor the password GreenApple12).
+# A type: a generic (Vec<u8>, List[str]), a sized primitive (bytes32, u8), or a CamelCase name
+# of two or more word-like parts whose digits, if any, are a size in bits, one of them a
+# credential's word or the last a word types end in (SecretStr, PasswordHasher, Uint8Array,
+# Base64String, ApiKeyHeader; not Qm4uT8zLx2Pa, nor the passwords GreenApple12 and
+# MaisonBleue: found by review, "wifi password: MaisonBleue" was let through).
 BITS = r"(?:8|16|32|64|128|256)"
+PART = rf"[A-Z][a-z]{{2,}}{BITS}?"
+CREDENTIAL_PARTS = (
+    r"(?:Password|Passphrase|Passwd|Secret|Token|Key|Pin|Auth|Credentials?|Hash|Jwt|Otp)"
+)
+TYPE_ENDS = (
+    r"(?:Str|String|Bytes|Array|Buffer|Type|Field|Form|Input|Box|Entry|Value|Data|Dict|List|Map"
+    r"|Enum|Class|Schema|Model|Spec|Url|Path|Config|Settings|Options|Policy|Info|Error|Object"
+    r"|Provider|Manager|Handler|Header|Factory|Client|Service|Store|Result|Response|Request"
+    r"|Payload|Pair|Code|Bearer|Encoder|Hasher|Validator|Generator|Builder|Context|State)"
+)
 TYPE_LIKE = re.compile(
-    rf"\w+<[\w, ]*>$|(?:u?int|bytes|float|[uif])\d{{1,3}}$|(?:[A-Z][a-z]{{2,}}{BITS}?){{2,}}$"
+    rf"\w+<[\w, ]*>$|(?:u?int|bytes|float|[uif])\d{{1,3}}$"
+    rf"|(?=(?:{PART}){{2,}}$)(?:(?:{PART})*{CREDENTIAL_PARTS}{BITS}?(?:{PART})*|(?:{PART})+{TYPE_ENDS}{BITS}?)$"
+)
+# A CamelCase phrase that starts as a remark or an instruction does, in place of a value
+# ("password: TheUsual", "AskDiego", "SameAsBefore", "OnFile"): one of letters alone that is
+# no type is a password ("MaisonBleue"), and these were the remarks among them.
+SPOKEN_CAMEL = re.compile(
+    r"(?:The|Ask|See|Same|Not|No|None|Use|Check|In|On|At|Under|Stored|Saved|Kept)(?:[A-Z][a-z]+)+$"
 )
 JOINED = re.compile(r"[_.]")  # the joins of a password of words: Velvet_Moon, luna.llena
 # Names of protocols, standards and models that follow "auth", "token" or "key" labels:
@@ -129,6 +148,7 @@ def is_placeholder(value: str) -> bool:
         return True
     folded = text.casefold()
     typed = TYPE_LIKE.match(text) or TYPE_LIKE.match(value.rstrip(TRAILING))
+    typed = typed or SPOKEN_CAMEL.match(text)
     if folded in TYPE_NAMES or folded.split("[", 1)[0] in TYPE_NAMES or typed:
         return True
     return bool(
