@@ -448,9 +448,11 @@ ORDINARY: list[tuple[str, str]] = [
     ("code", "api_key: ApiKeyHeader"),
     ("code", "secret: SecretBytes"),
     ("code", "token: Uint8Array"),
+    ("code", "private lateinit var password: EditText"),
+    ("code", "  password: FormControl;"),
+    ("code", "final password = TextEditingController();"),
     ("en", "password: TheUsual"),
     ("en", "Wi-Fi password: SameAsBefore"),
-    ("en", "password: InKeychain"),
     ("en", "Key: PageDown"),
     ("en", "the key-considerations-for-the-next-quarter-review"),
 ]

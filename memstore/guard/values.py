@@ -69,21 +69,26 @@ PART = rf"[A-Z][a-z]{{2,}}{BITS}?"
 CREDENTIAL_PARTS = (
     r"(?:Password|Passphrase|Passwd|Secret|Token|Key|Pin|Auth|Credentials?|Hash|Jwt|Otp)"
 )
-TYPE_ENDS = (
-    r"(?:Str|String|Bytes|Array|Buffer|Type|Field|Form|Input|Box|Entry|Value|Data|Dict|List|Map"
-    r"|Enum|Class|Schema|Model|Spec|Url|Path|Config|Settings|Options|Policy|Info|Error|Object"
+TYPE_ENDS = (  # a review's types of Android, Angular, Flutter, Django and others among them
+    r"(?:Str|String|Text|Sequence|Bytes|Array|Buffer|Type|Field|Form|Input|Box|Entry|Edit|Area"
+    r"|Value|Data|Dict|List|Map|Set|Enum|Class|Schema|Model|Entity|Record|Column|Row|Spec|Url"
+    r"|Path|Config|Settings|Options?|Policy|Info|Error|Object|Element|Node|Ref|Reference"
+    r"|Property|Attribute|Parameter|Argument|Rule|Storage|Subject|Observable|Stream|Event"
+    r"|Listener|Control|Controller|View|Widget|Component|Module|Directive|Guard|Holder"
     r"|Provider|Manager|Handler|Header|Factory|Client|Service|Store|Result|Response|Request"
-    r"|Payload|Pair|Code|Bearer|Encoder|Hasher|Validator|Generator|Builder|Context|State)"
+    r"|Payload|Pair|Code|Bearer|Encoder|Decoder|Hasher|Validator|Generator|Builder|Context"
+    r"|State|Directory)"
 )
 TYPE_LIKE = re.compile(
     rf"\w+<[\w, ]*>$|(?:u?int|bytes|float|[uif])\d{{1,3}}$"
     rf"|(?=(?:{PART}){{2,}}$)(?:(?:{PART})*{CREDENTIAL_PARTS}{BITS}?(?:{PART})*|(?:{PART})+{TYPE_ENDS}{BITS}?)$"
 )
 # A CamelCase phrase that starts as a remark or an instruction does, in place of a value
-# ("password: TheUsual", "AskDiego", "SameAsBefore", "OnFile"): one of letters alone that is
-# no type is a password ("MaisonBleue"), and these were the remarks among them.
+# ("password: TheUsual", "AskDiego", "SameAsBefore"): one of letters alone that is no type
+# is a password ("MaisonBleue"), and these were the remarks among them ("OnTheRoad",
+# "NoMercy" are passwords, as before).
 SPOKEN_CAMEL = re.compile(
-    r"(?:The|Ask|See|Same|Not|No|None|Use|Check|In|On|At|Under|Stored|Saved|Kept)(?:[A-Z][a-z]+)+$"
+    r"(?:The|Ask|See|Same|Not|None|Use|Check|Stored|Saved|Kept)(?:[A-Z][a-z]+)+$"
 )
 JOINED = re.compile(r"[_.]")  # the joins of a password of words: Velvet_Moon, luna.llena
 # Names of protocols, standards and models that follow "auth", "token" or "key" labels:
