@@ -226,6 +226,9 @@ CREDENTIALS: list[tuple[str, str]] = [
     ("password_camel", "Passwort: BlauerHimmel"),
     ("password_camel", "Mot de passe: CielBleu"),
     ("mailgun_key", "key-" + "3ax6xnjp29jd6fds4gc373sgvjxteol0"),
+    ("password_camel", "wifi password: OnTheRoad"),
+    ("password_camel", "const password = 'BlueSky';"),
+    ("password_camel", "Kennwort: DunklerWaldWeg"),
 ]
 
 ORDINARY: list[tuple[str, str]] = [
@@ -451,6 +454,11 @@ ORDINARY: list[tuple[str, str]] = [
     ("code", "private lateinit var password: EditText"),
     ("code", "  password: FormControl;"),
     ("code", "final password = TextEditingController();"),
+    ("code", "val password: StateFlow"),
+    ("code", "password: InputProps;"),
+    ("code", "@Input() password: FormControl;"),
+    ("code", "secret: HmacSha256,"),
+    ("code", "password: TextInputLayout"),
     ("en", "password: TheUsual"),
     ("en", "Wi-Fi password: SameAsBefore"),
     ("en", "Key: PageDown"),

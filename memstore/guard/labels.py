@@ -173,6 +173,7 @@ LABELLED = labelled(0)
 FILLED = labelled(1)
 LABEL_WORD = re.compile(PASSWORD_LABELS, re.IGNORECASE)
 EMPHASIS = re.compile(r"\*\*|__")  # Markdown bold around a label: "**Password:** ..."
+DECLARED = re.compile(r"(?:\b(?:va[lr]|let|const|readonly|final|public|private)|@\w+\(\))\s+$")
 LONG_KEY_CHARS = 16
 # Labels also used of anything kept hidden: their value must end the clause, or be strong.
 WORDY_KEYS = {"secret", "secrets"}
@@ -287,10 +288,12 @@ def accepted(found: re.Match[str], value: str) -> bool:
 
 def password(found: re.Match[str], value: str, ends: bool) -> bool:
     """Whether ``value`` after a password label is a password: made up, digits, or, after a
-    real connector ("password: swordfish", "password is swordfish", not "password to
-    connect" or "password → Bitwarden"), a word of letters that ends the clause
+    real connector ("password: swordfish", not "password to connect", "password →
+    Bitwarden", nor an unquoted declaration's type), a word of letters that ends the clause
     (``ends``), or, assigned, a quoted phrase made up of words ("my dog rex 2019")."""
-    stated = found["bare"] is None and not connectors.weak(found)
+    declared = value.endswith(";") or bool(DECLARED.search(found.string, 0, found.start()))
+    declared = declared and not any(quote + value in found.string for quote in values.CLOSING)
+    stated = found["bare"] is None and not connectors.weak(found) and not declared
     spelled = stated and values.passphrase(value, ends, stated=found["verb"] is not None)
     phrase = values.quoted_phrase(found.string, found.start("value"))
     worded = connectors.assigned(found) and phrase is not None and values.spoken(phrase)

@@ -61,15 +61,18 @@ PLACEHOLDER_WORDS = re.compile(
 )
 # A type: a generic (Vec<u8>, List[str]), a sized primitive (bytes32, u8), or a CamelCase name
 # of two or more word-like parts whose digits, if any, are a size in bits, one of them a
-# credential's word or the last a word types end in (SecretStr, PasswordHasher, Uint8Array,
-# Base64String, ApiKeyHeader; not Qm4uT8zLx2Pa, nor the passwords GreenApple12 and
-# MaisonBleue: found by review, "wifi password: MaisonBleue" was let through).
+# credential's or a cipher's word or the last a word types end in (SecretStr, HmacSha256,
+# PasswordHasher, Uint8Array, Base64String, ApiKeyHeader, EditText; not Qm4uT8zLx2Pa, nor
+# the passwords GreenApple12 and MaisonBleue: found by review, "wifi password: MaisonBleue"
+# was let through; the next reviews' types of Android, Angular, Flutter and others are
+# among the endings).
 BITS = r"(?:8|16|32|64|128|256)"
 PART = rf"[A-Z][a-z]{{2,}}{BITS}?"
 CREDENTIAL_PARTS = (
-    r"(?:Password|Passphrase|Passwd|Secret|Token|Key|Pin|Auth|Credentials?|Hash|Jwt|Otp)"
+    r"(?:Password|Passphrase|Passwd|Secret|Token|Key|Pin|Auth|Credentials?|Hash|Jwt|Otp"
+    r"|Hmac|Sha|Aes|Rsa|Cipher|Crypto)"
 )
-TYPE_ENDS = (  # a review's types of Android, Angular, Flutter, Django and others among them
+TYPE_ENDS = (
     r"(?:Str|String|Text|Sequence|Bytes|Array|Buffer|Type|Field|Form|Input|Box|Entry|Edit|Area"
     r"|Value|Data|Dict|List|Map|Set|Enum|Class|Schema|Model|Entity|Record|Column|Row|Spec|Url"
     r"|Path|Config|Settings|Options?|Policy|Info|Error|Object|Element|Node|Ref|Reference"
@@ -77,7 +80,8 @@ TYPE_ENDS = (  # a review's types of Android, Angular, Flutter, Django and other
     r"|Listener|Control|Controller|View|Widget|Component|Module|Directive|Guard|Holder"
     r"|Provider|Manager|Handler|Header|Factory|Client|Service|Store|Result|Response|Request"
     r"|Payload|Pair|Code|Bearer|Encoder|Decoder|Hasher|Validator|Generator|Builder|Context"
-    r"|State|Directory)"
+    r"|State|Directory|Flow|Props|Signal|Return|Style|Colors?|Helper|Access|Transformation"
+    r"|Requester|Params|Item|Wrapper|Layout|Definition|Values|Rules)"
 )
 TYPE_LIKE = re.compile(
     rf"\w+<[\w, ]*>$|(?:u?int|bytes|float|[uif])\d{{1,3}}$"
