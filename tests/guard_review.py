@@ -229,6 +229,9 @@ CREDENTIALS: list[tuple[str, str]] = [
     ("password_camel", "wifi password: OnTheRoad"),
     ("password_camel", "const password = 'BlueSky';"),
     ("password_camel", "Kennwort: DunklerWaldWeg"),
+    ("password_connection_string", "Server=db;User Id=sa;Password=swordfish;"),
+    ("password_word", "username: bob; password: swordfish; host: x"),
+    ("password_word", "val password: swordfish"),
 ]
 
 ORDINARY: list[tuple[str, str]] = [
@@ -459,6 +462,12 @@ ORDINARY: list[tuple[str, str]] = [
     ("code", "@Input() password: FormControl;"),
     ("code", "secret: HmacSha256,"),
     ("code", "password: TextInputLayout"),
+    ("code", "fun upload(password: MultipartFile)"),
+    ("code", "password: EnvVar"),
+    ("code", "password: HashiCorpVault"),
+    ("de", "Passwort: SieheTresor"),
+    ("es", "contraseña: VerGestor"),
+    ("en", "password: YourChoice"),
     ("en", "password: TheUsual"),
     ("en", "Wi-Fi password: SameAsBefore"),
     ("en", "Key: PageDown"),

@@ -173,7 +173,6 @@ LABELLED = labelled(0)
 FILLED = labelled(1)
 LABEL_WORD = re.compile(PASSWORD_LABELS, re.IGNORECASE)
 EMPHASIS = re.compile(r"\*\*|__")  # Markdown bold around a label: "**Password:** ..."
-DECLARED = re.compile(r"(?:\b(?:va[lr]|let|const|readonly|final|public|private)|@\w+\(\))\s+$")
 LONG_KEY_CHARS = 16
 # Labels also used of anything kept hidden: their value must end the clause, or be strong.
 WORDY_KEYS = {"secret", "secrets"}
@@ -291,8 +290,7 @@ def password(found: re.Match[str], value: str, ends: bool) -> bool:
     real connector ("password: swordfish", not "password to connect", "password →
     Bitwarden", nor an unquoted declaration's type), a word of letters that ends the clause
     (``ends``), or, assigned, a quoted phrase made up of words ("my dog rex 2019")."""
-    declared = value.endswith(";") or bool(DECLARED.search(found.string, 0, found.start()))
-    declared = declared and not any(quote + value in found.string for quote in values.CLOSING)
+    declared = values.declared_type(found.string, found.start(), value)
     stated = found["bare"] is None and not connectors.weak(found) and not declared
     spelled = stated and values.passphrase(value, ends, stated=found["verb"] is not None)
     phrase = values.quoted_phrase(found.string, found.start("value"))

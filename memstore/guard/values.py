@@ -70,7 +70,7 @@ BITS = r"(?:8|16|32|64|128|256)"
 PART = rf"[A-Z][a-z]{{2,}}{BITS}?"
 CREDENTIAL_PARTS = (
     r"(?:Password|Passphrase|Passwd|Secret|Token|Key|Pin|Auth|Credentials?|Hash|Jwt|Otp"
-    r"|Hmac|Sha|Aes|Rsa|Cipher|Crypto)"
+    r"|Hmac|Sha|Aes|Rsa|Cipher|Crypto|Secure|Protected|Protector|Vault|Keychain|Env)"
 )
 TYPE_ENDS = (
     r"(?:Str|String|Text|Sequence|Bytes|Array|Buffer|Type|Field|Form|Input|Box|Entry|Edit|Area"
@@ -81,18 +81,41 @@ TYPE_ENDS = (
     r"|Provider|Manager|Handler|Header|Factory|Client|Service|Store|Result|Response|Request"
     r"|Payload|Pair|Code|Bearer|Encoder|Decoder|Hasher|Validator|Generator|Builder|Context"
     r"|State|Directory|Flow|Props|Signal|Return|Style|Colors?|Helper|Access|Transformation"
-    r"|Requester|Params|Item|Wrapper|Layout|Definition|Values|Rules)"
+    r"|Requester|Params?|Item|Wrapper|Layout|Definition|Values|Rules|Preferences?|Defaults"
+    r"|Notifier|Emitter|Group|Body|Headers|Errors|Violation|Blob|Child|Boolean|Digest|Only"
+    r"|File|Poly|Util|From)"
 )
 TYPE_LIKE = re.compile(
     rf"\w+<[\w, ]*>$|(?:u?int|bytes|float|[uif])\d{{1,3}}$"
     rf"|(?=(?:{PART}){{2,}}$)(?:(?:{PART})*{CREDENTIAL_PARTS}{BITS}?(?:{PART})*|(?:{PART})+{TYPE_ENDS}{BITS}?)$"
 )
+CAMEL = re.compile(rf"(?:{PART}){{2,}}$")
+
+
+# What code puts before a name it declares: a keyword, a decorator, a parameter list's "("
+DECLARING = re.compile(
+    r"(?:\b(?:va[lr]|let|const|readonly|final|public|private)\s+|@\w+\(\)\s+|\()$"
+)
+
+
+def declared_type(text: str, label_start: int, value: str) -> bool:
+    """Whether ``value``, after a label at ``label_start`` in ``text``, is the type code
+    declares the name with ("val password: StateFlow", "password: InputProps;", found by
+    review): in CamelCase and not in quotes (a literal: "const password = 'BlueSky';"),
+    after a keyword, a decorator or a "(", or before a ";". A declaration's rule that took
+    any value let "Password=sunflower;" through (found by the next review)."""
+    declared = value.endswith(";") or DECLARING.search(text, 0, label_start) is not None
+    quoted = any(quote + value in text for quote in CLOSING)
+    return declared and not quoted and CAMEL.match(clean(value)) is not None
+
+
 # A CamelCase phrase that starts as a remark or an instruction does, in place of a value
 # ("password: TheUsual", "AskDiego", "SameAsBefore"): one of letters alone that is no type
 # is a password ("MaisonBleue"), and these were the remarks among them ("OnTheRoad",
 # "NoMercy" are passwords, as before).
 SPOKEN_CAMEL = re.compile(
-    r"(?:The|Ask|See|Same|Not|None|Use|Check|Stored|Saved|Kept)(?:[A-Z][a-z]+)+$"
+    r"(?:The|Ask|See|Siehe|Ver|Voir|Vedi|Zie|Same|Not|None|Use|Check|Stored|Saved|Kept|Your"
+    r"|Who)(?:[A-Z][a-z]+)+$"
 )
 JOINED = re.compile(r"[_.]")  # the joins of a password of words: Velvet_Moon, luna.llena
 # Names of protocols, standards and models that follow "auth", "token" or "key" labels:
