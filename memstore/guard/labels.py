@@ -290,9 +290,9 @@ def password(found: re.Match[str], value: str, ends: bool) -> bool:
     real connector ("password: swordfish", not "password to connect", "password →
     Bitwarden", nor an unquoted declaration's type), a word of letters that ends the clause
     (``ends``), or, assigned, a quoted phrase made up of words ("my dog rex 2019")."""
-    declared = values.declared_type(found.string, found.start(), value)
-    stated = found["bare"] is None and not connectors.weak(found) and not declared
+    stated = found["bare"] is None and not connectors.weak(found)
     spelled = stated and values.passphrase(value, ends, stated=found["verb"] is not None)
+    spelled = spelled and not values.declared_type(found.string, found.start(), value)
     phrase = values.quoted_phrase(found.string, found.start("value"))
     worded = connectors.assigned(found) and phrase is not None and values.spoken(phrase)
     return values.made_up(value) or values.pin(value) or spelled or worded

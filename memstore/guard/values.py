@@ -62,10 +62,9 @@ PLACEHOLDER_WORDS = re.compile(
 # A type: a generic (Vec<u8>, List[str]), a sized primitive (bytes32, u8), or a CamelCase name
 # of two or more word-like parts whose digits, if any, are a size in bits, one of them a
 # credential's or a cipher's word or the last a word types end in (SecretStr, HmacSha256,
-# PasswordHasher, Uint8Array, Base64String, ApiKeyHeader, EditText; not Qm4uT8zLx2Pa, nor
-# the passwords GreenApple12 and MaisonBleue: found by review, "wifi password: MaisonBleue"
-# was let through; the next reviews' types of Android, Angular, Flutter and others are
-# among the endings).
+# Uint8Array, ApiKeyHeader, EditText; not Qm4uT8zLx2Pa, nor the passwords GreenApple12 and
+# MaisonBleue: a review found "wifi password: MaisonBleue" let through, the next ones the
+# types of Android, Angular, Flutter and others that are among the endings).
 BITS = r"(?:8|16|32|64|128|256)"
 PART = rf"[A-Z][a-z]{{2,}}{BITS}?"
 CREDENTIAL_PARTS = (
@@ -90,8 +89,6 @@ TYPE_LIKE = re.compile(
     rf"|(?=(?:{PART}){{2,}}$)(?:(?:{PART})*{CREDENTIAL_PARTS}{BITS}?(?:{PART})*|(?:{PART})+{TYPE_ENDS}{BITS}?)$"
 )
 CAMEL = re.compile(rf"(?:{PART}){{2,}}$")
-
-
 # What code puts before a name it declares: a keyword, a decorator, a parameter list's "("
 DECLARING = re.compile(
     r"(?:\b(?:va[lr]|let|const|readonly|final|public|private)\s+|@\w+\(\)\s+|\()$"
@@ -101,12 +98,15 @@ DECLARING = re.compile(
 def declared_type(text: str, label_start: int, value: str) -> bool:
     """Whether ``value``, after a label at ``label_start`` in ``text``, is the type code
     declares the name with ("val password: StateFlow", "password: InputProps;", found by
-    review): in CamelCase and not in quotes (a literal: "const password = 'BlueSky';"),
-    after a keyword, a decorator or a "(", or before a ";". A declaration's rule that took
-    any value let "Password=sunflower;" through (found by the next review)."""
-    declared = value.endswith(";") or DECLARING.search(text, 0, label_start) is not None
-    quoted = any(quote + value in text for quote in CLOSING)
-    return declared and not quoted and CAMEL.match(clean(value)) is not None
+    review): in CamelCase, unquoted ("const password = 'BlueSky';" is a literal), after a
+    keyword, a decorator or a "(" (looked for just before the label: the whole text at each
+    label was quadratic), or before a ";". Any value let "Password=sunflower;" through."""
+    if CAMEL.match(clean(value)) is None:
+        return False
+    before = DECLARING.search(text, max(0, label_start - 64), label_start)
+    at = text.find(value, label_start)
+    quoted = at > 0 and text[at - 1] in CLOSING
+    return (value.endswith(";") or before is not None) and not quoted
 
 
 # A CamelCase phrase that starts as a remark or an instruction does, in place of a value
