@@ -468,6 +468,8 @@ ORDINARY: list[tuple[str, str]] = [
     ("de", "Passwort: SieheTresor"),
     ("es", "contraseña: VerGestor"),
     ("en", "password: YourChoice"),
+    ("de", "Passwort: WieImmer"),
+    ("es", "contraseña: ComoSiempre"),
     ("en", "password: TheUsual"),
     ("en", "Wi-Fi password: SameAsBefore"),
     ("en", "Key: PageDown"),

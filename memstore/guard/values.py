@@ -115,7 +115,7 @@ def declared_type(text: str, label_start: int, value: str) -> bool:
 # "NoMercy" are passwords, as before).
 SPOKEN_CAMEL = re.compile(
     r"(?:The|Ask|See|Siehe|Ver|Voir|Vedi|Zie|Same|Not|None|Use|Check|Stored|Saved|Kept|Your"
-    r"|Who)(?:[A-Z][a-z]+)+$"
+    r"|Who|As|Wie|Como|Comme|Come)(?:[A-Z][a-z]+)+$"
 )
 JOINED = re.compile(r"[_.]")  # the joins of a password of words: Velvet_Moon, luna.llena
 # Names of protocols, standards and models that follow "auth", "token" or "key" labels:
