@@ -19,7 +19,7 @@ from pathlib import Path
 
 from memstore import paths
 from memstore.errors import FileError, InvalidInput, StoreError
-from memstore.open_stores import STORE_COMPANIONS, not_a_store
+from memstore.open_stores import companions, not_a_store
 
 PRIVATE_FILE = 0o600
 PRIVATE_FOLDER = 0o700
@@ -159,9 +159,8 @@ def store_file(path: Path) -> os.stat_result | None:
         FileError: If the database or a file SQLite keeps beside it is not a regular file.
     """
     status = regular(path, "the database")
-    target = os.path.realpath(path)
-    for end in STORE_COMPANIONS[1:]:
-        regular(Path(f"{target}{end}"), f"the {end} file SQLite keeps beside the database")
+    for end, beside in companions(path):
+        regular(beside, f"the {end} file SQLite keeps beside the database")
     return status
 
 

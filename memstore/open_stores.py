@@ -141,11 +141,17 @@ def companions_free(path: Path) -> None:
     Raises:
         FileError: Naming what is there.
     """
-    for end in STORE_COMPANIONS[1:]:
-        beside = f"{os.path.realpath(path)}{end}"
+    for end, beside in companions(path):
         if os.path.lexists(beside):
             raise FileError(
-                beside,
+                str(beside),
                 f"SQLite would take it for the new database's own {end} file; remove it, or "
                 "choose another name.",
             )
+
+
+def companions(path: Path) -> list[tuple[str, Path]]:
+    """Each file SQLite keeps beside the database at ``path`` (``-wal``, ``-shm``,
+    ``-journal``) with its path: beside a symbolic link's target, where SQLite keeps them."""
+    target = os.path.realpath(path)
+    return [(end, Path(f"{target}{end}")) for end in STORE_COMPANIONS[1:]]
