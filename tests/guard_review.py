@@ -230,6 +230,7 @@ CREDENTIALS: list[tuple[str, str]] = [
     ("password_camel", "const password = 'BlueSky';"),
     ("password_camel", "Kennwort: DunklerWaldWeg"),
     ("password_connection_string", "Server=db;User Id=sa;Password=swordfish;"),
+    ("password_connection_string", "Server=db;User Id=sa;Password=SunnyMeadow;"),
     ("password_word", "username: bob; password: swordfish; host: x"),
     ("password_word", "val password: swordfish"),
 ]

@@ -100,13 +100,14 @@ def declared_type(text: str, label_start: int, value: str) -> bool:
     declares the name with ("val password: StateFlow", "password: InputProps;", found by
     review): in CamelCase, unquoted ("const password = 'BlueSky';" is a literal), after a
     keyword, a decorator or a "(" (looked for just before the label: the whole text at each
-    label was quadratic), or before a ";". Any value let "Password=sunflower;" through."""
+    label was quadratic), or annotated before a ";" (not "Password=SunnyMeadow;"). Any
+    value let "Password=sunflower;" through."""
     if CAMEL.match(clean(value)) is None:
         return False
     before = DECLARING.search(text, max(0, label_start - 64), label_start)
     at = text.find(value, label_start)
-    quoted = at > 0 and text[at - 1] in CLOSING
-    return (value.endswith(";") or before is not None) and not quoted
+    annotated = value.endswith(";") and ":" in text[label_start:at]
+    return (annotated or before is not None) and not (at > 0 and text[at - 1] in CLOSING)
 
 
 # A CamelCase phrase that starts as a remark or an instruction does, in place of a value
