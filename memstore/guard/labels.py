@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from memstore.guard import connectors, values
+from memstore.guard import connectors, declarations, values
 from memstore.guard.connectors import CONNECTOR
 from memstore.guard.label_context import another_thing, names_no_credential
 from memstore.guard.payment import follows_test_card, noted_as_test
@@ -292,7 +292,7 @@ def password(found: re.Match[str], value: str, ends: bool) -> bool:
     (``ends``), or, assigned, a quoted phrase made up of words ("my dog rex 2019")."""
     stated = found["bare"] is None and not connectors.weak(found)
     spelled = stated and values.passphrase(value, ends, stated=found["verb"] is not None)
-    spelled = spelled and not values.declared_type(found.string, found.start(), value)
+    spelled = spelled and not declarations.declared_type(found.string, found.start(), value)
     phrase = values.quoted_phrase(found.string, found.start("value"))
     worded = connectors.assigned(found) and phrase is not None and values.spoken(phrase)
     return values.made_up(value) or values.pin(value) or spelled or worded

@@ -89,31 +89,8 @@ TYPE_LIKE = re.compile(
     rf"|(?=(?:{PART}){{2,}}$)(?:(?:{PART})*{CREDENTIAL_PARTS}{BITS}?(?:{PART})*|(?:{PART})+{TYPE_ENDS}{BITS}?)$"
 )
 CAMEL = re.compile(rf"(?:{PART}){{2,}}$")
-# What code puts before a name it declares: a keyword, a decorator, a parameter list's "("
-DECLARING = re.compile(
-    r"(?:\b(?:va[lr]|let|const|readonly|final|public|private)\s+|@\w+\(\)\s+|\()$"
-)
-
-
-def declared_type(text: str, label_start: int, value: str) -> bool:
-    """Whether ``value``, after a label at ``label_start`` in ``text``, is the type code
-    declares the name with ("val password: StateFlow", "password: InputProps;", found by
-    review): in CamelCase, unquoted ("const password = 'BlueSky';" is a literal), after a
-    keyword, a decorator or a "(" (looked for just before the label: the whole text at each
-    label was quadratic), or annotated before a ";" (not "Password=SunnyMeadow;"). Any
-    value let "Password=sunflower;" through."""
-    if CAMEL.match(clean(value)) is None:
-        return False
-    before = DECLARING.search(text, max(0, label_start - 64), label_start)
-    at = text.find(value, label_start)
-    annotated = value.endswith(";") and ":" in text[label_start:at]
-    return (annotated or before is not None) and not (at > 0 and text[at - 1] in CLOSING)
-
-
-# A CamelCase phrase that starts as a remark or an instruction does, in place of a value
-# ("password: TheUsual", "AskDiego", "SameAsBefore"): one of letters alone that is no type
-# is a password ("MaisonBleue"), and these were the remarks among them ("OnTheRoad",
-# "NoMercy" are passwords, as before).
+# A remark in CamelCase ("password: TheUsual", "SameAsBefore", "WieImmer"); one of letters
+# alone that is no type is a password ("MaisonBleue", "OnTheRoad", "NoMercy").
 SPOKEN_CAMEL = re.compile(
     r"(?:The|Ask|See|Siehe|Ver|Voir|Vedi|Zie|Same|Not|None|Use|Check|Stored|Saved|Kept|Your"
     r"|Who|As|Wie|Como|Comme|Come)(?:[A-Z][a-z]+)+$"
