@@ -7,11 +7,19 @@ import re
 
 from memstore.guard.values import CAMEL, clean
 
-DECLARING = re.compile(
-    r"\s*(?:@\w+(?:\([^()\n]*\))?\s+|(?:(?:export|public|private|protected|internal|static"
-    r"|override|lateinit|open|abstract|readonly|final)\s+)*(?:va[lr]|let|const|readonly|final"
-    r"|public|private|protected)\s+)?$"
+MODIFIERS = (
+    r"(?:(?:export|public|private|protected|internal|static|override|lateinit|open|abstract"
+    r"|readonly|final|declare|fileprivate|weak|unowned|const)\s+)*"
 )
+KEYWORD = r"(?:va[lr]|let|const|var|readonly|final|public|private|protected|declare|static)\s+"
+CALLED = r"@\w+\((?:[^()\n]|\([^()\n]*\))*\)\s+"  # a decorator with its arguments
+# What starts a line declaring a name: decorators, modifiers and a keyword, or decorators
+# called with arguments ("@Published var", "@Input() private"; not a mention, "@alice")
+DECLARING = re.compile(
+    rf"\s*(?:(?:@\w+\s+|{CALLED})*{MODIFIERS}{KEYWORD}|(?:{CALLED})+{MODIFIERS})?$"
+)
+# A parameter list's opening or its earlier parameters: "login(", "f(user: str, ", "= ("
+PARAMETER = re.compile(rf"(?:\w|=\s*)\((?:[^()\n]*,\s*)?{MODIFIERS}(?:{KEYWORD})?$")
 QUOTES = "\"'`\u2018\u2019\u201c\u00ab\u300c\u300e"  # before a literal, backticks too
 
 
@@ -27,7 +35,7 @@ def declared_type(text: str, label_start: int, value: str) -> bool:
     low = max(0, label_start - 64)  # bounded looks: the whole text at each label was quadratic
     line = text[text.rfind("\n", low, label_start) + 1 or low : label_start]
     rest = text[at + len(value) : at + len(value) + 256].split("\n", 1)[0]
-    ends_line = value[-1] == ";" and not rest.strip(" \t}")
+    ends_line = value[-1] == ";" and not rest.strip(" \t\r}")
     declared = DECLARING.fullmatch(line) is not None and (bool(line.strip()) or ends_line)
     quoted = text[at - 1] in QUOTES or value[0] in QUOTES
-    return (declared or re.search(r"\w\($", line) is not None) and not quoted
+    return (declared or PARAMETER.search(line) is not None) and not quoted
