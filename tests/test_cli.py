@@ -131,16 +131,32 @@ def test_a_query_that_starts_with_a_dash_is_shown_the_way_through(
     assert "dash" not in json.loads(mistyped.stderr)["error"]["message"]
 
 
-def test_a_group_option_after_the_command_is_told_where_it_goes(runner: CliRunner) -> None:
-    # Found by a new user's trial: "No such option '--database'", and nothing more.
-    result = runner.invoke(cli, ["check", "--database", "x.sqlite3"])
-    message = json.loads(result.stderr)["error"]["message"]
-    assert result.exit_code == 2
-    assert message.endswith("give it before the command, as in: memstore --database ... check")
-    verbose = json.loads(runner.invoke(cli, ["recall", "-v", "x"]).stderr)["error"]["message"]
-    assert "memstore -v ... recall" in verbose and "after --" not in verbose
+def test_the_group_options_work_after_the_command_too(
+    runner: CliRunner, db_path: Path, tmp_path: Path
+) -> None:
+    # Found by review: `memstore mcp --database x.sqlite3` (and `check --database x`) was
+    # "No such option '--database'", though the command takes it before its name.
+    saved = runner.invoke(
+        cli, ["remember", "Diego grows blue tomatoes.", "--database", str(db_path)]
+    )
+    assert saved.exit_code == 0, saved.stderr
+    found = runner.invoke(cli, ["recall", "tomatoes", "--database", str(db_path), "-v"])
+    assert [m["content"] for m in json.loads(found.stdout)["memories"]] == [
+        "Diego grows blue tomatoes."
+    ]
+    config = tmp_path / "assistant.json"
+    config.write_text(json.dumps({"memory": {"enabled": False}}), encoding="utf-8")
+    refused = runner.invoke(cli, ["remember", "Diego likes jazz.", "--config", str(config)])
+    assert json.loads(refused.stderr)["error"]["type"] == "MemoryDisabled"
+    # Given before and after the command, the command's wins.
+    elsewhere = tmp_path / "missing.sqlite3"
+    both = runner.invoke(
+        cli, ["--database", str(elsewhere), "memories", "--database", str(db_path)]
+    )
+    assert both.exit_code == 0 and json.loads(both.stdout)["total"] == 1
+    assert not elsewhere.exists()
     version = json.loads(runner.invoke(cli, ["check", "--version"]).stderr)["error"]["message"]
-    assert "before the command" not in version  # --version ends at once wherever it goes
+    assert version.startswith("No such option '--version'")  # it ends at once, so only first
 
 
 def test_text_that_is_not_unicode_is_refused_as_input(runner: CliRunner, db_path: Path) -> None:

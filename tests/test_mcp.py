@@ -134,7 +134,9 @@ def test_the_server_offers_the_memory_tools_and_survives_a_tool_error(
 def test_disabled_memory_offers_no_tools(db_path: Path, tmp_path: Path) -> None:
     config = tmp_path / "assistant.json"
     config.write_text(json.dumps({"memory": {"enabled": False}}), encoding="utf-8")
-    args = ["--database", str(db_path), "--config", str(config), "mcp"]
+    # After the command, as an MCP client's settings often give them (found by review:
+    # `memstore mcp --database x` was a usage error, and no server started).
+    args = ["mcp", "--database", str(db_path), "--config", str(config)]
 
     async def scenario() -> None:
         async with connected(args, tmp_path / "stderr.txt") as session:

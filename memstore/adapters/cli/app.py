@@ -9,22 +9,25 @@ service (SQLAlchemy, pydantic) is imported when a command opens it, so that ``me
 from __future__ import annotations
 
 import contextlib
-import functools
 import importlib
 import io
 import os
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from memstore.adapters.cli.catalog import MODULES, SUMMARIES
 from memstore.adapters.cli.opening import Opener
-from memstore.adapters.cli.options import GivenPath
-from memstore.adapters.cli.usage import dash_hint, option_name, placement_hint, unechoed
-from memstore.errors import InvalidInput, MemstoreError, SecretRejected
+from memstore.adapters.cli.shared_options import (
+    shared_options,
+    take_shared,
+    wants_text,
+    with_shared,
+)
+from memstore.adapters.cli.usage import dash_hint, unechoed
+from memstore.errors import MemstoreError
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -96,64 +99,6 @@ def conclude(
     ctx.exit(0 if ok else EXIT_FAILURE)
 
 
-def wants_text() -> bool:
-    """Whether this command prints text for a person: ``--format text``, or no
-    ``--format``/``--json`` and stdout a terminal (the group's options, or the command's,
-    which win)."""
-    chosen = click.get_current_context().meta.get(FORMAT_KEY)
-    return chosen == "text" if chosen is not None else sys.stdout.isatty()
-
-
-FORMAT_KEY = "memstore.format"
-
-
-def choose_format(ctx: click.Context, output_format: str | None, as_json: bool) -> None:
-    """Record the ``--format``/``--json`` given to ``ctx``'s command (or group) for
-    :func:`emit`, in the metadata every context of the invocation shares: the command's,
-    parsed after the group's, wins.
-
-    Raises:
-        click.UsageError: For ``--json`` with ``--format text``.
-    """
-    if as_json and output_format == "text":
-        raise click.UsageError("--json and --format text disagree; give one of them.", ctx)
-    if as_json or output_format:
-        ctx.meta[FORMAT_KEY] = "json" if as_json else output_format
-
-
-def format_options() -> list[click.Option]:
-    """``--format text|json`` and ``--json``: new options for one command (or the group)."""
-    return [
-        click.Option(
-            ["--format", "output_format"],
-            type=click.Choice(["text", "json"]),
-            help="text for a person, or JSON (the default when stdout is not a terminal).",
-        ),
-        click.Option(["--json", "as_json"], is_flag=True, help="Print JSON (as --format json)."),
-    ]
-
-
-def with_format(callback: Callable[..., Any]) -> Callable[..., Any]:
-    """``callback`` taking the ``--format``/``--json`` options off its keywords first; the
-    errors that name an API argument name the option or argument typed instead."""
-
-    @functools.wraps(callback)
-    def run(
-        *args: Any, output_format: str | None = None, as_json: bool = False, **kwargs: Any
-    ) -> Any:
-        ctx = click.get_current_context()
-        choose_format(ctx, output_format, as_json)
-        try:
-            return callback(*args, **kwargs)
-        except InvalidInput as error:
-            raise error.named(option_name(ctx, error.argument)) from error
-        except SecretRejected as error:  # CONTENT, --key (found by review: "content")
-            name = option_name(ctx, error.argument)
-            raise SecretRejected(name, error.kind, error.length) from error
-
-    return run
-
-
 def emit_error(kind: str, message: str) -> None:
     """Print the JSON error document ``{"error": {"type", "message"}}`` on stderr, the
     characters a terminal would act on written as JSON escapes (see
@@ -174,14 +119,14 @@ class JsonErrors(click.Group):
 
     def add_command(self, cmd: click.Command, name: str | None = None) -> None:
         """Register ``cmd`` (a command of the catalog) with its catalog summary as short help
-        and the output options of :func:`format_options`, but for a ``--format`` of its own
-        (``export``'s file format): there, ``--json`` and the group's ``--format`` choose the
-        output."""
+        and the group's options (:func:`~memstore.adapters.cli.shared_options.shared_options`),
+        but for a ``--format`` of its own (``export``'s file format): there, ``--json`` and
+        the group's ``--format`` choose the output."""
         cmd.short_help = SUMMARIES[name or cmd.name or ""]
         taken = {opt for param in cmd.params for opt in getattr(param, "opts", [])}
-        cmd.params.extend(option for option in format_options() if not taken & set(option.opts))
+        cmd.params.extend(option for option in shared_options() if not taken & set(option.opts))
         if cmd.callback is not None:
-            cmd.callback = with_format(cmd.callback)
+            cmd.callback = with_shared(cmd.callback)
         super().add_command(cmd, name)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
@@ -211,8 +156,7 @@ class JsonErrors(click.Group):
             click.echo(bare.ctx.get_help() if bare.ctx else self.get_help(click.Context(self)))
             sys.exit(0)
         except click.UsageError as error:
-            hints = placement_hint(error) or dash_hint(error)
-            emit_error("UsageError", unechoed(error.format_message()) + hints)
+            emit_error("UsageError", unechoed(error.format_message()) + dash_hint(error))
             sys.exit(EXIT_USAGE)
         except click.ClickException as error:
             emit_error(type(error).__name__, error.format_message())
@@ -255,45 +199,18 @@ def silence_stdout() -> None:
         os.dup2(devnull, sys.stdout.fileno())
 
 
-@click.group(cls=JsonErrors, params=format_options())
-@click.option(
-    "--database",
-    type=GivenPath("a database file such as memory.sqlite3", file=True),
-    help="Database file.",
-)
-@click.option(
-    "--config",
-    "config_file",
-    type=GivenPath("a JSON configuration file", file=True),
-    help="JSON config file.",
-)
-@click.option("-v", "--verbose", is_flag=True, help="Log to stderr.")
+@click.group(cls=JsonErrors, params=shared_options())
 @click.version_option(package_name="memstore")
 @click.pass_context
-def cli(
-    ctx: click.Context,
-    database: Path | None,
-    config_file: Path | None,
-    verbose: bool,
-    output_format: str | None,
-    as_json: bool,
-) -> None:
+def cli(ctx: click.Context, /, **shared: Any) -> None:
     """Local long-term memory for an AI assistant: history and memories in SQLite.
 
     At a terminal, commands print text for people; piped, or with --json, the JSON of
-    the contract (--format text|json forces either, here or after the command).
+    the contract (--format text|json forces either). Every option here may also follow
+    the command; there, it wins.
 
     Example: memstore --database memory.sqlite3 recall "jardín azul" --mode phrase
     """
-    choose_format(ctx, output_format, as_json)
-    import logging
-
-    if verbose:
-        logging.basicConfig(stream=sys.stderr, level=logging.INFO)
-    # SQLAlchemy serves only a migration; its pool's error on a Ctrl-C as it closes printed a
-    # traceback before the JSON error (found by review). With -v the root's handler shows it.
-    pool_log = logging.getLogger("sqlalchemy.pool")
-    if not pool_log.handlers:  # one per process: tests run many commands in one
-        pool_log.addHandler(logging.NullHandler())
-    ctx.obj = Opener(database, config_file)
+    ctx.obj = Opener()
     ctx.call_on_close(ctx.obj.close)
+    take_shared(ctx, **shared)

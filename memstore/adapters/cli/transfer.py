@@ -15,8 +15,9 @@ import click
 
 from memstore import paths
 from memstore.adapters.cli import options
-from memstore.adapters.cli.app import choose_format, cli, conclude
+from memstore.adapters.cli.app import cli, conclude
 from memstore.adapters.cli.opening import service_from
+from memstore.adapters.cli.shared_options import choose_format
 from memstore.kinds import TransferFormat, TransferScope, values
 
 if TYPE_CHECKING:

@@ -49,19 +49,3 @@ def dash_hint(error: click.UsageError) -> str:
         return ""
     example = f"memstore {ctx.info_name} -- -{(arguments[0].name or 'text').upper()}"
     return f" An argument that starts with a dash goes after --, as in: {example}"
-
-
-def placement_hint(error: click.UsageError) -> str:
-    """For an option of the ``memstore`` group given after a command (``memstore check
-    --database x``), where it goes instead; else nothing (found by a new user's trial)."""
-    ctx = error.ctx
-    if not isinstance(error, click.NoSuchOption) or ctx is None or ctx.parent is None:
-        return ""
-    root = ctx.find_root()
-    names = {name for param in root.command.params if not param.is_eager for name in param.opts}
-    if error.option_name not in names:  # not --help or --version, which end at once
-        return ""
-    return (
-        f" {error.option_name} is memstore's own option: give it before the command, as in: "
-        f"memstore {error.option_name} ... {ctx.info_name}"
-    )
