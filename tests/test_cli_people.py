@@ -277,6 +277,10 @@ def test_bare_memstore_prints_its_help_as_text(runner: CliRunner) -> None:
     result = runner.invoke(cli, [], prog_name="memstore")
     assert result.exit_code == 0 and result.stdout.startswith("Usage: memstore")
     assert "sessions" in result.stdout and not result.stderr
+    # Options alone are no command either (found by review: "Missing command.", exit 2).
+    for options in (["--json"], ["--format", "text"], ["--database", "x.sqlite3", "-v"]):
+        given = runner.invoke(cli, options, prog_name="memstore")
+        assert given.exit_code == 0 and given.stdout == result.stdout, options
 
 
 def in_terminal(*args: str) -> str:

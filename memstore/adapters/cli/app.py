@@ -152,9 +152,6 @@ class JsonErrors(click.Group):
         escape_unencodable()
         try:
             code = super().main(*args, **kwargs)
-        except click.exceptions.NoArgsIsHelpError as bare:  # `memstore` alone: its help
-            click.echo(bare.ctx.get_help() if bare.ctx else self.get_help(click.Context(self)))
-            sys.exit(0)
         except click.UsageError as error:
             emit_error("UsageError", unechoed(error.format_message()) + dash_hint(error))
             sys.exit(EXIT_USAGE)
@@ -199,18 +196,26 @@ def silence_stdout() -> None:
         os.dup2(devnull, sys.stdout.fileno())
 
 
-@click.group(cls=JsonErrors, params=shared_options())
+@click.group(
+    cls=JsonErrors,
+    params=shared_options(),
+    invoke_without_command=True,
+    subcommand_metavar="COMMAND [ARGS]...",  # one is needed for all but this help
+)
 @click.version_option(package_name="memstore")
 @click.pass_context
 def cli(ctx: click.Context, /, **shared: Any) -> None:
     """Local long-term memory for an AI assistant: history and memories in SQLite.
 
     At a terminal, commands print text for people; piped, or with --json, the JSON of
-    the contract (--format text|json forces either). Every option here may also follow
-    the command; there, it wins.
+    the contract (--format text|json forces either). --database, --config, -v, --format
+    and --json may also follow the command; there, they win.
 
     Example: memstore --database memory.sqlite3 recall "jardín azul" --mode phrase
     """
     ctx.obj = Opener()
     ctx.call_on_close(ctx.obj.close)
+    if ctx.invoked_subcommand is None:  # no command, bare or with options only: the help
+        click.echo(ctx.get_help())  # (found by review: `memstore --json` was "Missing command.")
+        ctx.exit(0)
     take_shared(ctx, **shared)
