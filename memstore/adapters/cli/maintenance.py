@@ -49,12 +49,7 @@ def backup(ctx: click.Context, destination: Path) -> None:
 
 @cli.command()
 @click.argument("day", type=options.Day(), required=False)
-@click.option(
-    "--tz",
-    type=options.TimeZone(),
-    help="IANA time zone (Europe/Madrid), fixed offset (UTC+02:00) or 'local'; the machine's "
-    "by default.",
-)
+@options.zone("Time zone of the day", "the machine's by default")
 @click.pass_context
 def diary(ctx: click.Context, /, day: date | None, tz: str | None) -> None:
     """Show one local DAY (YYYY-MM-DD, today by default): its conversations with every

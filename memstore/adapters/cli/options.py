@@ -141,6 +141,16 @@ def limit(help: str = "Page size: 1 to 1000; max_results (8) by default.") -> De
     return click.option("--limit", type=Range(1, MAX_READER_ITEMS), help=help)
 
 
+def zone(whose: str, default: str) -> Decorator:
+    """The ``--tz`` option: the time zone of ``whose`` (IANA, fixed offset or 'local'),
+    ``default`` when not given."""
+    return click.option(
+        "--tz",
+        type=TimeZone(),
+        help=f"{whose}: IANA (Europe/Madrid), fixed offset (UTC+02:00) or 'local' ({default}).",
+    )
+
+
 def offset(help: str = "Where the page starts (a previous next_offset).") -> Decorator:
     """The ``--offset`` option: where a page starts, 0 by default."""
     return click.option("--offset", type=count(0), default=0, help=help)

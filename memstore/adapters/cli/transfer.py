@@ -48,12 +48,7 @@ VIEWS = ("text", "json")
     show_default=True,
     help="The whole store, or the memories only.",
 )
-@click.option(
-    "--tz",
-    type=options.TimeZone(),
-    help="Zone of the Markdown logs' days: IANA (Europe/Madrid), fixed offset (UTC+02:00) or "
-    "'local' (the default).",
-)
+@options.zone("Zone of the Markdown logs' days", "the default")
 @click.pass_context
 def export(
     ctx: click.Context,
