@@ -254,6 +254,9 @@ def settings_problems(error: BaseException | None) -> list[tuple[str, str]]:
         reason = problem["msg"].removeprefix("Value error, ")
         if problem["type"] == "extra_forbidden":
             reason = "unknown setting; known: " + ", ".join(MemoryConfig.model_fields)
-        given = f" (given {problem['input']!r})" if problem["type"] != "missing" else ""
+        # An unknown setting's value is not shown: it may be a credential kept in the same
+        # file, such as an "api_key" (found by review: the key went to the log in full).
+        shown = problem["type"] not in ("missing", "extra_forbidden")
+        given = f" (given {problem['input']!r})" if shown else ""
         problems.append((name, f"{reason}{given}"))
     return problems

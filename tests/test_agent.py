@@ -320,6 +320,9 @@ def test_the_check_needs_a_model(service: MemoryService) -> None:
     with pytest.raises(InvalidInput, match="claim_model: is needed"):
         MemoryAgent(Agent(), MemoryTools(service))
     assert MemoryAgent(Agent(), MemoryTools(service), check_claims=False).claims is None
+    # found by review: "argument of type 'int' is not iterable"
+    with pytest.raises(InvalidInput, match="claim_model: must be a pydantic-ai Model or"):
+        MemoryAgent(Agent(), MemoryTools(service), claim_model=5)  # type: ignore[arg-type]
 
 
 @pytest.mark.anyio

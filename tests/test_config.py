@@ -188,12 +188,15 @@ def test_changing_the_database_path_selects_another_database(tmp_path: Path) -> 
 
 def test_bad_settings_are_named_in_plain_sentences(tmp_path: Path) -> None:
     path = tmp_path / "config.json"
-    path.write_text(json.dumps({"memory": {"max_results": 500, "databse": "x.sqlite3"}}))
+    key = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD"
+    settings = {"max_results": 500, "databse": "x.sqlite3", "api_key": key}
+    path.write_text(json.dumps({"memory": settings}))
     with pytest.raises(ValueError) as raised:
         read_section(path)
     message = str(raised.value)
     assert "memory.max_results: Input should be less than or equal to 50 (given 500)" in message
     assert "memory.databse: unknown setting; known: enabled" in message
+    assert "x.sqlite3" not in message and key not in message  # found by review: a key shown
     assert "errors.pydantic.dev" not in message and "type=" not in message
 
 

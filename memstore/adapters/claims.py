@@ -43,9 +43,18 @@ class ClaimCheck:
     Args:
         model: The model asked: a pydantic-ai ``Model`` or a model name such as
             ``"openai:gpt-4.1-nano"``.
+
+    Raises:
+        InvalidInput: For anything else.
     """
 
     def __init__(self, model: Model | str) -> None:
+        if not isinstance(model, Model | str):  # found by review: 5 was a bare TypeError
+            raise InvalidInput(
+                "claim_model",
+                f"must be a pydantic-ai Model or a model name such as "
+                f"'openai:gpt-4.1-nano', not {type(model).__name__}.",
+            )
         self.judge: Agent[None, str] = Agent(model, output_type=str)
 
     async def claims_change(self, reply: str) -> bool:
