@@ -14,7 +14,8 @@ from datetime import datetime, timedelta
 
 from bench.common import fts_string, plain_word
 from memstore.kinds import Mode, SearchRole
-from memstore.text.fts_query import QueryPart, is_stopword, ranking_tiers
+from memstore.text.fts_query import QueryPart, ranking_tiers
+from memstore.text.query_stopwords import is_stopword
 from memstore.text.tokens import fold, tokenize
 from memstore.times import parse_utc
 

@@ -37,11 +37,10 @@ from memstore.text.fts_query import (
     MODES,
     QueryPart,
     build_match,
-    is_stopword,
-    query_stopwords,
     ranking_tiers,
     time_words_match,
 )
+from memstore.text.query_stopwords import is_stopword, query_stopwords
 from memstore.text.tokens import fold, tokenize
 from tests.raw_sql import statements_connection
 from tests.test_fts_query import HOSTILE_TEXT, TOKENIZE
@@ -91,6 +90,19 @@ def test_a_stopword_only_match_ranks_below_a_content_word_match(
     # ... but stopwords rank in a tier of their own, below every content-word hit, and are
     # still matched.
     assert ranked(service.recall(query)) == [content, stopwords]
+
+
+def test_function_words_of_a_cjk_question_without_spaces_rank_below_its_content(
+    service: MemoryService, seeded: Seeded
+) -> None:
+    # Found by review: the question is searched by its character pairs, and "是什" and "么呢",
+    # each straddling two function words, counted as content words.
+    with seeded():
+        chat(("user", "是什么呢"), ("assistant", "好"))
+        chat(("user", "花园很漂亮"), ("assistant", "好"))
+    assert ranked(service.recall("花园是什么呢")) == ["花园很漂亮", "是什么呢"]
+    assert query_stopwords(["花园", "园是", "是什", "什么", "么呢"]) >= {"是什", "什么", "么呢"}
+    assert "园是" not in query_stopwords(["园是", "是什"])
 
 
 def test_a_memory_holding_only_stopwords_ranks_below_one_holding_a_content_word(

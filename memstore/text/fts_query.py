@@ -15,7 +15,6 @@ one a literal FTS5 query of its own, so that each can be weighted (see
 from __future__ import annotations
 
 import dataclasses
-import functools
 import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -23,7 +22,8 @@ from typing import Literal
 
 from memstore.errors import InvalidQuery
 from memstore.kinds import Mode, values
-from memstore.text import cjk, dates, stopwords
+from memstore.text import cjk, dates
+from memstore.text.query_stopwords import query_stopwords
 from memstore.text.tokens import fold, tokenize
 
 MODES = values(Mode)
@@ -171,43 +171,6 @@ class QueryPart:
     role: PartRole
     stemmed: bool = False
     within: str | None = None
-
-
-@functools.cache
-def folded_stopwords() -> frozenset[str]:
-    """The built-in stopwords, written as the index folds them (on first use, not at
-    import)."""
-    return frozenset(stopwords.WORDS)
-
-
-def is_stopword(token: str) -> bool:
-    """Whether ``token`` (as written) folds to a very frequent function word of any of the
-    languages."""
-    return fold(token) in folded_stopwords()
-
-
-@functools.cache
-def language_stopwords() -> tuple[frozenset[str], ...]:
-    """Each language's stopwords, folded (on first use)."""
-    return tuple(frozenset(words.split()) for words in stopwords.LANGUAGES)
-
-
-def query_stopwords(tokens: Iterable[str]) -> frozenset[str]:
-    """The stopwords of a query of these ``tokens``, folded: those of the languages whose
-    lists hold the most of its words (every list's when none holds any). A word that is a
-    function word in another language is a content word of an English question: "son" in
-    "How old is my son?" (Spanish "are"), "war", "die" and "hat" (German), "dove" (Italian)
-    were counted for little, and any message holding a weaker word of the question ranked
-    above the one about the son (found by review)."""
-    folded = {fold(token) for token in tokens}
-    counts = [len(folded & words) for words in language_stopwords()]
-    best = max(counts)
-    if best == 0:
-        return folded_stopwords()
-    chosen = (
-        words for words, count in zip(language_stopwords(), counts, strict=True) if count == best
-    )
-    return frozenset().union(*chosen)
 
 
 def word_parts(
