@@ -139,12 +139,26 @@ GARDEN = (
     "I love the blue garden near the old house by the river",
     "blue sky garden",
 )
+ICE = ("ice cream", "We had ice cream at the beach after lunch", "cream and ice")
+YORK = ("new york", "I moved to New York last year with my sister and her dog", "york is new")
 
 
 @pytest.mark.parametrize("mode", ["any", "all"])
 @pytest.mark.parametrize("adjacent_first", [True, False])
 @pytest.mark.parametrize(
-    ("words", "others"), [(SUPPORT, 0), (SUPPORT, 1), (SUPPORT, 8), (GARDEN, 0), (GARDEN, 1)]
+    ("words", "others"),
+    [
+        (SUPPORT, 0),
+        (SUPPORT, 1),
+        (SUPPORT, 8),
+        (GARDEN, 0),
+        (GARDEN, 1),
+        (GARDEN, 8),
+        (ICE, 1),
+        (ICE, 8),
+        (YORK, 1),
+        (YORK, 8),
+    ],
 )
 def test_a_phrase_adjacent_hit_ranks_above_a_shorter_scattered_one(
     service: MemoryService,
@@ -157,14 +171,30 @@ def test_a_phrase_adjacent_hit_ranks_above_a_shorter_scattered_one(
     # Found by review: where every hit holds both words (two messages and nothing else),
     # each word's and the pair's idf was FTS5's floor, so the pair added a quarter of a
     # word, and bm25 put the shorter message, the scattered one, first. The pair's weight
-    # now has an idf without a floor (log(1 + ...)). Four times longer beside eight other
-    # messages, the adjacent one still ranks second (README, ranking).
+    # now has an idf without a floor (log(1 + ...)). Found by a later review: beside one
+    # message more, "cream and ice" still ranked above "We had ice cream at the beach after
+    # lunch"; a pair now counts twice its idf, not a quarter (README, ranking).
     query, adjacent, scattered = words
     with seeded():
         for text in (adjacent, scattered) if adjacent_first else (scattered, adjacent):
             chat(("user", text))
         fillers(others)
     assert ranked(service.recall(query, mode=mode)) == [adjacent, scattered]
+
+
+@pytest.mark.parametrize("mode", ["any", "all"])
+@pytest.mark.parametrize("adjacent_first", [True, False])
+def test_a_memory_holding_the_words_side_by_side_ranks_above_one_holding_them_apart(
+    service: MemoryService, mode: Mode, adjacent_first: bool
+) -> None:
+    # Found by review: memories ranked by their words alone, so two of one length tied and
+    # the order they were saved in decided.
+    adjacent = "Diego planted a blue garden last spring."
+    scattered = "Diego likes blue paint and garden gnomes."
+    for content in (adjacent, scattered) if adjacent_first else (scattered, adjacent):
+        service.remember(content)
+    found = service.recall("blue garden", mode=mode).memories
+    assert [memory.content for memory in found] == [adjacent, scattered]
 
 
 @pytest.mark.parametrize("mode", ["any", "all"])

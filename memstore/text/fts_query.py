@@ -203,6 +203,20 @@ def pair_parts(tokens: list[str], stop: frozenset[str]) -> list[QueryPart]:
     return [QueryPart(match, "pair", "rank") for match in pairs]
 
 
+def with_pairs(match: str, text: str, mode: Mode) -> str:
+    """``match``, the MATCH of ``text`` in ``mode`` (:func:`build_match`), with the phrase of
+    each pair of adjacent content words (:func:`pair_parts`) as an alternative: the same
+    documents (a pair's hold its words), but FTS5's bm25() adds each pair a document holds,
+    so that a memory holding the words side by side ranks above one holding them apart
+    (found by review: two memories of one length ranked in the order they were saved).
+    ``phrase`` mode: ``match`` itself."""
+    if mode == "phrase":
+        return match
+    tokens = pairs_of_long_runs(query_tokens(text))
+    pairs = [part.match for part in pair_parts(tokens, query_stopwords(tokens))]
+    return " OR ".join([f"({match})", *pairs]) if pairs else match
+
+
 def ranking_tiers(text: str, mode: Mode) -> list[list[QueryPart]]:
     """The parts that select and rank the hits of ``text`` in ``mode``, tier by tier: every
     hit of a tier ranks above every hit of the next, and no hit is in two tiers.

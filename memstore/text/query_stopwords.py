@@ -56,8 +56,11 @@ def stop_runs(folded: Iterable[str], stop: frozenset[str]) -> frozenset[str]:
     straddles two function words is in no list: "是什" and "么呢" of "花园是什么呢" ranked a
     message of function words alone ("是什么呢") above the one about the garden (found by
     review)."""
+    runs = [word for word in folded if cjk.is_cjk(word)]
+    if not runs:  # an ASCII query builds no pattern of CJK characters (issue 18's start-up)
+        return frozenset()
     characters = stop_characters(stop)
-    return frozenset(word for word in folded if cjk.is_cjk(word) and set(word) <= characters)
+    return frozenset(word for word in runs if set(word) <= characters)
 
 
 @functools.lru_cache(maxsize=64)
