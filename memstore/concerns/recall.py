@@ -56,10 +56,10 @@ from memstore.text.fts_query import (
     MODES,
     build_match,
     content_match,
+    pairs_match,
     pairs_of_long_runs,
     query_tokens,
     symbols_only,
-    with_pairs,
 )
 from memstore.text.tokens import fold
 from memstore.times import month_start, utc_now
@@ -123,10 +123,12 @@ def memories_of(
     review: "李雷电影" found no memory about 电影)."""
     query, match = asked
     said = searched_text(connection, query, mode) if mode == "any" else query
-    match = with_pairs(match if said == query else build_match(said, mode), said, mode)
-    content = content_match(said, mode)
+    match = match if said == query else build_match(said, mode)
+    content, pairs = content_match(said, mode), pairs_match(said, mode)
     stemmed = mode == "any"
-    return memory_hits(connection, match, filters, now, size, stemmed=stemmed, content=content)
+    return memory_hits(
+        connection, match, filters, now, size, stemmed=stemmed, content=content, pairs=pairs
+    )
 
 
 def history_of(

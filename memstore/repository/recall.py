@@ -67,7 +67,9 @@ MEMORY_MATCHES = f"""
           FROM {{index}} WHERE {{index}} MATCH :query) AS hits
     JOIN memories AS mem ON mem.pk = hits.pk
     WHERE {MEMORY_FILTERS}
-    ORDER BY {{tier}}hits.rank, mem.pk
+    ORDER BY {{tier}}hits.rank * (CASE WHEN hits.pk IN (
+        SELECT rowid FROM {{index}} WHERE :pairs IS NOT NULL AND {{index}} MATCH :pairs)
+        THEN :pair_weight ELSE 1 END), mem.pk
     LIMIT :limit
 """
 # The memories holding only stopwords of the query after the others (see content_match).
@@ -200,11 +202,18 @@ def ranking_signals(named: str, periods: Sequence[tuple[datetime, datetime]]) ->
 
 
 def memory_hit_ids(
-    connection: sqlite3.Connection, match: str, content: str | None, now: datetime, limit: int
+    connection: sqlite3.Connection,
+    match: str,
+    content: str | None,
+    pairs: str | None,
+    now: datetime,
+    limit: int,
 ) -> list[str]:
     """The ids of :func:`memory_hits` without filters, by stem (``any`` mode), best first
     (no rows are built)."""
-    params = {"query": match, "content": content, "now": format_utc(now), "limit": limit}
+    params: dict[str, Any] = {"query": match, "content": content, "now": format_utc(now)}
+    params |= {"limit": limit}
+    params |= {"pairs": pairs, "pair_weight": ranking.MEMORY_PAIR_WEIGHT}
     params |= RecallFilters().params()
     statement = MEMORY_HIT_IDS[content is not None]
     return [memory_id for (memory_id,) in connection.execute(statement, params)]
@@ -219,16 +228,20 @@ def memory_hits(
     *,
     stemmed: bool,
     content: str | None = None,
+    pairs: str | None = None,
 ) -> list[StoredMemory]:
     """Matching active, unexpired memories, best bm25 rank first, at most ``limit``; on the
     index by word stem when ``stemmed`` (recall's ``any`` mode), else as written; those the
     MATCH ``content`` finds first, when given (see
-    :func:`~memstore.text.fts_query.content_match`).
+    :func:`~memstore.text.fts_query.content_match`); a memory the MATCH ``pairs`` finds
+    (adjacent query words) ranks as :data:`~memstore.text.ranking.MEMORY_PAIR_WEIGHT` says.
 
     Session and role filters go through the memory's source messages, so a memory with no
     source message never matches them; since / until filter its creation time.
     """
-    params = {"query": match, "content": content, "now": format_utc(now), "limit": limit}
+    params: dict[str, Any] = {"query": match, "content": content, "now": format_utc(now)}
+    params |= {"limit": limit}
+    params |= {"pairs": pairs, "pair_weight": ranking.MEMORY_PAIR_WEIGHT}
     params |= filters.params()
     found = connection.execute(MEMORY_HITS[stemmed, content is not None], params)
     return [StoredMemory.from_row(row) for row in found]

@@ -136,9 +136,11 @@ def content_words(tokens: Iterable[str]) -> str | None:
     return " OR ".join(map(quote, content)) if 0 < len(content) < len(distinct) else None
 
 
-def ranking_match(text: str) -> tuple[str, str | None] | None:
-    """An any-word MATCH expression that ranks by ``text`` of any length, and the MATCH of
-    its content words among them (see :func:`content_words`); or None for no word.
+def ranking_match(text: str) -> tuple[str, str | None, str | None] | None:
+    """An any-word MATCH expression that ranks by ``text`` of any length, the MATCH of its
+    content words among them (see :func:`content_words`) and that of its first
+    :data:`CONTEXT_WORDS` pairs of adjacent content words (see :func:`pairs_match`); or
+    None for no word.
 
     For the per-turn context, where the user's whole message ranks memories and must never
     fail: at most :data:`CONTEXT_WORDS` distinct words, the content words first, in the
@@ -146,12 +148,16 @@ def ranking_match(text: str) -> tuple[str, str | None] | None:
     of a long request, its stopwords among them, left out the word at its end that named the
     memory; and again with 32 content words: a request of 60 words).
     """
+    tokens = pairs_of_long_runs(tokenize(text))
     distinct: dict[str, str] = {}
-    for token in pairs_of_long_runs(tokenize(text)):
+    for token in tokens:
         distinct.setdefault(fold(token), token)
     stop = query_stopwords(distinct.values())
     words = sorted(distinct.values(), key=lambda word: fold(word) in stop)[:CONTEXT_WORDS]
-    return (" OR ".join(map(quote, words)), content_words(words)) if words else None
+    if not words:
+        return None
+    pairs = [part.match for part in pair_parts(tokens, stop)][:CONTEXT_WORDS]
+    return " OR ".join(map(quote, words)), content_words(words), " OR ".join(pairs) or None
 
 
 @dataclass(frozen=True)
@@ -203,18 +209,14 @@ def pair_parts(tokens: list[str], stop: frozenset[str]) -> list[QueryPart]:
     return [QueryPart(match, "pair", "rank") for match in pairs]
 
 
-def with_pairs(match: str, text: str, mode: Mode) -> str:
-    """``match``, the MATCH of ``text`` in ``mode`` (:func:`build_match`), with the phrase of
-    each pair of adjacent content words (:func:`pair_parts`) as an alternative: the same
-    documents (a pair's hold its words), but FTS5's bm25() adds each pair a document holds,
-    so that a memory holding the words side by side ranks above one holding them apart
-    (found by review: two memories of one length ranked in the order they were saved).
-    ``phrase`` mode: ``match`` itself."""
+def pairs_match(text: str, mode: Mode) -> str | None:
+    """The MATCH of the documents holding a pair of adjacent content words of ``text``
+    (:func:`pair_parts`); None for no pair, or in ``phrase`` mode. A memory it finds ranks
+    higher (see :data:`~memstore.text.ranking.MEMORY_PAIR_WEIGHT`)."""
     if mode == "phrase":
-        return match
+        return None
     tokens = pairs_of_long_runs(query_tokens(text))
-    pairs = [part.match for part in pair_parts(tokens, query_stopwords(tokens))]
-    return " OR ".join([f"({match})", *pairs]) if pairs else match
+    return " OR ".join(part.match for part in pair_parts(tokens, query_stopwords(tokens))) or None
 
 
 def ranking_tiers(text: str, mode: Mode) -> list[list[QueryPart]]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable
 
-from memstore.text import cjk, stopwords
+from memstore.text import stopwords
 from memstore.text.tokens import fold
 
 
@@ -31,8 +31,9 @@ def language_stopwords() -> tuple[frozenset[str], ...]:
 
 def query_stopwords(tokens: Iterable[str]) -> frozenset[str]:
     """The stopwords of a query of these ``tokens``, folded: those of the languages whose
-    lists hold the most of its words (every list's when none holds any), and the query's
-    CJK words made of their characters alone (:func:`stop_runs`).
+    lists hold the most of its words (every list's when none holds any), and, when Chinese
+    is among those languages, the query's words of Chinese function-word characters alone
+    (:func:`chinese_stop_runs`).
 
     A word that is a function word in another language is a content word of an English
     question: "son" in "How old is my son?" (Spanish "are"), "war", "die" and "hat"
@@ -42,28 +43,24 @@ def query_stopwords(tokens: Iterable[str]) -> frozenset[str]:
     counts = [len(folded & words) for words in language_stopwords()]
     best = max(counts)
     if best == 0:
-        return folded_stopwords() | stop_runs(folded, folded_stopwords())
-    chosen = frozenset().union(
-        *(words for words, count in zip(language_stopwords(), counts, strict=True) if count == best)
-    )
-    return chosen | stop_runs(folded, chosen)
+        return folded_stopwords()
+    chosen = [
+        words for words, count in zip(language_stopwords(), counts, strict=True) if count == best
+    ]
+    chinese = language_stopwords()[stopwords.LANGUAGES.index(stopwords.CHINESE)]
+    runs = chinese_stop_runs(folded, chinese) if chinese in chosen else frozenset()
+    return frozenset().union(*chosen, runs)
 
 
-def stop_runs(folded: Iterable[str], stop: frozenset[str]) -> frozenset[str]:
-    """The CJK words among ``folded`` made only of characters of the CJK words of ``stop``.
+def chinese_stop_runs(folded: Iterable[str], chinese: frozenset[str]) -> frozenset[str]:
+    """The words among ``folded`` made only of characters of the Chinese function words
+    ``chinese``.
 
-    A question written without spaces is searched by its character pairs, and a pair that
-    straddles two function words is in no list: "是什" and "么呢" of "花园是什么呢" ranked a
-    message of function words alone ("是什么呢") above the one about the garden (found by
-    review)."""
-    runs = [word for word in folded if cjk.is_cjk(word)]
-    if not runs:  # an ASCII query builds no pattern of CJK characters (issue 18's start-up)
-        return frozenset()
-    characters = stop_characters(stop)
-    return frozenset(word for word in runs if set(word) <= characters)
-
-
-@functools.lru_cache(maxsize=64)
-def stop_characters(stop: frozenset[str]) -> frozenset[str]:
-    """The characters of the CJK words of ``stop``."""
-    return frozenset(char for word in stop if cjk.is_cjk(word) for char in word)
+    A Chinese question written without spaces is searched by its character pairs, and a pair
+    that straddles two function words is in no list: "是什" and "么呢" of "花园是什么呢"
+    ranked a message of function words alone ("是什么呢") above the one about the garden
+    (found by review). Only for Chinese, and only once its list holds a word of the query:
+    kana and Hangul function words are syllables of ordinary words too (ねこ, 나무; found by
+    the next review)."""
+    characters = frozenset("".join(chinese))
+    return frozenset(word for word in folded if word and set(word) <= characters)

@@ -10,12 +10,12 @@ the part's weight (bm25 is negative: lower ranks first).
 - The built-in stopwords (:mod:`memstore.text.stopwords`) still match, but in a tier
   of their own below every hit holding a content word; they would add next to nothing to
   a content hit's rank and cost the most to score, having the longest posting lists.
-- A pair of adjacent content words found as a phrase adds its bm25 times twice its idf
-  (:data:`PAIR_WEIGHT`), so that a hit holding the words side by side ranks above one
-  holding them apart, even a shorter one. That idf has no floor (``log(1 + ...)``, a little
-  larger than FTS5's everywhere): where every hit holds both words, each word's idf and
-  FTS5's own are at the floor, and the pair added less than bm25's favour for the shorter
-  hit (found by review).
+- A pair of adjacent content words found as a phrase adds its bm25 times a quarter of its
+  idf, so that a hit holding the words side by side ranks above one holding them apart.
+  That idf has no floor (``log(1 + ...)``, a little larger than FTS5's everywhere): where
+  every hit holds both words, each word's idf and FTS5's own are at the floor, and the pair
+  added a quarter of a word, less than bm25's favour for the shorter hit (found by review).
+  LoCoMo's figures are the same.
 - A content word is searched by its stem: on the second history index, whose terms are the
   porter stems of unicode61's tokens (revision 0004), so that "painted" and "paints" match
   "painting" in ``any`` mode. ``all`` and ``phrase`` select the words as written; the stems
@@ -34,9 +34,8 @@ the part's weight (bm25 is negative: lower ranks first).
 Measured on LoCoMo's tuning conversations (``make eval``), recall@8 went from 0.580 to 0.631
 by squaring the idf, to 0.647 with the stopword tier, and to 0.680 with prefix "stems" (with
 the fair-share page of :mod:`memstore.concerns.recall_page` in between; these figures count
-an evidence turn among every message returned, *seen*). Pairs are neutral there at a quarter
-of their idf (its questions paraphrase the evidence) and cost a little at twice it; they are
-kept for the rule they give. Stopwords scored alongside
+an evidence turn among every message returned, *seen*). Pairs are neutral there (its questions
+paraphrase the evidence) and are kept for the rule they give. Stopwords scored alongside
 content words (at a tenth of their weight) instead of in their own tier measured within half
 a point and cost two to three times the query time on long questions; a discount derived
 from document frequency alone (no list) gave 0.631 where the list gives 0.647: question
@@ -59,12 +58,16 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from memstore.text.fts_query import QueryPart
 
-PAIR_WEIGHT = 2.0
-"""The factor of a pair's idf in its weight. At a quarter, reviews kept finding a shorter
-message holding the words apart ranked first ("cream and ice" above "We had ice cream at the
-beach after lunch" beside one other message: 20 of 60 such cases right, 56 at 2); issue 8
-asks the rule of recall, so 2 is kept although LoCoMo's tuning set gave 0.720 / 0.817 at a
-quarter and 0.716 / 0.820 at 2 (the check set 0.712 / 0.822 and 0.702 / 0.822)."""
+PAIR_WEIGHT = 0.25
+MEMORY_PAIR_WEIGHT = 1.5
+"""The factor of the bm25 rank of a memory holding two adjacent content words of the query
+(up to two stopwords between them): memories rank by FTS5's bm25() alone, so two of one
+length holding the same words ranked in the order they were saved (found by review). At
+1.5 a memory holding the words side by side ranks first in the review's eight cases (two
+pairs, both orders, ``any`` and ``all``; 4 at 1.25), and one holding every query word,
+the rarest among them, still ranks above one holding two of them side by side. Adding the
+pairs to the memory query as alternatives instead let the pair count as much as the rarest
+word, and in ``all`` mode found memories without every word (found by the next review)."""
 SPEAKER_WEIGHT = 2.0
 """The factor of the rank of a hit whose speaker the query names ("When did Caroline go to
 the support group?" ranks Caroline's own messages first): a rank signal, never a filter.
