@@ -197,8 +197,9 @@ def pair_parts(tokens: list[str], stop: frozenset[str]) -> list[QueryPart]:
     the stopwords between them when there are at most :data:`BRIDGE_WORDS` ("cup of tea":
     found by review, a message holding it ranked no higher than one where the words stood
     apart)."""
-    kept = [at for at, token in enumerate(tokens) if not cjk.is_cjk(token)]
-    content = [at for at in kept if fold(tokens[at]) not in stop]
+    kept = {at for at, token in enumerate(tokens) if not cjk.is_cjk(token)}  # a set: a
+    # long context request has thousands of words (found by review: quadratic)
+    content = [at for at in sorted(kept) if fold(tokens[at]) not in stop]
     pairs = {
         " + ".join(map(quote, tokens[first : second + 1])): None
         for first, second in itertools.pairwise(content)
