@@ -53,6 +53,7 @@ class ContextTimes:
     memstore_ms: float
     raw_ms: float
     shown: tuple[int, int]
+    same_memories: bool
     same_order: bool
 
 
@@ -127,7 +128,10 @@ def compare_contexts(
     context of a real utterance on both, interleaved, after one warm-up.
 
     The raw block shows whole lines only (memstore clips long contents to fit more), so the
-    check is that its memories are the first of memstore's, in the same order.
+    check is that its memories are the first of memstore's, and whether in the same order
+    (memstore ranks a memory holding two query words side by side higher, and memories of
+    the query's content words above those of its stopwords alone; the plain query ranks by
+    bm25 alone).
     """
     service = MemoryService(migrated(work / "context-memstore.sqlite3"))
     raw = raw_connect(migrated(work / "context-raw.sqlite3"))
@@ -144,11 +148,11 @@ def compare_contexts(
         raw_ids = raw_context(raw, match, budget)[1]
         memstore_text = dict(fetch_all(service.path, MEMORY_TEXTS))
         raw_text = dict(fetch_all(work / "context-raw.sqlite3", MEMORY_TEXTS))
-        same = [memstore_text[i] for i in memstore_ids[: len(raw_ids)]] == [
-            raw_text[i] for i in raw_ids
-        ]
+        first = [memstore_text[i] for i in memstore_ids[: len(raw_ids)]]
+        plain = [raw_text[i] for i in raw_ids]
         shown = (len(memstore_ids), len(raw_ids))
-        return ContextTimes(len(writes), query, hits, memstore_ms, raw_ms, shown, same)
+        same = (sorted(first) == sorted(plain), first == plain)
+        return ContextTimes(len(writes), query, hits, memstore_ms, raw_ms, shown, *same)
     finally:
         raw.close()
         service.close()

@@ -140,7 +140,9 @@ def memory_lines(results: Results) -> list[str]:
         f"context: {contexts.memories} memories, query {contexts.query!r} "
         f"({contexts.hits} matching memories); block shows {contexts.shown[0]} memories "
         f"(memstore, clipped) / {contexts.shown[1]} (raw, whole lines); "
-        f"raw's are memstore's first, same order: {yes(contexts.same_order)}",
+        f"raw's are memstore's first: {yes(contexts.same_memories)}, in the same order: "
+        f"{yes(contexts.same_order)} (memstore ranks memories holding two query words side "
+        "by side higher; the plain query by bm25 alone)",
     ]
 
 
