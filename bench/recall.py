@@ -35,7 +35,7 @@ from memstore.concerns.recall import HITS_READ_FIRST, named_periods
 from memstore.queries import RecallFilters
 from memstore.repository import recall as search
 from memstore.text import clipping, focus
-from memstore.text.fts_query import build_match, content_match
+from memstore.text.fts_query import build_match, content_match, pairs_match
 
 RAW_HITS = (
     "SELECT m.* FROM messages_fts JOIN messages m ON m.pk = messages_fts.rowid "
@@ -132,9 +132,11 @@ def ranked_recall_refs(raw: sqlite3.Connection, case: Query, take: int) -> list[
     """:func:`ranked_recall`'s statements, in the caller's transaction."""
     filters = case_filters(case)
     match, content = build_match(case.text, case.mode), content_match(case.text, case.mode)
-    stemmed = case.mode == "any"
+    pairs, stemmed = pairs_match(case.text, case.mode), case.mode == "any"
     now = datetime.now(UTC)
-    search.memory_hits(raw, match, filters, now, HITS, stemmed=stemmed, content=content)
+    search.memory_hits(
+        raw, match, filters, now, HITS, stemmed=stemmed, content=content, pairs=pairs
+    )
     periods = named_periods(raw, case.text)
     hits = search.history_hits(
         raw, case.text, case.mode, filters, periods, first=HITS_READ_FIRST * HITS

@@ -143,12 +143,26 @@ GARDEN = (
     "I love the blue garden near the old house by the river",
     "blue sky garden",
 )
+ICE = ("ice cream", "We had ice cream at the beach after lunch", "cream and ice")
+YORK = ("new york", "I moved to New York last year with my sister and her dog", "york is new")
 
 
 @pytest.mark.parametrize("mode", ["any", "all"])
 @pytest.mark.parametrize("adjacent_first", [True, False])
 @pytest.mark.parametrize(
-    ("words", "others"), [(SUPPORT, 0), (SUPPORT, 1), (SUPPORT, 8), (GARDEN, 0), (GARDEN, 1)]
+    ("words", "others"),
+    [
+        (SUPPORT, 0),
+        (SUPPORT, 1),
+        (SUPPORT, 8),
+        (GARDEN, 0),
+        (GARDEN, 1),
+        (GARDEN, 8),
+        (ICE, 1),
+        (ICE, 8),
+        (YORK, 1),
+        (YORK, 8),
+    ],
 )
 def test_a_phrase_adjacent_hit_ranks_above_a_shorter_scattered_one(
     service: MemoryService,
@@ -161,8 +175,10 @@ def test_a_phrase_adjacent_hit_ranks_above_a_shorter_scattered_one(
     # Found by review: where every hit holds both words (two messages and nothing else),
     # each word's and the pair's idf was FTS5's floor, so the pair added a quarter of a
     # word, and bm25 put the shorter message, the scattered one, first. The pair's weight
-    # now has an idf without a floor (log(1 + ...)). Four times longer beside eight other
-    # messages, the adjacent one still ranks second (README, ranking).
+    # now has an idf without a floor (log(1 + ...)). Found by a later review: beside one
+    # message more, "cream and ice" still ranked above "We had ice cream at the beach after
+    # lunch"; a hit holding every word, two side by side, now ranks at three times its own
+    # rank (ranking.PAIR_FACTOR).
     query, adjacent, scattered = words
     with seeded():
         for text in (adjacent, scattered) if adjacent_first else (scattered, adjacent):
@@ -200,6 +216,21 @@ def test_a_memory_holding_every_word_ranks_above_one_holding_two_side_by_side(
     assert found[0] == "The lavender in the garden is blue"
     found = [m.content for m in service.recall("blue garden lavender", mode="all").memories]
     assert found == ["The lavender in the garden is blue"]
+
+
+def test_a_hit_holding_every_word_ranks_above_one_holding_two_side_by_side(
+    service: MemoryService, seeded: Seeded
+) -> None:
+    # Found by review: a pair weighing twice its idf in every hit lifted a message missing
+    # the query's rarest word above the one holding it; the pair factor needs every word.
+    every = "the lavender in the garden is blue"
+    with seeded():
+        chat(("user", "We planted a blue garden"))
+        chat(("user", every))
+        for text in ["a blue car", "the garden shed", "blue jeans", "garden party"]:
+            chat(("user", text))
+        fillers(30)
+    assert ranked(service.recall("blue garden lavender"))[0] == every
 
 
 @pytest.mark.parametrize("mode", ["any", "all"])
@@ -876,6 +907,7 @@ def test_a_tier_of_one_part_ranks_as_when_its_scores_are_grouped(
         one = tier_sql.tier_parts("zebra", weights)
         assert one is not None and one["source"] == "messages_stem_fts"
         listed = {"source": tier_sql.PARTS, "parts": json.dumps(weights), "said": None}
+        listed |= {"gates": 1}
         signals = recall_sql.ranking_signals(named_speakers(connection, "zebra"), [])
         signals |= search_bounds.pk_bounds(connection, RecallFilters()).params()
         params = {**RecallFilters().params(), **signals}

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Sequence, Set
 from typing import Any
 
 from memstore.queries import RecallFilters
@@ -54,21 +54,25 @@ SCORES = {
     PARTS: f"""
     parts AS MATERIALIZED (
         SELECT json_extract(value, '$[0]') AS match, json_extract(value, '$[1]') AS weight,
-               json_extract(value, '$[2]') AS role, json_extract(value, '$[3]') AS stemmed
+               json_extract(value, '$[2]') AS role, json_extract(value, '$[3]') AS stemmed,
+               json_extract(value, '$[4]') AS paired
         FROM json_each(:parts)),
     scored AS MATERIALIZED (
-        SELECT {MESSAGES_FTS}.rowid AS pk, {weighted(MESSAGES_FTS)} AS score, parts.role
+        SELECT {MESSAGES_FTS}.rowid AS pk, {weighted(MESSAGES_FTS)} AS score, parts.role,
+               parts.paired
         FROM parts CROSS JOIN {MESSAGES_FTS}
         WHERE NOT parts.stemmed AND {MESSAGES_FTS} MATCH parts.match
           AND {MESSAGES_FTS}.rowid BETWEEN :low_pk AND :high_pk
         UNION ALL
-        SELECT {MESSAGES_STEM_FTS}.rowid, {weighted(MESSAGES_STEM_FTS)}, parts.role
+        SELECT {MESSAGES_STEM_FTS}.rowid, {weighted(MESSAGES_STEM_FTS)}, parts.role,
+               parts.paired
         FROM parts CROSS JOIN {MESSAGES_STEM_FTS}
         WHERE parts.stemmed AND {MESSAGES_STEM_FTS} MATCH parts.match
           AND {MESSAGES_STEM_FTS}.rowid BETWEEN :low_pk AND :high_pk),
     matched AS MATERIALIZED (
-        SELECT pk, sum(score) AS score FROM scored
-        GROUP BY pk HAVING min(role) = 1),""",
+        SELECT pk, sum(score) * (CASE WHEN max(paired) AND sum(role = 1) >= :gates
+                                      THEN :pair_factor ELSE 1 END) AS score
+        FROM scored GROUP BY pk HAVING min(role) = 1),""",
     **{
         index: f"""
     matched AS (
@@ -205,7 +209,7 @@ keeps about half of the hits, so that a quarter of them passing is enough."""
 
 
 def tier_parts(
-    query: str, weights: Sequence[tuple[str, float, int, bool]]
+    query: str, weights: Sequence[tuple[str, float, int, bool]], pairs: Set[str] = frozenset()
 ) -> dict[str, Any] | None:
     """The parameters of :data:`TIER_HITS` for one tier of ``query``, from its weighted
     parts (see :func:`~memstore.text.ranking.weighted_parts`): its ``source`` (the index of
@@ -225,7 +229,8 @@ def tier_parts(
     # whose weights merge into net ones (found by review: testing for a negative one missed
     # them): its ranks are rounded (see neighbours.comparable).
     selected = any(" AND " in match for match, _, _, _ in weights)
-    return {"source": PARTS, "parts": json.dumps(weights), "said": said, "rounded": selected}
+    parts = json.dumps([(*weight, weight[0] in pairs) for weight in weights])
+    return {"source": PARTS, "parts": parts, "said": said, "rounded": selected, "gates": len(gates)}
 
 
 # A bounded tier_hits: first the ranking.CANDIDATES hits of best own rank and the hits near
