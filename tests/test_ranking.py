@@ -233,6 +233,56 @@ def test_a_hit_holding_every_word_ranks_above_one_holding_two_side_by_side(
     assert ranked(service.recall("blue garden lavender"))[0] == every
 
 
+SAID_AT = datetime(2025, 5, 1, 12, tzinfo=UTC)
+
+
+def say(
+    service: MemoryService, text: str, speaker: str | None = None, at: datetime = SAID_AT
+) -> None:
+    """One user message in a session of its own, through the API."""
+    session = service.start_session()
+    service.record_message(session.id, "user", text, speaker=speaker, created_at=at)
+
+
+def test_the_pair_lift_needs_the_most_words_any_hit_holds_not_every_word(
+    service: MemoryService,
+) -> None:
+    # Found by review: "eat", held by another message alone, kept both ice cream messages
+    # from holding every word, and the scattered one ranked first again.
+    for text in ["We had ice cream at the beach after lunch", "cream and ice", "let's eat"]:
+        say(service, text)
+    for n in range(7):
+        say(service, f"filler number {n} about nothing in particular")
+    found = ranked(service.recall("where did we eat ice cream"))
+    assert found.index("We had ice cream at the beach after lunch") < found.index("cream and ice")
+
+
+def test_the_pair_lift_leaves_a_named_speakers_own_message_first(service: MemoryService) -> None:
+    # Found by review: another's message naming Caroline beside "garden party" was lifted
+    # above Caroline's own, which the speaker signal ranks first.
+    say(service, "the garden party was lovely", "Caroline")
+    say(service, "Caroline, how was the garden party?", "Melanie")
+    for n in range(8):
+        say(service, f"hi Caroline, note {n}", "Melanie")
+    for n in range(20):
+        say(service, f"filler number {n} about nothing in particular", "Melanie")
+    found = ranked(service.recall("What did Caroline say about the garden party"))
+    assert found[0] == "the garden party was lovely"
+
+
+def test_the_pair_lift_leaves_a_message_of_the_named_month_first(service: MemoryService) -> None:
+    # Found by review: "ice cream in June would be nice", written in May, was lifted above
+    # the message written in June, which naming the month ranks first.
+    say(service, "We had ice cream at the beach", at=datetime(2025, 6, 10, 12, tzinfo=UTC))
+    for text in ["ice cream in June would be nice", "June is hot", "June again"]:
+        say(service, text, at=datetime(2025, 5, 10, 12, tzinfo=UTC))
+    for n in range(20):
+        say(service, f"filler number {n} about nothing in particular")
+    assert ranked(service.recall("When did we have ice cream in June?"))[0] == (
+        "We had ice cream at the beach"
+    )
+
+
 @pytest.mark.parametrize("mode", ["any", "all"])
 def test_a_phrase_with_a_stopword_inside_ranks_above_its_words_apart(
     service: MemoryService, seeded: Seeded, mode: Mode
@@ -907,7 +957,6 @@ def test_a_tier_of_one_part_ranks_as_when_its_scores_are_grouped(
         one = tier_sql.tier_parts("zebra", weights)
         assert one is not None and one["source"] == "messages_stem_fts"
         listed = {"source": tier_sql.PARTS, "parts": json.dumps(weights), "said": None}
-        listed |= {"gates": 1}
         signals = recall_sql.ranking_signals(named_speakers(connection, "zebra"), [])
         signals |= search_bounds.pk_bounds(connection, RecallFilters()).params()
         params = {**RecallFilters().params(), **signals}

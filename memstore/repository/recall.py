@@ -199,7 +199,7 @@ def ranking_signals(named: str, periods: Sequence[tuple[datetime, datetime]]) ->
         "periods": json.dumps([[format_utc(start), format_utc(end)] for start, end in periods]),
         "date_weight": ranking.DATE_WEIGHT,
         "time_weight": ranking.TIME_WEIGHT,
-        "pair_factor": ranking.PAIR_FACTOR,
+        "pair_factor": 1.0 if named != "[]" or periods else ranking.PAIR_FACTOR,
     }
 
 

@@ -11,8 +11,8 @@ the part's weight (bm25 is negative: lower ranks first).
   of their own below every hit holding a content word; they would add next to nothing to
   a content hit's rank and cost the most to score, having the longest posting lists.
 - A pair of adjacent content words found as a phrase adds its bm25 times a quarter of its
-  idf, and a hit holding every content word, two of them side by side, ranks at three times
-  its own rank (:data:`PAIR_FACTOR`), so that it ranks above one holding them apart.
+  idf, and a hit holding the most of the query's words, two of them side by side, ranks at
+  three times its own rank (:data:`PAIR_FACTOR`): above one holding them apart.
   That idf has no floor (``log(1 + ...)``, a little larger than FTS5's everywhere): where
   every hit holds both words, each word's idf and FTS5's own are at the floor, and the pair
   added a quarter of a word, less than bm25's favour for the shorter hit (found by review).
@@ -52,14 +52,14 @@ from memstore.text.fts_query import QueryPart
 
 PAIR_WEIGHT = 0.25
 PAIR_FACTOR = 3.0
-"""The factor of the own rank of a hit that holds every content word of the query (each
-gate part of its tier; in ``all`` mode every hit) and two of them side by side: among hits
-holding the same words, the one holding them together ranks first, even a longer one.
-Found by review: beside one other message, "cream and ice" ranked above "We had ice cream at
-the beach after lunch" (20 of 60 such cases right; 52 at 2, 60 at 3). A hit missing a word
-is not lifted, so that a pair never outweighs the query's rarest word (a pair weighing twice
-its idf in every hit did: "blue garden lavender"). LoCoMo's questions hold more words than
-a turn does, so few hits hold them all: 0.717 / 0.819 at 1, 0.717 / 0.820 at 2 or 3."""
+"""The factor of the own rank of a hit holding two content words of the query side by side
+and as many of its words as any hit of its tier holds (in ``all`` mode, every hit): among
+the hits holding the most of the words, those holding two together rank first, even longer
+ones ("We had ice cream at the beach after lunch" above "cream and ice": 60 of 60 review
+cases, 20 without, 52 at 2). A hit holding fewer words is not lifted, so a pair never
+outweighs the rarest word ("blue garden lavender"). Off when the query names a speaker or a
+period, whose own signals it would override (the name or month written in another's
+message). LoCoMo: 0.717 / 0.819 at 1, 0.717 / 0.820 at 3."""
 MEMORY_PAIR_WEIGHT = 1.5
 """The factor of the bm25 rank of a memory holding two adjacent content words of the query
 (up to two stopwords between them): memories rank by FTS5's bm25() alone, so two of one
