@@ -24,7 +24,7 @@ from memstore.repository import search_bounds as bounds_sql
 from memstore.repository import tier_hits as tiers
 from memstore.repository.speaker_names import named_speakers
 from memstore.text import ranking
-from memstore.text.fts_query import pair_matches, ranking_tiers
+from memstore.text.fts_query import ranking_tiers
 from tests.raw_sql import statements_connection
 
 START = datetime(2026, 5, 1, tzinfo=UTC)
@@ -65,8 +65,7 @@ def first_tier(connection: sqlite3.Connection, query: str) -> dict[str, Any]:
     tier = ranking_tiers(query, "any")[0]
     documents = search.part_documents(connection, [tier])
     total = search.indexed_messages(connection)
-    weights = ranking.weighted_parts(tier, documents, total)
-    parts = tiers.tier_parts(query, weights, pair_matches(tier))
+    parts = tiers.tier_parts(query, ranking.weighted_parts(tier, documents, total))
     assert parts is not None
     return parts
 

@@ -27,7 +27,7 @@ from memstore.repository import search_bounds
 from memstore.repository import tier_hits as tiers
 from memstore.repository.speaker_names import named_speakers
 from memstore.text import neighbours, ranking
-from memstore.text.fts_query import pair_matches, ranking_tiers
+from memstore.text.fts_query import ranking_tiers
 from tests.raw_sql import statements_connection
 
 WORDS = ("riego", "lavanda", "semillas", "balcón")
@@ -112,8 +112,7 @@ def tier_rows(connection: sqlite3.Connection, query: str) -> list[tuple[int, str
     tier = ranking_tiers(query, "any")[0]
     documents = search.part_documents(connection, [tier])
     total = search.indexed_messages(connection)
-    weights = ranking.weighted_parts(tier, documents, total)
-    parts = tiers.tier_parts(query, weights, pair_matches(tier))
+    parts = tiers.tier_parts(query, ranking.weighted_parts(tier, documents, total))
     assert parts is not None
     signals = search.ranking_signals(named_speakers(connection, query), [])
     signals |= search_bounds.pk_bounds(connection, RecallFilters()).params()

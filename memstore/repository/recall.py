@@ -28,7 +28,7 @@ from memstore.store.fts_names import (
     MESSAGES_STEM_FTS,
 )
 from memstore.text import ranking
-from memstore.text.fts_query import QueryPart, pair_matches, ranking_tiers
+from memstore.text.fts_query import QueryPart, ranking_tiers
 from memstore.times import format_utc, parse_utc
 
 # How many indexed messages each part matches (on its own index).
@@ -150,8 +150,7 @@ def history_hits(
     total = indexed_messages(connection)
     signals = ranking_signals(named, periods) | bounds.params()
     for tier in tiers:
-        weights = ranking.weighted_parts(tier, documents, total)
-        searched = tier_parts(query, weights, pair_matches(tier))
+        searched = tier_parts(query, ranking.weighted_parts(tier, documents, total))
         if searched is not None:
             large = ranking.gated_documents(tier, documents) > ranking.EXACT_HITS
             bounded = large and not bounds.narrow()
@@ -199,7 +198,6 @@ def ranking_signals(named: str, periods: Sequence[tuple[datetime, datetime]]) ->
         "periods": json.dumps([[format_utc(start), format_utc(end)] for start, end in periods]),
         "date_weight": ranking.DATE_WEIGHT,
         "time_weight": ranking.TIME_WEIGHT,
-        "pair_factor": 1.0 if named != "[]" or periods else ranking.PAIR_FACTOR,
     }
 
 

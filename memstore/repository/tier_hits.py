@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence, Set
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from memstore.queries import RecallFilters
@@ -41,13 +41,11 @@ def weighted(index: str) -> str:
 PARTS = "parts"
 """The source of a tier of several parts (the others are the index of a tier's one part)."""
 # The scores of a tier's hits as matched (pk, score), by source. Each part's bm25() is
-# weighted; :parts is a JSON list of [match, weight, role, stemmed, paired], read into a
+# weighted; :parts is a JSON list of [match, weight, role, stemmed], read into a
 # materialized table whose rows hand each literal match to an FTS-only MATCH on the exact or
 # the stem index, and the scores are materialized too, so that bm25() runs in its own query.
 # A hit matches a gate part and no veto part: the least role code of its parts is the
-# gate's (see ranking.PART_ROLES). A hit holding a pair and as many gate parts as any hit
-# of the tier holds has its score times :pair_factor (ranking.PAIR_FACTOR; 1 when the query
-# names a speaker or a period). A tier of one part (a gate) is one MATCH of :match on its
+# gate's (see ranking.PART_ROLES). A tier of one part (a gate) is one MATCH of :match on its
 # index, weighted by :weight. The search is bounded to the pks (rowids) between :low_pk and
 # :high_pk, where every message the time, session and speaker filters can keep lies (see
 # search_bounds.pk_bounds); the filters still decide each hit, so the bounds change how much of each
@@ -56,29 +54,21 @@ SCORES = {
     PARTS: f"""
     parts AS MATERIALIZED (
         SELECT json_extract(value, '$[0]') AS match, json_extract(value, '$[1]') AS weight,
-               json_extract(value, '$[2]') AS role, json_extract(value, '$[3]') AS stemmed,
-               json_extract(value, '$[4]') AS paired
+               json_extract(value, '$[2]') AS role, json_extract(value, '$[3]') AS stemmed
         FROM json_each(:parts)),
     scored AS MATERIALIZED (
-        SELECT {MESSAGES_FTS}.rowid AS pk, {weighted(MESSAGES_FTS)} AS score, parts.role,
-               parts.paired
+        SELECT {MESSAGES_FTS}.rowid AS pk, {weighted(MESSAGES_FTS)} AS score, parts.role
         FROM parts CROSS JOIN {MESSAGES_FTS}
         WHERE NOT parts.stemmed AND {MESSAGES_FTS} MATCH parts.match
           AND {MESSAGES_FTS}.rowid BETWEEN :low_pk AND :high_pk
         UNION ALL
-        SELECT {MESSAGES_STEM_FTS}.rowid, {weighted(MESSAGES_STEM_FTS)}, parts.role,
-               parts.paired
+        SELECT {MESSAGES_STEM_FTS}.rowid, {weighted(MESSAGES_STEM_FTS)}, parts.role
         FROM parts CROSS JOIN {MESSAGES_STEM_FTS}
         WHERE parts.stemmed AND {MESSAGES_STEM_FTS} MATCH parts.match
           AND {MESSAGES_STEM_FTS}.rowid BETWEEN :low_pk AND :high_pk),
-    grouped AS MATERIALIZED (
-        SELECT pk, sum(score) AS score, max(paired) AS paired, sum(role = 1) AS held
-        FROM scored GROUP BY pk HAVING min(role) = 1),
     matched AS MATERIALIZED (
-        SELECT pk, score * (CASE WHEN paired AND :pair_factor != 1
-                                      AND held = (SELECT max(held) FROM grouped)
-                                 THEN :pair_factor ELSE 1 END) AS score
-        FROM grouped),""",
+        SELECT pk, sum(score) AS score FROM scored
+        GROUP BY pk HAVING min(role) = 1),""",
     **{
         index: f"""
     matched AS (
@@ -215,7 +205,7 @@ keeps about half of the hits, so that a quarter of them passing is enough."""
 
 
 def tier_parts(
-    query: str, weights: Sequence[tuple[str, float, int, bool]], pairs: Set[str] = frozenset()
+    query: str, weights: Sequence[tuple[str, float, int, bool]]
 ) -> dict[str, Any] | None:
     """The parameters of :data:`TIER_HITS` for one tier of ``query``, from its weighted
     parts (see :func:`~memstore.text.ranking.weighted_parts`): its ``source`` (the index of
@@ -235,8 +225,7 @@ def tier_parts(
     # whose weights merge into net ones (found by review: testing for a negative one missed
     # them): its ranks are rounded (see neighbours.comparable).
     selected = any(" AND " in match for match, _, _, _ in weights)
-    parts = json.dumps([(*weight, weight[0] in pairs) for weight in weights])
-    return {"source": PARTS, "parts": parts, "said": said, "rounded": selected}
+    return {"source": PARTS, "parts": json.dumps(weights), "said": said, "rounded": selected}
 
 
 # A bounded tier_hits: first the ranking.CANDIDATES hits of best own rank and the hits near

@@ -220,12 +220,6 @@ def pairs_match(text: str, mode: Mode) -> str | None:
     return " OR ".join(part.match for part in pair_parts(tokens, query_stopwords(tokens))) or None
 
 
-def pair_matches(tier: Iterable[QueryPart]) -> frozenset[str]:
-    """The matches of the pairs of a tier of :func:`ranking_tiers` (see
-    :data:`~memstore.text.ranking.PAIR_FACTOR`)."""
-    return frozenset(part.match for part in tier if part.kind == "pair")
-
-
 def ranking_tiers(text: str, mode: Mode) -> list[list[QueryPart]]:
     """The parts that select and rank the hits of ``text`` in ``mode``, tier by tier: every
     hit of a tier ranks above every hit of the next, and no hit is in two tiers.
