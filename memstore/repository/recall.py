@@ -201,6 +201,20 @@ def ranking_signals(named: str, periods: Sequence[tuple[datetime, datetime]]) ->
     }
 
 
+def memory_params(
+    match: str, content: str | None, pairs: str | None, now: datetime, limit: int
+) -> dict[str, Any]:
+    """The parameters of :data:`MEMORY_MATCHES` but the filters'."""
+    return {
+        "query": match,
+        "content": content,
+        "pairs": pairs,
+        "pair_weight": ranking.MEMORY_PAIR_WEIGHT,
+        "now": format_utc(now),
+        "limit": limit,
+    }
+
+
 def memory_hit_ids(
     connection: sqlite3.Connection,
     match: str,
@@ -211,10 +225,7 @@ def memory_hit_ids(
 ) -> list[str]:
     """The ids of :func:`memory_hits` without filters, by stem (``any`` mode), best first
     (no rows are built)."""
-    params: dict[str, Any] = {"query": match, "content": content, "now": format_utc(now)}
-    params |= {"limit": limit}
-    params |= {"pairs": pairs, "pair_weight": ranking.MEMORY_PAIR_WEIGHT}
-    params |= RecallFilters().params()
+    params = memory_params(match, content, pairs, now, limit) | RecallFilters().params()
     statement = MEMORY_HIT_IDS[content is not None]
     return [memory_id for (memory_id,) in connection.execute(statement, params)]
 
@@ -239,9 +250,6 @@ def memory_hits(
     Session and role filters go through the memory's source messages, so a memory with no
     source message never matches them; since / until filter its creation time.
     """
-    params: dict[str, Any] = {"query": match, "content": content, "now": format_utc(now)}
-    params |= {"limit": limit}
-    params |= {"pairs": pairs, "pair_weight": ranking.MEMORY_PAIR_WEIGHT}
-    params |= filters.params()
+    params = memory_params(match, content, pairs, now, limit) | filters.params()
     found = connection.execute(MEMORY_HITS[stemmed, content is not None], params)
     return [StoredMemory.from_row(row) for row in found]

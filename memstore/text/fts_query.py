@@ -197,15 +197,15 @@ def pair_parts(tokens: list[str], stop: frozenset[str]) -> list[QueryPart]:
     the stopwords between them when there are at most :data:`BRIDGE_WORDS` ("cup of tea":
     found by review, a message holding it ranked no higher than one where the words stood
     apart)."""
-    kept = {at for at, token in enumerate(tokens) if not cjk.is_cjk(token)}  # a set: a
-    # long context request has thousands of words (found by review: quadratic)
-    content = [at for at in sorted(kept) if fold(tokens[at]) not in stop]
+    kept = [at for at, token in enumerate(tokens) if not cjk.is_cjk(token)]
+    held = set(kept)  # a long context request has thousands of words (review: quadratic)
+    content = [at for at in kept if fold(tokens[at]) not in stop]
     pairs = {
         " + ".join(map(quote, tokens[first : second + 1])): None
         for first, second in itertools.pairwise(content)
         if fold(tokens[first]) != fold(tokens[second])
         and second - first - 1 <= BRIDGE_WORDS
-        and all(at in kept for at in range(first, second + 1))
+        and all(at in held for at in range(first, second + 1))
     }
     return [QueryPart(match, "pair", "rank") for match in pairs]
 

@@ -48,13 +48,12 @@ def query_stopwords(tokens: Iterable[str]) -> frozenset[str]:
         words for words, count in zip(language_stopwords(), counts, strict=True) if count == best
     ]
     chinese = language_stopwords()[stopwords.LANGUAGES.index(stopwords.CHINESE)]
-    runs = chinese_stop_runs(folded, chinese) if chinese in chosen else frozenset()
+    runs = chinese_stop_runs(folded) if chinese in chosen else frozenset()
     return frozenset().union(*chosen, runs)
 
 
-def chinese_stop_runs(folded: Iterable[str], chinese: frozenset[str]) -> frozenset[str]:
-    """The words among ``folded`` made only of characters of the Chinese function words
-    ``chinese``.
+def chinese_stop_runs(folded: Iterable[str]) -> frozenset[str]:
+    """The words among ``folded`` made only of characters of the Chinese function words.
 
     A Chinese question written without spaces is searched by its character pairs, and a pair
     that straddles two function words is in no list: "是什" and "么呢" of "花园是什么呢"
@@ -62,5 +61,11 @@ def chinese_stop_runs(folded: Iterable[str], chinese: frozenset[str]) -> frozens
     (found by review). Only for Chinese, and only once its list holds a word of the query:
     kana and Hangul function words are syllables of ordinary words too (ねこ, 나무; found by
     the next review)."""
-    characters = frozenset("".join(chinese))
+    characters = chinese_characters()
     return frozenset(word for word in folded if word and set(word) <= characters)
+
+
+@functools.cache
+def chinese_characters() -> frozenset[str]:
+    """The characters of the Chinese function words (on first use)."""
+    return frozenset("".join(stopwords.CHINESE.split()))
