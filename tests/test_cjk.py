@@ -49,6 +49,49 @@ def test_a_phrase_across_scripts_and_runs(talk: MemoryService) -> None:
     assert matched(talk, "署后", "phrase") == set()
 
 
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("ン・", {"ジョン・スミスさんに会った"}),  # not "ジョンとスミス": ン alone matched
+        ("・ス", {"ジョン・スミスさんに会った"}),
+        ("ン・ス", {"ジョン・スミスさんに会った"}),
+        ("た。", {"映画を見た。"}),  # not "見たよ" nor a run ending in た
+        ("「映画", {"「映画」は長かった"}),
+        ("ー・", set()),  # ー is in "スーパー" but never before ・
+    ],
+)
+def test_a_phrase_with_punctuation_among_cjk_matches_it_as_written(
+    service: MemoryService, query: str, expected: set[str]
+) -> None:
+    session = service.start_session()
+    texts = (
+        "ジョン・スミスさんに会った",
+        "ジョンとスミス",
+        "映画を見た。",
+        "見たよ",
+        "「映画」は長かった",
+    )
+    for text in (*texts, "スーパー ・ 見た"):
+        service.record_message(session.id, "user", text)
+    assert matched(service, query, "phrase") == expected
+    for text in texts:
+        service.remember(text)
+    memories = service.recall(query, mode="phrase", history=False).memories
+    assert {m.content for m in memories} == expected
+
+
+def test_a_partner_without_the_written_phrase_is_not_the_matched_message(
+    service: MemoryService,
+) -> None:
+    """Both messages of the pair hold 店; only the reply holds "店。" (found by review: the
+    question, ranking better on its own, was the matched message)."""
+    session = service.start_session()
+    service.record_message(session.id, "user", "这不是汽车店吗")
+    reply = service.record_message(session.id, "assistant", "是的我们去了那家店。")
+    (conversation,) = service.recall("店。", mode="phrase").conversations
+    assert conversation.matched_id == reply.id
+
+
 def test_memories_are_found_inside_runs_and_after_an_update(service: MemoryService) -> None:
     memory = service.remember("Diego 喜欢看电影和数据库迁移")
     assert [m.id for m in service.recall("电影").memories] == [memory.id]

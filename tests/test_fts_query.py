@@ -27,6 +27,7 @@ from memstore.text.fts_query import (
     query_tokens,
     quote,
     ranking_match,
+    written_sequence,
 )
 from memstore.text.tokens import fold, token_spans, tokenize
 
@@ -331,3 +332,20 @@ def test_an_any_querys_content_words_rank_memories_first(
     query: str, mode: Mode, expected: str | None
 ) -> None:
     assert content_match(query, mode) == expected
+
+
+@pytest.mark.parametrize(
+    ("query", "mode", "expected"),
+    [
+        (" ン・ス ", "phrase", "ン・ス"),  # outer spaces are no part of it
+        ("「Café映画", "phrase", "「cafe映画"),  # folded as the index folds
+        ("ン・ス", "any", None),  # only a phrase is matched as written
+        ("ジョン スミス", "phrase", None),  # spaced: its words, as FTS5 matches them
+        ("映画館", "phrase", None),  # no punctuation: the phrase of its characters is exact
+        ("ice-cream", "phrase", None),  # no CJK: words, as FTS5 matches them
+    ],
+)
+def test_a_cjk_phrase_with_punctuation_is_matched_as_written(
+    query: str, mode: Mode, expected: str | None
+) -> None:
+    assert written_sequence(query, mode) == expected

@@ -60,6 +60,7 @@ from memstore.text.fts_query import (
     pairs_of_long_runs,
     query_tokens,
     symbols_only,
+    written_sequence,
 )
 from memstore.text.tokens import fold
 from memstore.times import month_start, utc_now
@@ -125,9 +126,16 @@ def memories_of(
     said = searched_text(connection, query, mode) if mode == "any" else query
     match = match if said == query else build_match(said, mode)
     content, pairs = content_match(said, mode), pairs_match(said, mode)
-    stemmed = mode == "any"
     return memory_hits(
-        connection, match, filters, now, size, stemmed=stemmed, content=content, pairs=pairs
+        connection,
+        match,
+        filters,
+        now,
+        size,
+        stemmed=mode == "any",
+        content=content,
+        pairs=pairs,
+        written=written_sequence(query, mode),
     )
 
 

@@ -8,9 +8,10 @@ the base table's filters go outside, joined by rowid (the ``pk`` column).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -21,6 +22,7 @@ from memstore.repository.hit_pages import MessageHit
 from memstore.repository.memories import MEMORY_FIELDS, StoredMemory, in_force_sql
 from memstore.repository.messages import SPEAKER_NAMES
 from memstore.repository.tier_hits import tier_hits, tier_parts
+from memstore.store.connections import INDEX_FOLD_FUNCTION
 from memstore.store.fts_names import (
     MEMORIES_FTS,
     MEMORIES_STEM_FTS,
@@ -28,7 +30,8 @@ from memstore.store.fts_names import (
     MESSAGES_STEM_FTS,
 )
 from memstore.text import ranking
-from memstore.text.fts_query import QueryPart, ranking_tiers
+from memstore.text.fts_query import QueryPart, ranking_tiers, written_sequence
+from memstore.text.tokens import fold
 from memstore.times import format_utc, parse_utc
 
 # How many indexed messages each part matches (on its own index).
@@ -67,6 +70,7 @@ MEMORY_MATCHES = f"""
           FROM {{index}} WHERE {{index}} MATCH :query) AS hits
     JOIN memories AS mem ON mem.pk = hits.pk
     WHERE {MEMORY_FILTERS}
+      AND (:written IS NULL OR instr({INDEX_FOLD_FUNCTION}(mem.content), :written) > 0)
     ORDER BY {{tier}}hits.rank * (CASE WHEN hits.pk IN (
         SELECT rowid FROM {{index}} WHERE :pairs IS NOT NULL AND {{index}} MATCH :pairs)
         THEN :pair_weight ELSE 1 END), mem.pk
@@ -134,7 +138,9 @@ def history_hits(
     """Searchable messages matching ``query`` in ``mode``, with their pair partners, best
     rank first, the messages read ``first`` at a time at first, then twice as many each
     time (a caller that needs a page reads about that page's text). A hit written within
-    one of the ``periods`` ([start, end) instants) ranks as the query naming its time.
+    one of the ``periods`` ([start, end) instants) ranks as the query naming its time. A
+    phrase written with punctuation among CJK characters keeps only the hits holding it as
+    written (see :func:`~memstore.text.fts_query.written_sequence`).
 
     Raises:
         InvalidQuery: For a bad query or mode (see :func:`ranking_tiers`).
@@ -149,14 +155,27 @@ def history_hits(
         bounds = search_bounds.pk_bounds(connection, filters, longest)
     total = indexed_messages(connection)
     signals = ranking_signals(named, periods) | bounds.params()
+    checked, written = bounds.unchecked(filters), written_sequence(query, mode)
     for tier in tiers:
         searched = tier_parts(query, ranking.weighted_parts(tier, documents, total))
         if searched is not None:
             large = ranking.gated_documents(tier, documents) > ranking.EXACT_HITS
             bounded = large and not bounds.narrow()
-            checked = bounds.unchecked(filters)
-            hits = tier_hits(connection, searched, checked, signals, bounded=bounded, first=first)
-            yield from hits
+            found = tier_hits(connection, searched, checked, signals, bounded=bounded, first=first)
+            yield from found if written is None else holding(found, written)
+
+
+def holding(hits: Iterable[MessageHit], written: str) -> Iterator[MessageHit]:
+    """The ``hits`` whose folded text holds ``written`` (see
+    :func:`~memstore.text.fts_query.written_sequence`), a partner that does not hold it
+    counted as no hit (found by review: the better-ranked partner became the matched
+    message of "店。" where only its pair held it)."""
+    for hit in hits:
+        if written in fold(hit.content):
+            partner = hit.partner
+            if partner is not None and written not in fold(partner.content):
+                hit = dataclasses.replace(hit, partner_rank=None)
+            yield hit
 
 
 def longest_list(tiers: Sequence[Sequence[QueryPart]], documents: Mapping[QueryPart, int]) -> int:
@@ -202,11 +221,17 @@ def ranking_signals(named: str, periods: Sequence[tuple[datetime, datetime]]) ->
 
 
 def memory_params(
-    match: str, content: str | None, pairs: str | None, now: datetime, limit: int
+    match: str,
+    content: str | None,
+    pairs: str | None,
+    now: datetime,
+    limit: int,
+    written: str | None = None,
 ) -> dict[str, Any]:
     """The parameters of :data:`MEMORY_MATCHES` but the filters'."""
     return {
         "query": match,
+        "written": written,
         "content": content,
         "pairs": pairs,
         "pair_weight": ranking.MEMORY_PAIR_WEIGHT,
@@ -240,16 +265,19 @@ def memory_hits(
     stemmed: bool,
     content: str | None = None,
     pairs: str | None = None,
+    written: str | None = None,
 ) -> list[StoredMemory]:
     """Matching active, unexpired memories, best bm25 rank first, at most ``limit``; on the
     index by word stem when ``stemmed`` (recall's ``any`` mode), else as written; those the
     MATCH ``content`` finds first, when given (see
     :func:`~memstore.text.fts_query.content_match`); a memory the MATCH ``pairs`` finds
-    (adjacent query words) ranks as :data:`~memstore.text.ranking.MEMORY_PAIR_WEIGHT` says.
+    (adjacent query words) ranks as :data:`~memstore.text.ranking.MEMORY_PAIR_WEIGHT` says;
+    with ``written``, only those whose folded text holds it (see
+    :func:`~memstore.text.fts_query.written_sequence`).
 
     Session and role filters go through the memory's source messages, so a memory with no
     source message never matches them; since / until filter its creation time.
     """
-    params = memory_params(match, content, pairs, now, limit) | filters.params()
+    params = memory_params(match, content, pairs, now, limit, written) | filters.params()
     found = connection.execute(MEMORY_HITS[stemmed, content is not None], params)
     return [StoredMemory.from_row(row) for row in found]

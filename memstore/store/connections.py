@@ -23,6 +23,7 @@ from pathlib import Path
 
 from memstore.errors import Fts5Unavailable, StoreBusy
 from memstore.store import readers
+from memstore.text.tokens import fold
 
 BUSY_TIMEOUT_MS = 500
 FTS5_PROBE = "CREATE VIRTUAL TABLE probe USING fts5(x)"
@@ -53,10 +54,22 @@ def casefolded(value: str | bytes | int | float | None) -> str | bytes | int | f
     return value.casefold() if isinstance(value, str) else value
 
 
+INDEX_FOLD_FUNCTION = "memstore_index_fold"
+"""The SQL function of one argument that gives text folded as the index folds its words
+(:func:`memstore.text.tokens.fold`) and any other value as it is."""
+
+
+def index_folded(value: str | bytes | int | float | None) -> str | bytes | int | float | None:
+    """``value`` folded as the index folds it when it is text, else as it is (see
+    :data:`INDEX_FOLD_FUNCTION`)."""
+    return fold(value) if isinstance(value, str) else value
+
+
 def add_functions(connection: sqlite3.Connection) -> None:
     """Give ``connection`` the SQL functions memstore's statements call
-    (:data:`FOLD_FUNCTION`)."""
+    (:data:`FOLD_FUNCTION`, :data:`INDEX_FOLD_FUNCTION`)."""
     connection.create_function(FOLD_FUNCTION, 1, casefolded, deterministic=True)
+    connection.create_function(INDEX_FOLD_FUNCTION, 1, index_folded, deterministic=True)
 
 
 TO_WAL = "PRAGMA journal_mode = WAL"

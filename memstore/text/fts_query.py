@@ -113,6 +113,20 @@ def build_match(text: str, mode: Mode) -> str:
     return (" OR " if mode == "any" else " AND ").join(quote(token) for token in unique)
 
 
+def written_sequence(text: str, mode: Mode) -> str | None:
+    """The folded text every hit of a ``phrase`` query must hold as written, or None: for a
+    query without spaces holding a CJK character and punctuation ("ン・", "た。", "「映画").
+    The index drops punctuation, and an index form's run ends before it, so the phrase of the
+    words alone was both too wide ("ン・" matched "ジョンとスミス") and the only check: the
+    issue asks a CJK phrase to match exactly the texts holding it (found by review)."""
+    written = text.strip()
+    if mode != "phrase" or written.isascii() or any(c.isspace() for c in written):
+        return None
+    if not cjk.run_pattern().search(written) or "".join(tokenize(written)) == written:
+        return None
+    return fold(written)
+
+
 CONTEXT_WORDS = 256
 """The most distinct words of a request that rank the memories of its context: a message of
 several paragraphs, searched once per turn over the memories index (small beside history)."""
