@@ -58,6 +58,7 @@ def test_a_phrase_across_scripts_and_runs(talk: MemoryService) -> None:
         ("た。", {"映画を見た。"}),  # not "見たよ" nor a run ending in た
         ("「映画", {"「映画」は長かった"}),
         ("ー・", set()),  # ー is in "スーパー" but never before ・
+        ("後v2", {"見た後v2"}),  # not "見た後 v2"
     ],
 )
 def test_a_phrase_with_punctuation_among_cjk_matches_it_as_written(
@@ -70,6 +71,8 @@ def test_a_phrase_with_punctuation_among_cjk_matches_it_as_written(
         "映画を見た。",
         "見たよ",
         "「映画」は長かった",
+        "見た後v2",
+        "見た後 v2",
     )
     for text in (*texts, "スーパー ・ 見た"):
         service.record_message(session.id, "user", text)

@@ -341,7 +341,8 @@ def test_an_any_querys_content_words_rank_memories_first(
         ("「Café映画", "phrase", "「cafe映画"),  # folded as the index folds
         ("ン・ス", "any", None),  # only a phrase is matched as written
         ("ジョン スミス", "phrase", None),  # spaced: its words, as FTS5 matches them
-        ("映画館", "phrase", None),  # no punctuation: the phrase of its characters is exact
+        ("映画館", "phrase", None),  # a CJK run alone: the phrase of its characters is exact
+        ("後V2", "phrase", "後v2"),  # an index form's run ends before v2 as before a space
         ("ice-cream", "phrase", None),  # no CJK: words, as FTS5 matches them
     ],
 )

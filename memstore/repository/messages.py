@@ -17,7 +17,7 @@ from memstore.repository.stored_values import (
     typed_row,
 )
 from memstore.sources import BYTE_MARK
-from memstore.store.connections import FOLD_FUNCTION
+from memstore.store.connections import FOLD_FUNCTION, INDEX_FOLD_FUNCTION
 from memstore.text.cjk import index_form
 from memstore.text.order import after_prefix
 from memstore.times import format_utc, parse_utc
@@ -91,6 +91,13 @@ def filters_sql(alias: str) -> str:
         f" AND (:until IS NULL OR {alias}.created_at < :until)"
         f" AND (:speaker IS NULL OR {alias}.speaker IN {SPEAKER_NAMES})"
     )
+
+
+def written_sql(alias: str) -> str:
+    """The SQL condition that the text of the record ``alias`` names, folded as the index
+    folds it, holds ``:written`` (a phrase as written: see
+    :func:`memstore.text.fts_query.written_sequence`); true when that is NULL."""
+    return f"(:written IS NULL OR instr({INDEX_FOLD_FUNCTION}({alias}.content), :written) > 0)"
 
 
 def searchable_sql(alias: str = "") -> str:

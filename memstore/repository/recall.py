@@ -8,10 +8,9 @@ the base table's filters go outside, joined by rowid (the ``pk`` column).
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -20,9 +19,8 @@ from memstore.queries import RecallFilters
 from memstore.repository import search_bounds, speaker_names
 from memstore.repository.hit_pages import MessageHit
 from memstore.repository.memories import MEMORY_FIELDS, StoredMemory, in_force_sql
-from memstore.repository.messages import SPEAKER_NAMES
+from memstore.repository.messages import SPEAKER_NAMES, written_sql
 from memstore.repository.tier_hits import tier_hits, tier_parts
-from memstore.store.connections import INDEX_FOLD_FUNCTION
 from memstore.store.fts_names import (
     MEMORIES_FTS,
     MEMORIES_STEM_FTS,
@@ -31,7 +29,6 @@ from memstore.store.fts_names import (
 )
 from memstore.text import ranking
 from memstore.text.fts_query import QueryPart, ranking_tiers, written_sequence
-from memstore.text.tokens import fold
 from memstore.times import format_utc, parse_utc
 
 # How many indexed messages each part matches (on its own index).
@@ -70,7 +67,7 @@ MEMORY_MATCHES = f"""
           FROM {{index}} WHERE {{index}} MATCH :query) AS hits
     JOIN memories AS mem ON mem.pk = hits.pk
     WHERE {MEMORY_FILTERS}
-      AND (:written IS NULL OR instr({INDEX_FOLD_FUNCTION}(mem.content), :written) > 0)
+      AND {written_sql("mem")}
     ORDER BY {{tier}}hits.rank * (CASE WHEN hits.pk IN (
         SELECT rowid FROM {{index}} WHERE :pairs IS NOT NULL AND {{index}} MATCH :pairs)
         THEN :pair_weight ELSE 1 END), mem.pk
@@ -155,27 +152,15 @@ def history_hits(
         bounds = search_bounds.pk_bounds(connection, filters, longest)
     total = indexed_messages(connection)
     signals = ranking_signals(named, periods) | bounds.params()
-    checked, written = bounds.unchecked(filters), written_sequence(query, mode)
+    signals["written"] = written_sequence(query, mode)
     for tier in tiers:
         searched = tier_parts(query, ranking.weighted_parts(tier, documents, total))
         if searched is not None:
             large = ranking.gated_documents(tier, documents) > ranking.EXACT_HITS
             bounded = large and not bounds.narrow()
-            found = tier_hits(connection, searched, checked, signals, bounded=bounded, first=first)
-            yield from found if written is None else holding(found, written)
-
-
-def holding(hits: Iterable[MessageHit], written: str) -> Iterator[MessageHit]:
-    """The ``hits`` whose folded text holds ``written`` (see
-    :func:`~memstore.text.fts_query.written_sequence`), a partner that does not hold it
-    counted as no hit (found by review: the better-ranked partner became the matched
-    message of "店。" where only its pair held it)."""
-    for hit in hits:
-        if written in fold(hit.content):
-            partner = hit.partner
-            if partner is not None and written not in fold(partner.content):
-                hit = dataclasses.replace(hit, partner_rank=None)
-            yield hit
+            checked = bounds.unchecked(filters)
+            hits = tier_hits(connection, searched, checked, signals, bounded=bounded, first=first)
+            yield from hits
 
 
 def longest_list(tiers: Sequence[Sequence[QueryPart]], documents: Mapping[QueryPart, int]) -> int:

@@ -19,9 +19,7 @@ from typing import Any
 
 from memstore.queries import RecallFilters
 from memstore.repository.hit_pages import MessageHit, read_best_first
-from memstore.repository.messages import (
-    filters_sql,
-)
+from memstore.repository.messages import filters_sql, written_sql
 from memstore.repository.partners import partner_sql
 from memstore.repository.ranked_hits import near_hits, neighbour_ranks
 from memstore.store.fts_names import MESSAGES_FTS, MESSAGES_STEM_FTS, PLACES_INDEX
@@ -82,8 +80,9 @@ SCORES = {
 # when the query asks when and the hit holds a word saying when (it is among the messages
 # that :said, the tier's gates AND the time words, finds on the stem index: the same words
 # by stem in every mode, and a superset of the tier's hits); only hits that pass the
-# filters. Without a filter, a named speaker or a named period (OWN_RANKS[False]), no
-# message is read for it; with one, each hit's session and sequence come with it.
+# filters and hold :written (a phrase as written), when given. Without a filter, a named
+# speaker or period or :written (OWN_RANKS[False]), no message is read for it; with one, each
+# hit's session and sequence come with it.
 OWN_RANKS_SHAPE = f"""
     said AS MATERIALIZED (
         SELECT rowid AS pk FROM {MESSAGES_STEM_FTS}
@@ -107,7 +106,7 @@ OWN_RANKS = {
                                       AND h.created_at < periods.ends)
                   THEN :date_weight ELSE 1 END) AS own, h.session_id, h.sequence
         FROM matched JOIN messages AS h ON h.pk = matched.pk
-        WHERE {filters_sql("h")}""",
+        WHERE {filters_sql("h")} AND {written_sql("h")}""",
 }
 # Every hit with its session and sequence, as neighbours.neighbour_ranks takes them, by
 # filtered: read from the places index, or as read with the filters (a second read of each
@@ -228,6 +227,15 @@ def tier_parts(
     return {"source": PARTS, "parts": json.dumps(weights), "said": said, "rounded": selected}
 
 
+BOUNDS = {
+    "candidates": ranking.CANDIDATES,
+    "wide": WIDE_CANDIDATES,
+    "reach": ranking.REACH,
+    "around": 2 * ranking.REACH,  # the hits whose own ranks the ranked ones add
+}
+"""The parameters of a bounded tier's first read (:data:`BEST_HITS`, :data:`LATE_BEST_HITS`)."""
+
+
 # A bounded tier_hits: first the ranking.CANDIDATES hits of best own rank and the hits near
 # them (a role alone checked on the best hits first when no named speaker or period weighs
 # the hits: see LATE_BEST_HITS); then, if the caller takes them all and there are more,
@@ -242,11 +250,13 @@ def tier_hits(
     first: int,
 ) -> Iterator[MessageHit]:
     """The hits of one tier (see :func:`tier_parts`), best rank first (then by pk), ranked
-    with the ``signals`` (the named speakers and periods, the weights, the pk bounds) and
-    their neighbours' own ranks (see :func:`~memstore.text.neighbours.neighbour_ranks`);
-    ``bounded``, the candidates first (see the note above); ``first``: how many hits to read
-    with their text at first (see :func:`read_best_first`)."""
-    signalled = signals["speakers"] != "[]" or signals["periods"] != "[]"
+    with the ``signals`` (the named speakers and periods, the weights, the pk bounds; the
+    text the hits hold as written) and their neighbours' own ranks (see
+    :func:`~memstore.text.neighbours.neighbour_ranks`); ``bounded``, the candidates first
+    (see the note above); ``first``: how many hits to read with their text at first (see
+    :func:`read_best_first`)."""
+    signalled = any(signals[name] != "[]" for name in ("speakers", "periods"))
+    signalled |= signals["written"] is not None  # read from each hit's row, as the signals are
     rounded = tier.get("rounded", False)
     filtered = filters.any() or signalled
     every = TIER_HITS[tier["source"], filtered, False]
@@ -256,13 +266,7 @@ def tier_hits(
         role_alone = filters.role is not None and filters == RecallFilters(role=filters.role)
         late = role_alone and not signalled
         best = LATE_TIER_HITS[tier["source"]] if late else TIER_HITS[tier["source"], filtered, True]
-        bounds = {
-            "candidates": ranking.CANDIDATES,
-            "wide": WIDE_CANDIDATES,
-            "reach": ranking.REACH,
-            "around": 2 * ranking.REACH,  # the hits whose own ranks the ranked ones add
-        }
-        near = near_hits(connection.execute(best, params | bounds))
+        near = near_hits(connection.execute(best, params | BOUNDS))
         ranked = neighbour_ranks(near.hits, near.ranked, rounded=rounded)
         yield from read_best_first(connection, *ranked, first)
         if near.candidates < ranking.CANDIDATES:

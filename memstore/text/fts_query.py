@@ -115,14 +115,16 @@ def build_match(text: str, mode: Mode) -> str:
 
 def written_sequence(text: str, mode: Mode) -> str | None:
     """The folded text every hit of a ``phrase`` query must hold as written, or None: for a
-    query without spaces holding a CJK character and punctuation ("ン・", "た。", "「映画").
-    The index drops punctuation, and an index form's run ends before it, so the phrase of the
-    words alone was both too wide ("ン・" matched "ジョンとスミス") and the only check: the
-    issue asks a CJK phrase to match exactly the texts holding it (found by review)."""
+    query without spaces holding a CJK character and anything else, punctuation ("ン・",
+    "た。", "「映画") or other letters ("後v2"). The index drops punctuation, and an index
+    form's run ends before it and before other letters as it does before a space, so the
+    phrase of the words alone was too wide ("ン・" matched "ジョンとスミス", "後v2" matched
+    "後 v2"): issue 16 asks a CJK phrase to match exactly the texts holding it (found by
+    review). A run of CJK characters alone is the phrase of its characters, exact as it is."""
     written = text.strip()
     if mode != "phrase" or written.isascii() or any(c.isspace() for c in written):
         return None
-    if not cjk.run_pattern().search(written) or "".join(tokenize(written)) == written:
+    if not cjk.run_pattern().search(written) or cjk.is_cjk(written):
         return None
     return fold(written)
 
