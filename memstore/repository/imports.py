@@ -162,7 +162,7 @@ def cjk_text(text: LargeText) -> str | None:
     if not any(map(LEAD_BYTES.search, text.pieces())):
         return None
     whole = b"".join(text.pieces()).decode()
-    return None if whole.isascii() or cjk.run_pattern().search(whole) is None else whole
+    return whole if cjk.holds_cjk(whole) else None
 
 
 def encoded_form(text: str) -> Iterator[bytes]:

@@ -96,7 +96,7 @@ def searched_text(
     it holds (``named``, the JSON list :func:`named_speakers` gives, looked up when not
     given and needed) blanked out in ``all`` mode (see :func:`without_names`), and set apart
     from the CJK characters around them in ``any`` mode (see :func:`names_apart`)."""
-    glued = mode == "any" and not query.isascii() and cjk.run_pattern().search(query)
+    glued = mode == "any" and cjk.holds_cjk(query)
     if mode != "all" and not glued:
         return query
     names = json.loads(named if named is not None else named_speakers(connection, query))

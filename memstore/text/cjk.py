@@ -65,6 +65,11 @@ def is_cjk(word: str) -> bool:
     return not word.isascii() and run_pattern().fullmatch(word) is not None
 
 
+def holds_cjk(text: str) -> bool:
+    """Whether ``text`` holds a CJK character."""
+    return not text.isascii() and run_pattern().search(text) is not None
+
+
 FORM_PIECE_CHARS = 65_536
 """About how many characters of a text :func:`index_form` rewrites at a time."""
 
@@ -88,7 +93,7 @@ def index_form(text: str) -> str | None:
     It is rewritten a piece at a time, each cut before a character outside the runs: at
     once, a rewrite keeps a string per run until it joins them, 490 MiB for a message of
     four million one-character lines (found by review: a 16 MiB log of them took 606 MiB)."""
-    if text.isascii() or run_pattern().search(text) is None:
+    if not holds_cjk(text):
         return None
     if len(text) <= FORM_PIECE_CHARS:
         return run_pattern().sub(spaced_run, text)

@@ -124,7 +124,7 @@ def written_sequence(text: str, mode: Mode) -> str | None:
     written = text.strip()
     if mode != "phrase" or written.isascii() or any(c.isspace() for c in written):
         return None
-    if not cjk.run_pattern().search(written) or cjk.is_cjk(written):
+    if not cjk.holds_cjk(written) or cjk.is_cjk(written):
         return None
     return fold(written)
 
