@@ -59,6 +59,7 @@ def test_a_phrase_across_scripts_and_runs(talk: MemoryService) -> None:
         ("「映画", {"「映画」は長かった"}),
         ("ー・", set()),  # ー is in "スーパー" but never before ・
         ("後v2", {"見た後v2"}),  # not "見た後 v2"
+        ("後v3", {"その後V3"}),  # folded as the index folds
     ],
 )
 def test_a_phrase_with_punctuation_among_cjk_matches_it_as_written(
@@ -73,6 +74,7 @@ def test_a_phrase_with_punctuation_among_cjk_matches_it_as_written(
         "「映画」は長かった",
         "見た後v2",
         "見た後 v2",
+        "その後V3",
     )
     for text in (*texts, "スーパー ・ 見た"):
         service.record_message(session.id, "user", text)

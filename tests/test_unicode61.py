@@ -12,7 +12,7 @@ from collections import Counter
 from contextlib import closing
 
 from memstore.store.unicode61 import SURROGATES, TOKENIZE, sqlite_folds, sqlite_roles
-from memstore.text import cjk, unicode61
+from memstore.text import cjk, tokens, unicode61
 from memstore.text.fts_query import build_match
 from memstore.text.tokens import index_spans, tokenize
 
@@ -28,6 +28,22 @@ def test_the_table_is_what_the_linked_sqlite_does() -> None:
     folds = unicode61.fold_table()
     changed = {code: folded for code, folded in enumerate(folds) if folded != code}
     assert changed == sqlite_folds() | removed
+
+
+def test_the_folding_pattern_matches_exactly_the_characters_the_fold_changes() -> None:
+    """fold() returns a text the pattern finds nothing in as it is (a review found folding
+    each hit's text the cost of a phrase matched as written)."""
+    folds = unicode61.fold_table()
+    pattern = tokens.folding_pattern()
+    found = {
+        code for code in range(0x110000) if code not in SURROGATES and pattern.match(chr(code))
+    }
+    assert found == {code for code, folded in enumerate(folds) if folded != code}
+
+
+def test_a_text_comes_of_other_characters_fold_when_one_of_its_own_does() -> None:
+    assert tokens.folded_from_others("後v2")  # "V" folds to "v"
+    assert not any(map(tokens.folded_from_others, ["す。", "ン・", "ｶ・", "２後", "\uff21。"]))
 
 
 def segment(code: int) -> str:

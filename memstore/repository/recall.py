@@ -19,7 +19,7 @@ from memstore.queries import RecallFilters
 from memstore.repository import search_bounds, speaker_names
 from memstore.repository.hit_pages import MessageHit
 from memstore.repository.memories import MEMORY_FIELDS, StoredMemory, in_force_sql
-from memstore.repository.messages import SPEAKER_NAMES, written_sql
+from memstore.repository.messages import SPEAKER_NAMES, written_params, written_sql
 from memstore.repository.tier_hits import tier_hits, tier_parts
 from memstore.store.fts_names import (
     MEMORIES_FTS,
@@ -151,8 +151,7 @@ def history_hits(
     if search_bounds.scan_limit(longest) > search_bounds.BOUNDED_MESSAGES:  # as far as it pays
         bounds = search_bounds.pk_bounds(connection, filters, longest)
     total = indexed_messages(connection)
-    signals = ranking_signals(named, periods) | bounds.params()
-    signals["written"] = written_sequence(query, mode)
+    signals = ranking_signals(named, periods, written_sequence(query, mode)) | bounds.params()
     for tier in tiers:
         searched = tier_parts(query, ranking.weighted_parts(tier, documents, total))
         if searched is not None:
@@ -191,12 +190,15 @@ def sqlite_varint(data: bytes) -> int:
     return value
 
 
-def ranking_signals(named: str, periods: Sequence[tuple[datetime, datetime]]) -> dict[str, Any]:
+def ranking_signals(
+    named: str, periods: Sequence[tuple[datetime, datetime]], written: str | None = None
+) -> dict[str, Any]:
     """The parameters of :data:`~memstore.repository.tier_hits.TIER_HITS` besides the tier's
     own, the filters and the pk bounds: the speakers the query names (``named``, see
     :func:`~memstore.repository.speaker_names.named_speakers`), the ``periods`` (instants),
-    and the signals' weights."""
-    return {
+    the signals' weights, and the text every hit holds as ``written`` (see
+    :func:`~memstore.text.fts_query.written_sequence`), or None."""
+    return written_params(written) | {
         "speakers": named,
         "speaker_weight": ranking.SPEAKER_WEIGHT,
         "periods": json.dumps([[format_utc(start), format_utc(end)] for start, end in periods]),
@@ -214,9 +216,8 @@ def memory_params(
     written: str | None = None,
 ) -> dict[str, Any]:
     """The parameters of :data:`MEMORY_MATCHES` but the filters'."""
-    return {
+    return written_params(written) | {
         "query": match,
-        "written": written,
         "content": content,
         "pairs": pairs,
         "pair_weight": ranking.MEMORY_PAIR_WEIGHT,

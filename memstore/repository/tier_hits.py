@@ -227,15 +227,6 @@ def tier_parts(
     return {"source": PARTS, "parts": json.dumps(weights), "said": said, "rounded": selected}
 
 
-BOUNDS = {
-    "candidates": ranking.CANDIDATES,
-    "wide": WIDE_CANDIDATES,
-    "reach": ranking.REACH,
-    "around": 2 * ranking.REACH,  # the hits whose own ranks the ranked ones add
-}
-"""The parameters of a bounded tier's first read (:data:`BEST_HITS`, :data:`LATE_BEST_HITS`)."""
-
-
 # A bounded tier_hits: first the ranking.CANDIDATES hits of best own rank and the hits near
 # them (a role alone checked on the best hits first when no named speaker or period weighs
 # the hits: see LATE_BEST_HITS); then, if the caller takes them all and there are more,
@@ -250,13 +241,11 @@ def tier_hits(
     first: int,
 ) -> Iterator[MessageHit]:
     """The hits of one tier (see :func:`tier_parts`), best rank first (then by pk), ranked
-    with the ``signals`` (the named speakers and periods, the weights, the pk bounds; the
-    text the hits hold as written) and their neighbours' own ranks (see
-    :func:`~memstore.text.neighbours.neighbour_ranks`); ``bounded``, the candidates first
-    (see the note above); ``first``: how many hits to read with their text at first (see
-    :func:`read_best_first`)."""
-    signalled = any(signals[name] != "[]" for name in ("speakers", "periods"))
-    signalled |= signals["written"] is not None  # read from each hit's row, as the signals are
+    with the ``signals`` (named speakers and periods, weights, pk bounds, the text the hits
+    hold as written) and their neighbours' own ranks (:func:`neighbour_ranks`); ``bounded``,
+    the candidates first (see the note above); ``first``: how many hits to read with their
+    text at first (see :func:`read_best_first`)."""
+    signalled = (signals["speakers"], signals["periods"], signals["written"]) != ("[]", "[]", None)
     rounded = tier.get("rounded", False)
     filtered = filters.any() or signalled
     every = TIER_HITS[tier["source"], filtered, False]
@@ -266,7 +255,13 @@ def tier_hits(
         role_alone = filters.role is not None and filters == RecallFilters(role=filters.role)
         late = role_alone and not signalled
         best = LATE_TIER_HITS[tier["source"]] if late else TIER_HITS[tier["source"], filtered, True]
-        near = near_hits(connection.execute(best, params | BOUNDS))
+        bounds = {
+            "candidates": ranking.CANDIDATES,
+            "wide": WIDE_CANDIDATES,
+            "reach": ranking.REACH,
+            "around": 2 * ranking.REACH,  # the hits whose own ranks the ranked ones add
+        }
+        near = near_hits(connection.execute(best, params | bounds))
         ranked = neighbour_ranks(near.hits, near.ranked, rounded=rounded)
         yield from read_best_first(connection, *ranked, first)
         if near.candidates < ranking.CANDIDATES:
