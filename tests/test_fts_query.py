@@ -338,6 +338,7 @@ def test_an_any_querys_content_words_rank_memories_first(
     ("query", "mode", "expected"),
     [
         (" ン・ス ", "phrase", "ン・ス"),  # outer spaces are no part of it
+        ("\ufeff ン・\u200b", "phrase", "ン・"),  # nor pasted invisible marks
         ("「Café映画", "phrase", "「cafe映画"),  # folded as the index folds
         ("ン・ス", "any", None),  # only a phrase is matched as written
         ("ジョン スミス", "phrase", None),  # spaced: its words, as FTS5 matches them

@@ -30,6 +30,8 @@ MODES = values(Mode)
 MAX_QUERY_CHARS = 512
 MAX_DISTINCT_TOKENS = 32
 LONG_RUN_CHARS = 4  # a longer CJK run in an any or all query is searched as its pairs
+INVISIBLE = "\u200b\u200c\u200d\u200e\u200f\u2060\ufeff"
+"""Zero-width spaces, joiners and direction marks, the word joiner and the byte order mark."""
 PartKind = Literal["word", "pair", "phrase", "filter"]
 PartRole = Literal["gate", "rank", "veto"]
 
@@ -120,8 +122,10 @@ def written_sequence(text: str, mode: Mode) -> str | None:
     form's run ends before it and before other letters as it does before a space, so the
     phrase of the words alone was too wide ("ン・" matched "ジョンとスミス", "後v2" matched
     "後 v2"): issue 16 asks a CJK phrase to match exactly the texts holding it (found by
-    review). A run of CJK characters alone is the phrase of its characters, exact as it is."""
-    written = text.strip()
+    review). A run of CJK characters alone is the phrase of its characters, exact as it is.
+    Spaces and invisible marks (a pasted zero-width space or byte order mark) around it are no
+    part of it."""
+    written = text.strip().strip(INVISIBLE).strip()
     if mode != "phrase" or written.isascii() or any(c.isspace() for c in written):
         return None
     if not cjk.holds_cjk(written) or cjk.is_cjk(written):
