@@ -60,6 +60,8 @@ def test_a_phrase_across_scripts_and_runs(talk: MemoryService) -> None:
         ("ー・", set()),  # ー is in "スーパー" but never before ・
         ("後v2", {"見た後v2"}),  # not "見た後 v2"
         ("後v3", {"その後V3"}),  # folded as the index folds
+        ("ね。ok", {"ですね。OK"}),
+        ("事。", {"大\u0307事\u0307。"}),  # emphasis dots the fold removes (found by review)
     ],
 )
 def test_a_phrase_with_punctuation_among_cjk_matches_it_as_written(
@@ -75,6 +77,8 @@ def test_a_phrase_with_punctuation_among_cjk_matches_it_as_written(
         "見た後v2",
         "見た後 v2",
         "その後V3",
+        "ですね。OK",
+        "大\u0307事\u0307。",
     )
     for text in (*texts, "スーパー ・ 見た"):
         service.record_message(session.id, "user", text)

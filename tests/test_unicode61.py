@@ -11,6 +11,10 @@ import sqlite3
 from collections import Counter
 from contextlib import closing
 
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
 from memstore.store.unicode61 import SURROGATES, TOKENIZE, sqlite_folds, sqlite_roles
 from memstore.text import cjk, tokens, unicode61
 from memstore.text.fts_query import build_match
@@ -30,20 +34,33 @@ def test_the_table_is_what_the_linked_sqlite_does() -> None:
     assert changed == sqlite_folds() | removed
 
 
-def test_the_folding_pattern_matches_exactly_the_characters_the_fold_changes() -> None:
-    """fold() returns a text the pattern finds nothing in as it is (a review found folding
-    each hit's text the cost of a phrase matched as written)."""
+def test_the_folding_pattern_matches_exactly_the_characters_above_ascii_that_fold() -> None:
+    """fold() lowercases the ASCII capitals of a text the pattern finds nothing in (a review
+    found folding each hit's text the cost of a phrase matched as written)."""
     folds = unicode61.fold_table()
-    pattern = tokens.folding_pattern()
-    found = {
-        code for code in range(0x110000) if code not in SURROGATES and pattern.match(chr(code))
-    }
-    assert found == {code for code, folded in enumerate(folds) if folded != code}
+    pattern = tokens.non_ascii_folding_pattern()
+    found = {code for code in range(0x110000) if pattern.match(chr(code))}
+    assert found == {code for code, folded in enumerate(folds) if folded != code and code >= 128}
 
 
-def test_a_text_comes_of_other_characters_fold_when_one_of_its_own_does() -> None:
-    assert tokens.folded_from_others("後v2")  # "V" folds to "v"
-    assert not any(map(tokens.folded_from_others, ["す。", "ン・", "ｶ・", "２後", "\uff21。"]))
+def test_every_character_the_fold_removes_starts_with_the_lead_byte() -> None:
+    removed = [chr(code) for code, folded in enumerate(unicode61.fold_table()) if folded is None]
+    assert removed and all(char.encode()[:1] == tokens.REMOVED_LEAD for char in removed)
+
+
+@pytest.mark.parametrize(
+    ("folded", "literal"),
+    [("す。ok", "す。"), ("ン・", "ン・"), ("a後bc映画。d", "映画。"), ("\uff21。", "\uff21。")],
+)
+def test_the_literal_run_is_the_longest_no_other_character_folds_to(
+    folded: str, literal: str
+) -> None:
+    assert tokens.literal_run(folded) == literal
+
+
+@given(st.text())
+def test_fold_is_the_translation_of_each_character(text: str) -> None:
+    assert tokens.fold(text) == text.translate(unicode61.fold_table())
 
 
 def segment(code: int) -> str:

@@ -20,7 +20,7 @@ from memstore.sources import BYTE_MARK
 from memstore.store.connections import FOLD_FUNCTION, INDEX_FOLD_FUNCTION
 from memstore.text.cjk import index_form
 from memstore.text.order import after_prefix
-from memstore.text.tokens import folded_from_others
+from memstore.text.tokens import REMOVED_LEAD, literal_run
 from memstore.times import format_utc, parse_utc
 
 MESSAGE_COLUMNS = "id, session_id, sequence, role, content, created_at, status, source_ref, speaker"
@@ -98,20 +98,23 @@ def written_sql(alias: str) -> str:
     """The SQL condition that the text of the record ``alias`` names, folded as the index
     folds it, holds ``:written`` (a phrase as written: see
     :func:`memstore.text.fts_query.written_sequence`), true when that is NULL, with the
-    parameters of :func:`written_params`. The text is folded only where the fold can make
-    ``:written`` of other characters: folding each hit's text took 1.1 s for "す。" over
-    20,000 messages of 1,000 characters, found by review, and its own text is as good where
-    no character of ``:written`` comes of another's fold (CJK text and its punctuation)."""
-    return f"""(CASE WHEN :written IS NULL OR instr({alias}.content, :written) > 0 THEN 1
-                     WHEN :as_is THEN 0
-                     ELSE instr({INDEX_FOLD_FUNCTION}({alias}.content), :written) > 0 END)"""
+    parameters of :func:`written_params`. The text is folded only where it holds the
+    phrase's :func:`~memstore.text.tokens.literal_run` or a character the fold removes:
+    folding each hit's text took 1.1 s for "す。" over 20,000 messages of 1,000 characters
+    (found by review), and a text holding neither cannot hold the phrase when folded."""
+    text = f"{alias}.content"
+    folded = f"instr({INDEX_FOLD_FUNCTION}({text}), :written) > 0"
+    # each mention of the text reads it again: a long one from its overflow pages
+    return f"""(CASE WHEN :written IS NULL OR instr({text}, :written) > 0 THEN 1
+                     WHEN :literal <> :written AND instr({text}, :literal) > 0 THEN {folded}
+                     WHEN instr(CAST({text} AS BLOB), :removed) > 0 THEN {folded}
+                     ELSE 0 END)"""
 
 
 def written_params(written: str | None) -> dict[str, Any]:
-    """The parameters of :func:`written_sql`: ``written``, and ``as_is``, whether a text
-    holds its fold only where it holds it as it is (see
-    :func:`memstore.text.tokens.folded_from_others`)."""
-    return {"written": written, "as_is": written is None or not folded_from_others(written)}
+    """The parameters of :func:`written_sql` for the folded phrase ``written`` (or None)."""
+    literal = None if written is None else literal_run(written)
+    return {"written": written, "literal": literal, "removed": REMOVED_LEAD}
 
 
 def searchable_sql(alias: str = "") -> str:
