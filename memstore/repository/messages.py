@@ -17,10 +17,10 @@ from memstore.repository.stored_values import (
     typed_row,
 )
 from memstore.sources import BYTE_MARK
-from memstore.store.connections import FOLD_FUNCTION, INDEX_FOLD_FUNCTION
+from memstore.store.connections import FOLD_FUNCTION, HOLDS_FOLDED_FUNCTION
 from memstore.text.cjk import index_form
 from memstore.text.order import after_prefix
-from memstore.text.tokens import REMOVED_LEAD, literal_run
+from memstore.text.tokens import literal_run
 from memstore.times import format_utc, parse_utc
 
 MESSAGE_COLUMNS = "id, session_id, sequence, role, content, created_at, status, source_ref, speaker"
@@ -99,11 +99,12 @@ def written_sql(alias: str) -> str:
     folds it, holds ``:written`` (a phrase as written: see
     :func:`memstore.text.fts_query.written_sequence`), true when that is NULL, with the
     parameters of :func:`written_params`. The text is folded only where it holds the
-    phrase's :func:`~memstore.text.tokens.literal_run` or a character the fold removes:
-    folding each hit's text took 1.1 s for "す。" over 20,000 messages of 1,000 characters
-    (found by review), and a text holding neither cannot hold the phrase when folded."""
+    phrase's :func:`~memstore.text.tokens.literal_run` or a character the fold removes (see
+    :func:`~memstore.text.tokens.holds_folded`), both looked for in SQL: folding each hit's
+    text took 1.1 s for "す。" over 20,000 messages of 1,000 characters (found by review),
+    and calling Python for each hit that lacks the phrase twice as long as SQL's checks."""
     text = f"{alias}.content"
-    folded = f"instr({INDEX_FOLD_FUNCTION}({text}), :written) > 0"
+    folded = f"{HOLDS_FOLDED_FUNCTION}({text}, :written, :literal)"
     # each mention of the text reads it again: a long one from its overflow pages
     return f"""(CASE WHEN :written IS NULL OR instr({text}, :written) > 0 THEN 1
                      WHEN :literal <> :written AND instr({text}, :literal) > 0 THEN {folded}
@@ -111,10 +112,23 @@ def written_sql(alias: str) -> str:
                      ELSE 0 END)"""
 
 
-def written_params(written: str | None) -> dict[str, Any]:
-    """The parameters of :func:`written_sql` for the folded phrase ``written`` (or None)."""
-    literal = None if written is None else literal_run(written)
-    return {"written": written, "literal": literal, "removed": REMOVED_LEAD}
+UNWRITTEN = {"written": None, "literal": None, "removed": None}
+"""The parameters of :func:`written_sql` for no phrase matched as written."""
+REMOVED_LEAD = b"\xcc"
+"""The first UTF-8 byte of each character the fold removes (U+0300 to U+0331; a test checks
+the table), which no other byte of UTF-8 is."""
+
+
+def written_params(connection: sqlite3.Connection, written: str | None) -> dict[str, Any]:
+    """The parameters of :func:`written_sql` for the folded phrase ``written`` (or None).
+    ``:removed`` is what the bytes of a text that holds a character the fold removes hold: in
+    a database whose text is not UTF-8, the empty string, which every text holds (found by
+    review: a UTF-16 store missed such texts)."""
+    if written is None:
+        return UNWRITTEN
+    (encoding,) = connection.execute("PRAGMA encoding").fetchone()
+    removed = REMOVED_LEAD if encoding == "UTF-8" else b""
+    return {"written": written, "literal": literal_run(written), "removed": removed}
 
 
 def searchable_sql(alias: str = "") -> str:

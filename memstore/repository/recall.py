@@ -19,7 +19,12 @@ from memstore.queries import RecallFilters
 from memstore.repository import search_bounds, speaker_names
 from memstore.repository.hit_pages import MessageHit
 from memstore.repository.memories import MEMORY_FIELDS, StoredMemory, in_force_sql
-from memstore.repository.messages import SPEAKER_NAMES, written_params, written_sql
+from memstore.repository.messages import (
+    SPEAKER_NAMES,
+    UNWRITTEN,
+    written_params,
+    written_sql,
+)
 from memstore.repository.tier_hits import tier_hits, tier_parts
 from memstore.store.fts_names import (
     MEMORIES_FTS,
@@ -151,7 +156,8 @@ def history_hits(
     if search_bounds.scan_limit(longest) > search_bounds.BOUNDED_MESSAGES:  # as far as it pays
         bounds = search_bounds.pk_bounds(connection, filters, longest)
     total = indexed_messages(connection)
-    signals = ranking_signals(named, periods, written_sequence(query, mode)) | bounds.params()
+    written = written_params(connection, written_sequence(query, mode))
+    signals = ranking_signals(named, periods) | written | bounds.params()
     for tier in tiers:
         searched = tier_parts(query, ranking.weighted_parts(tier, documents, total))
         if searched is not None:
@@ -190,15 +196,13 @@ def sqlite_varint(data: bytes) -> int:
     return value
 
 
-def ranking_signals(
-    named: str, periods: Sequence[tuple[datetime, datetime]], written: str | None = None
-) -> dict[str, Any]:
+def ranking_signals(named: str, periods: Sequence[tuple[datetime, datetime]]) -> dict[str, Any]:
     """The parameters of :data:`~memstore.repository.tier_hits.TIER_HITS` besides the tier's
     own, the filters and the pk bounds: the speakers the query names (``named``, see
     :func:`~memstore.repository.speaker_names.named_speakers`), the ``periods`` (instants),
-    the signals' weights, and the text every hit holds as ``written`` (see
-    :func:`~memstore.text.fts_query.written_sequence`), or None."""
-    return written_params(written) | {
+    the signals' weights, and no phrase matched as written (see
+    :func:`~memstore.repository.messages.written_params`)."""
+    return UNWRITTEN | {
         "speakers": named,
         "speaker_weight": ranking.SPEAKER_WEIGHT,
         "periods": json.dumps([[format_utc(start), format_utc(end)] for start, end in periods]),
@@ -213,10 +217,12 @@ def memory_params(
     pairs: str | None,
     now: datetime,
     limit: int,
-    written: str | None = None,
+    written: Mapping[str, Any] = UNWRITTEN,
 ) -> dict[str, Any]:
-    """The parameters of :data:`MEMORY_MATCHES` but the filters'."""
-    return written_params(written) | {
+    """The parameters of :data:`MEMORY_MATCHES` but the filters'; ``written``, those of
+    :func:`~memstore.repository.messages.written_params`."""
+    return {
+        **written,
         "query": match,
         "content": content,
         "pairs": pairs,
@@ -264,6 +270,7 @@ def memory_hits(
     Session and role filters go through the memory's source messages, so a memory with no
     source message never matches them; since / until filter its creation time.
     """
-    params = memory_params(match, content, pairs, now, limit, written) | filters.params()
+    written_as = written_params(connection, written)
+    params = memory_params(match, content, pairs, now, limit, written_as) | filters.params()
     found = connection.execute(MEMORY_HITS[stemmed, content is not None], params)
     return [StoredMemory.from_row(row) for row in found]

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from memstore.errors import Fts5Unavailable, StoreBusy
 from memstore.store import readers
-from memstore.text.tokens import fold
+from memstore.text.tokens import holds_folded
 
 BUSY_TIMEOUT_MS = 500
 FTS5_PROBE = "CREATE VIRTUAL TABLE probe USING fts5(x)"
@@ -54,22 +54,22 @@ def casefolded(value: str | bytes | int | float | None) -> str | bytes | int | f
     return value.casefold() if isinstance(value, str) else value
 
 
-INDEX_FOLD_FUNCTION = "memstore_index_fold"
-"""The SQL function of one argument that gives text folded as the index folds its words
-(:func:`memstore.text.tokens.fold`) and any other value as it is."""
+HOLDS_FOLDED_FUNCTION = "memstore_holds_folded"
+"""The SQL function of three arguments, a text, a folded phrase and its literal run, that
+tells whether the text folded as the index folds its words holds the phrase (see
+:func:`memstore.text.tokens.holds_folded`); false for a value that is not text."""
 
 
-def index_folded(value: str | bytes | int | float | None) -> str | bytes | int | float | None:
-    """``value`` folded as the index folds it when it is text, else as it is (see
-    :data:`INDEX_FOLD_FUNCTION`)."""
-    return fold(value) if isinstance(value, str) else value
+def holds_folded_text(value: object, written: str, literal: str) -> bool:
+    """:data:`HOLDS_FOLDED_FUNCTION`."""
+    return isinstance(value, str) and holds_folded(value, written, literal)
 
 
 def add_functions(connection: sqlite3.Connection) -> None:
     """Give ``connection`` the SQL functions memstore's statements call
-    (:data:`FOLD_FUNCTION`, :data:`INDEX_FOLD_FUNCTION`)."""
+    (:data:`FOLD_FUNCTION`, :data:`HOLDS_FOLDED_FUNCTION`)."""
     connection.create_function(FOLD_FUNCTION, 1, casefolded, deterministic=True)
-    connection.create_function(INDEX_FOLD_FUNCTION, 1, index_folded, deterministic=True)
+    connection.create_function(HOLDS_FOLDED_FUNCTION, 3, holds_folded_text, deterministic=True)
 
 
 TO_WAL = "PRAGMA journal_mode = WAL"

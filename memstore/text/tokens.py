@@ -195,19 +195,31 @@ def fold_results() -> frozenset[str]:
     return frozenset(chr(folded) for code, folded in enumerate(table) if folded not in (code, None))
 
 
-REMOVED_LEAD = b"\xcc"
-"""The first UTF-8 byte of each character :func:`fold` removes (U+0300 to U+0331; a test
-checks the table): where a text has none, its characters fold one to one."""
+@functools.cache
+def removed_pattern() -> re.Pattern[str]:
+    """Matches a character :func:`fold` removes (combining marks such as U+0307)."""
+    removed = (chr(code) for code, folded in enumerate(fold_table()) if folded is None)
+    return re.compile(f"[{''.join(map(re.escape, removed))}]")
 
 
 def literal_run(folded: str) -> str:
     """The longest run of characters of the ``folded`` text that :func:`fold` makes of no
-    other character (the first of the longest): a text whose fold holds ``folded`` holds
-    that run as it is, unless it holds a character the fold removes (see
-    :data:`REMOVED_LEAD`)."""
+    other character (the first of the longest)."""
     results = fold_results()
     runs = "".join("\0" if char in results else char for char in folded).split("\0")
     return max(runs, key=len)
+
+
+def holds_folded(text: str, written: str, literal: str) -> bool:
+    """Whether the :func:`fold` of ``text`` holds the folded ``written``, whose
+    :func:`literal_run` is ``literal``. Where ``text`` holds no character the fold removes,
+    its characters fold one to one, so it holds ``literal`` as it is if its fold holds
+    ``written``: only then is it folded."""
+    if written in text:
+        return True
+    if literal not in text and removed_pattern().search(text) is None:
+        return False
+    return written in fold(text)
 
 
 def fold(text: str) -> str:
@@ -219,5 +231,5 @@ def fold(text: str) -> str:
     if text.isascii():
         return text.lower()
     if non_ascii_folding_pattern().search(text) is None:  # only ASCII capitals fold
-        return text.encode().lower().decode()
+        return text.encode(errors="surrogatepass").lower().decode(errors="surrogatepass")
     return text.translate(fold_table())
