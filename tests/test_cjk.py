@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
-from contextlib import closing
-from pathlib import Path
-
 import pytest
 
 from memstore import MemoryService
@@ -91,23 +87,6 @@ def test_a_phrase_with_punctuation_among_cjk_matches_it_as_written(
         service.remember(text)
     memories = service.recall(query, mode="phrase", history=False).memories
     assert {m.content for m in memories} == expected
-
-
-def test_a_utf16_store_finds_a_phrase_across_a_mark_the_fold_removes(tmp_path: Path) -> None:
-    """Found by review: the check for such marks read UTF-8 bytes, and missed them here."""
-    path = tmp_path / "utf16.sqlite3"
-    with closing(sqlite3.connect(path)) as connection:
-        connection.execute("PRAGMA encoding = 'UTF-16le'")
-        connection.execute("CREATE TABLE t (x)")
-        connection.execute("DROP TABLE t")
-        connection.execute("VACUUM")  # one empty page: a file memstore takes for a new store
-    service = MemoryService(path)
-    session = service.start_session()
-    service.record_message(session.id, "user", "大\u0307事\u0307。")
-    memory = service.remember("大\u0307事\u0307。")
-    result = service.recall("事。", mode="phrase")
-    assert [m.id for m in result.memories] == [memory.id]
-    assert [c.messages[0].content for c in result.conversations] == ["大\u0307事\u0307。"]
 
 
 def test_a_partner_without_the_written_phrase_is_not_the_matched_message(

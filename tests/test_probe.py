@@ -116,6 +116,22 @@ def test_another_tools_empty_version_table_makes_a_database_another_applications
     assert path.read_bytes() == before
 
 
+@pytest.mark.parametrize("encoding", ["UTF-16le", "UTF-16be"])
+def test_an_empty_utf16_database_is_not_made_a_store(tmp_path: Path, encoding: str) -> None:
+    """Found by review: an import wrote UTF-8 bytes that SQLite read as UTF-16, cutting a
+    byte off each message of odd length ("Hola Morgan" was stored as "Hola Morga")."""
+    path = tmp_path / "utf16.sqlite3"
+    with closing(sqlite3.connect(path)) as connection:
+        connection.execute(f"PRAGMA encoding = '{encoding}'")
+        connection.execute("CREATE TABLE t (x)")
+        connection.execute("DROP TABLE t")
+        connection.execute("VACUUM")  # one empty page, which a UTF-8 file would become a store
+    before = path.read_bytes()
+    with pytest.raises(FileError, match=f"stores text as {encoding}"):
+        MemoryService(path).remember("Diego likes tea.")
+    assert path.read_bytes() == before
+
+
 @pytest.mark.parametrize("command", [["recall", "tea"], ["check"], ["memories"], ["sessions"]])
 def test_a_file_at_alembic_base_is_refused_by_reading_commands_as_an_empty_one_is(
     runner: CliRunner, tmp_path: Path, command: list[str]

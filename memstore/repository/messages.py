@@ -116,19 +116,15 @@ UNWRITTEN = {"written": None, "literal": None, "removed": None}
 """The parameters of :func:`written_sql` for no phrase matched as written."""
 REMOVED_LEAD = b"\xcc"
 """The first UTF-8 byte of each character the fold removes (U+0300 to U+0331; a test checks
-the table), which no other byte of UTF-8 is."""
+the table), which no other byte of UTF-8 is (memstore's stores hold UTF-8: see
+:func:`memstore.store.probe.emptied`)."""
 
 
-def written_params(connection: sqlite3.Connection, written: str | None) -> dict[str, Any]:
-    """The parameters of :func:`written_sql` for the folded phrase ``written`` (or None).
-    ``:removed`` is what the bytes of a text that holds a character the fold removes hold: in
-    a database whose text is not UTF-8, the empty string, which every text holds (found by
-    review: a UTF-16 store missed such texts)."""
+def written_params(written: str | None) -> dict[str, Any]:
+    """The parameters of :func:`written_sql` for the folded phrase ``written`` (or None)."""
     if written is None:
         return UNWRITTEN
-    (encoding,) = connection.execute("PRAGMA encoding").fetchone()
-    removed = REMOVED_LEAD if encoding == "UTF-8" else b""
-    return {"written": written, "literal": literal_run(written), "removed": removed}
+    return {"written": written, "literal": literal_run(written), "removed": REMOVED_LEAD}
 
 
 def searchable_sql(alias: str = "") -> str:

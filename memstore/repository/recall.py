@@ -156,7 +156,7 @@ def history_hits(
     if search_bounds.scan_limit(longest) > search_bounds.BOUNDED_MESSAGES:  # as far as it pays
         bounds = search_bounds.pk_bounds(connection, filters, longest)
     total = indexed_messages(connection)
-    written = written_params(connection, written_sequence(query, mode))
+    written = written_params(written_sequence(query, mode))
     signals = ranking_signals(named, periods) | written | bounds.params()
     for tier in tiers:
         searched = tier_parts(query, ranking.weighted_parts(tier, documents, total))
@@ -270,7 +270,7 @@ def memory_hits(
     Session and role filters go through the memory's source messages, so a memory with no
     source message never matches them; since / until filter its creation time.
     """
-    written_as = written_params(connection, written)
+    written_as = written_params(written)
     params = memory_params(match, content, pairs, now, limit, written_as) | filters.params()
     found = connection.execute(MEMORY_HITS[stemmed, content is not None], params)
     return [StoredMemory.from_row(row) for row in found]

@@ -159,12 +159,11 @@ def pending(schema: Schema, path: Path, revisions: Mapping[str, int], code: int)
         code: The newest schema version this code ships.
 
     Returns:
-        True for an empty database (or one Alembic downgraded to base) or one at an older
-        version, False when it is up to date.
+        True for an empty database (or one at Alembic's base) or one at an older version.
 
     Raises:
-        FileError: For tables without either version table (another application's), or
-            no table but pages (:func:`emptied`).
+        FileError: For tables without either version table (another application's), no
+            table but pages or in UTF-16 (:func:`emptied`).
         SchemaError: If the versions have gaps, are newer than ``code``, or
             ``alembic_version`` is missing, names an unknown revision or disagrees with
             ``schema_migrations``.
@@ -183,22 +182,32 @@ def pending(schema: Schema, path: Path, revisions: Mapping[str, int], code: int)
                 f"{claims(schema)}); it was left untouched. Check --database or the "
                 "configuration's database setting.",
             )
-        if not schema.empty:
-            raise emptied(path, schema.pages)
+        if not schema.empty or schema.encoding != "UTF-8":
+            raise emptied(path, schema)
         return True
     if problem is not None:
         raise refusal(schema, path, code, *problem)
     return schema.newest < code
 
 
-def emptied(path: Path, pages: int) -> FileError:
-    """The refusal of a database without a table that still holds pages: a store whose first
-    page lost its list of tables, or another program's emptied database (found by review:
-    `remember` set a new store up over a damaged one, and its data was lost for good)."""
+def emptied(path: Path, schema: Schema) -> FileError:
+    """The refusal of a database without a table that cannot become a store: one that still
+    holds pages, a store whose first page lost its list of tables or another program's
+    emptied database (found by review: `remember` set a new store up over a damaged one, and
+    its data was lost for good); or an empty one that stores text in UTF-16, where memstore's
+    stores hold UTF-8 (found by review: an import writes the log's UTF-8 bytes, which SQLite
+    read as UTF-16, cutting a byte off each message of odd length)."""
+    if schema.empty:
+        return FileError(
+            str(path),
+            f"it is an empty database that stores text as {schema.encoding}; memstore's "
+            "databases store UTF-8. It was left untouched: move the file away (or delete it) "
+            "to start afresh.",
+        )
     return FileError(
         str(path),
-        f"it holds no table, but {pages} pages: a store whose schema was damaged, or another "
-        "program's emptied database; it was left untouched. Restore a verified backup "
+        f"it holds no table, but {schema.pages} pages: a store whose schema was damaged, or "
+        "another program's emptied database; it was left untouched. Restore a verified backup "
         "(README, Backup and recovery), or move the file away to start afresh.",
     )
 

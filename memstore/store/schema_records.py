@@ -14,6 +14,7 @@ ALEMBIC = "SELECT version_num FROM alembic_version"
 COLUMNS = "SELECT name FROM pragma_table_info(?)"
 MARKS = ("PRAGMA application_id", "PRAGMA user_version")
 PAGES = "PRAGMA page_count"
+ENCODING = "PRAGMA encoding"
 CORE_TABLES = ("sessions", "messages", "memories")  # revision 0001's, there ever since
 OWN_COLUMNS = {"schema_migrations": {"version", "applied_at"}, "alembic_version": {"version_num"}}
 NAMED = "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite%'"  # not SQLite's own
@@ -49,6 +50,9 @@ class Schema:
     """Whether a version table is not memstore's shape: other columns (golang-migrate's
     ``dirty``), or versions that are not whole numbers (Ruby's Sequel, a YYYYMMDD string):
     another tool's records."""
+    encoding: str = "UTF-8"
+    """How the database stores text (``PRAGMA encoding``): ``UTF-8``, ``UTF-16le`` or
+    ``UTF-16be``."""
 
     @property
     def at_base(self) -> bool:
@@ -101,6 +105,7 @@ def schema_of(connection: sqlite3.Connection) -> Schema:
         core,
         int(pages),
         foreign,
+        connection.execute(ENCODING).fetchone()[0],
     )
 
 
