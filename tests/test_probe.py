@@ -28,7 +28,8 @@ from memstore.adapters.cli import cli
 from memstore.errors import InvalidQuery
 from memstore.store import probe
 from memstore.store.database import Database
-from tests.conftest import REPO, at_base
+from tests.conftest import ALEMBIC_BASE, REPO, at_base
+from tests.test_migrations import upgrade
 
 EXAMPLES = REPO / "examples" / "logs"
 SPEAKERS = ["--speaker", "Diego=user", "--speaker", "Morgan=assistant"]
@@ -116,19 +117,52 @@ def test_another_tools_empty_version_table_makes_a_database_another_applications
     assert path.read_bytes() == before
 
 
-@pytest.mark.parametrize("encoding", ["UTF-16le", "UTF-16be"])
-def test_an_empty_utf16_database_is_not_made_a_store(tmp_path: Path, encoding: str) -> None:
-    """Found by review: an import wrote UTF-8 bytes that SQLite read as UTF-16, cutting a
-    byte off each message of odd length ("Hola Morgan" was stored as "Hola Morga")."""
-    path = tmp_path / "utf16.sqlite3"
+def utf16_database(path: Path, encoding: str, *statements: str) -> Path:
+    """An empty SQLite file that stores text in ``encoding``, after ``statements``."""
     with closing(sqlite3.connect(path)) as connection:
         connection.execute(f"PRAGMA encoding = '{encoding}'")
-        connection.execute("CREATE TABLE t (x)")
-        connection.execute("DROP TABLE t")
-        connection.execute("VACUUM")  # one empty page, which a UTF-8 file would become a store
+        for statement in statements or ("CREATE TABLE t (x)", "DROP TABLE t", "VACUUM"):
+            connection.execute(statement)
+        connection.commit()
+    return path
+
+
+@pytest.mark.parametrize("encoding", ["UTF-16le", "UTF-16be"])
+@pytest.mark.parametrize("base", [False, True])
+@pytest.mark.parametrize(
+    "command", [["remember", "Diego likes tea."], ["check"], ["recall", "tea"], ["memories"]]
+)
+def test_a_utf16_database_is_never_made_a_store(
+    runner: CliRunner, tmp_path: Path, encoding: str, base: bool, command: list[str]
+) -> None:
+    """Found by review: an import wrote UTF-8 bytes that SQLite read as UTF-16, cutting a
+    byte off each message of odd length ("Hola Morgan" was stored as "Hola Morga"); then
+    ``check`` called such a file one a `remember` sets up, and a file at Alembic's base was
+    still set up."""
+    statements = (f"CREATE TABLE {ALEMBIC_BASE}",) if base else ()
+    path = utf16_database(tmp_path / "utf16.sqlite3", encoding, *statements)
     before = path.read_bytes()
+    result = runner.invoke(cli, ["--database", str(path), *command])
+    error = json.loads(result.stderr)["error"]
+    assert result.exit_code == 1 and error["type"] == "FileError"
+    assert f"stores text as {encoding}" in error["message"]
     with pytest.raises(FileError, match=f"stores text as {encoding}"):
         MemoryService(path).remember("Diego likes tea.")
+    assert path.read_bytes() == before
+
+
+def test_a_store_an_earlier_memstore_made_in_utf16_is_refused(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    """Such a store (set up by Alembic, as earlier code did) cut imported text; it is left as
+    it is, with the reason."""
+    path = utf16_database(tmp_path / "utf16.sqlite3", "UTF-16le")
+    upgrade(path, "head")  # on a connection of its own, past memstore's refusal
+    before = path.read_bytes()
+    for arguments in (["check"], ["recall", "tea"], ["remember", "Diego likes tea."]):
+        result = runner.invoke(cli, ["--database", str(path), *arguments])
+        assert result.exit_code == 1, arguments
+        assert "stores text as UTF-16le" in json.loads(result.stderr)["error"]["message"]
     assert path.read_bytes() == before
 
 

@@ -39,7 +39,9 @@ def unstarted(path: Path) -> bool:
     of one page without a single schema object or an application's mark. A first import
     killed before its migration committed leaves such a file (found by review: ``check``
     refused it, 5 of 26 kills); a larger one without a schema object lost it (found by
-    review: a store whose first page was overwritten was called one that holds nothing).
+    review: a store whose first page was overwritten was called one that holds nothing). An
+    empty one that stores text in UTF-16 is none: memstore refuses it (found by review:
+    ``check`` proposed that `remember` set it up, which `remember` then refused).
 
     Raises:
         FileError: If the path is not a regular file (a FIFO, a folder, a device).
@@ -51,21 +53,21 @@ def unstarted(path: Path) -> bool:
     if status.st_size < probe.HEADER_BYTES:  # SQLite reads 1 byte as empty; no store does
         return False
     schema = read_schema(path)
-    return schema is not None and schema.empty
+    return schema is not None and schema.empty and schema.encoding == "UTF-8"
 
 
 def refuse_foreign(path: Path) -> None:
     """Raise the FileError that names another application's SQLite database at ``path``, and
-    what shows it is one (its tables, its marks: see :func:`probe.pending`); nothing for any
-    other file (found by review: ``check`` proposed that `remember` set it up, which
-    `remember` then refused).
+    what shows it is one (its tables, its marks: see :func:`probe.pending`), or a database
+    in UTF-16 that holds no store; nothing for any other file (found by review: ``check``
+    proposed that `remember` set it up, which `remember` then refused).
 
     Raises:
-        FileError: For another application's database.
+        FileError: For another application's database, or one without a store in UTF-16.
         StoreBusy: If another process kept the file locked past the probe's wait.
     """
     schema = read_schema(path)
-    if schema is not None and not schema.is_memstore:
+    if schema is not None and (schema.at_base or not schema.is_memstore):
         probe.pending(schema, path, migrations.revisions(), migrations.code_version())
 
 

@@ -162,14 +162,28 @@ def pending(schema: Schema, path: Path, revisions: Mapping[str, int], code: int)
         True for an empty database (or one at Alembic's base) or one at an older version.
 
     Raises:
-        FileError: For tables without either version table (another application's), no
-            table but pages or in UTF-16 (:func:`emptied`).
+        FileError: For another application's database, one without a table that still
+            holds pages (:func:`problem_of`), or one in UTF-16 (:func:`not_utf8`).
         SchemaError: If the versions have gaps, are newer than ``code``, or
             ``alembic_version`` is missing, names an unknown revision or disagrees with
             ``schema_migrations``.
     """
-    if schema.at_base:
-        return True  # `alembic downgrade base` leaves only an empty alembic_version table
+    problem = None if schema.at_base else problem_of(schema, path, revisions, code)
+    if schema.encoding != "UTF-8":
+        raise not_utf8(path, schema.encoding)
+    if schema.at_base or not schema.is_memstore:
+        return True  # empty, or what `alembic downgrade base` leaves of a store
+    if problem is not None:
+        raise refusal(schema, path, code, *problem)
+    return schema.newest < code
+
+
+def problem_of(
+    schema: Schema, path: Path, revisions: Mapping[str, int], code: int
+) -> tuple[str, str] | None:
+    """The version problem of a store (see :func:`version_problem`), or None, once
+    another application's database and one without a table that still holds pages
+    (:func:`emptied`) are refused with FileError."""
     problem = version_problem(schema, revisions, code) if schema.is_memstore else None
     # version records not memstore's and none of its tables: another tool's; its own
     # records without its tables: a damaged store, which check reports (found by review)
@@ -182,33 +196,32 @@ def pending(schema: Schema, path: Path, revisions: Mapping[str, int], code: int)
                 f"{claims(schema)}); it was left untouched. Check --database or the "
                 "configuration's database setting.",
             )
-        if not schema.empty or schema.encoding != "UTF-8":
-            raise emptied(path, schema)
-        return True
-    if problem is not None:
-        raise refusal(schema, path, code, *problem)
-    return schema.newest < code
+        if not schema.empty:
+            raise emptied(path, schema.pages)
+    return problem
 
 
-def emptied(path: Path, schema: Schema) -> FileError:
-    """The refusal of a database without a table that cannot become a store: one that still
-    holds pages, a store whose first page lost its list of tables or another program's
-    emptied database (found by review: `remember` set a new store up over a damaged one, and
-    its data was lost for good); or an empty one that stores text in UTF-16, where memstore's
-    stores hold UTF-8 (found by review: an import writes the log's UTF-8 bytes, which SQLite
-    read as UTF-16, cutting a byte off each message of odd length)."""
-    if schema.empty:
-        return FileError(
-            str(path),
-            f"it is an empty database that stores text as {schema.encoding}; memstore's "
-            "databases store UTF-8. It was left untouched: move the file away (or delete it) "
-            "to start afresh.",
-        )
+def emptied(path: Path, pages: int) -> FileError:
+    """The refusal of a database without a table that still holds pages: a store whose first
+    page lost its list of tables, or another program's emptied database (found by review:
+    `remember` set a new store up over a damaged one, and its data was lost for good)."""
     return FileError(
         str(path),
-        f"it holds no table, but {schema.pages} pages: a store whose schema was damaged, or "
-        "another program's emptied database; it was left untouched. Restore a verified backup "
+        f"it holds no table, but {pages} pages: a store whose schema was damaged, or another "
+        "program's emptied database; it was left untouched. Restore a verified backup "
         "(README, Backup and recovery), or move the file away to start afresh.",
+    )
+
+
+def not_utf8(path: Path, encoding: str) -> FileError:
+    """The refusal of a database that stores text in UTF-16, empty, at Alembic's base or a
+    store: memstore's stores hold UTF-8, which an import writes as it reads it from a log
+    (found by review: SQLite read those bytes as UTF-16, and cut a byte off each message of
+    odd length, which ``check`` called ok)."""
+    return FileError(
+        str(path),
+        f"it stores text as {encoding}, and memstore's databases store UTF-8 (an import into "
+        "it would cut text); it was left untouched. Move it away to start afresh.",
     )
 
 
