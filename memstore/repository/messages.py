@@ -117,7 +117,7 @@ UNWRITTEN = {"written": None, "literal": None, "removed": None}
 REMOVED_LEAD = b"\xcc"
 """The first UTF-8 byte of each character the fold removes (U+0300 to U+0331; a test checks
 the table), which no other byte of UTF-8 is (memstore's stores hold UTF-8: see
-:func:`memstore.store.probe.emptied`)."""
+:func:`memstore.store.probe.not_utf8`)."""
 
 
 def written_params(written: str | None) -> dict[str, Any]:
