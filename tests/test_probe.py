@@ -21,8 +21,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from alembic.config import Config
 from click.testing import CliRunner
 
+from alembic import command as alembic_command
 from memstore import FileError, MemoryService, SchemaError, StoreBusy, StoreReadOnly
 from memstore.adapters.cli import cli
 from memstore.errors import InvalidQuery
@@ -130,7 +132,8 @@ def utf16_database(path: Path, encoding: str, *statements: str) -> Path:
 @pytest.mark.parametrize("encoding", ["UTF-16le", "UTF-16be"])
 @pytest.mark.parametrize("base", [False, True])
 @pytest.mark.parametrize(
-    "command", [["remember", "Diego likes tea."], ["check"], ["recall", "tea"], ["memories"]]
+    "command",
+    [["remember", "Diego likes tea."], ["check"], ["recall", "tea"], ["diary", "2026-10-05"]],
 )
 def test_a_utf16_database_is_never_made_a_store(
     runner: CliRunner, tmp_path: Path, encoding: str, base: bool, command: list[str]
@@ -157,12 +160,17 @@ def test_a_store_an_earlier_memstore_made_in_utf16_is_refused(
     """Such a store (set up by Alembic, as earlier code did) cut imported text; it is left as
     it is, with the reason."""
     path = utf16_database(tmp_path / "utf16.sqlite3", "UTF-16le")
-    upgrade(path, "head")  # on a connection of its own, past memstore's refusal
+    upgrade(path, "0003")  # on a connection of its own, past memstore's refusal
     before = path.read_bytes()
     for arguments in (["check"], ["recall", "tea"], ["remember", "Diego likes tea."]):
         result = runner.invoke(cli, ["--database", str(path), *arguments])
         assert result.exit_code == 1, arguments
-        assert "stores text as UTF-16le" in json.loads(result.stderr)["error"]["message"]
+        message = json.loads(result.stderr)["error"]["message"]
+        assert "stores text as UTF-16le" in message and ".dump" in message
+    config = Config(str(REPO / "alembic.ini"))  # nor does a maintainer's upgrade take it
+    config.set_main_option("sqlalchemy.url", f"sqlite:///{path}")
+    with pytest.raises(SystemExit, match="stores text as UTF-16le"):
+        alembic_command.upgrade(config, "head")
     assert path.read_bytes() == before
 
 

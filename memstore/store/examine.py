@@ -53,34 +53,36 @@ def unstarted(path: Path) -> bool:
     if status.st_size < probe.HEADER_BYTES:  # SQLite reads 1 byte as empty; no store does
         return False
     schema = read_schema(path)
-    return schema is not None and schema.empty and schema.encoding == "UTF-8"
+    return schema is not None and schema.empty and not schema.utf16
 
 
 def refuse_foreign(path: Path) -> None:
     """Raise the FileError that names another application's SQLite database at ``path``, and
     what shows it is one (its tables, its marks: see :func:`probe.pending`), or a database
-    in UTF-16 that holds no store; nothing for any other file (found by review: ``check``
-    proposed that `remember` set it up, which `remember` then refused).
+    in UTF-16; nothing for any other file (found by review: ``check`` proposed that
+    `remember` set it up, which `remember` then refused; `alembic upgrade` migrated a store
+    in UTF-16).
 
     Raises:
-        FileError: For another application's database, or one without a store in UTF-16.
+        FileError: For another application's database, or one in UTF-16.
         StoreBusy: If another process kept the file locked past the probe's wait.
     """
     schema = read_schema(path)
-    if schema is not None and (schema.at_base or not schema.is_memstore):
+    if schema is not None and (schema.at_base or not schema.is_memstore or schema.utf16):
         probe.pending(schema, path, migrations.revisions(), migrations.code_version())
 
 
 def at_base(path: Path) -> bool:
     """Whether the existing file at ``path`` is one Alembic downgraded to base (its empty
     version table alone): no store yet, which only the commands that store something set
-    up, as they do an empty file.
+    up, as they do an empty file; one in UTF-16 is none, which every command refuses (found
+    by review: the diary showed an empty day of one).
 
     Raises:
         StoreBusy: If another process kept the file locked past the probe's wait.
     """
     schema = read_schema(path)
-    return schema is not None and schema.at_base
+    return schema is not None and schema.at_base and not schema.utf16
 
 
 def older_version(path: Path, location: str | None = None) -> int | None:

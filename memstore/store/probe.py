@@ -169,7 +169,7 @@ def pending(schema: Schema, path: Path, revisions: Mapping[str, int], code: int)
             ``schema_migrations``.
     """
     problem = None if schema.at_base else problem_of(schema, path, revisions, code)
-    if schema.encoding != "UTF-8":
+    if schema.utf16:
         raise not_utf8(path, schema.encoding)
     if schema.at_base or not schema.is_memstore:
         return True  # empty, or what `alembic downgrade base` leaves of a store
@@ -221,7 +221,9 @@ def not_utf8(path: Path, encoding: str) -> FileError:
     return FileError(
         str(path),
         f"it stores text as {encoding}, and memstore's databases store UTF-8 (an import into "
-        "it would cut text); it was left untouched. Move it away to start afresh.",
+        "it would cut text); it was left untouched. Move it away to start afresh; a store an "
+        "earlier memstore made in it can be copied into a new UTF-8 file with "
+        "`sqlite3 OLD .dump | sqlite3 NEW`.",
     )
 
 

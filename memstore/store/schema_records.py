@@ -65,6 +65,12 @@ class Schema:
         return self.alembic == () and alone and not (self.marked or self.foreign)
 
     @property
+    def utf16(self) -> bool:
+        """Whether it stores text in UTF-16, which memstore refuses (see
+        :func:`memstore.store.probe.not_utf8`)."""
+        return self.encoding != "UTF-8"
+
+    @property
     def empty(self) -> bool:
         """Whether the database holds nothing: no schema object and no application's mark,
         in at most one page (what a transaction that never committed leaves of a new file)."""
