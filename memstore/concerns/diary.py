@@ -50,15 +50,18 @@ def conversations(messages: Iterable[Message]) -> list[DiaryConversation]:
 
 
 def stored(path: Path) -> bool:
-    """Whether the database file holds anything: a missing or empty file, or one at
-    Alembic's base, is no store yet, and the diary never makes one (README: only the
-    commands that store create a database).
+    """Whether the database file holds anything: a missing or empty file, one of an empty
+    page (what a first import killed leaves: found by review, it was refused as an older
+    store) or one at Alembic's base is no store yet, and the diary never makes one (README:
+    only the commands that store create a database).
 
     Raises:
         FileError: If something other than a regular file is there.
     """
     status = files.store_file(path)
-    return status is not None and status.st_size > 0 and not examine.at_base(path)
+    if status is None or status.st_size == 0:
+        return False
+    return not (examine.unstarted(path) or examine.at_base(path))
 
 
 # The day's Markdown log

@@ -221,9 +221,8 @@ def not_utf8(path: Path, encoding: str) -> FileError:
     return FileError(
         str(path),
         f"it stores text as {encoding}, and memstore's databases store UTF-8 (an import into "
-        "it would cut text); it was left untouched. Move it away to start afresh; a store an "
-        "earlier memstore made in it can be copied into a new UTF-8 file with "
-        "`sqlite3 OLD .dump | sqlite3 NEW`.",
+        "it would cut text); it was left untouched. Move it away to start afresh, or copy a "
+        "store an earlier memstore made in it as the README says (`sqlite3 OLD .dump`).",
     )
 
 
