@@ -62,6 +62,8 @@ def test_a_phrase_across_scripts_and_runs(talk: MemoryService) -> None:
         ("後v3", {"その後V3"}),  # folded as the index folds
         ("ね。ok", {"ですね。OK"}),
         ("事。", {"大\u0307事\u0307。"}),  # emphasis dots the fold removes (found by review)
+        ('"映画"', {"映画を見た。", "「映画」は長かった"}),  # quotes around it mark a phrase
+        ("「映画」", {"映画を見た。", "「映画」は長かった"}),
     ],
 )
 def test_a_phrase_with_punctuation_among_cjk_matches_it_as_written(

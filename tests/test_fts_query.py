@@ -339,6 +339,9 @@ def test_an_any_querys_content_words_rank_memories_first(
     [
         (" ン・ス ", "phrase", "ン・ス"),  # outer spaces are no part of it
         ("\ufeff ン・\u200b", "phrase", "ン・"),  # nor pasted invisible marks
+        ('"映画"', "phrase", None),  # nor quotation marks around the whole (found by review)
+        ("「ン・ス」", "phrase", "ン・ス"),
+        ('"ン・"ス', "phrase", '"ン・"ス'),  # not around the whole
         ("「Café映画", "phrase", "「cafe映画"),  # folded as the index folds
         ("ン・ス", "any", None),  # only a phrase is matched as written
         ("ジョン スミス", "phrase", None),  # spaced: its words, as FTS5 matches them

@@ -32,6 +32,8 @@ MAX_DISTINCT_TOKENS = 32
 LONG_RUN_CHARS = 4  # a longer CJK run in an any or all query is searched as its pairs
 INVISIBLE = "\u200b\u200c\u200d\u200e\u200f\u2060\ufeff"
 """Zero-width spaces, joiners and direction marks, the word joiner and the byte order mark."""
+QUOTES = {'"': '"', "'": "'", "\u201c": "\u201d", "\u2018": "\u2019", "「": "」", "『": "』"}
+"""Each opening quotation mark and its closing one."""
 PartKind = Literal["word", "pair", "phrase", "filter"]
 PartRole = Literal["gate", "rank", "veto"]
 
@@ -124,8 +126,11 @@ def written_sequence(text: str, mode: Mode) -> str | None:
     "後 v2"): issue 16 asks a CJK phrase to match exactly the texts holding it (found by
     review). A run of CJK characters alone is the phrase of its characters, exact as it is.
     Spaces and invisible marks (a pasted zero-width space or byte order mark) around it are no
-    part of it."""
+    part of it, nor are quotation marks around the whole of it, which mark a phrase (found by
+    review: "映画" in quotes, as an agent writes a phrase, found nothing)."""
     written = text.strip().strip(INVISIBLE).strip()
+    if len(written) > 2 and QUOTES.get(written[0]) == written[-1]:
+        written = written[1:-1].strip()
     if mode != "phrase" or written.isascii() or any(c.isspace() for c in written):
         return None
     if not cjk.holds_cjk(written) or cjk.is_cjk(written):
