@@ -48,7 +48,10 @@ Query = Annotated[
 ]
 QueryMode = Annotated[
     Mode,
-    Field(description="any (any word), all (every word) or phrase (the words in a row)."),
+    Field(
+        description="any (any word), all (every word) or phrase (the words in a row; CJK text "
+        "with punctuation or other letters, as written)."
+    ),
 ]
 MostResults = Annotated[int | None, Field(description=f"Most results ({CAPPED}).", strict=True)]
 
