@@ -20,7 +20,14 @@ from memstore.guard.labels import label_kind
 from memstore.guard.normalize import variants, without_links
 from memstore.guard.payment import payment_kind
 
-__all__ = ["id_secret_kind", "reject_id", "reject_keyed", "reject_secrets", "secret_kind"]
+__all__ = [
+    "id_secret_kind",
+    "key_words",
+    "reject_id",
+    "reject_keyed",
+    "reject_secrets",
+    "secret_kind",
+]
 
 
 def secret_kind(text: str, *, entropy: bool = True) -> str | None:
@@ -88,6 +95,14 @@ def key_label(key: str) -> str:
     "wifi.password" and, as stored, "wifipassword" are "wifi password", lowercase, so that
     "wifiPasswordLocation" is no brand after a label (found by review: each let the content
     through, or refused "Fridge")."""
-    words = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", key)
-    words = re.sub(r"[\s_.-]+|(?i:(?=passw(?:or)?[dt]|passcode))", " ", words)
+    words = re.sub(r"(?i)(?=passw(?:or)?[dt]|passcode)", " ", key_words(key))
     return " ".join(re.sub(r"\d+$", "", words.strip()).split()).lower() or key
+
+
+def key_words(key: str) -> str:
+    """The words of a key as written, case and digits kept: its camelCase parts and the
+    parts between underscores, dots, hyphens and spaces ("bank_pin_4821" and "bankPin.4821"
+    are "bank pin 4821"), which the guard reads as a label and its value (found by review: a
+    key holding a PIN or a password passed as stored, where its spaced form was refused)."""
+    words = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", key)
+    return " ".join(re.split(r"[\s_.-]+", words)).strip()

@@ -36,6 +36,10 @@ WEAK_VERBS = {"to", "-", "—", "on", "er", "je", "este", "és", "là", "es el",
 COPULA = r"(?:です|でした|だ|입니다|이에요|예요|야)(?![\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af])"
 """A copula, not the start of a longer word ("だけ", "だと", "야간": found by review)."""
 CLOSED = re.compile(rf"[ \t]*{COPULA}|[」』】][ \t]*(?:$|[。.,;!?\n]|{COPULA})")
+# An apostrophe after a value that makes it a possessive, with more of the phrase after it:
+# the value is a name ("password is Movistar's default": found by review, the apostrophe was
+# read as a closing quote).
+POSSESSIVE = re.compile(r"['\u2019]s[ \t]+\w")
 
 
 def weak(found: re.Match[str]) -> bool:
@@ -49,6 +53,12 @@ def clause_closed(found: re.Match[str]) -> bool:
     """Whether a Japanese or Korean copula, or a corner bracket closing the clause, follows
     the value of ``found`` (see :data:`CLOSED`)."""
     return CLOSED.match(found.string, found.end("value")) is not None
+
+
+def possessive(found: re.Match[str]) -> bool:
+    """Whether the value of ``found`` is a possessive that a phrase goes on after (see
+    :data:`POSSESSIVE`), and so does not end its clause."""
+    return POSSESSIVE.match(found.string, found.end("value")) is not None
 
 
 def assigned(found: re.Match[str]) -> bool:

@@ -103,10 +103,11 @@ URL_SECRET = re.compile(
     r"=(?P<value>[^\s&#]+)",
     re.IGNORECASE,
 )
-# A .pgpass line: host:port:database:user:password (a host with a letter in it: not a MAC
-# address or a timestamp).
+# A .pgpass line: host:port:database:user:password (a host with a letter: no timestamp; no
+# run of hex groups, a MAC or IPv6 address: found by review, "3C:22:FB:A1:9E:07" refused).
 PGPASS = re.compile(
-    r"(?<![\w:])(?=[\w.-]{0,252}[A-Za-z])[\w.-]{1,253}:\d{2,5}:[^:\s]+:[^:\s]+:(?P<value>\S{4,})"
+    r"(?<![\w:])(?![0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){4,}(?![\w:]))"
+    r"(?=[\w.-]{0,252}[A-Za-z])[\w.-]{1,253}:\d{2,5}:[^:\s]+:[^:\s]+:(?P<value>\S{4,})"
 )
 WIFI_QR = re.compile(r"\bWIFI:(?:[^;\s]*;)*?P:(?P<value>[^;\s]+)")  # WIFI:T:WPA;S:Casa;P:...;;
 AUTH_HEADER = re.compile(

@@ -21,7 +21,7 @@ MEASURES = {"length", "size", "count", "limit", "expiry", "format", "type"}
 """The attributes a password or PIN label may name: a measure or a kind ("Password Length:
 128", "Password Type: alphanumeric"), of up to three digits or letters only."""
 COUNTS = {"count", "limit", "expiry"}  # of any number
-HEX = re.compile(r"[0-9a-fA-F]+")
+HEX = re.compile(r"(?:0x)?[0-9a-fA-F]+")  # an id as GnuPG prints it, "0x3F9A8B7C6D5E4F3A" too
 NAME_LIKE = re.compile(
     r"[A-Za-z][a-z]+(?:[-_.]?[A-Z]?[a-z]{2,}|[-_.][0-9]+)*(?:[-_.]?[0-9]+)?"
     r"|[a-z0-9]+(?:[-.][a-z0-9]+){2,}"
