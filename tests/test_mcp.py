@@ -206,6 +206,17 @@ def test_arguments_the_schema_refuses_are_an_invalid_input_tool_error(
             boolean = await session.call_tool("recall", {"query": "tea", "limit": True})
             assert boolean.is_error is True
             assert boolean.content[0].text.startswith("InvalidInput: limit: ")
+            # ... but 5.0 is the integer 5, as JSON Schema says (found by review: refused);
+            # 5.5 is no count.
+            await session.call_tool("remember", {"content": "Diego drinks green tea"})
+            floated = await session.call_tool("recall", {"query": "tea", "limit": 5.0})
+            assert floated.is_error is False
+            assert "Diego drinks green tea" in floated.content[0].text
+            paged = await session.call_tool("search_words", {"prefix": "te", "offset": 0.0})
+            assert paged.is_error is False
+            fraction = await session.call_tool("recall", {"query": "tea", "limit": 5.5})
+            assert fraction.is_error is True
+            assert fraction.content[0].text.startswith("InvalidInput: limit: ")
             # Found by review: a misspelled sessionId was dropped, and every session searched.
             unknown = await session.call_tool("recall", {"query": "tea", "sessionId": "ses_a"})
             assert unknown.is_error is True

@@ -7,16 +7,26 @@ repeats it. A Literal kind of :mod:`memstore.kinds` inside a type becomes the ar
 ``enum``. Arguments that several tools share (the filters and the paging) are one type each.
 Counts and switches are strict: ``true`` or ``"5"`` is refused, not read as 1 or 5, and
 ``"off"``, ``"yes"`` or ``1`` is no boolean (found by review: ``pinned: "off"`` unpinned).
+A count may be a whole number written with a fraction, ``5.0``, which JSON Schema's
+``integer`` allows and clients relaying a model's output send (found by review: refused).
 """
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 
 from memstore.kinds import Category, Mode, Scope, SearchRole
 
+
+def whole(value: object) -> object:
+    """``value`` as an int when it is a float with no fraction (``5.0`` is 5); anything else
+    as given, for the strict check of a count (``5.5``, ``true`` and ``"5"`` are refused)."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+WHOLE = BeforeValidator(whole)
 TIME_ZONE = "ISO 8601 time with a time zone, e.g. 2026-10-05T09:00:00+02:00"
 CAPPED = "at most, and by default, the store's max_results"
 
@@ -53,7 +63,11 @@ QueryMode = Annotated[
         "with punctuation or other letters, as written)."
     ),
 ]
-MostResults = Annotated[int | None, Field(description=f"Most results ({CAPPED}).", strict=True)]
+MostResults = Annotated[
+    int | None,
+    Field(description=f"Most results ({CAPPED}).", strict=True),
+    WHOLE,
+]
 
 # one memory
 MemoryId = Annotated[str, Field(description="The id of the memory, from list_memories or recall.")]
@@ -74,9 +88,11 @@ WordScope = Annotated[Scope, Field(description="history (conversations), memorie
 
 # paging
 Offset = Annotated[
-    int, Field(description="Where the page starts (a previous next_offset).", strict=True)
+    int,
+    Field(description="Where the page starts (a previous next_offset).", strict=True),
+    WHOLE,
 ]
-PageSize = Annotated[int | None, Field(description=f"Page size ({CAPPED}).", strict=True)]
+PageSize = Annotated[int | None, Field(description=f"Page size ({CAPPED}).", strict=True), WHOLE]
 
 # the filters of recall and the word queries
 SessionFilter = Annotated[str | None, Field(description="Only this conversation.")]
@@ -111,4 +127,5 @@ MessageId = Annotated[
 CharacterOffset = Annotated[
     int,
     Field(description="Character offset to read from (a previous next_offset).", strict=True),
+    WHOLE,
 ]
