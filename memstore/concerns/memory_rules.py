@@ -124,7 +124,7 @@ def reject_secret_key(key: str) -> None:
     from memstore.guard import key_words, reject_secrets
 
     stored = normalize_key(key) or ""  # its length first (see normalize_key)
-    for form in dict.fromkeys((key, stored, key_words(key))):
+    for form in dict.fromkeys((key, stored, key_words(key) or key)):
         reject_secrets(form, "key")
 
 

@@ -95,14 +95,21 @@ def key_label(key: str) -> str:
     "wifi.password" and, as stored, "wifipassword" are "wifi password", lowercase, so that
     "wifiPasswordLocation" is no brand after a label (found by review: each let the content
     through, or refused "Fridge")."""
-    words = re.sub(r"(?i)(?=passw(?:or)?[dt]|passcode)", " ", key_words(key))
+    words = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", key)
+    words = re.sub(r"[\s_.-]+|(?i:(?=passw(?:or)?[dt]|passcode))", " ", words)
     return " ".join(re.sub(r"\d+$", "", words.strip()).split()).lower() or key
 
 
-def key_words(key: str) -> str:
-    """The words of a key as written, case and digits kept: its camelCase parts and the
-    parts between underscores, dots, hyphens and spaces ("bank_pin_4821" and "bankPin.4821"
-    are "bank pin 4821"), which the guard reads as a label and its value (found by review: a
-    key holding a PIN or a password passed as stored, where its spaced form was refused)."""
-    words = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", key)
-    return " ".join(re.split(r"[\s_.-]+", words)).strip()
+# The last word of a key that may be a value: four characters or more with a digit, not a
+# year ("4821", "Lucy1987", a hex key; not "2024" nor "v2").
+KEY_VALUE = re.compile(r"(?!(?:19|20)[0-9]{2}$)(?=.*[0-9])\S{4,}$")
+
+
+def key_words(key: str) -> str | None:
+    """The words of a key, its underscores, dots and hyphens read as spaces ("bank_pin_4821"
+    is "bank pin 4821"), when its last word may be a value (:data:`KEY_VALUE`), for the
+    guard to read as a label and its value (found by review: a key holding a PIN or a
+    password passed as stored, where its spaced form was refused); else None, so that
+    "wifi_password_2024" or "pin_2024_goals" name no credential (found by the next review)."""
+    words = re.split(r"[\s_.-]+", key.strip())
+    return " ".join(words) if len(words) > 1 and KEY_VALUE.match(words[-1]) else None

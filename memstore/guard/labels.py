@@ -35,8 +35,9 @@ PASSWORD_LABELS = (
     r"|şifre(?:si|m)?|salasana(?:ni|si)?|lösenord(?:et)?|adgangskode|kodeord|passord|heslo|κωδικός"
     r"|كلمة المرور|סיסמה|הסיסמה|पासवर्ड|mật khẩu|kata sandi|jelsz[óa]\w*|contrasenya"
 )
-LOCKS = r"door|alarm|disarm|gate|garage|safe|lock|unlock|access|entry|keypad|intercom|building"
-LOCKS += r"|opener|atm|(?:bank |debit |credit )?card|sim|iphone|ipad"  # "ATM code is 4821"
+LOCKS = (
+    r"door|alarm|disarm|gate|garage|safe|lock|unlock|access|entry|keypad|intercom|building|opener"
+)
 CARD_CODE_LABELS = r"cvv2?|cvc2?|card (?:security|verification) code"  # a card's security code
 CARD_CODE = re.compile(CARD_CODE_LABELS, re.IGNORECASE)
 NEXT_WORD = re.compile(r"[ \t]+([^\W\d_]+)")
@@ -62,11 +63,10 @@ PIN_LABELS = (
     rf"|{CARD_CODE_LABELS}"
     r"|clave (?:de|del) (?:la )?(?:alarma|tarjeta|puerta|caja fuerte|cajero|portal)"
     rf"|(?:{LOCKS})[ -]?code|code (?:to|for|of) (?:the |my )?(?:{LOCKS}|house)"
-    r"|codice (?:del|della|dell') ?(?:cancello|portone|allarme|garage|cassaforte|porta|carta)"
-    r"|c[óo]digo (?:de la|del|da|do) (?:puerta|alarma|portón|portão|alarme|garaje|garagem|portal"
-    r"|tarjeta|cajero|cart[ãa]o|multibanco)"
+    r"|codice (?:del|della|dell') ?(?:cancello|portone|allarme|garage|cassaforte|porta)"
+    r"|c[óo]digo (?:de la|del|da|do) (?:puerta|alarma|portón|portão|alarme|garaje|garagem|portal)"
     r"|kod (?:do|od) (?:drzwi|domofonu|bramy|furtki|sejfu|alarmu|klatki)"
-    r"|code (?:de la|du|de l') ?(?:porte|alarme|portail|garage|immeuble|carte(?: bleue)?)"
+    r"|code (?:de la|du|de l') ?(?:porte|alarme|portail|garage|immeuble)"
     r"|код (?:от|к|для) (?:домофона|двери|подъезда|сейфа|замка|сигнализации)"
 )
 KEY_LABELS = (

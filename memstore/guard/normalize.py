@@ -7,7 +7,7 @@ spaces; control characters are dropped, and also read as spaces; terminal escape
 are scanned kept and dropped whole; format characters, the zero-width space and joiner among
 them, are dropped; a run of single characters with one space between each
 (``g h p _ 6 R ...``) is also scanned joined up; and so is a line ending in a colon with the
-line after it (``Password:`` above its value).
+line of one word after it (``Password:`` above its value).
 """
 
 from __future__ import annotations
@@ -34,10 +34,15 @@ ESCAPE = re.compile(
 # Tabs, vertical tabs and form feeds, read as spaces: the label patterns spell the spaces
 # between their words (found by review: "wifi\tpassword:\tHunter22" passed).
 SPACING = re.compile("[\t\x0b\x0c]")
-# A line ending in a colon, and the line after it: a label and its value as a form, a note or
-# a password manager lays them out ("Password:\nLucy1987!"), also read as one line (found by
-# review: every label missed its value there, as no label reads across a line break).
-LINE_AFTER_COLON = re.compile(r"[ \t]*:[ \t]*\r?\n[ \t]*")
+# A line ending in a colon (and the emphasis closing it), then a line of one word, maybe after a
+# blank line: a label and its value as a form, a note or a password manager lays them out
+# ("Password:\nLucy1987!"), also read as one line (found by review: every label missed its
+# value there, as no label reads across a line break). Not a line of several words: a
+# heading and its sentence ("Passwort:\n2024 geändert") are no label and value (found by the
+# next review).
+LINE_AFTER_COLON = re.compile(
+    r"[ \t]*:[ \t]*(?:\*\*|__|\*|_)?[ \t]*\r?\n(?:[ \t]*\r?\n)?[ \t]*(?=\S+[ \t]*(?:\r?\n|$))"
+)
 # Characters shown as nothing that are not format characters: Hangul fillers, the combining
 # grapheme joiner, Mongolian and other variation selectors, the supplementary ones too (found
 # by review: U+E0100 between a token's characters hid it).
@@ -52,29 +57,29 @@ def variants(text: str) -> list[str]:
     characters or tabs, the same with control characters read as spaces, and the text as
     written (NFKC, format characters dropped), as the guard read it before (reviews found
     credentials only that form shows: a CSI start taking a token's first letter for its
-    end, a form feed inside a password); the first with each line that ends in a colon
-    joined to the next (:data:`LINE_AFTER_COLON`), when it holds one; and each of those
-    again with its spaced-out runs of at least :data:`MIN_SPACED_CHARS` characters joined,
-    when that differs."""
+    end, a form feed inside a password); and each of those again with its spaced-out runs
+    of at least :data:`MIN_SPACED_CHARS` characters joined, and with a label's line joined
+    to its value's (see :func:`plain_and_joined`), when that differs."""
     written = unicodedata.normalize("NFKC", text)
     bare = ESCAPE.sub("", SPACING.sub(" ", written))
     forms = [CONTROL.sub("", bare)]
     if CONTROL.search(written) or SPACING.search(written):  # and as written, as read before
         forms += [CONTROL.sub(" ", bare), written]
-    forms.append(LINE_AFTER_COLON.sub(": ", forms[0]))  # the same when no line ends in ":"
     return [variant for form in dict.fromkeys(forms) for variant in plain_and_joined(form)]
 
 
 def plain_and_joined(text: str) -> list[str]:
     """``text`` with its format and invisible characters dropped, and that again with its
-    spaced-out runs joined, when it differs."""
+    spaced-out runs joined, and with its label lines joined to their values
+    (:data:`LINE_AFTER_COLON`), each when it differs."""
     plain = text
     if not plain.isascii():
         plain = "".join(char for char in plain if unicodedata.category(char) != "Cf")
         plain = INVISIBLE.sub("", plain)
     joined = GROUPED_KEY.sub(lambda found: found[1] + found[2].replace(" ", ""), plain)
     joined = SPACED_OUT.sub(join_run, joined)
-    return [plain] if joined == plain else [plain, joined]
+    lined = LINE_AFTER_COLON.sub(": ", plain)
+    return list(dict.fromkeys((plain, joined, lined)))
 
 
 def join_run(found: re.Match[str]) -> str:
