@@ -177,6 +177,32 @@ def test_arguments_of_the_wrong_shape_are_failed_results_and_the_run_goes_on(
     assert service.list_memories().total == 0
 
 
+def test_a_count_written_with_a_fraction_is_the_whole_number(service: MemoryService) -> None:
+    # Found by review: 5.0, which the MCP server's schema reads as 5, failed here.
+    service.remember("Diego drinks green tea")
+    calls = [
+        ("recall", {"query": "tea", "limit": 5.0}),
+        ("list_memories", {"limit": 2.0, "offset": 0.0}),
+        ("recall", {"query": "tea", "limit": 5.5}),
+    ]
+
+    def script(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        step = sum(isinstance(message, ModelResponse) for message in messages)
+        if step < len(calls):
+            return ModelResponse(parts=[ToolCallPart(*calls[step])])
+        return ModelResponse(parts=[TextPart("Done.")])
+
+    agent = Agent(FunctionModel(script), toolsets=[memory_toolset(MemoryTools(service))])
+    messages = agent.run_sync("Find tea").all_messages()
+    recalled, fraction = tool_returns(messages, "recall")
+    listed = tool_returns(messages, "list_memories")[0]
+    assert (
+        recalled["ok"] and recalled["result"]["memories"][0]["content"] == "Diego drinks green tea"
+    )
+    assert listed["ok"] and listed["result"]["total"] == 1
+    assert not fraction["ok"] and fraction["error"]["message"].startswith("limit: ")
+
+
 def test_a_credential_as_an_argument_name_is_neither_logged_nor_echoed(
     service: MemoryService, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -27,6 +27,8 @@ def whole(value: object) -> object:
 
 
 WHOLE = BeforeValidator(whole)
+COUNTS = frozenset({"limit", "offset", "after"})
+"""The tools' arguments that are counts, which :func:`whole` reads (``WHOLE``)."""
 TIME_ZONE = "ISO 8601 time with a time zone, e.g. 2026-10-05T09:00:00+02:00"
 CAPPED = "at most, and by default, the store's max_results"
 
@@ -116,6 +118,7 @@ After = Annotated[
         description="Read messages after this sequence number (a previous next_after).",
         strict=True,
     ),
+    WHOLE,
 ]
 MessageId = Annotated[
     str,

@@ -26,6 +26,7 @@ from pydantic_ai import FunctionToolset, RunContext, Tool
 from pydantic_ai.tools import ToolDefinition
 from pydantic_core import SchemaValidator, ValidationError, core_schema
 
+from memstore.adapters.tool_arguments import COUNTS, whole
 from memstore.adapters.tools import INSTRUCTIONS, MemoryTools
 from memstore.errors import InvalidInput, MemstoreError
 
@@ -124,7 +125,9 @@ def checked_call(
     from the service's checks, and a missing or unknown argument one from here. pydantic-ai's
     own validation answered each with a retry prompt instead, and raised out of the whole
     run once the tool's retries were spent (found by review: two calls with ``limit: "5"``
-    ended the turn, where issue 5 wants a failure to be an unsuccessful result)."""
+    ended the turn, where issue 5 wants a failure to be an unsuccessful result). A count
+    written with a fraction, ``5.0``, is the whole number, as the MCP server's schema reads
+    it (:func:`~memstore.adapters.tool_arguments.whole`)."""
     signature = inspect.signature(function)
 
     @functools.wraps(function)
@@ -147,6 +150,7 @@ def checked_call(
             shown = sorted(arguments)
             problem = InvalidInput("arguments", f"{error}; call it with the arguments it lists.")
             return MemoryTools.failed(function.__name__, shown, problem, shown)  # names only
-        return function(**arguments)
+        counts = {name: whole(arguments[name]) for name in COUNTS & arguments.keys()}
+        return function(**arguments | counts)
 
     return call
