@@ -546,6 +546,9 @@ def test_the_key_is_scanned_as_it_would_be_stored(service: MemoryService) -> Non
         "api_key_" + HEX32,
         "door_code_4821",
         "gmail.password.Kx9m!Pq2v",
+        "password_gmail_Lucy1987",  # what it is for after the label (found by review)
+        "contraseña_wifi_Lucy1987",
+        "bank/pin/4821",
     ],
 )
 def test_a_key_holding_a_credential_between_its_separators_is_refused(
@@ -567,7 +570,11 @@ def test_a_key_holding_a_credential_between_its_separators_is_refused(
      # found by the next review: a year, or words after the number, name no credential
      "wifi_password_2024", "password_2024", "password_2024_rotation", "pin_2024_goals",
      "pin.2024.goals", "pin-2024-goals", "pinGoals2024", "passwordChanged2024", "pin_001",
-     "door_code_2024_change", "alarm_code_2024", "passcode_2024", "pinCount4"],
+     "door_code_2024_change", "alarm_code_2024", "passcode_2024", "pinCount4",
+     # and by the review after: which one, not the value
+     "wifi_password_5ghz", "wifi_password_home2", "password_server3", "password_db01",
+     "password_room101", "sim_pin_slot2", "map_pin_paris2", "api_key_gpt4o",
+     "password_hash_sha256", "max_tokens_4096", "order_number_98765"],
 )  # fmt: skip
 def test_a_key_about_a_credential_is_stored(service: MemoryService, key: str) -> None:
     assert service.remember("Diego keeps a note", key=key).key == key.lower()
@@ -581,13 +588,17 @@ def test_a_key_about_a_credential_is_stored(service: MemoryService, key: str) ->
         "API key:\n" + HEX32,
         "PIN:\n4821",
         "Password:\r\nLucy1987!",
-        "Mot de passe :\n  Tournesol!7",
+        "Mot de passe :\nTournesol!7",
+        "Title: Netflix\nUsername: lucy\nPassword:\nSunshine2024\nURL: netflix.com",
         # found by the next review: a blank line, Markdown bold, an invisible character
         "Password:\n\nLucy1987!",
         "**Password:**\nLucy1987!",
         "**PIN:**\n4821",
         "Password:\u200b\nLucy1987!",
         "Password:\ufeff\nLucy1987!",
+        # and not let through by a question mark
+        "Passwort: Sonnenschein?",
+        "the wifi password is swordfish?",
     ],
 )
 def test_a_label_ending_its_line_and_its_value_on_the_next_are_refused(content: str) -> None:
@@ -627,6 +638,16 @@ def test_a_label_ending_its_line_and_its_value_on_the_next_are_refused(content: 
         "iPhone code 4013 means hardware issue",
         "Login:\ndiego\nPassword:\nForgot?",  # a login form's copy, with its link
         "Password: Forgot?",
+        # found by the review after: code, a sentence and its list, a form's next label
+        "def login(user, password):\n    if not password:\n        return\n    check(user)",
+        "while not password:\n    continue",
+        "switch field {\ncase .password:\n    return\ndefault:\n    break\n}",
+        "Accounts that need a new password:\nNetflix\nSpotify\nDropbox",
+        "Sites using this password:\nNetflix\nHulu",
+        "Gave the wifi password to:\nMargaret",
+        "Most common passwords:\n123456\npassword\nqwerty",
+        "Login form fields:\nEmail:\nPassword:\nConfirm:",
+        "Form layout:\nUsername:\n\nPassword:\n\nRepeat:\n",
     ],
 )
 def test_what_a_review_found_refused_is_stored(content: str) -> None:

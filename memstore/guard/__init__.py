@@ -100,16 +100,18 @@ def key_label(key: str) -> str:
     return " ".join(re.sub(r"\d+$", "", words.strip()).split()).lower() or key
 
 
-# The last word of a key that may be a value: four characters or more with a digit, not a
-# year ("4821", "Lucy1987", a hex key; not "2024" nor "v2").
-KEY_VALUE = re.compile(r"(?!(?:19|20)[0-9]{2}$)(?=.*[0-9])\S{4,}$")
+# The last word of a key that may be a value: 4 to 12 digits that are no year, or 8
+# characters or more with a digit ("4821", "Lucy1987", a hex key; not "2024", "5ghz",
+# "server3" nor "room101", which say which one).
+KEY_VALUE = re.compile(r"(?!(?:19|20)[0-9]{2}$)[0-9]{4,12}$|(?=.*[0-9])\S{8,}$")
 
 
 def key_words(key: str) -> str | None:
-    """The words of a key, its underscores, dots and hyphens read as spaces ("bank_pin_4821"
-    is "bank pin 4821"), when its last word may be a value (:data:`KEY_VALUE`), for the
-    guard to read as a label and its value (found by review: a key holding a PIN or a
-    password passed as stored, where its spaced form was refused); else None, so that
-    "wifi_password_2024" or "pin_2024_goals" name no credential (found by the next review)."""
-    words = re.split(r"[\s_.-]+", key.strip())
-    return " ".join(words) if len(words) > 1 and KEY_VALUE.match(words[-1]) else None
+    """A key read as a label and its value, "bank pin: 4821" of "bank_pin_4821" (its
+    underscores, dots, hyphens, slashes and pluses read as spaces, its last word as the
+    value), when that word may be one (:data:`KEY_VALUE`); else None, so that
+    "wifi_password_2024", "wifi_password_5ghz" or "pin_2024_goals" name no credential.
+    Found by review: a key holding a PIN or a password passed as stored, where its spaced
+    form was refused; then the next reviews found keys of which one refused."""
+    *label, value = re.split(r"[\s_./+-]+", key.strip())
+    return f"{' '.join(label)}: {value}" if label and KEY_VALUE.match(value) else None

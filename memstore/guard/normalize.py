@@ -6,8 +6,8 @@ NFKC turns fullwidth and other compatibility forms into their plain letters (ful
 spaces; control characters are dropped, and also read as spaces; terminal escape sequences
 are scanned kept and dropped whole; format characters, the zero-width space and joiner among
 them, are dropped; a run of single characters with one space between each
-(``g h p _ 6 R ...``) is also scanned joined up; and so is a line ending in a colon with the
-line of one word after it (``Password:`` above its value).
+(``g h p _ 6 R ...``) is also scanned joined up; and so is a short line ending in a colon
+with the line of one word after it (``Password:`` above its value).
 """
 
 from __future__ import annotations
@@ -34,15 +34,30 @@ ESCAPE = re.compile(
 # Tabs, vertical tabs and form feeds, read as spaces: the label patterns spell the spaces
 # between their words (found by review: "wifi\tpassword:\tHunter22" passed).
 SPACING = re.compile("[\t\x0b\x0c]")
-# A line ending in a colon (and the emphasis closing it), then a line of one word, maybe after a
-# blank line: a label and its value as a form, a note or a password manager lays them out
-# ("Password:\nLucy1987!"), also read as one line (found by review: every label missed its
-# value there, as no label reads across a line break). Not a line of several words: a
-# heading and its sentence ("Passwort:\n2024 geändert") are no label and value (found by the
-# next review).
-LINE_AFTER_COLON = re.compile(
-    r"[ \t]*:[ \t]*(?:\*\*|__|\*|_)?[ \t]*\r?\n(?:[ \t]*\r?\n)?[ \t]*(?=\S+[ \t]*(?:\r?\n|$))"
+# A line of at most three words ending in a colon (and the emphasis closing it), then a line
+# of one word, maybe after a blank line: a label and its value as a form, a note or a
+# password manager lays them out ("Password:\nLucy1987!"), also read as one line (found by
+# review: every label missed its value there, as no label reads across a line break). The
+# next reviews found what must stay apart: a heading and its sentence ("Passwort:\n2024
+# geändert"), a sentence and a list ("Sites using this password:\nNetflix\nHulu", so the
+# word is no list's first item), code and the statement under it ("if not password:\n
+# return", indented further), and a form's next label ("Password:\nConfirm:").
+LABEL_LINE = re.compile(
+    r"^(?P<indent>[ \t]*)(?P<label>(?:[^\s:]+[ \t]+){0,2}[^\s:]+)[ \t]*:[ \t]*(?:\*\*|__|\*|_)?"
+    r"[ \t]*\r?\n(?:[ \t]*\r?\n)?(?P<next>[ \t]*)"
+    r"(?=\S*[^\s:][ \t]*(?:\Z|\r?\n[ \t]*(?:\Z|\r?\n|\S*:|\S+[ \t]+\S)))",
+    re.MULTILINE,
 )
+
+
+def joined_label(found: re.Match[str]) -> str:
+    """A label line found by :data:`LABEL_LINE` joined to its value's, unless the value's
+    line is indented under it (code's body: left as it was)."""
+    if len(found["next"]) > len(found["indent"]):
+        return found[0]
+    return f"{found['indent']}{found['label']}: "
+
+
 # Characters shown as nothing that are not format characters: Hangul fillers, the combining
 # grapheme joiner, Mongolian and other variation selectors, the supplementary ones too (found
 # by review: U+E0100 between a token's characters hid it).
@@ -71,14 +86,14 @@ def variants(text: str) -> list[str]:
 def plain_and_joined(text: str) -> list[str]:
     """``text`` with its format and invisible characters dropped, and that again with its
     spaced-out runs joined, and with its label lines joined to their values
-    (:data:`LINE_AFTER_COLON`), each when it differs."""
+    (:data:`LABEL_LINE`), each when it differs."""
     plain = text
     if not plain.isascii():
         plain = "".join(char for char in plain if unicodedata.category(char) != "Cf")
         plain = INVISIBLE.sub("", plain)
     joined = GROUPED_KEY.sub(lambda found: found[1] + found[2].replace(" ", ""), plain)
     joined = SPACED_OUT.sub(join_run, joined)
-    lined = LINE_AFTER_COLON.sub(": ", plain)
+    lined = LABEL_LINE.sub(joined_label, plain)
     return list(dict.fromkeys((plain, joined, lined)))
 
 

@@ -25,7 +25,7 @@ STATES = {
     "memorable", "random", "long", "reused", "changing", "expiring", "working", "accepted",
     "rejected", "lowercase", "uppercase", "blank", "empty", "short", "valid", "fixed",
     "known", "unset", "lost", "new", "old", "same", "fine", "okay", "easy", "hard",
-    "broken", "case-sensitive", "sent", "set", "gone", "there", "here",
+    "broken", "case-sensitive", "sent", "set", "gone", "there", "here", "forgot",
     # what a form asks to do, after a label (found by review: "Passwort neu: anfordern")
     "introducir", "repetir", "confirmar", "escribir", "ingresar", "saisir", "confirmer",
     "entrer", "inserire", "confermare", "ripetere", "digitar", "inserir", "eingeben",

@@ -221,7 +221,6 @@ def passphrase(value: str, ends_clause: bool, *, stated: bool = False) -> bool:
     letters = "".join(words)
     return (
         ends_clause
-        and not value.rstrip(EDGES).endswith("?")  # a question: "Password: Forgot?" (review)
         and (len(words) == 1 or min(map(len, words)) >= 3)  # not README.md, a file's name
         and len(letters) >= (6 if letters.isascii() else 5)
         and all(word.isalpha() for word in words)
