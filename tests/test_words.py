@@ -406,20 +406,31 @@ def test_a_listed_word_longer_than_a_recall_query_can_still_be_looked_up(
     assert (found.total, found.instances[0].end - found.instances[0].start) == (1, 12_000)
 
 
-def test_a_word_too_long_for_a_page_of_the_budget_is_refused_by_its_length(
-    service: MemoryService,
+def test_a_word_longer_than_the_budget_allows_is_paged_one_instance_at_a_time(
+    tmp_path: Path,
 ) -> None:
-    # Found by review: a word of 1,000,000 characters made a page of as many, for an agent's
-    # budget (recall_chars) of 8,000.
-    assert service.word_instances("w" * (8000 // 3)).total == 0
-    with pytest.raises(InvalidQuery, match="is 2667 characters; a page of at most 8000"):
-        service.word_instances("w" * (8000 // 3 + 1))
-    with pytest.raises(InvalidQuery, match="is 1000000 characters"):
-        service.word_instances("a" * 1_000_000)
-    # Found by review: an excerpt holding the whole of the longest word allowed passed it.
-    one_message(service, "plain " + "x" * (8000 // 3) + " tail")
-    page = service.word_instances("x" * (8000 // 3))
-    assert page.total == 1 and len(page.model_dump_json()) <= 8000
+    # Found by review: a listed word of 400 characters was refused for a budget of 1,024
+    # (over a third of it), so paging its instances to search_words' count failed. A page
+    # now holds its first instance whatever its size, as a page of words holds its first
+    # word; an earlier review had found such a page over the budget, which it is then.
+    service = MemoryService(tmp_path / "m.sqlite3", config=MemoryConfig(recall_chars=1024))
+    token = "A1b2C3d4" * 50
+    session = service.start_session()
+    service.record_message(session.id, "user", f"my key is {token}, and {token} again")
+    listed = service.search_words("a1b2").words[0]
+    assert (listed.word, listed.occurrences) == (token.lower(), 2)
+    first = service.word_instances(listed.word)
+    assert (first.total, len(first.instances), first.next_offset) == (2, 1, 1)
+    assert first.instances[0].matched_text == token
+    second = service.word_instances(listed.word, offset=1)
+    content = f"my key is {token}, and {token} again"
+    assert [i.start for i in second.instances] == [content.rindex(token)]
+    assert second.next_offset is None
+    # A short word still pages within the budget, and a long word that is in no record is
+    # an empty page.
+    assert service.word_instances("key").instances[0].matched_text == "key"
+    assert len(service.word_instances("key").model_dump_json()) <= 1024
+    assert service.word_instances("a" * 1_000_000).total == 0
 
 
 def test_an_empty_prefix_lists_every_word_alphabetically(service: MemoryService) -> None:

@@ -62,19 +62,21 @@ def word_instances(db: Database, pages: PageSize, word: str, query: WordQuery) -
     Each instance gives its record, the 0-based token position (fts5vocab), Python
     character offsets ``start``/``end`` found with SQLite's own tokenizer (highlight()),
     the original ``matched_text`` and an excerpt. Order: newest record first, then source
-    type, id and position; repetitions inside one record are separate instances.
+    type, id and position; repetitions inside one record are separate instances. A page
+    holds its first instance even when that alone passes the character budget (a word of
+    thousands of characters, as ``search_words`` lists it too), so that every listed word
+    can be paged to its total (found by review: a word over a third of ``recall_chars`` was
+    refused, and an earlier review had found it made a page over the budget).
 
     Args:
         word: Text that tokenizes as exactly one word (case and accents do not matter).
         scope, offset, limit, session_id, role, since, until: As in :meth:`search_words`.
 
     Raises:
-        InvalidQuery: If ``word`` is not exactly one word, or too long for a page of the
-            character budget to show one instance of it (see :func:`fits_a_page`).
+        InvalidQuery: If ``word`` is not exactly one word.
         InvalidInput: For a bad scope, role, time (naive, or since after until), offset or
             limit.
     """
-    fits_a_page(word, pages)
     with db.read() as connection:
         words.prepare(connection)
         folded = one_word(connection, word, "word")
@@ -88,19 +90,6 @@ def word_instances(db: Database, pages: PageSize, word: str, query: WordQuery) -
     return empty.model_copy(
         update={"instances": taken, "next_offset": following(query.offset, len(taken), total)}
     )
-
-
-def fits_a_page(word: str, pages: PageSize) -> None:
-    """Raise InvalidQuery unless a page within the character budget of ``pages`` can show
-    an instance of ``word``: the page names the word, and an instance holds it twice (its
-    matched text and its excerpt), so three times its length must fit (found by review: a
-    word of 1,000,000 characters made a page of as many, for a budget of 8,000)."""
-    if pages.chars is not None and 3 * len(word) > pages.chars:
-        raise InvalidQuery(
-            "word",
-            f"is {len(word)} characters; a page of at most {pages.chars} characters of JSON "
-            f"(recall_chars) shows words up to {pages.chars // 3} characters.",
-        )
 
 
 def one_word(connection: sqlite3.Connection, text: str, argument: str) -> str:
