@@ -539,31 +539,6 @@ def test_the_key_is_scanned_as_it_would_be_stored(service: MemoryService) -> Non
 
 @pytest.mark.parametrize(
     "key",
-    [
-        "bank_pin_4821",
-        "wifi_password_Lucy1987",
-        "wifi_password_lucy1987",
-        "api_key_" + HEX32,
-        "door_code_4821",
-        "gmail.password.Kx9m!Pq2v",
-        "password_gmail_Lucy1987",  # what it is for after the label (found by review)
-        "contraseña_wifi_Lucy1987",
-        "bank/pin/4821",
-    ],
-)
-def test_a_key_holding_a_credential_between_its_separators_is_refused(
-    service: MemoryService, key: str
-) -> None:
-    # Found by review: each was stored (lowercased) and shown in every result, where the
-    # same key with spaces for its underscores was refused.
-    with pytest.raises(SecretRejected) as caught:
-        service.remember("Diego keeps a note", key=key)
-    assert (caught.value.argument, caught.value.kind) == ("key", "labelled credential")
-    assert service.list_memories(include_inactive=True).total == 0
-
-
-@pytest.mark.parametrize(
-    "key",
     ["wifi_password_2", "api_key_v2", "password_policy", "token_limit_128000", "bank_pin_hint",
      "door_code_location", "access_token_ttl_3600", "ssh_key_type_ed25519", "secret_santa_2025",
      "response_language", "user.preferred_name",
@@ -574,9 +549,14 @@ def test_a_key_holding_a_credential_between_its_separators_is_refused(
      # and by the review after: which one, not the value
      "wifi_password_5ghz", "wifi_password_home2", "password_server3", "password_db01",
      "password_room101", "sim_pin_slot2", "map_pin_paris2", "api_key_gpt4o",
-     "password_hash_sha256", "max_tokens_4096", "order_number_98765"],
+     "password_hash_sha256", "max_tokens_4096", "order_number_98765",
+     # and by the third: dates, tickets, passes, counts and public ids; a rule reading a key
+     # as a label and its value ("bank_pin_4821") kept refusing keys like these, and was
+     # dropped
+     "wifi_password_20250314", "password_INC0012345", "boarding_pass_20250314",
+     "max_tokens_128000", "gpg_key_3F9A8B7C6D5E4F3A", "pin_code_560001", "bank_pin_4821"],
 )  # fmt: skip
-def test_a_key_about_a_credential_is_stored(service: MemoryService, key: str) -> None:
+def test_a_key_naming_a_credential_is_stored(service: MemoryService, key: str) -> None:
     assert service.remember("Diego keeps a note", key=key).key == key.lower()
 
 
@@ -596,6 +576,10 @@ def test_a_key_about_a_credential_is_stored(service: MemoryService, key: str) ->
         "**PIN:**\n4821",
         "Password:\u200b\nLucy1987!",
         "Password:\ufeff\nLucy1987!",
+        # spaced out on either line (found by the third review)
+        "Password:\nL u c y 1 9 8 7 !",
+        "P a s s w o r d :\nLucy1987!",
+        "Password:\nLucy1987!\n\nNotes",
         # and not let through by a question mark
         "Passwort: Sonnenschein?",
         "the wifi password is swordfish?",
@@ -648,6 +632,9 @@ def test_a_label_ending_its_line_and_its_value_on_the_next_are_refused(content: 
         "Most common passwords:\n123456\npassword\nqwerty",
         "Login form fields:\nEmail:\nPassword:\nConfirm:",
         "Form layout:\nUsername:\n\nPassword:\n\nRepeat:\n",
+        # a heading of three words and a list (found by the third review)
+        "Shared password:\nNetflix\nAmazon Prime\nDisney Plus",
+        "Sent password to:\nMargaret\nAna María\nLuis",
     ],
 )
 def test_what_a_review_found_refused_is_stored(content: str) -> None:

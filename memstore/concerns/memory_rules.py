@@ -112,20 +112,19 @@ def given_id(memory_id: str | None) -> str | None:
 
 
 def reject_secret_key(key: str) -> None:
-    """Raise SecretRejected when ``key`` looks like a credential as given, as stored ("dop
-    v1 ..." is kept "dop_v1_...", a DigitalOcean token: found by review, an import of
-    memories scanned only the first), or read as words ("bank_pin_4821" as "bank pin 4821",
-    see :func:`memstore.guard.key_words`).
+    """Raise SecretRejected when ``key`` looks like a credential as given or as stored
+    ("dop v1 ..." is kept "dop_v1_...", a DigitalOcean token: found by review, an import
+    of memories scanned only the first).
 
     Raises:
         InvalidInput: For a key too long (:func:`normalize_key`), before any scan.
         SecretRejected: Naming ``key``, never the text.
     """
-    from memstore.guard import key_words, reject_secrets
+    from memstore.guard import reject_secrets
 
     stored = normalize_key(key) or ""  # its length first (see normalize_key)
-    for form in dict.fromkeys((key, stored, key_words(key) or key)):
-        reject_secrets(form, "key")
+    reject_secrets(key, "key")
+    reject_secrets(stored, "key")
 
 
 def refuse_keyed(key: str | None, content: str | None) -> None:

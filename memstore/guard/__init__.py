@@ -20,14 +20,7 @@ from memstore.guard.labels import label_kind
 from memstore.guard.normalize import variants, without_links
 from memstore.guard.payment import payment_kind
 
-__all__ = [
-    "id_secret_kind",
-    "key_words",
-    "reject_id",
-    "reject_keyed",
-    "reject_secrets",
-    "secret_kind",
-]
+__all__ = ["id_secret_kind", "reject_id", "reject_keyed", "reject_secrets", "secret_kind"]
 
 
 def secret_kind(text: str, *, entropy: bool = True) -> str | None:
@@ -98,20 +91,3 @@ def key_label(key: str) -> str:
     words = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", key)
     words = re.sub(r"[\s_.-]+|(?i:(?=passw(?:or)?[dt]|passcode))", " ", words)
     return " ".join(re.sub(r"\d+$", "", words.strip()).split()).lower() or key
-
-
-# The last word of a key that may be a value: 4 to 12 digits that are no year, or 8
-# characters or more with a digit ("4821", "Lucy1987", a hex key; not "2024", "5ghz",
-# "server3" nor "room101", which say which one).
-KEY_VALUE = re.compile(r"(?!(?:19|20)[0-9]{2}$)[0-9]{4,12}$|(?=.*[0-9])\S{8,}$")
-
-
-def key_words(key: str) -> str | None:
-    """A key read as a label and its value, "bank pin: 4821" of "bank_pin_4821" (its
-    underscores, dots, hyphens, slashes and pluses read as spaces, its last word as the
-    value), when that word may be one (:data:`KEY_VALUE`); else None, so that
-    "wifi_password_2024", "wifi_password_5ghz" or "pin_2024_goals" name no credential.
-    Found by review: a key holding a PIN or a password passed as stored, where its spaced
-    form was refused; then the next reviews found keys of which one refused."""
-    *label, value = re.split(r"[\s_./+-]+", key.strip())
-    return f"{' '.join(label)}: {value}" if label and KEY_VALUE.match(value) else None

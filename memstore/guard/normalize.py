@@ -35,17 +35,18 @@ ESCAPE = re.compile(
 # between their words (found by review: "wifi\tpassword:\tHunter22" passed).
 SPACING = re.compile("[\t\x0b\x0c]")
 # A line of at most three words ending in a colon (and the emphasis closing it), then a line
-# of one word, maybe after a blank line: a label and its value as a form, a note or a
-# password manager lays them out ("Password:\nLucy1987!"), also read as one line (found by
-# review: every label missed its value there, as no label reads across a line break). The
-# next reviews found what must stay apart: a heading and its sentence ("Passwort:\n2024
-# geändert"), a sentence and a list ("Sites using this password:\nNetflix\nHulu", so the
-# word is no list's first item), code and the statement under it ("if not password:\n
-# return", indented further), and a form's next label ("Password:\nConfirm:").
+# of one word, maybe after a blank line, that ends the text or a paragraph or comes before a
+# line holding a colon (another field): a label and its value as a form, a note or a
+# password manager lays them out ("Password:\nLucy1987!\nURL: ..."), also read as one line
+# (found by review: every label missed its value there, as no label reads across a line
+# break). The next reviews found what must stay apart: a heading and its sentence
+# ("Passwort:\n2024 geändert"), a heading and a list ("Shared password:\nNetflix\nAmazon
+# Prime"), code and the statement under it ("if not password:\n    return", indented
+# further), and a form's next label ("Password:\nConfirm:").
 LABEL_LINE = re.compile(
     r"^(?P<indent>[ \t]*)(?P<label>(?:[^\s:]+[ \t]+){0,2}[^\s:]+)[ \t]*:[ \t]*(?:\*\*|__|\*|_)?"
     r"[ \t]*\r?\n(?:[ \t]*\r?\n)?(?P<next>[ \t]*)"
-    r"(?=\S*[^\s:][ \t]*(?:\Z|\r?\n[ \t]*(?:\Z|\r?\n|\S*:|\S+[ \t]+\S)))",
+    r"(?=\S*[^\s:][ \t]*(?:\Z|\r?\n[ \t]*(?:\Z|\r?\n|[^\n:]*:)))",
     re.MULTILINE,
 )
 
@@ -93,8 +94,8 @@ def plain_and_joined(text: str) -> list[str]:
         plain = INVISIBLE.sub("", plain)
     joined = GROUPED_KEY.sub(lambda found: found[1] + found[2].replace(" ", ""), plain)
     joined = SPACED_OUT.sub(join_run, joined)
-    lined = LABEL_LINE.sub(joined_label, plain)
-    return list(dict.fromkeys((plain, joined, lined)))
+    lined = [LABEL_LINE.sub(joined_label, form) for form in (plain, joined)]
+    return list(dict.fromkeys((plain, joined, *lined)))
 
 
 def join_run(found: re.Match[str]) -> str:
