@@ -580,6 +580,7 @@ def test_a_key_naming_a_credential_is_stored(service: MemoryService, key: str) -
         "Password:\nL u c y 1 9 8 7 !",
         "P a s s w o r d :\nLucy1987!",
         "Password:\nLucy1987!\n\nNotes",
+        "_Password:_\nLucy1987!",  # underscore italics (found by the fourth review)
         # and not let through by a question mark
         "Passwort: Sonnenschein?",
         "the wifi password is swordfish?",

@@ -45,18 +45,22 @@ SPACING = re.compile("[\t\x0b\x0c]")
 # further), and a form's next label ("Password:\nConfirm:").
 LABEL_LINE = re.compile(
     r"^(?P<indent>[ \t]*)(?P<label>(?:[^\s:]+[ \t]+){0,2}[^\s:]+)[ \t]*:[ \t]*(?:\*\*|__|\*|_)?"
-    r"[ \t]*\r?\n(?:[ \t]*\r?\n)?(?P<next>[ \t]*)"
-    r"(?=\S*[^\s:][ \t]*(?:\Z|\r?\n[ \t]*(?:\Z|\r?\n|[^\n:]*:)))",
+    r"[ \t]*\r?\n(?:[ \t]*\r?\n)?(?P<next>[ \t]*)(?P<value>\S*[^\s:])"
+    r"(?=[ \t]*(?:\Z|\r?\n[ \t]*(?:\Z|\r?\n|[^\n:]*:)))",
     re.MULTILINE,
 )
 
 
-def joined_label(found: re.Match[str]) -> str:
-    """A label line found by :data:`LABEL_LINE` joined to its value's, unless the value's
-    line is indented under it (code's body: left as it was)."""
-    if len(found["next"]) > len(found["indent"]):
-        return found[0]
-    return f"{found['indent']}{found['label']}: "
+def labelled_lines(text: str) -> str:
+    """Each label line of ``text`` (:data:`LABEL_LINE`) with its value on one line, a line
+    each, without the emphasis opening it ("_Password:_" is "Password:"); a value indented
+    under its label (code's body) left out. Only those lines: scanning the whole text again
+    made the guard two to three times slower on a form (found by review)."""
+    return "\n".join(
+        f"{found['label'].lstrip('*_')}: {found['value']}"
+        for found in LABEL_LINE.finditer(text)
+        if len(found["next"]) <= len(found["indent"])
+    )
 
 
 # Characters shown as nothing that are not format characters: Hangul fillers, the combining
@@ -86,16 +90,16 @@ def variants(text: str) -> list[str]:
 
 def plain_and_joined(text: str) -> list[str]:
     """``text`` with its format and invisible characters dropped, and that again with its
-    spaced-out runs joined, and with its label lines joined to their values
-    (:data:`LABEL_LINE`), each when it differs."""
+    spaced-out runs joined, when it differs; and the label lines of each with their values
+    (:func:`labelled_lines`), when it has any."""
     plain = text
     if not plain.isascii():
         plain = "".join(char for char in plain if unicodedata.category(char) != "Cf")
         plain = INVISIBLE.sub("", plain)
     joined = GROUPED_KEY.sub(lambda found: found[1] + found[2].replace(" ", ""), plain)
     joined = SPACED_OUT.sub(join_run, joined)
-    lined = [LABEL_LINE.sub(joined_label, form) for form in (plain, joined)]
-    return list(dict.fromkeys((plain, joined, *lined)))
+    lined = [labelled_lines(form) for form in (plain, joined)]
+    return list(dict.fromkeys((plain, joined, *filter(None, lined))))
 
 
 def join_run(found: re.Match[str]) -> str:
