@@ -45,6 +45,19 @@ def tool_returns(messages: list[Any], name: str) -> list[Any]:
     ]
 
 
+def scripted(service: MemoryService, calls: list[tuple[str, Any]], answer: str) -> Agent[None, str]:
+    """A host agent with the memory toolset whose model makes ``calls`` (tool name and
+    arguments, one a step), then answers ``answer``."""
+
+    def script(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        step = sum(isinstance(message, ModelResponse) for message in messages)
+        if step < len(calls):
+            return ModelResponse(parts=[ToolCallPart(*calls[step])])
+        return ModelResponse(parts=[TextPart(answer)])
+
+    return Agent(FunctionModel(script), toolsets=[memory_toolset(MemoryTools(service))])
+
+
 def test_a_host_agent_with_the_toolset_saves_and_then_sees_the_memory(
     service: MemoryService,
 ) -> None:
@@ -145,14 +158,7 @@ def test_arguments_of_the_wrong_shape_are_failed_results_and_the_run_goes_on(
         ("remember", '{"content": "Diego likes tea"'),
         ("recall", "not json"),
     ]
-
-    def script(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        step = sum(isinstance(message, ModelResponse) for message in messages)
-        if step < len(calls):
-            return ModelResponse(parts=[ToolCallPart(*calls[step])])
-        return ModelResponse(parts=[TextPart("I could not do it.")])
-
-    agent = Agent(FunctionModel(script), toolsets=[memory_toolset(MemoryTools(service))])
+    agent = scripted(service, calls, "I could not do it.")
     with caplog.at_level("INFO", logger="memstore"):
         result = agent.run_sync("Find tea")
     assert result.output == "I could not do it." and TOKEN not in caplog.text
@@ -185,15 +191,7 @@ def test_a_count_written_with_a_fraction_is_the_whole_number(service: MemoryServ
         ("list_memories", {"limit": 2.0, "offset": 0.0}),
         ("recall", {"query": "tea", "limit": 5.5}),
     ]
-
-    def script(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        step = sum(isinstance(message, ModelResponse) for message in messages)
-        if step < len(calls):
-            return ModelResponse(parts=[ToolCallPart(*calls[step])])
-        return ModelResponse(parts=[TextPart("Done.")])
-
-    agent = Agent(FunctionModel(script), toolsets=[memory_toolset(MemoryTools(service))])
-    messages = agent.run_sync("Find tea").all_messages()
+    messages = scripted(service, calls, "Done.").run_sync("Find tea").all_messages()
     recalled, fraction = tool_returns(messages, "recall")
     listed = tool_returns(messages, "list_memories")[0]
     assert (

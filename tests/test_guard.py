@@ -646,6 +646,14 @@ def test_what_a_review_found_refused_is_stored(content: str) -> None:
     assert secret_kind(content) is None
 
 
+@pytest.mark.parametrize(
+    "content", ["*Password:* Lucy1987!", "_Password:_ Lucy1987!", "_PIN:_ 4821", "*PIN:* 4821"]
+)
+def test_a_label_in_italics_is_read_as_one_in_bold_is(content: str) -> None:
+    # Found by review: only the two-line form, and bold, were refused.
+    assert secret_kind(content) == "labelled credential"
+
+
 def test_a_pgpass_line_is_still_refused() -> None:
     # A MAC address is no .pgpass line now; one whose host is a name still is.
     assert secret_kind("db.example.com:5432:app:diego:Kx9mPq2v") == ".pgpass line"

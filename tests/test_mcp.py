@@ -217,6 +217,9 @@ def test_arguments_the_schema_refuses_are_an_invalid_input_tool_error(
             fraction = await session.call_tool("recall", {"query": "tea", "limit": 5.5})
             assert fraction.is_error is True
             assert fraction.content[0].text.startswith("InvalidInput: limit: ")
+            # Found by review: 1e300 was read as the whole number and quoted in 301 digits.
+            huge = await session.call_tool("recall", {"query": "tea", "limit": 1e300})
+            assert huge.is_error is True and len(huge.content[0].text) < 200
             # Found by review: a misspelled sessionId was dropped, and every session searched.
             unknown = await session.call_tool("recall", {"query": "tea", "sessionId": "ses_a"})
             assert unknown.is_error is True

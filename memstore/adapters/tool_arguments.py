@@ -21,9 +21,12 @@ from memstore.kinds import Category, Mode, Scope, SearchRole
 
 
 def whole(value: object) -> object:
-    """``value`` as an int when it is a float with no fraction (``5.0`` is 5); anything else
-    as given, for the strict check of a count (``5.5``, ``true`` and ``"5"`` are refused)."""
-    return int(value) if isinstance(value, float) and value.is_integer() else value
+    """``value`` as an int when it is a float with no fraction and less than 2**63 (``5.0``
+    is 5); anything else as given, for the strict check of a count (``5.5``, ``1e300``,
+    ``true`` and ``"5"`` are refused: found by review, 1e300 was quoted as 301 digits)."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
+        return int(value)
+    return value
 
 
 WHOLE = BeforeValidator(whole)
