@@ -172,7 +172,8 @@ LABELLED = labelled(0)
 # was refused: "The password to my laptop is swordfish" first matches "password to my".
 FILLED = labelled(1)
 LABEL_WORD = re.compile(PASSWORD_LABELS, re.IGNORECASE)
-EMPHASIS = re.compile(r"\*\*|__|(?<![\w*])[*_](?=[^\W_])|(?<=:)[*_](?![\w*])")  # *, _
+# Markdown emphasis around a label: "**Password:**", "*Password:*", "_PIN:_" (not DB_PASSWORD)
+EMPHASIS = re.compile(r"\*\*|__|(?<![\w*])[*_](?=[^\W_])|(?<=:)[*_](?![\w*])")
 LONG_KEY_CHARS = 16
 # Labels also used of anything kept hidden: their value must end the clause, or be strong.
 WORDY_KEYS = {"secret", "secrets"}
