@@ -168,17 +168,17 @@ def labelled(least_filler: int) -> re.Pattern[str]:
 
 
 LABELLED = labelled(0)
-# The same with words between the label and the connector, for a label whose first match
-# was refused: "The password to my laptop is swordfish" first matches "password to my".
+# With words before the connector, for a refused first match ("password to my laptop is x")
 FILLED = labelled(1)
 LABEL_WORD = re.compile(PASSWORD_LABELS, re.IGNORECASE)
-# Markdown emphasis around a label: "**Password:**", "*Password:*", "_PIN:_" (not DB_PASSWORD)
-EMPHASIS = re.compile(r"\*\*|__|(?<![\w*])[*_](?=[^\W_])|(?<=:)[*_](?![\w*])")
+# Markdown emphasis: "**" and "__", then a pair of "*" or "_" on a line, "*PIN:*" (not one
+# "_" alone, as in "_password = get()": found by review, as were "*Password*:", "***PIN:***")
+BOLD = re.compile(r"\*\*|__")
+ITALICS = re.compile(r"(?<![\w*])([*_])(?=[^\W_])([^\n*_]{1,60}?)\1(?![\w*])")
 LONG_KEY_CHARS = 16
 # Labels also used of anything kept hidden: their value must end the clause, or be strong.
 WORDY_KEYS = {"secret", "secrets"}
-# A closing quote ends a quoted value; not a corner bracket, after which Japanese goes on
-# saying what the value is not or is like ("「qwerty」のような": found by review).
+# A closing quote ends a quoted value; not a corner bracket ("「qwerty」のような": review)
 CLAUSE_ENDS = set(".,;!?)\"'`\u201d»")
 # The other order: "use Kx9!mPq2vL as the password", "Kx9!mPq2vL is my password".
 # What may follow the label of the other order: the clause's end, or a word that starts
@@ -208,7 +208,7 @@ APP_PASSWORD = re.compile(
 def label_kind(text: str) -> str | None:
     """``labelled credential`` when a label in ``text`` names a value that passes its kind's
     rule, else None."""
-    text = EMPHASIS.sub("", text)
+    text = ITALICS.sub(r"\2", BOLD.sub("", text))
     if APP_PASSWORD.search(text):
         return "labelled credential"
     start = 0
