@@ -649,21 +649,25 @@ def test_what_a_review_found_refused_is_stored(content: str) -> None:
 @pytest.mark.parametrize(
     "content",
     ["*Password:* Lucy1987!", "_Password:_ Lucy1987!", "_PIN:_ 4821", "*PIN:* 4821",
-     "*Password*: Lucy1987!", "***Password:*** Lucy1987!", "My *password* is Lucy1987!"],
+     "*Password*: Lucy1987!", "***Password:*** Lucy1987!", "*db_password*: Kx9mPq2vLr8wZt5n",
+     "_db_password_: Kx9mPq2vLr8wZt5n", "*パスワード*: Sakura2024"],
 )  # fmt: skip
 def test_a_label_in_italics_is_read_as_one_in_bold_is(content: str) -> None:
     # Found by review: only the two-line form, and bold, were refused; then, by the next,
-    # the mark closing before the colon and italics inside bold.
+    # the mark closing before the colon, italics inside bold, a snake_case name inside.
     assert secret_kind(content) == "labelled credential"
 
 
 @pytest.mark.parametrize(
     "content",
     ["self._password = get_password()", "_pwd = Path.cwd()", "_pin = Pin(5, Pin.OUT)",
-     "_passcode = prompt()", "*sighs* my password is fine", "_key_2024.pem"],
+     "_passcode = prompt()", "*sighs* my password is fine", "_key_2024.pem",
+     "int total = *pin * 1000;", "value = *password * 1234", "rm *pin* 4821.log",
+     "ls *pin* 2024", "cp *token* backup-2024-05-01/"],
 )  # fmt: skip
 def test_a_leading_underscore_or_star_alone_is_no_emphasis(content: str) -> None:
-    # Found by review: stripping one "_" opening a word read private names as labels.
+    # Found by review: stripping one "_" opening a word read private names as labels; then,
+    # by the next, a pair read a pointer and a glob as italics.
     assert secret_kind(content) is None
 
 

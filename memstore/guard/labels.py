@@ -20,6 +20,7 @@ import re
 
 from memstore.guard import connectors, declarations, values
 from memstore.guard.connectors import CONNECTOR
+from memstore.guard.emphasis import without_emphasis
 from memstore.guard.label_context import another_thing, names_no_credential
 from memstore.guard.payment import follows_test_card, noted_as_test
 
@@ -171,10 +172,6 @@ LABELLED = labelled(0)
 # With words before the connector, for a refused first match ("password to my laptop is x")
 FILLED = labelled(1)
 LABEL_WORD = re.compile(PASSWORD_LABELS, re.IGNORECASE)
-# Markdown emphasis: "**" and "__", then a pair of "*" or "_" on a line, "*PIN:*" (not one
-# "_" alone, as in "_password = get()": found by review, as were "*Password*:", "***PIN:***")
-BOLD = re.compile(r"\*\*|__")
-ITALICS = re.compile(r"(?<![\w*])([*_])(?=[^\W_])([^\n*_]{1,60}?)\1(?![\w*])")
 LONG_KEY_CHARS = 16
 # Labels also used of anything kept hidden: their value must end the clause, or be strong.
 WORDY_KEYS = {"secret", "secrets"}
@@ -208,7 +205,7 @@ APP_PASSWORD = re.compile(
 def label_kind(text: str) -> str | None:
     """``labelled credential`` when a label in ``text`` names a value that passes its kind's
     rule, else None."""
-    text = ITALICS.sub(r"\2", BOLD.sub("", text))
+    text = without_emphasis(text)
     if APP_PASSWORD.search(text):
         return "labelled credential"
     start = 0
