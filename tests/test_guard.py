@@ -650,7 +650,8 @@ def test_what_a_review_found_refused_is_stored(content: str) -> None:
     "content",
     ["*Password:* Lucy1987!", "_Password:_ Lucy1987!", "_PIN:_ 4821", "*PIN:* 4821",
      "*Password*: Lucy1987!", "***Password:*** Lucy1987!", "*db_password*: Kx9mPq2vLr8wZt5n",
-     "_db_password_: Kx9mPq2vLr8wZt5n", "*パスワード*: Sakura2024"],
+     "_db_password_: Kx9mPq2vLr8wZt5n", "*パスワード*: Sakura2024", "_Router_ _PIN_: 4821",
+     "*Password*:\nLucy1987!", "_Password_:\nLucy1987!"],
 )  # fmt: skip
 def test_a_label_in_italics_is_read_as_one_in_bold_is(content: str) -> None:
     # Found by review: only the two-line form, and bold, were refused; then, by the next,

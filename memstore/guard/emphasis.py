@@ -15,12 +15,13 @@ import re
 
 BOLD = re.compile(r"\*\*|__")
 ITALICS = re.compile(
-    r"(?<![\w*])"
-    r"(?:\*(?P<star>[^\s*](?:[^\n]{0,58}?[^\s*])?)\*|_(?P<low>[^\s_](?:[^\n]{0,58}?[^\s_])?)_)"
+    r"(?<![\w*])(?:\*(?P<star>[^\s*](?:(?:(?!\s\*|\*\s)[^\n]){0,58}?[^\s*])?)\*"
+    r"|_(?P<low>[^\s_](?:(?:(?!\s_|_\s)[^\n]){0,58}?[^\s_])?)_)"
     r"(?![\w*])(?:(?<=:[*_])|(?=[ \t]*[:=]))"
 )
 """A pair of ``*`` or ``_`` on one line around up to 60 characters, not opening after a word
-character nor closing before one, whose text ends in a colon or stands before one."""
+character nor closing before one, holding no other pair's end and start ("_Router_ _PIN_:"
+is two pairs: found by review), whose text ends in a colon or stands before one."""
 
 
 def without_emphasis(text: str) -> str:
