@@ -13,6 +13,7 @@ from memstore.arguments import aware, position
 from memstore.errors import InvalidInput
 from memstore.kinds import Scope, SearchRole
 from memstore.logs.write import MAX_SPEAKER_CHARS
+from memstore.speakers import speaker_key
 from memstore.times import format_utc
 
 
@@ -25,8 +26,8 @@ class FilterArguments(TypedDict, total=False):
         role: Only ``user`` or only ``assistant`` messages.
         since: Created at or after this aware time.
         until: Created before this aware time.
-        speaker: Only messages of the speaker of this name, compared without case as an
-            import compares names (``str.casefold``).
+        speaker: Only messages of the speaker of this name, compared without case and
+            composed, as an import compares names (:func:`memstore.speakers.speaker_key`).
     """
 
     session_id: str | None
@@ -110,13 +111,14 @@ class RecallFilters:
 
     def params(self) -> dict[str, str | None]:
         """The bound parameters ``:session_id``, ``:role``, ``:since``, ``:until`` and
-        ``:speaker``, the speaker's name case-folded, as an import compares names."""
+        ``:speaker``, the speaker's name composed and case-folded, as an import compares
+        names (:func:`memstore.speakers.speaker_key`)."""
         return {
             "session_id": self.session_id,
             "role": self.role,
             "since": None if self.since is None else format_utc(self.since),
             "until": None if self.until is None else format_utc(self.until),
-            "speaker": None if self.speaker is None else self.speaker.casefold(),
+            "speaker": None if self.speaker is None else speaker_key(self.speaker),
         }
 
     def any(self) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable
 
 from memstore.arguments import valid_unicode
@@ -10,8 +11,8 @@ from memstore.kinds import Role, spoken, values
 
 
 def speaker_roles(speakers: Iterable[tuple[object, object]]) -> dict[str, str]:
-    """Case-folded speaker name -> role, from (name, role) pairs: the one check of a speaker
-    map, for the API's ``speakers`` and the CLI's ``--speaker NAME=ROLE`` alike.
+    """Speaker key (:func:`speaker_key`) -> role, from (name, role) pairs: the one check of
+    a speaker map, for the API's ``speakers`` and the CLI's ``--speaker NAME=ROLE`` alike.
 
     Raises:
         InvalidInput: If there are no speakers, a name is not text, is not valid Unicode
@@ -26,7 +27,7 @@ def speaker_roles(speakers: Iterable[tuple[object, object]]) -> dict[str, str]:
         name = checked_name(given)
         if role not in values(Role):
             raise InvalidInput(f"speaker {name!r}", f"is {role!r}; use {spoken(Role)}.")
-        folded = name.strip().casefold()
+        folded = speaker_key(name)
         if roles.get(folded, role) != role:
             raise InvalidInput(
                 f"speaker {name!r}", "is given two roles (names are compared without case)."
@@ -37,6 +38,13 @@ def speaker_roles(speakers: Iterable[tuple[object, object]]) -> dict[str, str]:
             "speakers", 'none given; map each speaker, e.g. "Diego=user", "Morgan=assistant".'
         )
     return roles
+
+
+def speaker_key(name: str) -> str:
+    """``name`` as speakers are matched: without spaces at either end, composed (NFC) and
+    without case, so that "José" typed with a combining accent (as macOS writes file text
+    and names) is the "José" of a log (found by review: its records were unknown)."""
+    return unicodedata.normalize("NFC", name.strip()).casefold()
 
 
 def checked_name(name: object) -> str:

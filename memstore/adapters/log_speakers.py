@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 from memstore.errors import InvalidInput
 from memstore.logs.write import check_speaker
+from memstore.speakers import speaker_key
 
 DEFAULT_SPEAKERS = {"user": "User", "assistant": "Assistant", "system": "System"}
 
@@ -31,7 +32,7 @@ def log_speakers(speakers: Mapping[str, str]) -> dict[str, str]:
         if not isinstance(name, str):
             raise InvalidInput("speakers", f"has the name {name!r}; names are text.")
         check_speaker(name)
-    if len({name.casefold() for name in named.values()}) < len(named):
+    if len({speaker_key(name) for name in named.values()}) < len(named):
         raise InvalidInput(
             "speakers", f"{named} gives two roles one name (case aside); give each its own."
         )

@@ -29,6 +29,7 @@ from memstore.repository.imports import Sealed
 from memstore.repository.sessions import StoredSession
 from memstore.schemas import FileImport, ImportWarning
 from memstore.sources import byte_of, log_prefix, source_ref
+from memstore.speakers import speaker_key
 from memstore.times import STORED_BEFORE, STORED_FROM
 
 DAILY_LOG = "daily_log"  # the metadata "source" of the session of an imported daily log
@@ -119,7 +120,7 @@ def classify(
     tally.last_stored = max((byte_of(ref) for ref in stored), default=-1)
     for record in log.parsed.spans:
         ref = source_ref(log.path, record.byte)
-        role = speakers.get(speaker_name(record).casefold())
+        role = speakers.get(speaker_key(speaker_name(record)))
         if record.byte >= sealed:
             tally.deferred += 1
             if role is None:  # never imported under these speakers (found by review: exit 0)

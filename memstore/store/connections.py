@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from memstore.errors import Fts5Unavailable, StoreBusy
+from memstore.speakers import speaker_key
 from memstore.store import readers
 from memstore.text.tokens import holds_folded
 
@@ -44,14 +45,15 @@ PRAGMAS = (
     "PRAGMA secure_delete = ON",
 )
 FOLD_FUNCTION = "memstore_fold"
-"""The SQL function of one argument that gives text case-folded (``str.casefold``, as an
-import compares speakers' names) and any other value as it is: SQLite's NOCASE folds A-Z
-only."""
+"""The SQL function of one argument that gives text as an import compares speakers' names
+(composed and case-folded: :func:`memstore.speakers.speaker_key`) and any other value as it
+is: SQLite's NOCASE folds A-Z only."""
 
 
 def casefolded(value: str | bytes | int | float | None) -> str | bytes | int | float | None:
-    """``value`` case-folded when it is text, else as it is (see :data:`FOLD_FUNCTION`)."""
-    return value.casefold() if isinstance(value, str) else value
+    """``value`` as a speaker's name is compared when it is text, else as it is (see
+    :data:`FOLD_FUNCTION`)."""
+    return speaker_key(value) if isinstance(value, str) else value
 
 
 HOLDS_FOLDED_FUNCTION = "memstore_holds_folded"
