@@ -30,7 +30,8 @@ def speaker_roles(speakers: Iterable[tuple[object, object]]) -> dict[str, str]:
         folded = speaker_key(name)
         if roles.get(folded, role) != role:
             raise InvalidInput(
-                f"speaker {name!r}", "is given two roles (names are compared without case)."
+                f"speaker {name!r}",
+                "is given two roles (names are compared without case or accent form).",
             )
         roles[folded] = str(role)
     if not roles:
@@ -41,10 +42,13 @@ def speaker_roles(speakers: Iterable[tuple[object, object]]) -> dict[str, str]:
 
 
 def speaker_key(name: str) -> str:
-    """``name`` as speakers are matched: without spaces at either end, composed (NFC) and
-    without case, so that "José" typed with a combining accent (as macOS writes file text
-    and names) is the "José" of a log (found by review: its records were unknown)."""
-    return unicodedata.normalize("NFC", name.strip()).casefold()
+    """``name`` as speakers are matched: without spaces at either end, and compared as
+    Unicode's canonical caseless match compares (decomposed, case-folded, composed again),
+    so that "José" typed with a combining accent (as macOS writes file text and names) is
+    the "José" of a log (found by review: its records were unknown), and "ΐ" still its own
+    upper case (found by the next: composed before the fold, it was not)."""
+    decomposed = unicodedata.normalize("NFD", name.strip())
+    return unicodedata.normalize("NFC", decomposed.casefold())
 
 
 def checked_name(name: object) -> str:

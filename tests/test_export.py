@@ -359,3 +359,19 @@ def test_a_jsonl_export_needs_no_machine_zone(service: MemoryService, tmp_path: 
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["counts"]["memory"] == 1
+
+
+def test_one_name_in_two_accent_forms_speaking_as_two_roles_is_a_warning(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    # Found by review: the export grouped names by case alone, listed "José" twice and
+    # printed an import command that refused them as one name given two roles.
+    session = service.start_session()
+    service.record_message(session.id, "user", "Hola", speaker="José")
+    service.record_message(session.id, "assistant", "Hola, José", speaker="Jose\u0301")
+    report = service.export(tmp_path / "md", format="markdown", tz="UTC")
+    assert report.speakers == {"José": "user"}
+    assert report.warnings == [
+        "'José' speaks as user and as assistant; an import maps a name to one role, so its "
+        "assistant messages come back as user ones."
+    ]

@@ -34,6 +34,7 @@ def log_speakers(speakers: Mapping[str, str]) -> dict[str, str]:
         check_speaker(name)
     if len({speaker_key(name) for name in named.values()}) < len(named):
         raise InvalidInput(
-            "speakers", f"{named} gives two roles one name (case aside); give each its own."
+            "speakers",
+            f"{named} gives two roles one name (case and accent form aside); give each its own.",
         )
     return named

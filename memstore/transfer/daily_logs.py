@@ -17,6 +17,7 @@ from memstore.errors import InvalidInput
 from memstore.kinds import Role
 from memstore.logs.write import MAX_OFFSET, check_speaker, loggable, render, stamp_time
 from memstore.schemas.transfer import MessageRecord
+from memstore.speakers import speaker_key
 from memstore.times import local_time
 from memstore.transfer.destination import create, make_folder
 
@@ -59,7 +60,7 @@ class Speakers:
 
     def add(self, name: str, role: Role) -> None:
         """Note that ``name`` speaks as ``role``."""
-        first = self._names.setdefault(name.casefold(), name)
+        first = self._names.setdefault(speaker_key(name), name)
         if self.roles.setdefault(first, role) != role:
             self.clashes.add((first, role))
 
