@@ -31,7 +31,7 @@ def speaker_roles(speakers: Iterable[tuple[object, object]]) -> dict[str, str]:
         if roles.get(folded, role) != role:
             raise InvalidInput(
                 f"speaker {name!r}",
-                "is given two roles (names are compared without case or accent form).",
+                "is given two roles (names are compared without case, accents however typed).",
             )
         roles[folded] = str(role)
     if not roles:

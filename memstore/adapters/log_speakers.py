@@ -35,6 +35,7 @@ def log_speakers(speakers: Mapping[str, str]) -> dict[str, str]:
     if len({speaker_key(name) for name in named.values()}) < len(named):
         raise InvalidInput(
             "speakers",
-            f"{named} gives two roles one name (case and accent form aside); give each its own.",
+            f"{named} gives two roles one name (case, and how accents are typed, aside); give each "
+            "its own.",
         )
     return named
