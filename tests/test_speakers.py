@@ -11,6 +11,7 @@ from memstore import MemoryService, Recorder
 from memstore.adapters.cli import cli
 from memstore.errors import InvalidInput
 from memstore.kinds import Mode
+from memstore.speakers import speaker_key, speaker_roles
 
 LOG = (
     "Morgan Log \u2014 2026-10-05\n\n"
@@ -491,3 +492,15 @@ def test_every_case_form_folds_as_the_name_does() -> None:
         assert name in forms and all(f.casefold() == name.casefold() for f in forms)
     assert "KILI\u00c7" not in case_forms("K\u0131l\u0131\u00e7")
     assert "STRAUSS" in case_forms("Strau\u00df")
+
+
+def test_one_name_typed_two_ways_given_two_roles_is_refused_naming_both_forms() -> None:
+    # Found by review: the refusal showed "José" once, and both forms look alike on screen.
+    with pytest.raises(InvalidInput) as refused:
+        speaker_roles([("José", "user"), ("Jose\u0301", "assistant")])
+    assert str(refused.value) == (
+        "speaker 'Jose\\u0301': is given two roles: it is 'Jos\\xe9', mapped to user (names "
+        "are compared without case, however their letters are typed)."
+    )
+    assert speaker_key("  DIEGO ") == speaker_key("diego") == "diego"  # the ASCII shortcut
+    assert speaker_key("JOSÉ") == speaker_key("jose\u0301") != speaker_key("jose")
