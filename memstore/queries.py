@@ -26,8 +26,9 @@ class FilterArguments(TypedDict, total=False):
         role: Only ``user`` or only ``assistant`` messages.
         since: Created at or after this aware time.
         until: Created before this aware time.
-        speaker: Only messages of the speaker of this name, compared without case and
-            composed, as an import compares names (:func:`memstore.speakers.speaker_key`).
+        speaker: Only messages of the speaker of this name, compared without case however
+            its letters are typed, as an import compares names
+            (:func:`memstore.speakers.speaker_key`).
     """
 
     session_id: str | None
@@ -111,8 +112,8 @@ class RecallFilters:
 
     def params(self) -> dict[str, str | None]:
         """The bound parameters ``:session_id``, ``:role``, ``:since``, ``:until`` and
-        ``:speaker``, the speaker's name composed and case-folded, as an import compares
-        names (:func:`memstore.speakers.speaker_key`)."""
+        ``:speaker``, the speaker's name keyed as an import compares names
+        (:func:`memstore.speakers.speaker_key`)."""
         return {
             "session_id": self.session_id,
             "role": self.role,

@@ -20,8 +20,9 @@ def speaker_roles(speakers: Iterable[tuple[object, object]]) -> dict[str, str]:
             (found by review: no record matched it, and nothing said why), could head no log
             record (:func:`~memstore.logs.write.heads_a_record`, the spaces around it left
             out: a tab or a bidi mark, which a log may hold, is no reason; found by review),
-            a role is not user, assistant or system, or one name (compared without case) is
-            given two roles.
+            a role is not user, assistant or system, or one name (compared by
+            :func:`speaker_key`: without case, however its letters are typed) is given two
+            roles.
     """
     roles: dict[str, str] = {}
     first: dict[str, str] = {}  # each key's name as first given, for a clash's message
