@@ -9,8 +9,10 @@ import re
 import sqlite3
 from collections.abc import Iterator, Sequence
 from typing import get_args
+from unicodedata import normalize
 
 from memstore.kinds import Mode, Role
+from memstore.speakers import speaker_key
 from memstore.text import cjk
 from memstore.text.fts_query import LONG_RUN_CHARS
 from memstore.text.tokens import word_spans
@@ -32,8 +34,9 @@ def named_speakers(connection: sqlite3.Connection, query: str) -> str:
     """The speakers' names (a JSON list) that words of ``query`` are, without case: each word,
     each run of up to :data:`NAME_WORDS` adjacent words as written between them ("Mary
     Ann", "O'Brien"), and each 2 to 4 adjacent characters of a CJK run, where a name stands
-    without spaces ("王小明什么时候去的"; found by review); a role's own word ("user") never
-    is one."""
+    without spaces ("王小明什么时候去的"; found by review), each in its case forms
+    (:func:`case_forms`) and typings (:func:`typings`); a role's own word ("user") never is
+    one."""
     spans = word_spans(query)
     candidates = {
         query[start:end]: None
@@ -43,7 +46,7 @@ def named_speakers(connection: sqlite3.Connection, query: str) -> str:
     for start, end in spans:
         if cjk.is_cjk(query[start:end]):
             candidates.update(dict.fromkeys(cjk_pieces(query[start:end])))
-    forms = [form for name in candidates for form in case_forms(name)]
+    forms = [typed for name in candidates for form in case_forms(name) for typed in typings(form)]
     names = json.dumps([name for name in forms if name.casefold() not in ROLE_WORDS])
     return json.dumps([name for (name,) in connection.execute(NAMED_SPEAKERS, {"names": names})])
 
@@ -66,6 +69,16 @@ def case_forms(name: str) -> list[str]:
         pieces = [name]
     options = [word_cases(piece) if at % 2 == 0 else (piece,) for at, piece in enumerate(pieces)]
     return list(dict.fromkeys("".join(parts) for parts in itertools.product(*options)))
+
+
+def typings(name: str) -> list[str]:
+    """``name`` as written, with its accents composed (NFC) and decomposed (NFD): the two
+    ways a log holds an accented letter (macOS writes "Jose\u0301"), which the import and the
+    speaker filter take for one name (:func:`~memstore.speakers.speaker_key`) and the index
+    lookup does not (found by review: the signal missed a name typed the other way)."""
+    if name.isascii():
+        return [name]
+    return list(dict.fromkeys((name, *(normalize(form, name) for form in ("NFC", "NFD")))))
 
 
 def word_cases(word: str) -> tuple[str, ...]:
@@ -127,18 +140,18 @@ def names_apart(query: str, names: Sequence[str]) -> str:
 
 def without_names(query: str, names: Sequence[str]) -> str:
     """``query`` with the speakers' ``names`` it holds (as :func:`named_speakers` finds
-    them, without case) blanked out, for the words an ``all``-mode recall requires: a name
-    counts as its speaker, a signal, not as a word each message must hold (found by review:
-    "Caroline support group" missed Caroline's own message). ``query`` itself when nothing
-    else would be left, or no name is in it."""
-    folded = {name.casefold() for name in names}
+    them, compared by :func:`~memstore.speakers.speaker_key`) blanked out, for the words
+    an ``all``-mode recall requires: a name counts as its speaker, a signal, not as a word
+    each message must hold (found by review: "Caroline support group" missed Caroline's own
+    message). ``query`` itself when nothing else would be left, or no name is in it."""
+    folded = {speaker_key(name) for name in names}
     if not folded:
         return query
     blanked = list(query)
     spans = word_spans(query)
     for at, (start, _) in enumerate(spans):
         for _, end in spans[at : at + NAME_WORDS]:
-            if query[start:end].casefold() in folded:
+            if speaker_key(query[start:end]) in folded:
                 blanked[start:end] = " " * (end - start)
     for start, end in spans:
         for name in folded & set(cjk_pieces(query[start:end])):
