@@ -13,7 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from memstore import InvalidInput, MemoryConfig, MemoryService, MemoryTools, NotFound
+from memstore import (
+    InvalidInput,
+    MemoryConfig,
+    MemoryService,
+    MemoryTools,
+    NotFound,
+    SecretRejected,
+)
 
 
 def test_a_key_replaced_from_spanish_to_english_leaves_one_active_and_one_superseded(
@@ -586,6 +593,28 @@ def test_a_new_value_under_a_key_keeps_the_pin_and_the_category_of_the_old(
     french = service.remember("Diego prefers French.", supersedes=german.id)
     assert (french.category, french.pinned) == ("goal", False)
     assert service.remember("Diego has a cat.").category == "fact"
+
+
+def test_a_memory_that_supersedes_a_keyed_one_takes_its_key(service: MemoryService) -> None:
+    # Found by review: "prefers French" with supersedes= the keyed "prefers Spanish" had no
+    # key, so the key's next value superseded nothing and left French and German in force.
+    spanish = service.remember("Diego prefers Spanish.", key="response_language")
+    french = service.remember("Diego prefers French.", supersedes=spanish.id)
+    assert french.key == "response_language"
+    german = service.remember("Diego prefers German.", key="response_language")
+    assert service.get_memory(french.id).superseded_by == german.id  # type: ignore[union-attr]
+    cola = service.remember("Diego drinks cola.")  # an existing memory adopts the key too
+    adopted = service.remember("Diego drinks cola.", supersedes=german.id)
+    assert (adopted.id, adopted.key) == (cola.id, "response_language")
+    assert service.get_memory(cola.id) == adopted
+    italian = service.remember("Diego prefers Italian.", key="lang", supersedes=adopted.id)
+    assert italian.key == "lang"  # a key given is kept
+    active = [m.content for m in service.list_memories().memories]
+    assert active == ["Diego prefers Italian."]
+    wifi = service.remember("The wifi password is on the router.", key="wifi_password")
+    with pytest.raises(SecretRejected):  # the key it takes names a credential
+        service.remember("Lucy1987!", supersedes=wifi.id)
+    assert service.get_memory(wifi.id).status == "active"  # type: ignore[union-attr]
 
 
 def test_a_confirmed_candidate_or_an_update_that_supersedes_keeps_the_pin(

@@ -4,7 +4,8 @@ Rules (the memory paragraphs of the Morgan design notes):
 - normalised duplicate content reuses the active memory that holds it;
 - new content under an active key supersedes the memory holding the key, atomically;
 - ``supersedes=id`` supersedes that memory explicitly;
-- a new memory that supersedes another keeps its pin, and its category unless given one;
+- a new memory that supersedes another keeps its pin, and its category and key unless given
+  them;
 - an update keeps the memory's id, and supersedes any other active memory that holds its new
   content or key; updating a candidate confirms it;
 - an extracted memory is a ``candidate`` and never supersedes a confirmed one;
@@ -122,19 +123,21 @@ def adopt(
     now: datetime,
 ) -> StoredMemory:
     """Make ``memory`` replace the active memory ``supersedes`` names (itself aside), pinned
-    when that one was (see :func:`successor`), and link it to the message it came from.
+    and keyed when that one was (see :func:`successor`), and link it to the message it came
+    from.
 
     Raises:
         NotFound: If ``supersedes`` or the source message does not exist.
         InvalidInput: If ``supersedes`` is not active.
+        SecretRejected: When its content is the credential the key it takes names.
     """
     replaced = [id_ for id_ in targets(connection, None, supersedes, now) if id_ != memory.id]
-    pinned = successor(connection, memory, replaced, inherits=False).pinned
+    heir = successor(connection, memory, replaced, inherits=False)
     memory_rows.retire(connection, replaced, "superseded", now)
     memory_rows.point(connection, replaced, memory.id, now)
-    if pinned and not memory.pinned:
-        memory_rows.set_pinned(connection, memory.id, True, after(now, memory.modified_at))
-        memory = replace(memory, pinned=True, modified_at=after(now, memory.modified_at))
+    if heir != memory:
+        memory = replace(heir, modified_at=after(now, memory.modified_at))
+        memory_rows.revise(connection, memory)
     link(connection, memory, source)
     return memory
 
@@ -165,14 +168,24 @@ def successor(
     connection: sqlite3.Connection, memory: StoredMemory, replaced: list[str], inherits: bool
 ) -> StoredMemory:
     """``memory`` as the new value of the memories it replaces: pinned when one of them was,
-    and of the first one's category when it ``inherits`` it (a new memory, or a candidate
+    of the first one's category when it ``inherits`` it (a new memory, or a candidate
     confirmed, given no category: found by review, "prefers English" under the key of a
-    pinned preference "prefers Spanish" was an unpinned fact)."""
+    pinned preference "prefers Spanish" was an unpinned fact), and of the first one's key
+    when it has none (found by review: "prefers French" with ``supersedes`` the keyed
+    "prefers Spanish" left the key free, and the key's next value left both in force).
+
+    Raises:
+        SecretRejected: When its content is the credential the key it takes names.
+    """
     before = [found for id_ in replaced if (found := memory_rows.get(connection, id_))]
     if not before:
         return memory
     category = before[0].category if inherits else memory.category
-    return replace(memory, category=category, pinned=memory.pinned or any(o.pinned for o in before))
+    key = memory.key or before[0].key
+    if key != memory.key:
+        refuse_keyed(key, memory.content)
+    pinned = memory.pinned or any(o.pinned for o in before)
+    return replace(memory, category=category, key=key, pinned=pinned)
 
 
 def new_memory(draft: Draft, status: MemoryStatus, now: datetime) -> StoredMemory:
