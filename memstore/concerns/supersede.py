@@ -4,8 +4,7 @@ Rules (the memory paragraphs of the Morgan design notes):
 - normalised duplicate content reuses the active memory that holds it;
 - new content under an active key supersedes the memory holding the key, atomically;
 - ``supersedes=id`` supersedes that memory explicitly;
-- a new memory that supersedes another keeps its pin, and its category and key unless given
-  them;
+- a new memory that supersedes another keeps its pin, category and key unless given them;
 - an update keeps the memory's id, and supersedes any other active memory that holds its new
   content or key; updating a candidate confirms it;
 - an extracted memory is a ``candidate`` and never supersedes a confirmed one;
@@ -122,9 +121,8 @@ def adopt(
     source: Source | None,
     now: datetime,
 ) -> StoredMemory:
-    """Make ``memory`` replace the active memory ``supersedes`` names (itself aside), pinned
-    and keyed when that one was (see :func:`successor`), and link it to the message it came
-    from.
+    """Make ``memory`` replace the active memory ``supersedes`` names (itself aside), as
+    :func:`successor` makes it, and link it to the message it came from.
 
     Raises:
         NotFound: If ``supersedes`` or the source message does not exist.
@@ -170,13 +168,9 @@ def successor(
     """``memory`` as the new value of the memories it replaces: pinned when one of them was,
     of the first one's category when it ``inherits`` it (a new memory, or a candidate
     confirmed, given no category: found by review, "prefers English" under the key of a
-    pinned preference "prefers Spanish" was an unpinned fact), and of the first one's key
-    when it has none (found by review: "prefers French" with ``supersedes`` the keyed
-    "prefers Spanish" left the key free, and the key's next value left both in force).
-
-    Raises:
-        SecretRejected: When its content is the credential the key it takes names.
-    """
+    pinned preference "prefers Spanish" was an unpinned fact), and of its key when it has
+    none (found by review: a keyed memory superseded by id left its key free, and the key's
+    next value left two in force). Raises SecretRejected if that key names its content."""
     before = [found for id_ in replaced if (found := memory_rows.get(connection, id_))]
     if not before:
         return memory
