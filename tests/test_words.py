@@ -218,6 +218,36 @@ def test_the_boundary_token_is_left_out_of_every_total_that_spans_it(
     assert service.search_words("一", role="user").total == 1  # the filtered count too
 
 
+def test_a_word_the_index_keeps_cut_is_listed_nowhere_and_refused_by_name(
+    service: MemoryService, runner: CliRunner, db_path: Path
+) -> None:
+    # Found by review: FTS5 keeps a token's first 32,768 bytes. 'q' * 40,000 was listed as
+    # 'q' * 32,768, whose instances then reported the store damaged; one cut inside a
+    # character ('ж' is two bytes) made every listing that reached it fail the same way.
+    one_message(service, "zebra " + "q" * 40_000 + " tail and a" + "ж" * 20_000 + " end")
+    assert counts(service.search_words("")) == {
+        "and": (1, 1),
+        "end": (1, 1),
+        "tail": (1, 1),
+        "zebra": (1, 1),
+    }
+    assert service.search_words("").total == 4
+    everywhere = service.search_words("", scope="all", role="user")  # the filtered count
+    assert (everywhere.total, [entry.word for entry in everywhere.words]) == (
+        4,
+        ["and", "end", "tail", "zebra"],
+    )
+    assert located(service.word_instances("zebra")) == [(0, 0, 5, "zebra")]
+    for word in ("q" * 40_000, "Q" * 32_768, "a" + "ж" * 20_000):
+        with pytest.raises(InvalidQuery, match="32,768 bytes only") as raised:
+            service.word_instances(word)
+        assert raised.value.argument == "word"
+    assert service.word_instances("q" * 32_767).total == 0  # shorter: no such word
+    result = runner.invoke(cli, ["--database", str(db_path), "--json", "words", "--scope", "all"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["total"] == 4
+
+
 def test_overlapping_cjk_instances_are_each_found(service: MemoryService) -> None:
     one_message(service, "哈哈哈哈")
     assert located(service.word_instances("哈哈")) == [
@@ -426,11 +456,12 @@ def test_a_word_longer_than_the_budget_allows_is_paged_one_instance_at_a_time(
     content = f"my key is {token}, and {token} again"
     assert [i.start for i in second.instances] == [content.rindex(token)]
     assert second.next_offset is None
-    # A short word still pages within the budget, and a long word that is in no record is
-    # an empty page.
+    # A short word still pages within the budget; a word longer than the index keeps whole
+    # is refused (see test_a_word_the_index_keeps_cut_is_listed_nowhere_and_refused_by_name).
     assert service.word_instances("key").instances[0].matched_text == "key"
     assert len(service.word_instances("key").model_dump_json()) <= 1024
-    assert service.word_instances("a" * 1_000_000).total == 0
+    with pytest.raises(InvalidQuery, match="32,768 bytes only"):
+        service.word_instances("a" * 1_000_000)
 
 
 def test_an_empty_prefix_lists_every_word_alphabetically(service: MemoryService) -> None:

@@ -109,6 +109,7 @@ def one_word(connection: sqlite3.Connection, text: str, argument: str) -> str:
     # An ASCII letters-and-digits word is one token that unicode61 only lowercases; any
     # other text is split and folded by SQLite's own tokenizer. A run of CJK characters is
     # one word of as many tokens.
+    refuse_cut(text, argument)
     ascii_word = text.isascii() and text.isalnum()
     found = [text.lower()] if ascii_word else words.tokens(connection, text)
     if len(found) > 1 and is_cjk_run(text):
@@ -125,6 +126,24 @@ def one_word(connection: sqlite3.Connection, text: str, argument: str) -> str:
             "(punctuation and spaces separate words).",
         )
     return found[0]
+
+
+def refuse_cut(text: str, argument: str) -> None:
+    """Raise InvalidQuery when a word of ``text`` folds to
+    :data:`~memstore.repository.words.WHOLE_TERM_BYTES` bytes or more: the index keeps only
+    that many of it, which tell it from no other word that starts so (and SQLite's probe
+    would cut it inside a character: found by review, "store damaged")."""
+    if len(text) * 4 < words.WHOLE_TERM_BYTES:  # a character folds to 4 bytes at most
+        return
+    for word in tokenize(text):
+        size = len(fold(word).encode())
+        if size >= words.WHOLE_TERM_BYTES and not cjk.is_cjk(word):
+            raise InvalidQuery(
+                argument,
+                f"{quoted(text)} holds a word of {size:,} bytes (UTF-8, folded); the index "
+                f"keeps a word's first {words.WHOLE_TERM_BYTES:,} bytes only, so it lists no "
+                "word that long: give a shorter one.",
+            )
 
 
 def is_cjk_run(text: str) -> bool:
