@@ -617,6 +617,34 @@ def test_a_read_only_store_is_read_and_checked_without_being_written(
     assert sorted(p.name for p in read_only_store.parent.iterdir()) == ["memory.sqlite3"]
 
 
+def test_a_read_only_store_beside_an_empty_wal_is_read_without_a_shm(
+    read_only_store: Path,
+) -> None:
+    # Found by review: a copy that left the -shm out, its -wal of 0 bytes beside it, was
+    # refused ("its -wal holds writes SQLite reads only through a -shm file").
+    wal = Path(f"{read_only_store}-wal")
+    read_only_store.parent.chmod(0o755)
+    wal.touch()
+    read_only_store.parent.chmod(0o555)
+
+    def work() -> dict[str, Any]:
+        return {
+            "check": cli_json(read_only_store, "check"),
+            "recall": cli_json(read_only_store, "recall", "tea"),
+        }
+
+    outcome = read_only_runner(work)
+    assert outcome["check"]["exit"] == 0, outcome["check"]["err"]
+    assert json.loads(outcome["check"]["out"])["read_only"] is True
+    recall = json.loads(outcome["recall"]["out"])
+    assert [m["content"] for m in recall["memories"]] == ["Diego likes green tea."]
+    assert sorted(p.name for p in read_only_store.parent.iterdir()) == [
+        "memory.sqlite3",
+        "memory.sqlite3-wal",
+    ]
+    assert wal.stat().st_size == 0
+
+
 def test_a_read_only_store_refuses_writes_through_the_api(read_only_store: Path) -> None:
     def work() -> str:
         service = MemoryService(read_only_store)

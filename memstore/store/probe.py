@@ -42,7 +42,9 @@ def reader_uri(path: Path) -> str:
 
 
 def settled(path: Path) -> bool:
-    """Whether the database at ``path`` has no ``-wal`` or ``-journal`` file beside it.
+    """Whether the database at ``path`` has no ``-wal`` or ``-journal`` file beside it, or
+    only an empty one, which holds nothing to read in (found by review: a copy that left the
+    ``-shm`` out, its ``-wal`` of 0 bytes, was refused as needing one).
 
     Told by the names alone, never by reading the database's header: closing a descriptor
     of a file drops every POSIX lock the process holds on it, SQLite's own included, so a
@@ -52,7 +54,18 @@ def settled(path: Path) -> bool:
     is where they are looked for (found by review: a link's hot journal went unseen).
     """
     target = path.resolve()
-    return not any(Path(f"{target}{suffix}").exists() for suffix in JOURNALS)
+    return not any(holds_anything(Path(f"{target}{suffix}")) for suffix in JOURNALS)
+
+
+def holds_anything(path: Path) -> bool:
+    """Whether a file is at ``path`` and holds a byte (one that cannot be looked at counts:
+    it may)."""
+    try:
+        return path.stat().st_size > 0
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError:
+        return True
 
 
 def read_schema(path: Path) -> Schema | None:
