@@ -42,9 +42,8 @@ def reader_uri(path: Path) -> str:
 
 
 def settled(path: Path) -> bool:
-    """Whether the database at ``path`` has no ``-wal`` or ``-journal`` file beside it, or
-    only an empty one, which holds nothing to read in (found by review: a copy that left the
-    ``-shm`` out, its ``-wal`` of 0 bytes, was refused as needing one).
+    """Whether the database at ``path`` has no ``-wal`` or ``-journal`` beside it but empty
+    ones (found by review: a copy without its ``-shm``, its ``-wal`` empty, was refused).
 
     Told by the names alone, never by reading the database's header: closing a descriptor
     of a file drops every POSIX lock the process holds on it, SQLite's own included, so a
@@ -58,8 +57,7 @@ def settled(path: Path) -> bool:
 
 
 def holds_anything(path: Path) -> bool:
-    """Whether a file is at ``path`` and holds a byte (one that cannot be looked at counts:
-    it may)."""
+    """Whether a file at ``path`` holds a byte (or cannot be looked at, so may)."""
     try:
         return path.stat().st_size > 0
     except (FileNotFoundError, NotADirectoryError):
