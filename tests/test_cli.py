@@ -9,11 +9,13 @@ import subprocess
 import sys
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 import click
 import pytest
 from click.testing import CliRunner
 
+from memstore import MemoryService
 from memstore.adapters.cli import cli
 from memstore.adapters.cli.catalog import BY_MODULE, SUMMARIES
 from tests.conftest import REPO
@@ -64,6 +66,38 @@ def test_import_exits_1_when_a_file_has_an_error(
     assert code == 1
     assert report["errors"] == 1 and report["files"][0]["error"]
     assert report["files"][1]["imported"] == 4
+
+
+def test_an_import_stopped_by_a_held_lock_says_what_it_had_stored(
+    runner: CliRunner, db_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Found by review: another writer holding the lock past the 500 ms wait ended an import
+    # with the StoreBusy error alone, after its first file (a batch of its own) was stored.
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    for day in ("2026-10-05", "2026-10-06"):
+        records = (f"[09:{n // 60:02d}:{n % 60:02d} +0000]\nDiego: note {n}\n" for n in range(2001))
+        (folder / f"{day}.md").write_text(f"Morgan Log \u2014 {day}\n\n" + "\n".join(records))
+    holder = sqlite3.connect(db_path, isolation_level=None)
+    real = MemoryService.import_markdown
+
+    def then_lock(self: MemoryService, *args: Any, **kwargs: Any) -> Any:
+        def stored(report: Any) -> None:  # the first batch is committed: take the lock
+            holder.execute("BEGIN IMMEDIATE")
+            kwargs["progress"](report)
+
+        return real(self, *args, **{**kwargs, "progress": stored})
+
+    monkeypatch.setattr(MemoryService, "import_markdown", then_lock)
+    result = runner.invoke(cli, ["--database", str(db_path), "import", str(folder), *SPEAKERS])
+    holder.execute("ROLLBACK")
+    assert result.exit_code == 1
+    lines = result.stderr.splitlines()
+    assert lines[0] == (
+        "before it stopped, the import went through 1 file and stored 2000 messages; run it "
+        "again to go on (what is stored is skipped)."
+    )
+    assert json.loads(lines[1])["error"]["type"] == "StoreBusy"
 
 
 def test_import_requires_speakers_and_well_formed_ones(runner: CliRunner, db_path: Path) -> None:

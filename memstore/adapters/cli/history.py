@@ -21,7 +21,7 @@ from memstore.speakers import speaker_roles
 from memstore.text.printable import one_line
 
 if TYPE_CHECKING:
-    from memstore.schemas import ImportReport
+    from memstore.schemas import FileImport, ImportReport
     from memstore.service import MemoryService
 
 
@@ -81,14 +81,38 @@ def import_command(
     service = service_from(ctx, new_ok=True)
     files = len(service.log_files(paths))  # a folder without logs is its report's error
     hidden = not sys.stderr.isatty() or files < 2
-    with click.progressbar(length=files, label="importing", file=sys.stderr, hidden=hidden) as bar:
-        report = service.import_markdown(
-            paths, speakers=speakers, include_tail=include_tail, progress=lambda _: bar.update(1)
-        )
+    landed: list[FileImport] = []
+    try:
+        with click.progressbar(
+            length=files, label="importing", file=sys.stderr, hidden=hidden
+        ) as bar:
+
+            def done(file: FileImport) -> None:
+                landed.append(file)
+                bar.update(1)
+
+            report = service.import_markdown(
+                paths, speakers=speakers, include_tail=include_tail, progress=done
+            )
+    except BaseException:  # a lock held too long, a full disk, Ctrl-C: say what landed
+        if landed:
+            click.echo(stopped_summary(landed), err=True)
+        raise
     unmatched = not report.imported and not report.skipped and bool(report.unknown_speakers)
     note = import_summary(report, include_tail)
     view = lambda found: "\n".join([note, *file_errors(found)])  # noqa: E731
     conclude(ctx, report, ok=not (report.errors or unmatched), note=note, view=view)
+
+
+def stopped_summary(landed: list[FileImport]) -> str:
+    """One line for an import that stopped on an error after some files were stored (found
+    by review: a lock held by another writer ended it in silence after its first 8,000
+    messages were committed)."""
+    stored = {"message": sum(file.imported for file in landed)}
+    return (
+        f"before it stopped, the import went through {counted({'file': len(landed)})} and "
+        f"stored {counted(stored)}; run it again to go on (what is stored is skipped)."
+    )
 
 
 def file_errors(report: ImportReport) -> list[str]:
