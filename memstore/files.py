@@ -72,11 +72,16 @@ def folder(path: Path, what: str) -> bool:
     """Whether the folder at ``path`` exists (False when nothing is there).
 
     Raises:
-        FileError: If something other than a folder is there.
+        FileError: If something other than a folder is there, or a symbolic link to nothing
+            (found by review: the recorder's appends ended in FileNotFoundError).
     """
     try:
         status = path.stat()
     except FileNotFoundError:
+        if path.is_symlink():
+            raise FileError(
+                str(path), f"{what} is a symbolic link to nothing ({os.readlink(path)})."
+            ) from None
         return False
     except OSError as error:
         raise FileError(str(path), f"{what} cannot be examined ({error.strerror}).") from error

@@ -313,6 +313,16 @@ def test_a_log_folder_that_is_a_file_is_named_as_a_file(
         recorder_for(service, tmp_path / "logs").record("user", "Hola", when=WHEN)
 
 
+def test_a_log_folder_that_is_a_link_to_nothing_is_a_file_error(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    # Found by review: the append ended in FileNotFoundError, naming the day's log.
+    (tmp_path / "logs").symlink_to(tmp_path / "missing")
+    with pytest.raises(FileError, match="the log folder is a symbolic link to nothing"):
+        recorder_for(service, tmp_path / "logs").record("user", "Hola", when=WHEN)
+    assert not (tmp_path / "missing").exists()
+
+
 PIECES = ["a", " ", "\t", "\r", "\n", "\r\n", "[09:00:01 +0200]", "```", "Morgan: ", "~~~"]
 
 
