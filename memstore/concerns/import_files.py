@@ -139,7 +139,7 @@ def read(path: Path) -> tuple[str, bytearray]:
         OSError: When the file system refuses to inspect or read the file.
     """
     if path.is_symlink():
-        raise ImportRejected("is a symbolic link; import the file it points to instead")
+        raise ImportRejected("is a symbolic link; import what it points to instead")
     resolved = str(path.resolve())
     if not valid_unicode(resolved):  # a name that is not UTF-8 decodes to lone surrogates
         raise ImportRejected("has a path that is not valid UTF-8; rename it or its folder")
