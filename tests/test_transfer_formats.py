@@ -95,6 +95,9 @@ FRONT = (
             "a0: &a0 [x, x, x]\na1: &a1 [*a0, *a0, *a0]\n",
             r"an alias \(\*name\) repeats a value",
         ),
+        # found by review: a merge's key beside the mapping's own was dropped in silence
+        ("2026-10-05T09:00:00Z", "key: a\n<<: {key: b}\n", r"a merge \(<<\)"),
+        ("2026-10-05T09:00:00Z", "<<: [{key: b}, {key: c}]\n", r"a merge \(<<\)"),
         # found by review: PyYAML's own ValueError went out as a traceback
         ("2026-02-30", "", "a value YAML cannot read"),
         ("2026-10-05T09:00:00Z", "confidence: " + "9" * 5000 + "\n", "a value YAML cannot read"),

@@ -1,5 +1,5 @@
 """The YAML front matter of a Markdown memory file, read strictly: PyYAML's safe loader with
-no key given twice, no alias, and only true and false as booleans."""
+no key given twice, no alias or merge, and only true and false as booleans."""
 
 from __future__ import annotations
 
@@ -51,16 +51,23 @@ class FrontMatterLoader(yaml.SafeLoader):
         return super().compose_node(parent, index)
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        """The mapping of ``node``, refusing a key it gives twice (``<<`` merges left as
-        PyYAML does them).
+        """The mapping of ``node``, refusing a key it gives twice, and a merge (``<<``),
+        which gives its keys again and drops what the mapping gives as well (found by
+        review: ``key: a`` beside ``<<: {key: b}`` dropped ``b`` in silence).
 
         Raises:
             DuplicateKey: For a key given twice.
+            yaml.constructor.ConstructorError: For a merge.
         """
         seen: dict[Any, yaml.Mark] = {}
         for key_node, _ in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge":
-                continue
+                raise yaml.constructor.ConstructorError(
+                    None,
+                    None,
+                    "a merge (<<) gives keys again; write each once",
+                    key_node.start_mark,
+                )
             key = self.construct_object(key_node, deep=True)
             try:
                 first = seen.get(key)
