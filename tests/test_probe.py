@@ -31,7 +31,7 @@ from memstore.errors import InvalidQuery
 from memstore.store import probe
 from memstore.store.database import Database
 from tests.conftest import ALEMBIC_BASE, REPO, at_base
-from tests.test_migrations import upgrade
+from tests.test_migrations import downgrade, upgrade
 
 EXAMPLES = REPO / "examples" / "logs"
 SPEAKERS = ["--speaker", "Diego=user", "--speaker", "Morgan=assistant"]
@@ -643,6 +643,38 @@ def test_a_read_only_store_beside_an_empty_wal_is_read_without_a_shm(
         "memory.sqlite3-wal",
     ]
     assert wal.stat().st_size == 0
+
+
+def test_a_read_only_store_of_an_earlier_schema_is_checked_on_a_copy_and_said_so(
+    read_only_store: Path,
+) -> None:
+    # Found by review: check refused a mounted backup of an earlier memstore as read-only
+    # ("it needs an upgrade"), with no report and no way forward.
+    read_only_store.parent.chmod(0o755)
+    read_only_store.chmod(0o644)
+    downgrade(read_only_store, "0004")
+    read_only_store.chmod(0o444 if os.geteuid() else 0o644)
+    read_only_store.parent.chmod(0o555)
+    before = read_only_store.read_bytes()
+
+    def work() -> dict[str, Any]:
+        return {
+            "check": cli_json(read_only_store, "check"),
+            "recall": cli_json(read_only_store, "recall", "tea"),
+        }
+
+    outcome = read_only_runner(work)
+    assert outcome["check"]["exit"] == 1, outcome["check"]["err"]
+    check = json.loads(outcome["check"]["out"])
+    assert (check["ok"], check["read_only"], check["schema_version"]) == (False, True, 4)
+    assert check["problems"][0].startswith("schema version is 4; this code expects 7, and the")
+    assert "memstore backup" in check["problems"][0] and len(check["problems"]) == 1
+    assert [index["ok"] for index in check["fts"]] == [True] * 4  # the upgraded copy's
+    assert check["counts"]["memories"] == 1
+    error = json.loads(outcome["recall"]["err"])["error"]
+    assert error["type"] == "StoreReadOnly" and "once upgraded to version 7" in error["message"]
+    assert read_only_store.read_bytes() == before
+    assert sorted(p.name for p in read_only_store.parent.iterdir()) == ["memory.sqlite3"]
 
 
 def test_a_read_only_store_refuses_writes_through_the_api(read_only_store: Path) -> None:

@@ -10,11 +10,11 @@ from __future__ import annotations
 import tempfile
 import time
 
-from memstore.errors import StoreBusy, StoreDamaged, StoreError
+from memstore.errors import StoreBusy, StoreDamaged, StoreError, StoreReadOnly
 from memstore.repository import health as checks
 from memstore.repository.health import Findings, IndexCheck
 from memstore.schemas import FtsCheck, HealthReport
-from memstore.store import backups, examine
+from memstore.store import backups, examine, probe
 from memstore.store.database import Database
 from memstore.store.fts_names import FTS_INDEXES, PLACES_INDEX, REQUESTS_INDEX
 
@@ -68,7 +68,41 @@ def health(db: Database) -> HealthReport:
             return checked_once(db)
         except StoreBusy:
             time.sleep(RETRY_PAUSE_S)
+        except StoreReadOnly:
+            return outdated(db)
     return checked_once(db, on_copy=True)
+
+
+def outdated(db: Database) -> HealthReport:
+    """The report of a file that cannot be written and needs an upgrade (a mounted backup
+    from an earlier memstore): the checks of a private copy brought up to date, ``ok``
+    False since no other command can read the file where it is (found by review: ``check``
+    refused it, with reading commands, as read-only)."""
+    with backups.scratch_copy(db.path) as copied:
+        scratch = Database(copied)
+        try:
+            open_scratch(scratch)
+            with scratch.inspect() as connection:
+                shown = report(checks.findings(connection), str(db.path), db.code_version())
+        finally:
+            scratch.dispose()
+    schema = probe.read_schema(db.path)
+    version = max(schema.recorded or (0,)) if schema else 0
+    problem = (
+        f"schema version is {version}; this code expects {shown.code_version}, and the file "
+        f"cannot be upgraded where it is ({db.read_only}): copy it to a folder you can write "
+        "to (`memstore backup` copies it as it is) and use the copy, which the first command "
+        "upgrades; the other findings are of such a copy"
+    )
+    return shown.model_copy(
+        update={
+            "ok": False,
+            "schema_version": version,
+            "problems": [problem, *shown.problems],
+            "read_only": True,
+            "read_only_reason": db.read_only,
+        }
+    )
 
 
 def checked_once(db: Database, *, on_copy: bool = False) -> HealthReport:

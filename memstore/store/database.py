@@ -261,7 +261,9 @@ class Database:
         if self.read_only is not None:
             if upgrade and schema is not None:
                 raise StoreReadOnly(
-                    str(self.path), f"{self.read_only}; it needs an upgrade to version {code}"
+                    str(self.path),
+                    f"{self.read_only}; this code reads it only once upgraded to version {code}, "
+                    "which a copy can be",
                 )
             # No connection is kept: each decides afresh whether to read the file as
             # immutable (see probe.reader_uri), which one kept would go on doing while the

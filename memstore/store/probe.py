@@ -127,8 +127,8 @@ def not_upgraded(path: Path, version: int, code: int) -> SchemaError:
     return SchemaError(
         f"The database {path} is at schema version {version}, older than this code's {code}, "
         "and this command only reads, so it does not upgrade it. Any other command "
-        "(`memstore check`, say) upgrades it on first use; make a backup first (`memstore "
-        "backup PATH`).",
+        "(`memstore check`, say) upgrades a file it may write; make a backup first "
+        "(`memstore backup PATH`, which also copies a read-only file for upgrading).",
         database_version=version,
         code_version=code,
     )
