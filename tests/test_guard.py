@@ -581,6 +581,9 @@ def test_a_key_naming_a_credential_is_stored(service: MemoryService, key: str) -
         "P a s s w o r d :\nLucy1987!",
         "Password:\nLucy1987!\n\nNotes",
         "_Password:_\nLucy1987!",  # underscore italics (found by the fourth review)
+        # Italian and Portuguese credentials as the other languages' (found by review)
+        "credenziali: admin/Girasole77",
+        "credenciais: admin/Girasole77",
         # and not let through by a question mark
         "Passwort: Sonnenschein?",
         "the wifi password is swordfish?",
@@ -636,6 +639,9 @@ def test_a_label_ending_its_line_and_its_value_on_the_next_are_refused(content: 
         # a heading of three words and a list (found by the third review)
         "Shared password:\nNetflix\nAmazon Prime\nDisney Plus",
         "Sent password to:\nMargaret\nAna María\nLuis",
+        "Le credenziali sono nel cassetto.",
+        "credenziali: chiedi a Marco",
+        "As credenciais estão com o João.",
     ],
 )
 def test_what_a_review_found_refused_is_stored(content: str) -> None:

@@ -84,7 +84,7 @@ KEY_LABELS = (
     r"|requirepass"
     r"|masterauth|auth|(?:admin|master|search|admin api) key"
     r"|(?:totp|otp|2fa|mfa)[ _-]?(?:secret|seed|key)|(?:backup|recovery) codes?"
-    r"|creds|credentials|credenciales|identifiants|zugangsdaten"
+    r"|creds|credentials|credenciales|credenziali|credenciais|identifiants|zugangsdaten"
     r"|(?:shared |signing |webhook |client )?secrets?"
 )
 # Any other key or secret ("encryption key", "Mailgun key") takes a long made-up value only.
