@@ -584,6 +584,12 @@ def test_a_key_naming_a_credential_is_stored(service: MemoryService, key: str) -
         # Italian and Portuguese credentials as the other languages' (found by review)
         "credenziali: admin/Girasole77",
         "credenciais: admin/Girasole77",
+        # and with the plural verb of each language (found by the re-check)
+        "le credenziali sono Girasole77",
+        "as senhas são Girasole77",
+        "credenciales son Girasole77",
+        "Zugangsdaten sind Girasole77",
+        "les identifiants sont Girasole77",
         # and not let through by a question mark
         "Passwort: Sonnenschein?",
         "the wifi password is swordfish?",
@@ -642,6 +648,12 @@ def test_a_label_ending_its_line_and_its_value_on_the_next_are_refused(content: 
         "Le credenziali sono nel cassetto.",
         "credenziali: chiedi a Marco",
         "As credenciais estão com o João.",
+        # plural adjectives, which no state list holds, after those verbs
+        "le password sono scadute",
+        "as senhas são fracas",
+        "las contraseñas son distintas",
+        "les mots de passe sont identiques",
+        "le password sono 12 caratteri",
     ],
 )
 def test_what_a_review_found_refused_is_stored(content: str) -> None:

@@ -14,6 +14,7 @@ VERBS = (
     r"|est maintenant|est désormais|sera|était|ist jetzt|ist nun|ist noch"
     r"|(?:geändert|gesetzt) (?:auf|zu)|был[аои]?|будет|теперь"
     r"|is|was|are|es el|es la|es|era|est|ist|lautet|war|heißt|è|e'|é|luidt|to|jest|brzmi|это|—|-|"
+    r"sono|são|son|sind|sont|"
     r"on|är|er|je|είναι|هي|היא|là|adalah|este|és"
 )
 CJK_PARTICLES = r"是|为|為|は|が|는|은|이|가"
@@ -28,7 +29,10 @@ CONNECTOR = (
 # too: "Salasana on tärkeä", "Hasło to podstawa", "Пароль — ерунда" say what the password is
 # like, and the state lists of those languages are short (found by review: taking the verb
 # as "is" there, to catch "hasło to słonecznik", refused them).
+# The plural verbs of Italian, Portuguese, Spanish, German and French too: the adjectives
+# after them take plural endings the state lists do not hold ("le password sono scadute").
 WEAK_VERBS = {"to", "-", "—", "on", "er", "je", "este", "és", "là", "es el", "es la"}
+WEAK_VERBS |= {"sono", "são", "son", "sind", "sont"}
 # A Japanese or Korean copula after a spaced value ends its clause: "パスワードは himawari
 # です" (found by review: only "himawariです", glued, was read so); so does a closing corner
 # bracket before the clause's end or a copula ("密码是「sunflower」。"), not one before more
