@@ -195,6 +195,17 @@ def test_in_all_mode_a_name_typed_the_other_way_is_no_required_word(service: Mem
     assert [c.matched_id for c in found] == [own.id]
 
 
+def test_in_all_mode_a_cjk_name_of_a_compatibility_ideograph_is_no_required_word(
+    service: MemoryService,
+) -> None:
+    # Found by the re-check: the name, keyed, became the unified ideograph (NFC), and the
+    # query's own pieces, unkeyed, no longer matched it: "李雷" (李 as U+F9E1) was required.
+    session = service.start_session()
+    own = service.record_message(session.id, "user", "我去了音乐会", speaker="\uf9e1雷")
+    found = service.recall("\uf9e1雷音乐会", mode="all").conversations
+    assert [c.matched_id for c in found] == [own.id]
+
+
 def test_a_cjk_name_inside_a_run_of_the_query_counts_as_its_speaker(
     service: MemoryService,
 ) -> None:

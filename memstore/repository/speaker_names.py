@@ -153,8 +153,9 @@ def without_names(query: str, names: Sequence[str]) -> str:
         for _, end in spans[at : at + NAME_WORDS]:
             if speaker_key(query[start:end]) in folded:
                 blanked[start:end] = " " * (end - start)
-    for start, end in spans:
-        for name in folded & set(cjk_pieces(query[start:end])):
+    for start, end in spans:  # each piece keyed too: NFC turns a compatibility ideograph
+        pieces = cjk_pieces(query[start:end])  # into its unified one (found by the re-check)
+        for name in {piece for piece in pieces if speaker_key(piece) in folded}:
             place = query.find(name, start, end)
             while place >= 0:
                 blanked[place : place + len(name)] = " " * len(name)
