@@ -158,8 +158,8 @@ class JsonErrors(click.Group):
         except click.ClickException as error:
             emit_error(type(error).__name__, error.format_message())
             sys.exit(error.exit_code)
-        except click.Abort:
-            emit_error("Aborted", "interrupted; nothing more was done.")
+        except click.Abort as error:  # a command may say what it had done (import)
+            emit_error("Aborted", f"interrupted; {error or 'nothing more was done.'}")
             sys.exit(EXIT_FAILURE)
         except MemstoreError as error:
             emit_error(type(error).__name__, str(error))

@@ -15,7 +15,7 @@ from memstore.adapters.cli.app import cli, conclude, emit
 from memstore.adapters.cli.deleting import delete_command
 from memstore.adapters.cli.opening import service_from
 from memstore.adapters.cli.views import counted
-from memstore.errors import InvalidInput
+from memstore.errors import InvalidInput, MemstoreError
 from memstore.kinds import Role, spoken
 from memstore.speakers import speaker_roles
 from memstore.text.printable import one_line
@@ -94,24 +94,33 @@ def import_command(
             report = service.import_markdown(
                 paths, speakers=speakers, include_tail=include_tail, progress=done
             )
-    except BaseException:  # a lock held too long, a full disk, Ctrl-C: say what landed
+    except MemstoreError as error:  # a lock held too long, a full disk: its batch undone
         if landed:
-            click.echo(stopped_summary(landed), err=True)
+            error.args = (f"{error} {stored_before(landed, 'Before it')}",)
         raise
+    except KeyboardInterrupt:  # Ctrl-C, SIGTERM: a batch may have gone in unreported
+        if not landed:
+            raise
+        note = stored_before(landed, "before it stopped", at_least=True)
+        raise click.Abort(note) from None
     unmatched = not report.imported and not report.skipped and bool(report.unknown_speakers)
     note = import_summary(report, include_tail)
     view = lambda found: "\n".join([note, *file_errors(found)])  # noqa: E731
     conclude(ctx, report, ok=not (report.errors or unmatched), note=note, view=view)
 
 
-def stopped_summary(landed: list[FileImport]) -> str:
-    """One line for an import that stopped on an error after some files were stored (found
-    by review: a lock held by another writer ended it in silence after its first 8,000
-    messages were committed)."""
-    stored = {"message": sum(file.imported for file in landed)}
+def stored_before(landed: list[FileImport], when: str, at_least: bool = False) -> str:
+    """What an import that stopped had stored, for its error's message (found by review: a
+    lock held by another writer ended it with the error alone after its first 8,000
+    messages were committed). ``at_least`` for an interruption, which may come as a
+    batch's commit returns, before the batch is reported (found by the re-check)."""
+    stored = counted({"message": sum(file.imported for file in landed)})
+    files = counted({"file": len(landed)})
+    if at_least:
+        stored = f"at least {stored} (a batch of files after them may have gone in too)"
     return (
-        f"before it stopped, the import went through {counted({'file': len(landed)})} and "
-        f"stored {counted(stored)}; run it again to go on (what is stored is skipped)."
+        f"{when}, the import went through {files} and stored {stored}; run it again to go "
+        "on (what is stored is skipped)."
     )
 
 
