@@ -644,6 +644,21 @@ def test_a_write_from_a_stale_read_is_store_busy_saying_so(db_path: Path) -> Non
         reader.execute("ROLLBACK")
 
 
+@pytest.mark.parametrize(
+    "code", [sqlite3.SQLITE_READONLY_RECOVERY, sqlite3.SQLITE_READONLY_CANTINIT]
+)
+def test_a_reader_meeting_the_wal_mid_recovery_is_store_busy_not_read_only(
+    db_path: Path, code: int
+) -> None:
+    # Found by review: 1 read in 3,500 of a read-only store beside an owner opening and
+    # closing it was StoreReadOnly, as if a write had been refused; it is passing, as a
+    # lock is. SQLite's own error, its extended code as the module sets it, stands in.
+    error = sqlite3.OperationalError("attempt to write a readonly database")
+    error.sqlite_errorcode = code  # type: ignore[attr-defined]
+    with pytest.raises(StoreBusy, match="opening or recovering"), translate_errors(db_path):
+        raise error
+
+
 def test_a_check_waits_for_another_processs_short_write_as_a_write_does(
     filled: MemoryService,
 ) -> None:
