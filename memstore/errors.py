@@ -204,10 +204,12 @@ class StoreReadOnly(StoreError):
         path: The database file.
     """
 
-    def __init__(self, path: str, reason: str) -> None:
+    CHANGE = "Copy it to a folder you can write to, or fix its permissions, to change it."
+    """What to do, unless told otherwise."""
+
+    def __init__(self, path: str, reason: str, advice: str = CHANGE) -> None:
         super().__init__(
-            f"The database {path} is read-only ({reason}), so nothing was written. Copy it "
-            "to a folder you can write to, or fix its permissions, to change it."
+            f"The database {path} is read-only ({reason}), so nothing was written. {advice}"
         )
         self.path = path
 

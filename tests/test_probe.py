@@ -672,9 +672,45 @@ def test_a_read_only_store_of_an_earlier_schema_is_checked_on_a_copy_and_said_so
     assert [index["ok"] for index in check["fts"]] == [True] * 4  # the upgraded copy's
     assert check["counts"]["memories"] == 1
     error = json.loads(outcome["recall"]["err"])["error"]
-    assert error["type"] == "StoreReadOnly" and "once upgraded to version 7" in error["message"]
+    assert (
+        error["type"] == "StoreReadOnly"
+        and "once upgraded to version 7), so nothing was written. To read it, copy"
+        in error["message"]
+    )
     assert read_only_store.read_bytes() == before
     assert sorted(p.name for p in read_only_store.parent.iterdir()) == ["memory.sqlite3"]
+
+
+@pytest.mark.parametrize("harm", ["damaged", "clashing"])
+def test_a_read_only_store_of_an_earlier_schema_that_cannot_be_upgraded_is_a_report(
+    read_only_store: Path, harm: str
+) -> None:
+    # Found by the re-check: a damaged one made check fail as StoreDamaged, and one whose
+    # copy's upgrade failed as a SchemaError naming the deleted copy.
+    read_only_store.parent.chmod(0o755)
+    downgrade(read_only_store, "0004")
+    if harm == "clashing":  # revision 0006 makes an index of this name
+        with closing(sqlite3.connect(read_only_store)) as connection:
+            connection.execute("CREATE INDEX ix_messages_place ON messages (pk)")
+    else:
+        with closing(sqlite3.connect(read_only_store)) as connection:  # a page of messages
+            (page,) = connection.execute(
+                "SELECT rootpage FROM sqlite_master WHERE name = 'messages'"
+            ).fetchone()
+        with read_only_store.open("r+b") as file:
+            file.seek(4096 * (page - 1))
+            file.write(b"\xff" * 4096)
+    read_only_store.parent.chmod(0o555)
+    before = read_only_store.read_bytes()
+    outcome = read_only_runner(lambda: cli_json(read_only_store, "check"))
+    assert outcome["exit"] == 1, outcome["err"]
+    check = json.loads(outcome["out"])
+    assert (check["ok"], check["read_only"], check["schema_version"]) == (False, True, 4)
+    problems = "\n".join(check["problems"])
+    assert "cannot be upgraded where it is" in problems and "copy.sqlite3" not in problems
+    if harm == "clashing":
+        assert f"The upgrade of the database {read_only_store} from schema version 4" in problems
+    assert read_only_store.read_bytes() == before
 
 
 def test_a_read_only_store_refuses_writes_through_the_api(read_only_store: Path) -> None:

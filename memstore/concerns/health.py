@@ -10,7 +10,7 @@ from __future__ import annotations
 import tempfile
 import time
 
-from memstore.errors import StoreBusy, StoreDamaged, StoreError, StoreReadOnly
+from memstore.errors import SchemaError, StoreBusy, StoreDamaged, StoreError, StoreReadOnly
 from memstore.repository import health as checks
 from memstore.repository.health import Findings, IndexCheck
 from memstore.schemas import FtsCheck, HealthReport
@@ -69,6 +69,8 @@ def health(db: Database) -> HealthReport:
         except StoreBusy:
             time.sleep(RETRY_PAUSE_S)
         except StoreReadOnly:
+            if db.read_only is None:  # writable: a write inside it was refused (its -wal?)
+                raise
             return outdated(db)
     return checked_once(db, on_copy=True)
 
@@ -78,16 +80,9 @@ def outdated(db: Database) -> HealthReport:
     from an earlier memstore): the checks of a private copy brought up to date, ``ok``
     False since no other command can read the file where it is (found by review: ``check``
     refused it, with reading commands, as read-only)."""
-    with backups.scratch_copy(db.path) as copied:
-        scratch = Database(copied)
-        try:
-            open_scratch(scratch)
-            with scratch.inspect() as connection:
-                shown = report(checks.findings(connection), str(db.path), db.code_version())
-        finally:
-            scratch.dispose()
     schema = probe.read_schema(db.path)
     version = max(schema.recorded or (0,)) if schema else 0
+    shown = upgraded_copy_report(db, version)
     problem = (
         f"schema version is {version}; this code expects {shown.code_version}, and the file "
         f"cannot be upgraded where it is ({db.read_only}): copy it to a folder you can write "
@@ -103,6 +98,29 @@ def outdated(db: Database) -> HealthReport:
             "read_only_reason": db.read_only,
         }
     )
+
+
+def upgraded_copy_report(db: Database, version: int) -> HealthReport:
+    """The report of a private copy of ``db`` (at schema ``version``) brought up to date, as
+    :func:`outdated` gives it: a copy that is damaged or whose upgrade fails is a report
+    with ``ok`` False naming ``db``'s file, not the copy (found by the re-check)."""
+    path, code = str(db.path), db.code_version()
+    try:
+        with backups.scratch_copy(db.path) as copied:
+            scratch = Database(copied)
+            try:
+                open_scratch(scratch)
+                with scratch.inspect() as connection:
+                    return report(checks.findings(connection), path, code)
+            except SchemaError as error:  # its version records do not match its tables
+                cause = error.__cause__ if isinstance(error.__cause__, Exception) else error
+                return unreadable(
+                    path, code, str(probe.upgrade_refused(db.path, version, code, cause))
+                )
+            finally:
+                scratch.dispose()
+    except StoreDamaged as error:
+        return unreadable(path, code, str(error))
 
 
 def checked_once(db: Database, *, on_copy: bool = False) -> HealthReport:
@@ -161,6 +179,7 @@ def open_scratch(scratch: Database) -> None:
         raise
     except StoreError as error:
         said = error.__cause__ or error  # SQLite's own words, without advice to run check
+        said = getattr(said, "orig", said)  # not SQLAlchemy's (found by review: its URL)
         raise StoreError(
             f"The private copy of the database for its FTS5 checks could not be opened in "
             f"{tempfile.gettempdir()} ({said}); set TMPDIR to a folder with room for a copy "

@@ -262,8 +262,9 @@ class Database:
             if upgrade and schema is not None:
                 raise StoreReadOnly(
                     str(self.path),
-                    f"{self.read_only}; this code reads it only once upgraded to version {code}, "
-                    "which a copy can be",
+                    f"{self.read_only}; this code reads it only once upgraded to version {code}",
+                    "To read it, copy it to a folder you can write to (`memstore backup` copies "
+                    "it as it is) and use the copy, which its first command upgrades.",
                 )
             # No connection is kept: each decides afresh whether to read the file as
             # immutable (see probe.reader_uri), which one kept would go on doing while the
