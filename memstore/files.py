@@ -79,9 +79,7 @@ def folder(path: Path, what: str) -> bool:
         status = path.stat()
     except FileNotFoundError:
         if path.is_symlink():
-            raise FileError(
-                str(path), f"{what} is a symbolic link to nothing ({os.readlink(path)})."
-            ) from None
+            raise dangling(path, what) from None
         return False
     except OSError as error:
         raise FileError(str(path), f"{what} cannot be examined ({error.strerror}).") from error
@@ -117,14 +115,24 @@ def unwritable(folder: Path, error: OSError) -> InvalidInput:
     )
 
 
+def dangling(path: Path, what: str) -> FileError:
+    """The refusal of ``what`` at ``path``, a symbolic link to nothing, naming where its
+    links end (found by the re-check: a chain was named by its next link)."""
+    return FileError(str(path), f"{what} is a symbolic link to nothing ({os.path.realpath(path)}).")
+
+
 def make_folders(path: Path) -> None:
     """Create the folder ``path`` and its missing parents, each new one 0700.
 
     Raises:
+        FileError: When one of them is a symbolic link to nothing (found by the re-check:
+            a log folder under one ended in FileNotFoundError).
         OSError: When a folder cannot be created.
     """
     missing: list[Path] = []
     while not path.exists():
+        if path.is_symlink():
+            raise dangling(path, "a folder on the way")
         missing.append(path)
         path = path.parent
     for created in reversed(missing):

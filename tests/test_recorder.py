@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sqlite3
 import threading
 import time
@@ -321,6 +322,18 @@ def test_a_log_folder_that_is_a_link_to_nothing_is_a_file_error(
     with pytest.raises(FileError, match="the log folder is a symbolic link to nothing"):
         recorder_for(service, tmp_path / "logs").record("user", "Hola", when=WHEN)
     assert not (tmp_path / "missing").exists()
+    # Found by the re-check: a folder under such a link ended in FileNotFoundError, and a
+    # chain of links was named by its next link, not by where it ends.
+    (tmp_path / "first").symlink_to(tmp_path / "second")
+    (tmp_path / "second").symlink_to(tmp_path / "end")
+    end = f"a symbolic link to nothing ({tmp_path / 'end'})"
+    for folder, what in (
+        (tmp_path / "first", "the log folder"),
+        (tmp_path / "first" / "logs", "a folder on the way"),
+    ):
+        with pytest.raises(FileError, match=re.escape(f"{what} is {end}")):
+            recorder_for(service, folder).record("user", "Hola", when=WHEN)
+    assert not (tmp_path / "end").exists()
 
 
 PIECES = ["a", " ", "\t", "\r", "\n", "\r\n", "[09:00:01 +0200]", "```", "Morgan: ", "~~~"]
