@@ -617,14 +617,16 @@ def test_a_read_only_store_is_read_and_checked_without_being_written(
     assert sorted(p.name for p in read_only_store.parent.iterdir()) == ["memory.sqlite3"]
 
 
+@pytest.mark.parametrize("size", [0, 3, 32, 567])
 def test_a_read_only_store_beside_an_empty_wal_is_read_without_a_shm(
-    read_only_store: Path,
+    read_only_store: Path, size: int
 ) -> None:
     # Found by review: a copy that left the -shm out, its -wal of 0 bytes beside it, was
-    # refused ("its -wal holds writes SQLite reads only through a -shm file").
+    # refused ("its -wal holds writes SQLite reads only through a -shm file"); then, by the
+    # re-check, one too short to hold a frame (a header and the smallest page: 568 bytes).
     wal = Path(f"{read_only_store}-wal")
     read_only_store.parent.chmod(0o755)
-    wal.touch()
+    wal.write_bytes(b"\0" * size)
     read_only_store.parent.chmod(0o555)
 
     def work() -> dict[str, Any]:
@@ -642,7 +644,7 @@ def test_a_read_only_store_beside_an_empty_wal_is_read_without_a_shm(
         "memory.sqlite3",
         "memory.sqlite3-wal",
     ]
-    assert wal.stat().st_size == 0
+    assert wal.stat().st_size == size
 
 
 def test_a_read_only_store_of_an_earlier_schema_is_checked_on_a_copy_and_said_so(

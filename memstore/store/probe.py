@@ -25,25 +25,25 @@ from pathlib import Path
 from memstore.errors import FileError, SchemaError, StoreDamaged, quoted
 from memstore.store.schema_records import Schema, schema_of
 
-JOURNALS = ("-wal", "-journal")  # what a writer leaves beside a database until it is read in
+# What a writer leaves beside a database until it is read in, and the size from which it
+# may hold some: a WAL's header and one frame of the smallest page (32 + 24 + 512 bytes).
+JOURNALS = {"-wal": 568, "-journal": 1}
 PROBE_TIMEOUT_S = 0.5
 
 
 def reader_uri(path: Path) -> str:
-    """A URI that opens the database at ``path`` read-only and creates nothing beside it.
-
-    A WAL database normally needs its ``-shm`` file, which a read-only connection may have to
-    create (or cannot, in a folder it cannot write). When there is no ``-wal`` or
-    ``-journal`` file, nothing is waiting to be read into the file, and ``immutable=1`` reads
-    it as it is, without one.
-    """
+    """A URI that opens the database at ``path`` read-only and creates nothing beside it. A
+    WAL database normally needs its ``-shm``, which a read-only connection may have to create
+    (or cannot, in a folder it cannot write); when nothing waits to be read into the file
+    (:func:`settled`), ``immutable=1`` reads it as it is, without one."""
     uri = f"{path.resolve().as_uri()}?mode=ro"
     return f"{uri}&immutable=1" if settled(path) else uri
 
 
 def settled(path: Path) -> bool:
-    """Whether the database at ``path`` has no ``-wal`` or ``-journal`` beside it but empty
-    ones (found by review: a copy without its ``-shm``, its ``-wal`` empty, was refused).
+    """Whether the database at ``path`` has no ``-wal`` or ``-journal`` beside it that may
+    hold anything (found by review: a copy without its ``-shm``, its ``-wal`` empty, was
+    refused; then, by the re-check, one shorter than a frame).
 
     Told by the names alone, never by reading the database's header: closing a descriptor
     of a file drops every POSIX lock the process holds on it, SQLite's own included, so a
@@ -53,13 +53,13 @@ def settled(path: Path) -> bool:
     is where they are looked for (found by review: a link's hot journal went unseen).
     """
     target = path.resolve()
-    return not any(holds_anything(Path(f"{target}{suffix}")) for suffix in JOURNALS)
+    return not any(holds(Path(f"{target}{end}"), least) for end, least in JOURNALS.items())
 
 
-def holds_anything(path: Path) -> bool:
-    """Whether a file at ``path`` holds a byte (or cannot be looked at, so may)."""
+def holds(path: Path, least: int) -> bool:
+    """Whether a file at ``path`` holds ``least`` bytes (or cannot be looked at, so may)."""
     try:
-        return path.stat().st_size > 0
+        return path.stat().st_size >= least
     except (FileNotFoundError, NotADirectoryError):
         return False
     except OSError:
