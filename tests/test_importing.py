@@ -7,6 +7,7 @@ Each test writes a few hand-made log bytes into ``tmp_path`` and imports them th
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
 import tempfile
 from collections.abc import Callable, Iterator
@@ -536,6 +537,13 @@ def test_symbolic_link_is_refused(service: MemoryService, tmp_path: Path, target
     assert "is a symbolic link; import what it points to instead" in file.error  # a folder too
     assert (file.imported, file.session_id) == (0, None)
     assert one(run(service, real)).imported == 1
+    # Found by the re-check: a link to nothing was told to import what it points to.
+    gone = real if target == "file" else real.parent
+    if gone.is_dir():
+        shutil.rmtree(gone)
+    else:
+        gone.unlink()
+    assert one(run(service, link)).error == f"{link}: is a symbolic link to nothing ({gone})"
 
 
 def test_file_over_16_mib_is_refused(service: MemoryService, tmp_path: Path) -> None:

@@ -139,6 +139,8 @@ def read(path: Path) -> tuple[str, bytearray]:
         OSError: When the file system refuses to inspect or read the file.
     """
     if path.is_symlink():
+        if not path.exists():  # found by the re-check: told to import what it points to
+            raise ImportRejected(f"is a symbolic link to nothing ({os.path.realpath(path)})")
         raise ImportRejected("is a symbolic link; import what it points to instead")
     resolved = str(path.resolve())
     if not valid_unicode(resolved):  # a name that is not UTF-8 decodes to lone surrogates
