@@ -186,23 +186,24 @@ def test_in_all_mode_a_speakers_name_counts_as_the_speaker_not_as_a_required_wor
     assert matched("Caroline support group", "phrase") == []  # a phrase stays literal
 
 
-def test_in_all_mode_a_name_typed_the_other_way_is_no_required_word(service: MemoryService) -> None:
-    # Found by review: the name was blanked out of an all-mode query only when typed as
-    # stored, so "Jos\u00e9" required the word of a message by "Jose\u0301".
-    session = service.start_session()
-    own = service.record_message(session.id, "user", "the concert was long", speaker="Jose\u0301")
-    found = service.recall("Jos\u00e9 concert", mode="all").conversations
-    assert [c.matched_id for c in found] == [own.id]
-
-
-def test_in_all_mode_a_cjk_name_of_a_compatibility_ideograph_is_no_required_word(
-    service: MemoryService,
+@pytest.mark.parametrize(
+    ("speaker", "content", "query"),
+    [
+        # Found by review: the name was blanked out of an all-mode query only when typed as
+        # stored, so "Jos\u00e9" required the word of a message by "Jose\u0301".
+        ("Jose\u0301", "the concert was long", "Jos\u00e9 concert"),
+        # Found by the re-check: the name, keyed, became the unified ideograph (NFC), and
+        # the query's own pieces, unkeyed, no longer matched it: "李雷" (李 as U+F9E1) was
+        # required.
+        ("\uf9e1雷", "我去了音乐会", "\uf9e1雷音乐会"),
+    ],
+)
+def test_in_all_mode_a_name_typed_another_way_is_no_required_word(
+    service: MemoryService, speaker: str, content: str, query: str
 ) -> None:
-    # Found by the re-check: the name, keyed, became the unified ideograph (NFC), and the
-    # query's own pieces, unkeyed, no longer matched it: "李雷" (李 as U+F9E1) was required.
     session = service.start_session()
-    own = service.record_message(session.id, "user", "我去了音乐会", speaker="\uf9e1雷")
-    found = service.recall("\uf9e1雷音乐会", mode="all").conversations
+    own = service.record_message(session.id, "user", content, speaker=speaker)
+    found = service.recall(query, mode="all").conversations
     assert [c.matched_id for c in found] == [own.id]
 
 
