@@ -25,7 +25,7 @@ from memstore.store.fts_names import (
     SEARCH_VIEWS,
 )
 from memstore.store.savepoints import savepoint
-from memstore.store.sqlite_errors import is_busy
+from memstore.store.sqlite_errors import is_busy, is_refused_write
 
 T = TypeVar("T")
 
@@ -106,7 +106,7 @@ def integrity(connection: sqlite3.Connection) -> str:
     try:
         findings.extend(row[0] for row in connection.execute("PRAGMA integrity_check"))
     except sqlite3.DatabaseError as error:
-        reraise_busy(error)
+        reraise_unrelated(error)
         findings.append(f"could not finish: {error}")
         findings.extend(table_findings(connection))
     return "\n".join(findings)
@@ -122,14 +122,14 @@ def table_findings(connection: sqlite3.Connection) -> list[str]:
     try:
         names = table_names(connection)
     except sqlite3.DatabaseError as error:
-        reraise_busy(error)
+        reraise_unrelated(error)
         return [f"the list of tables cannot be read: {error}"]
     findings: list[str] = []
     for name in names:
         try:
             results = [row[0] for row in connection.execute(TABLE_INTEGRITY, {"table": name})]
         except sqlite3.DatabaseError as error:
-            reraise_busy(error)
+            reraise_unrelated(error)
             results = [str(error)]
         findings.extend(f"table {name}: {result}" for result in results if result != "ok")
     return findings
@@ -164,7 +164,7 @@ def fts_check(connection: sqlite3.Connection, index: str) -> IndexCheck:
             connection.execute(f"INSERT INTO {index}({index}, rank) VALUES ('integrity-check', 1)")
             unlisted = scalar(connection, UNLISTED_SEGMENTS.format(index=index), {})
     except sqlite3.DatabaseError as error:
-        reraise_busy(error)
+        reraise_unrelated(error)
         return IndexCheck(index=index, ok=False, error=str(error))
     if unlisted:
         lacking = f"{unlisted} of its segments have no entry in {index}_idx"
@@ -223,7 +223,7 @@ def broken_search_views(connection: sqlite3.Connection, damaged: set[str]) -> li
                     f"SELECT rowid FROM {view} WHERE {view} MATCH 'memstore' LIMIT 1"
                 )
         except sqlite3.DatabaseError as error:
-            reraise_busy(error)
+            reraise_unrelated(error)
             found.discard(view)
         if view not in found:
             broken.append(view)
@@ -241,9 +241,11 @@ def count(connection: sqlite3.Connection, table: str) -> int:
     return int(scalar(connection, f"SELECT count(*) FROM {table}", {}) or 0)
 
 
-def reraise_busy(error: sqlite3.DatabaseError) -> None:
-    """Re-raise a lock timeout: it says nothing about the file's health."""
-    if is_busy(error):
+def reraise_unrelated(error: sqlite3.DatabaseError) -> None:
+    """Re-raise what says nothing about the file's health: a lock timeout, or a write
+    refused (found by review: a writable file beside another user's -wal and -shm had each
+    index's integrity-check reported failed, to be rebuilt)."""
+    if is_busy(error) or is_refused_write(error):
         raise error
 
 
@@ -252,7 +254,7 @@ def attempt(failed: list[str], what: str, check: Callable[[], T]) -> T | None:
     try:
         return check()
     except sqlite3.DatabaseError as error:
-        reraise_busy(error)
+        reraise_unrelated(error)
         failed.append(f"{what} could not run: {error}")
         return None
 

@@ -75,7 +75,7 @@ def translated(cause: sqlite3.DatabaseError, path: Path | None) -> MemstoreError
                 f"The database stayed locked by another writer for over {BUSY_TIMEOUT_MS} "
                 "ms; retry in a moment."
             )
-        if "readonly" in str(cause) and path is not None:
+        if is_refused_write(cause) and path is not None:
             return StoreReadOnly(str(path), f"SQLite says: {cause}")
         return StoreError(f"SQLite failed: {cause}; run `memstore check`.")
     if type(cause) is not sqlite3.DatabaseError:
@@ -115,6 +115,11 @@ def is_undecodable(error: sqlite3.Error) -> bool:
     return isinstance(error, sqlite3.OperationalError) and str(error).startswith(
         "Could not decode to UTF-8"
     )
+
+
+def is_refused_write(error: sqlite3.DatabaseError) -> bool:
+    """Whether SQLite refused a write to a file it opened read-only or may not write."""
+    return isinstance(error, sqlite3.OperationalError) and "readonly" in str(error)
 
 
 def is_busy(error: sqlite3.DatabaseError) -> bool:
