@@ -739,6 +739,31 @@ def test_a_writable_store_beside_another_users_wal_is_checked_on_a_copy_and_said
     assert [index["ok"] for index in check["fts"]] == [True] * 4  # checked on a copy
 
 
+def test_a_store_made_writable_while_open_takes_writes_again(read_only_store: Path) -> None:
+    # Found by review: a service opened on a read-only file stayed read-only for its life,
+    # after the file was made writable: a long-running host (MCP, an agent) never wrote
+    # again, and its recorder never caught up. The file and folder are the user's own here
+    # (as nobody's when the tests run as root), so that user can make them writable.
+    if os.geteuid() == 0:
+        nobody = pwd.getpwnam("nobody")
+        for owned in (read_only_store.parent, read_only_store):
+            os.chown(owned, nobody.pw_uid, nobody.pw_gid)
+
+    def work() -> list[str]:
+        service = MemoryService(read_only_store)
+        outcomes = []
+        for _ in range(2):
+            try:
+                outcomes.append(service.remember("Diego likes coffee.").content)
+            except StoreReadOnly:
+                outcomes.append("read-only")
+            read_only_store.parent.chmod(0o755)
+            read_only_store.chmod(0o644)
+        return outcomes
+
+    assert read_only_runner(work) == ["read-only", "Diego likes coffee."]
+
+
 def test_a_read_only_store_refuses_writes_through_the_api(read_only_store: Path) -> None:
     def work() -> str:
         service = MemoryService(read_only_store)

@@ -123,6 +123,9 @@ class Database:
 
     def _require_writable(self) -> None:
         self.ensure_schema()
+        if self.read_only is not None and probe.read_only_reason(self.path) is None:
+            self.dispose()  # writable since it was opened (found by review: a long-running
+            self.ensure_schema()  # host stayed read-only, its recorder never caught up)
         if self.read_only is not None:
             raise StoreReadOnly(str(self.path), self.read_only)
 
