@@ -150,9 +150,7 @@ class Database:
             return
         require_fts5()
         known, code = migrations.revisions(self.migrations), self.code_version()
-        open_stores.claim_store(
-            self.path
-        )  # never read as a file from here on (open_stores.not_a_store)
+        open_stores.claim_store(self.path)  # never read as a file now (open_stores.not_a_store)
         with translate_errors(self.path):
             schema = probe.read_schema(self.path)
             if schema is None:  # opening it says why SQLite cannot read it
@@ -254,9 +252,7 @@ class Database:
             files.create_store_file(self.path)
         elif 0 < status.st_size < probe.HEADER_BYTES:
             raise probe.too_short(status.st_size)
-        open_stores.claim_store(
-            self.path
-        )  # never read as a file from here on (open_stores.not_a_store)
+        open_stores.claim_store(self.path)  # never read as a file now (open_stores.not_a_store)
         with translate_errors(self.path):
             schema = probe.read_schema(self.path)
         upgrade = schema is None or probe.pending(schema, self.path, known, code)
@@ -269,9 +265,9 @@ class Database:
                     "To read it, copy it to a folder you can write to (`memstore backup` copies "
                     "it as it is) and use the copy, which its first command upgrades.",
                 )
-            # No connection is kept: each decides afresh whether to read the file as
-            # immutable (see probe.reader_uri), which one kept would go on doing while the
-            # file's owner writes (found by review: it never saw a later write).
+            # No connection is kept: each decides afresh whether to read the file as immutable
+            # (probe.reader_uri), as one kept would go on doing (found by review: it missed
+            # the owner's later writes).
             return ConnectionPool(functools.partial(connect, self.path, read_only=True), keep=0)
         return self._writable_pool(upgrade, known, code)
 
