@@ -433,6 +433,12 @@ def exchange(process: subprocess.Popen[str], line: str) -> dict[str, Any]:
         ('{"jsonrpc":"2.0","id":null,"method":"tools/list"}', None, -32600),
         ('{"jsonrpc":"2.0","id":true,"method":"ping"}', None, -32600),
         ('{"jsonrpc":"2.0","id":{"n":1},"method":"ping"}', None, -32600),
+        # a number past Python's digits lost the line's id (found by review)
+        (
+            '{"jsonrpc":"2.0","id":"big","method":"ping","params":{"n":' + "9" * 5000 + "}}",
+            "big",
+            -32700,
+        ),
     ],
 )
 def test_a_line_the_server_cannot_read_is_answered_and_serving_goes_on(
