@@ -100,6 +100,20 @@ def test_an_import_stopped_by_a_held_lock_says_what_it_had_stored(
     )
 
 
+def test_an_interruption_before_anything_was_stored_says_nothing_more_was_done(
+    runner: CliRunner, db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Found by the re-check: "interrupted; " and nothing after it, for every command.
+    def interrupted(self: MemoryService, *args: Any, **kwargs: Any) -> Any:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(MemoryService, "import_markdown", interrupted)
+    result = runner.invoke(cli, ["--database", str(db_path), "import", str(EXAMPLES), *SPEAKERS])
+    assert result.exit_code == 1
+    error = json.loads(result.stderr.strip())["error"]
+    assert error == {"type": "Aborted", "message": "interrupted; nothing more was done."}
+
+
 def test_an_import_interrupted_says_what_it_had_stored_at_least(
     runner: CliRunner, db_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

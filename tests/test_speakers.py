@@ -207,6 +207,19 @@ def test_in_all_mode_a_name_typed_another_way_is_no_required_word(
     assert [c.matched_id for c in found] == [own.id]
 
 
+def test_in_all_mode_a_short_name_is_never_blanked_inside_a_longer_word(
+    service: MemoryService,
+) -> None:
+    # Found by the re-check: "Al" was blanked inside "Alice" and "salad", so that the query
+    # required "ice" or "s" and "ad", and found nothing.
+    session = service.start_session()
+    service.record_message(session.id, "user", "hello", speaker="Al")
+    salad = service.record_message(session.id, "user", "Alice made a salad", speaker="Bo")
+    for query in ("Al Alice", "Al salad"):
+        found = service.recall(query, mode="all").conversations
+        assert [c.matched_id for c in found] == [salad.id], query
+
+
 def test_a_cjk_name_inside_a_run_of_the_query_counts_as_its_speaker(
     service: MemoryService,
 ) -> None:

@@ -153,8 +153,10 @@ def without_names(query: str, names: Sequence[str]) -> str:
         for _, end in spans[at : at + NAME_WORDS]:
             if speaker_key(query[start:end]) in folded:
                 blanked[start:end] = " " * (end - start)
-    for start, end in spans:  # each piece keyed too: NFC turns a compatibility ideograph
-        pieces = cjk_pieces(query[start:end])  # into its unified one (found by the re-check)
+    for start, end in spans:  # a CJK run's pieces, each keyed too: NFC turns a compatibility
+        if not cjk.is_cjk(query[start:end]):  # ideograph into its unified one (re-check)
+            continue  # found by the next: "Al" was blanked inside "Alice" and "salad"
+        pieces = cjk_pieces(query[start:end])
         for name in {piece for piece in pieces if speaker_key(piece) in folded}:
             place = query.find(name, start, end)
             while place >= 0:

@@ -159,7 +159,7 @@ class JsonErrors(click.Group):
             emit_error(type(error).__name__, error.format_message())
             sys.exit(error.exit_code)
         except click.Abort as error:  # a command may say what it had done (import)
-            emit_error("Aborted", f"interrupted; {error or 'nothing more was done.'}")
+            emit_error("Aborted", f"interrupted; {str(error) or 'nothing more was done.'}")
             sys.exit(EXIT_FAILURE)
         except MemstoreError as error:
             emit_error(type(error).__name__, str(error))
