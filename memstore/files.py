@@ -79,7 +79,7 @@ def folder(path: Path, what: str) -> bool:
         status = path.stat()
     except FileNotFoundError:
         if path.is_symlink():
-            raise dangling(path, what) from None
+            raise FileError(str(path), f"{what} is {broken_link(path)}.") from None
         return False
     except OSError as error:
         raise FileError(str(path), f"{what} cannot be examined ({error.strerror}).") from error
@@ -115,10 +115,16 @@ def unwritable(folder: Path, error: OSError) -> InvalidInput:
     )
 
 
-def dangling(path: Path, what: str) -> FileError:
-    """The refusal of ``what`` at ``path``, a symbolic link to nothing, naming where its
-    links end (found by the re-check: a chain was named by its next link)."""
-    return FileError(str(path), f"{what} is a symbolic link to nothing ({os.path.realpath(path)}).")
+def broken_link(path: Path) -> str:
+    """What the symbolic link at ``path``, which leads nowhere, is: a link to nothing, named
+    by where its links end (found by the re-check: a chain was named by its next link), or
+    a loop of links (found by the next: a loop was called a link to itself)."""
+    try:
+        os.path.realpath(path, strict=True)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return "a loop of symbolic links"
+    return f"a symbolic link to nothing ({os.path.realpath(path)})"
 
 
 def make_folders(path: Path) -> None:
@@ -132,7 +138,7 @@ def make_folders(path: Path) -> None:
     missing: list[Path] = []
     while not path.exists():
         if path.is_symlink():
-            raise dangling(path, "a folder on the way")
+            raise FileError(str(path), f"a folder on the way is {broken_link(path)}.")
         missing.append(path)
         path = path.parent
     for created in reversed(missing):

@@ -544,6 +544,9 @@ def test_symbolic_link_is_refused(service: MemoryService, tmp_path: Path, target
     else:
         gone.unlink()
     assert one(run(service, link)).error == f"{link}: is a symbolic link to nothing ({gone})"
+    link.unlink()
+    link.symlink_to(link)
+    assert one(run(service, link)).error == f"{link}: is a loop of symbolic links"
 
 
 def test_file_over_16_mib_is_refused(service: MemoryService, tmp_path: Path) -> None:

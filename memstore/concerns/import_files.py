@@ -140,7 +140,7 @@ def read(path: Path) -> tuple[str, bytearray]:
     """
     if path.is_symlink():
         if not path.exists():  # found by the re-check: told to import what it points to
-            raise ImportRejected(f"is a symbolic link to nothing ({os.path.realpath(path)})")
+            raise ImportRejected(f"is {files.broken_link(path)}")
         raise ImportRejected("is a symbolic link; import what it points to instead")
     resolved = str(path.resolve())
     if not valid_unicode(resolved):  # a name that is not UTF-8 decodes to lone surrogates
