@@ -676,7 +676,7 @@ def test_a_read_only_store_of_an_earlier_schema_is_checked_on_a_copy_and_said_so
     error = json.loads(outcome["recall"]["err"])["error"]
     assert (
         error["type"] == "StoreReadOnly"
-        and "once upgraded to version 7), so nothing was written. To read it, copy"
+        and "once upgraded to version 7), so nothing was written. Fix its permissions"
         in error["message"]
     )
     assert read_only_store.read_bytes() == before

@@ -262,8 +262,9 @@ class Database:
                 raise StoreReadOnly(
                     str(self.path),
                     f"{self.read_only}; this code reads it only once upgraded to version {code}",
-                    "To read it, copy it to a folder you can write to (`memstore backup` copies "
-                    "it as it is) and use the copy, which its first command upgrades.",
+                    "Fix its permissions to use it there, or copy it to a folder you can write "
+                    "to (`memstore backup` copies it as it is) and use the copy, which its "
+                    "first command upgrades.",
                 )
             # No connection is kept: each decides afresh whether to read the file as immutable
             # (probe.reader_uri), as one kept would go on doing (found by review: it missed
