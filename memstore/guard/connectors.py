@@ -14,7 +14,7 @@ VERBS = (
     r"|est maintenant|est désormais|sera|était|ist jetzt|ist nun|ist noch"
     r"|(?:geändert|gesetzt) (?:auf|zu)|был[аои]?|будет|теперь"
     r"|is|was|are|es el|es la|es|era|est|ist|lautet|war|heißt|è|e'|é|luidt|to|jest|brzmi|это|—|-|"
-    r"sono|são|sind|sont|"
+    r"sono|são|sind|sont|(?<=s[ \t])son|"
     r"on|är|er|je|είναι|هي|היא|là|adalah|este|és"
 )
 CJK_PARTICLES = r"是|为|為|は|が|는|은|이|가"
@@ -29,11 +29,12 @@ CONNECTOR = (
 # too: "Salasana on tärkeä", "Hasło to podstawa", "Пароль — ерунда" say what the password is
 # like, and the state lists of those languages are short (found by review: taking the verb
 # as "is" there, to catch "hasło to słonecznik", refused them).
-# The plural verbs of Italian, Portuguese, German and French too: the adjectives after them
-# take plural endings the state lists do not hold ("le password sono scadute"). Not Spanish
-# "son", an English word ("gave the PIN to son Jake2": found by the re-check).
+# The plural verbs of Italian, Portuguese, Spanish, German and French too: the adjectives
+# after them take plural endings the state lists do not hold ("le password sono scadute").
+# Spanish "son" only after a plural ending in s ("contraseñas son"): it is an English word
+# ("gave the PIN to son Jake2": found by the re-check).
 WEAK_VERBS = {"to", "-", "—", "on", "er", "je", "este", "és", "là", "es el", "es la"}
-WEAK_VERBS |= {"sono", "são", "sind", "sont"}
+WEAK_VERBS |= {"sono", "são", "son", "sind", "sont"}
 # A Japanese or Korean copula after a spaced value ends its clause: "パスワードは himawari
 # です" (found by review: only "himawariです", glued, was read so); so does a closing corner
 # bracket before the clause's end or a copula ("密码是「sunflower」。"), not one before more
@@ -50,13 +51,10 @@ POSSESSIVE = re.compile(r"['\u2019]s[ \t]+\w")
 def weak(found: re.Match[str]) -> bool:
     """Whether the connector of a label's match ``found`` (groups ``verb`` and ``arrow``)
     may join other words than a label and its value: an arrow ("password → Bitwarden"), or
-    a verb of :data:`WEAK_VERBS` without a colon after it ("le password sono: girasole"
-    states one: found by review)."""
-    if found["arrow"] is not None:
-        return True
-    if found["verb"] is None or ":" in found.string[found.end("verb") : found.start("value")]:
-        return False
-    return found["verb"].casefold() in WEAK_VERBS
+    a verb of :data:`WEAK_VERBS`, a colon after it or not ("le password sono: scadute"
+    says what they are like: found by the re-check, a rule taking the colon for a value's
+    sign refused it)."""
+    return found["arrow"] is not None or (found["verb"] or "is").casefold() in WEAK_VERBS
 
 
 def clause_closed(found: re.Match[str]) -> bool:

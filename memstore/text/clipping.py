@@ -170,7 +170,9 @@ def fit_memory(memory: Memory, room: int, folded_terms: frozenset[str]) -> Memor
     if json_size(memory) <= room:
         return memory
     marked = memory.model_copy(update={"content": "", "truncated": True})
-    spare = room - json_size(marked)
+    # Whole, it needs "truncated":false, one character more than it has: clipped it must be
+    # (found by review: marked truncated, it came back whole, without its "…").
+    spare = min(room - json_size(marked), json_length(memory.content) - 1)
     if spare < MIN_CLIP_CHARS:
         return None
     centre = focus(memory.content, folded_terms)
