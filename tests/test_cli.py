@@ -107,11 +107,21 @@ def test_an_interruption_before_anything_was_stored_says_nothing_more_was_done(
     def interrupted(self: MemoryService, *args: Any, **kwargs: Any) -> Any:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(MemoryService, "import_markdown", interrupted)
-    result = runner.invoke(cli, ["--database", str(db_path), "import", str(EXAMPLES), *SPEAKERS])
+    run(runner, db_path, "remember", "Diego likes tea.")
+    monkeypatch.setattr(MemoryService, "recall", interrupted)
+    result = runner.invoke(cli, ["--database", str(db_path), "recall", "tea"])
     assert result.exit_code == 1
     error = json.loads(result.stderr.strip())["error"]
     assert error == {"type": "Aborted", "message": "interrupted; nothing more was done."}
+    monkeypatch.setattr(MemoryService, "import_markdown", interrupted)
+    # An import says a batch may have gone in even with no file reported: the interruption
+    # may come as its first batch's commit returns (found by the next re-check).
+    result = runner.invoke(cli, ["--database", str(db_path), "import", str(EXAMPLES), *SPEAKERS])
+    assert json.loads(result.stderr.strip())["error"]["message"] == (
+        "interrupted; before it stopped, the import went through 0 files and stored at least "
+        "0 messages (a batch of files after them may have gone in too); run it again to go "
+        "on (what is stored is skipped)."
+    )
 
 
 def test_an_import_interrupted_says_what_it_had_stored_at_least(

@@ -547,6 +547,10 @@ def test_symbolic_link_is_refused(service: MemoryService, tmp_path: Path, target
     link.unlink()
     link.symlink_to(link)
     assert one(run(service, link)).error == f"{link}: is a loop of symbolic links"
+    looped = tmp_path / "a" / NAME  # and a file in a folder that loops (found by review:
+    (tmp_path / "a").symlink_to(tmp_path / "b")  # a RuntimeError traceback)
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    assert one(run(service, looped)).error == f"{looped}: lies in a loop of symbolic links"
 
 
 def test_file_over_16_mib_is_refused(service: MemoryService, tmp_path: Path) -> None:

@@ -334,7 +334,7 @@ def test_a_log_folder_that_is_a_link_to_nothing_is_a_file_error(
         with pytest.raises(FileError, match=re.escape(f"{what} is {end}")):
             recorder_for(service, folder).record("user", "Hola", when=WHEN)
     assert not (tmp_path / "end").exists()
-    (tmp_path / "loop").symlink_to(tmp_path / "loop")  # and a loop is said to be one
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")  # a loop: the system's own words
     with pytest.raises(FileError, match="Too many levels of symbolic links"):
         recorder_for(service, tmp_path / "loop").record("user", "Hola", when=WHEN)
 

@@ -142,7 +142,10 @@ def read(path: Path) -> tuple[str, bytearray]:
         if not path.exists():  # found by the re-check: told to import what it points to
             raise ImportRejected(f"is {files.broken_link(path)}")
         raise ImportRejected("is a symbolic link; import what it points to instead")
-    resolved = str(path.resolve())
+    try:
+        resolved = str(path.resolve())
+    except (RuntimeError, OSError):  # a folder on its way loops (found by review)
+        raise ImportRejected("lies in a loop of symbolic links") from None
     if not valid_unicode(resolved):  # a name that is not UTF-8 decodes to lone surrogates
         raise ImportRejected("has a path that is not valid UTF-8; rename it or its folder")
     try:

@@ -25,6 +25,7 @@ NAMED_SPEAKERS = (
 
 
 SPACES = re.compile(r"(\s+)")
+POSSESSIVE = re.compile(r"['\u2019]s\b")
 NAME_WORDS = 3  # a speaker's name is looked for in up to three adjacent words ("Mary Ann Lee")
 CJK_NAME_CHARS = range(2, 5)  # and in a CJK run, as any 2 to 4 of its characters in a row
 ROLE_WORDS = frozenset(get_args(Role))  # a recorder's default names: "User" names no person
@@ -143,7 +144,9 @@ def without_names(query: str, names: Sequence[str]) -> str:
     them, compared by :func:`~memstore.speakers.speaker_key`) blanked out, for the words
     an ``all``-mode recall requires: a name counts as its speaker, a signal, not as a word
     each message must hold (found by review: "Caroline support group" missed Caroline's own
-    message). ``query`` itself when nothing else would be left, or no name is in it."""
+    message), in any case, as questions are often typed ("мария": found by review; so a
+    speaker Will makes "will" no required word), with its possessive ("Caroline's": found
+    by the next). ``query`` itself when nothing else would be left, or no name is in it."""
     folded = {speaker_key(name) for name in names}
     if not folded:
         return query
@@ -152,6 +155,7 @@ def without_names(query: str, names: Sequence[str]) -> str:
     for at, (start, _) in enumerate(spans):
         for _, end in spans[at : at + NAME_WORDS]:
             if speaker_key(query[start:end]) in folded:
+                end = possessive.end() if (possessive := POSSESSIVE.match(query, end)) else end
                 blanked[start:end] = " " * (end - start)
     for start, end in spans:  # a CJK run's pieces, each keyed too: NFC turns a compatibility
         if not cjk.is_cjk(query[start:end]):  # ideograph into its unified one (re-check)

@@ -99,10 +99,7 @@ def import_command(
             error.args = (f"{error} {stored_before(landed, 'Before it')}",)
         raise
     except KeyboardInterrupt:  # Ctrl-C, SIGTERM: a batch may have gone in unreported
-        if not landed:
-            raise
-        note = stored_before(landed, "before it stopped", at_least=True)
-        raise click.Abort(note) from None
+        raise click.Abort(stored_before(landed, "before it stopped", at_least=True)) from None
     unmatched = not report.imported and not report.skipped and bool(report.unknown_speakers)
     note = import_summary(report, include_tail)
     view = lambda found: "\n".join([note, *file_errors(found)])  # noqa: E731
@@ -116,7 +113,7 @@ def stored_before(landed: list[FileImport], when: str, at_least: bool = False) -
     batch's commit returns, before the batch is reported (found by the re-check)."""
     stored = counted({"message": sum(file.imported for file in landed)})
     files = counted({"file": len(landed)})
-    if at_least:
+    if at_least:  # even with none reported (found by the next re-check)
         stored = f"at least {stored} (a batch of files after them may have gone in too)"
     return (
         f"{when}, the import went through {files} and stored {stored}; run it again to go "
