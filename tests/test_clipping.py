@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from memstore import MemoryService
 from memstore.schemas import Message, RecallConversation
 from memstore.text import cjk
 from memstore.text.clipping import (
@@ -22,6 +23,7 @@ from memstore.text.clipping import (
     clip_json,
     content_free_size,
     fit_conversation,
+    fit_memory,
     json_length,
     json_prefix,
     json_size,
@@ -351,6 +353,19 @@ def test_a_clip_centres_on_another_form_when_no_word_is_as_written(
     # Found by review: a memory matched by stem ("painted" for "painting") was clipped from
     # its start, away from the word.
     assert focus(text, terms) == start
+
+
+@pytest.mark.parametrize("short", [0, 1, 2, 10])
+def test_a_memory_marked_truncated_is_clipped_with_its_ellipsis(
+    service: MemoryService, short: int
+) -> None:
+    # Found by review: a memory one character too long to fit whole came back whole, marked
+    # truncated ("true" is one character shorter than "false"), without its "…".
+    memory = service.remember("Diego keeps a jar of lavender honey from the market in Lyon.")
+    assert fit_memory(memory, json_size(memory), frozenset()) is memory
+    fitted = fit_memory(memory, json_size(memory) - 1 - short, frozenset())
+    assert fitted is not None and fitted.truncated
+    assert fitted.content.endswith(ELLIPSIS) and json_size(fitted) <= json_size(memory) - 1 - short
 
 
 def test_the_matched_message_is_kept_whole_before_its_partner() -> None:
