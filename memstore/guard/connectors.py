@@ -14,7 +14,7 @@ VERBS = (
     r"|est maintenant|est désormais|sera|était|ist jetzt|ist nun|ist noch"
     r"|(?:geändert|gesetzt) (?:auf|zu)|был[аои]?|будет|теперь"
     r"|is|was|are|es el|es la|es|era|est|ist|lautet|war|heißt|è|e'|é|luidt|to|jest|brzmi|это|—|-|"
-    r"sono|são|sind|sont|(?<=s[ \t])son|"
+    r"sono|são|sind|sont|(?<=[aeiouáéíóú]s[ \t])son|"
     r"on|är|er|je|είναι|هي|היא|là|adalah|este|és"
 )
 CJK_PARTICLES = r"是|为|為|は|が|는|은|이|가"
@@ -31,8 +31,8 @@ CONNECTOR = (
 # as "is" there, to catch "hasło to słonecznik", refused them).
 # The plural verbs of Italian, Portuguese, Spanish, German and French too: the adjectives
 # after them take plural endings the state lists do not hold ("le password sono scadute").
-# Spanish "son" only after a plural ending in s ("contraseñas son"): it is an English word
-# ("gave the PIN to son Jake2": found by the re-check).
+# Spanish "son" only after a plural ending in a vowel and s ("contraseñas son"): it is an
+# English word ("gave the PIN to son Jake2", "my bus pass son Jake2": found by re-checks).
 WEAK_VERBS = {"to", "-", "—", "on", "er", "je", "este", "és", "là", "es el", "es la"}
 WEAK_VERBS |= {"sono", "são", "son", "sind", "sont"}
 # A Japanese or Korean copula after a spaced value ends its clause: "パスワードは himawari

@@ -25,7 +25,8 @@ NAMED_SPEAKERS = (
 
 
 SPACES = re.compile(r"(\s+)")
-POSSESSIVE = re.compile(r"['\u2019]s\b")
+# What an apostrophe may join to a name: "'s" in any case, Turkish case endings ("'nin")
+POSSESSIVE = re.compile(r"['\u2019]\w{1,5}\b")
 NAME_WORDS = 3  # a speaker's name is looked for in up to three adjacent words ("Mary Ann Lee")
 CJK_NAME_CHARS = range(2, 5)  # and in a CJK run, as any 2 to 4 of its characters in a row
 ROLE_WORDS = frozenset(get_args(Role))  # a recorder's default names: "User" names no person

@@ -113,12 +113,12 @@ def stored_before(landed: list[FileImport], when: str, at_least: bool = False) -
     batch's commit returns, before the batch is reported (found by the re-check)."""
     stored = counted({"message": sum(file.imported for file in landed)})
     files = counted({"file": len(landed)})
-    if at_least:  # even with none reported (found by the next re-check)
+    again = "run it again to go on (what is stored is skipped)."
+    if at_least and not landed:  # one may be unreported (found by the next re-check)
+        return f"{when}, the import may have stored a first batch of files; {again}"
+    if at_least:
         stored = f"at least {stored} (a batch of files after them may have gone in too)"
-    return (
-        f"{when}, the import went through {files} and stored {stored}; run it again to go "
-        "on (what is stored is skipped)."
-    )
+    return f"{when}, the import went through {files} and stored {stored}; {again}"
 
 
 def file_errors(report: ImportReport) -> list[str]:
