@@ -100,7 +100,7 @@ def test_an_import_stopped_by_a_held_lock_says_what_it_had_stored(
     )
 
 
-def test_an_interruption_before_anything_was_stored_says_nothing_more_was_done(
+def test_an_interruption_before_anything_was_reported_says_what_may_have_been_done(
     runner: CliRunner, db_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Found by the re-check: "interrupted; " and nothing after it, for every command.
@@ -118,8 +118,8 @@ def test_an_interruption_before_anything_was_stored_says_nothing_more_was_done(
     # may come as its first batch's commit returns (found by the next re-check).
     result = runner.invoke(cli, ["--database", str(db_path), "import", str(EXAMPLES), *SPEAKERS])
     assert json.loads(result.stderr.strip())["error"]["message"] == (
-        "interrupted; before it stopped, the import may have stored a first batch of files; "
-        "run it again to go on (what is stored is skipped)."
+        "interrupted; before it stopped, the import may have stored a batch of files; run it "
+        "again to go on (what is stored is skipped)."
     )
 
 

@@ -25,8 +25,10 @@ NAMED_SPEAKERS = (
 
 
 SPACES = re.compile(r"(\s+)")
-# What an apostrophe may join to a name: "'s" in any case, Turkish case endings ("'nin")
-POSSESSIVE = re.compile(r"['\u2019]\w{1,5}\b")
+# What an apostrophe joins to a name: "'s" in any case, Turkish case endings ("'nin", "'da",
+# "'ya"), not a word of its own ("O'Neill", "nell'orto": found by the re-check)
+VOWEL = "[\u0131iu\u00fc]"  # Turkish's dotless and dotted i, u and u with diaeresis
+POSSESSIVE = re.compile(rf"['\u2019](?:s|n?{VOWEL}n|[dt][ae]n?|y?[ae]|y?{VOWEL})\b", re.IGNORECASE)
 NAME_WORDS = 3  # a speaker's name is looked for in up to three adjacent words ("Mary Ann Lee")
 CJK_NAME_CHARS = range(2, 5)  # and in a CJK run, as any 2 to 4 of its characters in a row
 ROLE_WORDS = frozenset(get_args(Role))  # a recorder's default names: "User" names no person

@@ -111,11 +111,11 @@ def stored_before(landed: list[FileImport], when: str, at_least: bool = False) -
     lock held by another writer ended it with the error alone after its first 8,000
     messages were committed). ``at_least`` for an interruption, which may come as a
     batch's commit returns, before the batch is reported (found by the re-check)."""
-    stored = counted({"message": sum(file.imported for file in landed)})
-    files = counted({"file": len(landed)})
+    messages = sum(file.imported for file in landed)
+    stored, files = counted({"message": messages}), counted({"file": len(landed)})
     again = "run it again to go on (what is stored is skipped)."
-    if at_least and not landed:  # one may be unreported (found by the next re-check)
-        return f"{when}, the import may have stored a first batch of files; {again}"
+    if at_least and not messages:  # one may be unreported (found by the next re-checks)
+        return f"{when}, the import may have stored a batch of files; {again}"
     if at_least:
         stored = f"at least {stored} (a batch of files after them may have gone in too)"
     return f"{when}, the import went through {files} and stored {stored}; {again}"
