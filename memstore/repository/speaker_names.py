@@ -25,10 +25,15 @@ NAMED_SPEAKERS = (
 
 
 SPACES = re.compile(r"(\s+)")
-# What an apostrophe joins to a name: "'s" in any case, Turkish case endings ("'nin", "'da",
-# "'ya"), not a word of its own ("O'Neill", "nell'orto": found by the re-check)
+# What an apostrophe joins to a name: "'s" and English contractions in any case, Turkish
+# endings ("'nin", "'da", "'ya", "'yle", "'ler", "'deki", "'inki"), not a word of its own
+# ("O'Neill", "nell'orto": found by the re-check; the endings, by the next)
 VOWEL = "[\u0131iu\u00fc]"  # Turkish's dotless and dotted i, u and u with diaeresis
-POSSESSIVE = re.compile(rf"['\u2019](?:s|n?{VOWEL}n|[dt][ae]n?|y?[ae]|y?{VOWEL})\b", re.IGNORECASE)
+ENDINGS = (
+    rf"s|ll|d|ve|re|n?{VOWEL}n|{VOWEL}nki|[dt][ae](?:n|ki)?|y?[ae]|y?{VOWEL}|y?l[ae]|l[ae]r"
+    rf"|[dt]{VOWEL}r"
+)
+POSSESSIVE = re.compile(rf"['\u2019](?:{ENDINGS})\b", re.IGNORECASE)
 NAME_WORDS = 3  # a speaker's name is looked for in up to three adjacent words ("Mary Ann Lee")
 CJK_NAME_CHARS = range(2, 5)  # and in a CJK run, as any 2 to 4 of its characters in a row
 ROLE_WORDS = frozenset(get_args(Role))  # a recorder's default names: "User" names no person
