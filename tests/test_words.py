@@ -39,8 +39,9 @@ from memstore.adapters.tools import MemoryTools
 from memstore.repository import instance_offsets, words
 from memstore.repository import instances as instance_rows
 from memstore.schemas import UNTRUSTED_WARNING, InstancePage, WordEntry, WordPage
-from memstore.text.highlight import SEPARATOR, excerpt, marked_spans, pieces
+from memstore.text.highlight import excerpt, marked_spans, pieces
 from memstore.text.order import after_prefix
+from memstore.text.tokens import separator
 from tests import factories
 
 T0 = datetime(2021, 10, 5, 9, 0, tzinfo=UTC)  # before any clock the tests run on
@@ -81,7 +82,7 @@ def test_pieces_cover_the_text_cut_after_separators_without_marker_characters() 
     )  # same length, so offsets into a piece plus its start are offsets into the text
     assert [start for start, _ in cut] == [0, *(s + len(p) for s, p in cut[:-1])]
     for _, piece in cut[:-1]:
-        assert len(piece) >= 40 and SEPARATOR.fullmatch(piece[-1])
+        assert len(piece) >= 40 and separator().fullmatch(piece[-1])
     assert list(pieces("")) == []
     assert list(pieces("x" * 100, size=10)) == [(0, "x" * 100)]  # no separator: one piece
 
@@ -375,6 +376,16 @@ def test_one_message_holding_a_word_400000_times_pages_exactly(service: MemorySe
         (399_999, 9 * 399_999),
     ]
     assert last.next_offset is None
+
+
+@pytest.mark.parametrize("between", ["\u2014", "\u3002", "\u00b7"])
+def test_pieces_are_cut_after_any_separator_of_unicode61(between: str) -> None:
+    # Found by review: only white space and ASCII punctuation cut a piece, so a word between
+    # em dashes 400,000 times was one piece of 2 MB, highlighted whole: 32 s a page.
+    text = f"word{between}" * 1_000
+    cut = list(pieces(text, size=40))
+    assert len(cut) > 20 and all(piece.endswith(between) for _, piece in cut)
+    assert "".join(piece for _, piece in cut) == text
 
 
 def test_texts_holding_nul_are_located_exactly(service: MemoryService) -> None:

@@ -22,14 +22,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from memstore.text.tokens import separator
+
 OPEN = "\x02"
 CLOSE = "\x03"
 STAND_IN = "\x01"
 UNSAFE = re.compile("[\x00\x02\x03]")
 PIECE_CHARS = 2000
-# Characters unicode61 always treats as separators (white space, ASCII punctuation and
-# controls): a piece may end just after one.
-SEPARATOR = re.compile(r"[\s\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]")
 EXCERPT_BEFORE = 60
 EXCERPT_AFTER = 60
 EXCERPT_MAX = 400
@@ -37,11 +36,14 @@ EXCERPT_MAX = 400
 
 def pieces(text: str, size: int = PIECE_CHARS) -> Iterator[tuple[int, str]]:
     """``text`` in consecutive pieces of about ``size`` characters or more, each cut just
-    after a separator, with where it starts; NUL and the marker characters are replaced by
-    U+0001 (see the module's docstring). A run without separators stays whole."""
+    after a character unicode61 separates tokens with (:func:`~memstore.text.tokens.separator`:
+    any of the BMP's, not only white space and ASCII punctuation, found by review: a word
+    between em dashes 400,000 times took 32 s), with where it starts; NUL and the marker
+    characters are replaced by U+0001 (see the module's docstring). A run without separators
+    stays whole."""
     start = 0
     while start < len(text):
-        found = SEPARATOR.search(text, start + size) if start + size < len(text) else None
+        found = separator().search(text, start + size) if start + size < len(text) else None
         end = found.end() if found else len(text)
         yield start, UNSAFE.sub(STAND_IN, text[start:end])
         start = end

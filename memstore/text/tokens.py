@@ -82,6 +82,13 @@ def token_classes() -> tuple[str, str]:
 
 
 @functools.cache
+def separator() -> re.Pattern[str]:
+    """Matches a BMP character unicode61 separates tokens with (not a CJK character, which
+    is a token of its own in an index form)."""
+    return re.compile(f"[{char_class(bmp_roles(), '.')}]")
+
+
+@functools.cache
 def non_bmp_roles() -> tuple[list[int], str]:
     """The runs of one role above the BMP: their first code points and roles."""
     roles = unicode61.roles()
